@@ -1,0 +1,158 @@
+"""Keys to actions: one pure, incremental decoder for the terminal and for pipes.
+
+Feed it bytes as they arrive, in chunks of any size (an escape sequence may be
+split across chunks); it returns the actions completed so far. Anything that
+is not an action key is ignored one key at a time: unknown or broken escape
+sequences, NUL, control bytes, invalid UTF-8 (bytes >= 0x80).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import List, Optional
+
+from .engine import Direction
+
+__all__ = ["Action", "KeyDecoder", "ACTION_BYTES"]
+
+
+class Action(Enum):
+    """An action key; the value is its canonical character in recordings."""
+
+    UP = "w"
+    LEFT = "a"
+    DOWN = "s"
+    RIGHT = "d"
+    UNDO = "u"
+    RESTART = "r"
+    QUIT = "q"
+
+    @property
+    def direction(self) -> Optional[Direction]:
+        return _DIRECTIONS.get(self)
+
+
+_DIRECTIONS = {
+    Action.UP: Direction.UP,
+    Action.LEFT: Direction.LEFT,
+    Action.DOWN: Direction.DOWN,
+    Action.RIGHT: Direction.RIGHT,
+}
+
+# Plain keys: WASD, vim hjkl, u r q, in either case (caps lock on), Ctrl-C.
+ACTION_BYTES = {
+    b"w": Action.UP, b"k": Action.UP,
+    b"a": Action.LEFT, b"h": Action.LEFT,
+    b"s": Action.DOWN, b"j": Action.DOWN,
+    b"d": Action.RIGHT, b"l": Action.RIGHT,
+    b"u": Action.UNDO, b"r": Action.RESTART, b"q": Action.QUIT,
+}  # fmt: skip
+_BY_BYTE: List[Optional[Action]] = [None] * 256
+for _key, _action in ACTION_BYTES.items():
+    _BY_BYTE[_key[0]] = _action
+    _BY_BYTE[_key.upper()[0]] = _action
+_BY_BYTE[0x03] = Action.QUIT  # Ctrl-C arrives as a byte: the terminal runs with ISIG off
+del _key, _action
+
+# Final byte of an arrow key, in both CSI (ESC [ A) and SS3 (ESC O A) form.
+_ARROWS = {ord("A"): Action.UP, ord("B"): Action.DOWN, ord("C"): Action.RIGHT, ord("D"): Action.LEFT}
+
+_ESC = 0x1B
+_HASH = ord("#")
+_NEWLINE = ord("\n")
+# A CSI sequence longer than this is garbage, not a key: give up on it.
+_MAX_CSI = 16
+
+
+class _State(Enum):
+    GROUND = 0
+    ESCAPE = 1  # after ESC
+    CSI = 2  # after ESC [
+    SS3 = 3  # after ESC O
+    COMMENT = 4  # after '#', until the end of the line
+
+
+class KeyDecoder:
+    """Incremental bytes -> actions.
+
+    ``comments``: '#' starts a comment that runs to the end of the line (for
+    recordings and bot scripts). The terminal turns it off, so a stray '#'
+    typed during play does not swallow the keys after it.
+    """
+
+    def __init__(self, comments: bool = True) -> None:
+        self._comments = comments
+        self._state = _State.GROUND
+        self._csi_length = 0
+
+    @property
+    def pending(self) -> bool:
+        """True while an escape sequence has started but not ended: the caller
+        decides, after a short wait, that a lone ESC was just ESC (``flush``)."""
+        return self._state in (_State.ESCAPE, _State.CSI, _State.SS3)
+
+    def flush(self) -> None:
+        """Give up on a pending escape sequence (timeout or end of input)."""
+        if self.pending:
+            self._state = _State.GROUND
+
+    def feed(self, data: bytes) -> List[Action]:
+        actions: List[Action] = []
+        by_byte = _BY_BYTE
+        state = self._state
+        i = 0
+        end = len(data)
+        while i < end:
+            if state is _State.GROUND:
+                byte = data[i]
+                i += 1
+                action = by_byte[byte]
+                if action is not None:
+                    actions.append(action)
+                elif byte == _ESC:
+                    state = _State.ESCAPE
+                elif byte == _HASH and self._comments:
+                    state = _State.COMMENT
+            elif state is _State.COMMENT:
+                newline = data.find(b"\n", i)
+                if newline < 0:
+                    i = end
+                else:
+                    i = newline + 1
+                    state = _State.GROUND
+            elif state is _State.ESCAPE:
+                byte = data[i]
+                if byte == ord("["):
+                    state = _State.CSI
+                    self._csi_length = 0
+                    i += 1
+                elif byte == ord("O"):
+                    state = _State.SS3
+                    i += 1
+                elif byte == _ESC:
+                    i += 1  # ESC ESC: the first was a lone ESC (or Alt+ prefix)
+                else:
+                    state = _State.GROUND  # Alt+key or a lone ESC: the key counts
+            elif state is _State.CSI:
+                byte = data[i]
+                if 0x40 <= byte <= 0x7E:  # final byte: the sequence is complete
+                    i += 1
+                    state = _State.GROUND
+                    arrow = _ARROWS.get(byte)
+                    if arrow is not None:  # modifiers (ESC [1;5A) still mean the arrow
+                        actions.append(arrow)
+                elif 0x20 <= byte <= 0x3F and self._csi_length < _MAX_CSI:
+                    i += 1  # parameter or intermediate byte
+                    self._csi_length += 1
+                else:
+                    state = _State.GROUND  # broken: drop it, read this byte afresh
+            else:  # SS3: exactly one more byte
+                byte = data[i]
+                state = _State.GROUND
+                if 0x40 <= byte <= 0x7E:
+                    i += 1
+                    arrow = _ARROWS.get(byte)
+                    if arrow is not None:
+                        actions.append(arrow)
+        self._state = state
+        return actions
