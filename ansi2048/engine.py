@@ -14,21 +14,21 @@ from __future__ import annotations
 import hashlib
 from collections import deque
 from enum import Enum
-from functools import lru_cache
+from functools import cache
 from typing import Deque, Dict, List, Optional, Tuple, Union
 
 __all__ = [
+    "MAX_GOAL",
+    "MAX_SIDE",
+    "MIN_GOAL",
+    "MIN_SIDE",
+    "UNDO_DEPTH",
     "Direction",
     "Game",
     "SplitMix64",
     "seed_state",
     "slide_line",
     "slide_lines",
-    "MIN_SIDE",
-    "MAX_SIDE",
-    "MIN_GOAL",
-    "MAX_GOAL",
-    "UNDO_DEPTH",
 ]
 
 MIN_SIDE = 2
@@ -56,7 +56,7 @@ class Direction(str, Enum):
     RIGHT = "right"
 
     @classmethod
-    def _missing_(cls, value: object) -> Optional["Direction"]:
+    def _missing_(cls, value: object) -> Optional[Direction]:
         # Accept "LEFT", "Left": bots and humans both write directions in any case.
         if isinstance(value, str):
             lowered = value.lower()
@@ -146,7 +146,7 @@ def slide_line(cells: List[int], line: Tuple[int, ...]) -> Tuple[bool, int, int]
     return slide_lines(cells, (line,))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _geometry(rows: int, cols: int) -> Tuple[Dict[object, Lines], Tuple[Tuple[int, int], ...]]:
     """Index lines per direction (each starting at the edge tiles move toward)
     and the neighbour pairs the game-over check compares."""
@@ -309,7 +309,4 @@ class Game:
         cells = self._cells
         if 0 in cells:
             return False
-        for a, b in self._pairs:
-            if cells[a] == cells[b]:
-                return False
-        return True
+        return all(cells[a] != cells[b] for a, b in self._pairs)

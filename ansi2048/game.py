@@ -14,7 +14,7 @@ from typing import Any, Dict, Optional, Tuple
 from .engine import Game
 from .keys import Action
 
-__all__ = ["Status", "Outcome", "Session", "ACTION_NAMES", "event"]
+__all__ = ["ACTION_NAMES", "Outcome", "Session", "Status", "event"]
 
 
 class Status(Enum):

@@ -13,7 +13,7 @@ from typing import List, Optional
 
 from .engine import Direction
 
-__all__ = ["Action", "KeyDecoder", "ACTION_BYTES"]
+__all__ = ["ACTION_BYTES", "Action", "KeyDecoder"]
 
 
 class Action(Enum):

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-__all__ = ["Header", "format_header", "parse_header", "MAGIC"]
+__all__ = ["MAGIC", "Header", "format_header", "parse_header"]
 
 MAGIC = "# ansi2048"
 _FIELD = re.compile(r"(\w+)=(\S+)")

@@ -1,0 +1,499 @@
+"""Command line: options, then wiring of the pure core to the streams.
+
+Modes, chosen from what stdin and stdout are:
+- stdin a terminal: interactive play (raw mode for the whole session);
+- stdin a pipe or file: keys are read as they arrive; with ``--json`` one JSON
+  object per action key; with stdout a terminal the game is shown as frames;
+  otherwise the final board and a summary are printed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass
+from typing import IO, Any, Callable, List, Mapping, NoReturn, Optional, Sequence, Tuple
+
+from . import __version__
+from .engine import MAX_GOAL, MAX_SIDE, MIN_GOAL, MIN_SIDE, Game
+from .game import ACTION_NAMES, Outcome, Session, event
+from .keys import Action, KeyDecoder
+from .recording import Header, format_header, parse_header
+from .terminal import Hangup
+
+__all__ = ["Options", "main", "parse_options"]
+
+DEFAULT_SIZE = 4
+DEFAULT_GOAL = 2048
+# How long a pipe may stay silent before the game starts without a header:
+# long enough for `cat game.keys |` to deliver its first line, short enough
+# that a bot waiting for the start object does not notice.
+HEADER_WAIT = 0.5
+_MAX_HEADER = 4096
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+_KEYS_HELP = """\
+keys:
+  w a s d, h j k l (vim), arrow keys   move up / left / down / right (capitals too)
+  u                                    undo (the same move then spawns the same tile)
+  r                                    new game (undo brings the old one back)
+  q, Ctrl-C                            quit (the game is kept for next time)
+
+piped keys: the same characters; '#' starts a comment to the end of the line;
+  anything else is ignored. A recording's first line (# ansi2048 seed=... size=...
+  goal=...) sets up the game it was recorded from, so `ansi2048 < game.keys` replays it.
+"""
+
+
+@dataclass(frozen=True)
+class Options:
+    rows: Optional[int] = None
+    cols: Optional[int] = None
+    goal: Optional[int] = None
+    seed: Optional[int] = None
+    record: Optional[str] = None
+    json: bool = False
+    delay: float = 0.0
+    color: str = "auto"
+    new: bool = False
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # One line, no usage dump: name the option and what it takes.
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _size(text: str) -> Tuple[int, int]:
+    match = re.fullmatch(r"\s*(\d+)\s*(?:[xX×]\s*(\d+)\s*)?", text)
+    allowed = f"N or RxC with sides from {MIN_SIDE} to {MAX_SIDE}"
+    if not match:
+        raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}")
+    rows = int(match.group(1))
+    cols = int(match.group(2)) if match.group(2) else rows
+    if not (MIN_SIDE <= rows <= MAX_SIDE and MIN_SIDE <= cols <= MAX_SIDE):
+        raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}")
+    return rows, cols
+
+
+def _goal(text: str) -> int:
+    allowed = f"a power of two from {MIN_GOAL} to {MAX_GOAL}"
+    try:
+        goal = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}") from None
+    if not (MIN_GOAL <= goal <= MAX_GOAL and goal & (goal - 1) == 0):
+        raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}")
+    return goal
+
+
+def _seed(text: str) -> int:
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
+    return int(text)
+
+
+def _delay(text: str) -> float:
+    try:
+        delay = float(text)
+    except ValueError:
+        delay = -1.0
+    if not 0 <= delay <= 60:  # also rejects nan and inf
+        raise argparse.ArgumentTypeError(f"expected seconds from 0 to 60, got {text!r}")
+    return delay
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="ansi2048",
+        description="Play 2048 in the terminal, or over pipes: replay recorded keys, or let a bot play with --json.",
+        epilog=_KEYS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--size", type=_size, metavar="N|RxC", help="board size: 4 or 3x5 (rows x cols, 2..10; default 4)"
+    )
+    parser.add_argument("--goal", type=_goal, metavar="G", help="winning tile, a power of two 8..2**31 (default 2048)")
+    parser.add_argument(
+        "--seed", type=_seed, metavar="N", help="seed for the tiles, any whole number >= 0 (default: random)"
+    )
+    parser.add_argument(
+        "--record", metavar="FILE", help="write the keys you play to FILE, replayable with: ansi2048 < FILE"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object per line: the start, then one per key"
+    )
+    parser.add_argument(
+        "--delay", type=_delay, metavar="SECONDS", default=0.0, help="pause between piped keys, to watch a replay"
+    )
+    parser.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colours: auto (on a terminal, unless NO_COLOR or TERM=dumb), always, never",
+    )
+    parser.add_argument("--new", action="store_true", help="start a new game instead of resuming the saved one")
+    return parser
+
+
+def parse_options(argv: Optional[Sequence[str]]) -> Options:
+    args = build_parser().parse_args(argv)
+    rows, cols = args.size if args.size else (None, None)
+    return Options(
+        rows=rows,
+        cols=cols,
+        goal=args.goal,
+        seed=args.seed,
+        record=args.record,
+        json=args.json,
+        delay=args.delay,
+        color=args.color,
+        new=args.new,
+    )
+
+
+def _usage_error(message: str, stderr: IO[str]) -> int:
+    stderr.write(f"ansi2048: error: {message}\n")
+    return EXIT_USAGE
+
+
+def _isatty(stream: IO[Any]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _same_file(a: IO[Any], path: str) -> bool:
+    try:
+        return os.path.samefile(a.fileno(), path) if hasattr(os.path, "samefile") else False
+    except (OSError, ValueError, TypeError, AttributeError):
+        return False
+
+
+# -- recording --------------------------------------------------------------
+
+
+class Recorder:
+    """Writes the header and one character per action key, flushed as it goes,
+    so a killed game still leaves a usable recording."""
+
+    def __init__(self, stream: Optional[IO[str]]) -> None:
+        self._stream = stream
+
+    def start(self, game: Game) -> None:
+        if self._stream is not None:
+            self._stream.write(format_header(game.seed, game.rows, game.cols, game.goal, __version__))
+            self._stream.flush()
+
+    def action(self, action: Action) -> None:
+        if self._stream is not None:
+            self._stream.write(action.value)
+            self._stream.flush()
+
+    def close(self) -> None:
+        if self._stream is not None:
+            self._stream.write("\n")
+            self._stream.close()
+            self._stream = None
+
+
+# -- output -------------------------------------------------------------------
+
+
+class Screen:
+    """Draws the session as frames, repainted in place."""
+
+    def __init__(
+        self, write: Callable[[str], None], size: Callable[[], Tuple[int, int]], depth: Any, hide_cursor: bool
+    ):
+        from .render import Repainter
+
+        self._write = write
+        self._size = size
+        self._depth = depth
+        self._repainter = Repainter(hide_cursor=hide_cursor)
+        self.note = ""
+
+    def show(self, session: Session) -> None:
+        from .render import frame_lines
+
+        width, height = self._size()
+        self._write(self._repainter.frame(frame_lines(view_of(session, self.note), self._depth, width, height)))
+
+    def close(self) -> None:
+        self._write(self._repainter.close())
+
+
+def view_of(session: Session, note: str = "") -> Any:
+    from .render import View
+
+    game = session.game
+    return View(
+        board=game.board,
+        spawned=game.spawned,
+        score=game.score,
+        best=session.best,
+        moves=game.moves,
+        goal=game.goal,
+        seed=game.seed,
+        status=session.status,
+        over=game.over,
+        note=note,
+    )
+
+
+def _color_depth(options: Options, stream: IO[Any], env: Mapping[str, str], legacy: bool = False) -> Any:
+    from .render import choose_depth
+
+    return choose_depth(options.color, _isatty(stream), env, legacy_console=legacy)
+
+
+# -- piped play ---------------------------------------------------------------
+
+
+def _read_header(reader: Any, wait: Optional[float]) -> Tuple[Optional[Header], bytes]:
+    """The recording header at the start of the input, if one comes in time,
+    and the bytes read past it."""
+    data = reader.read(timeout=wait)
+    if not data:
+        return None, b""
+    while data.startswith(b"#") and b"\n" not in data and len(data) < _MAX_HEADER:
+        more = reader.read()
+        if not more:
+            break
+        data += more
+    first, _newline, rest = data.partition(b"\n")
+    header = parse_header(first.decode("utf-8", "replace"))
+    if header is None:
+        return None, data
+    return header, rest
+
+
+def _resolve(
+    options: Options, header: Optional[Header], random_seed: Callable[[], int], warn: Callable[[str], None]
+) -> Game:
+    """Explicit options win over the recording's header, which wins over defaults."""
+    h = header or Header()
+    rows, cols, goal = options.rows, options.cols, options.goal
+    if rows is None and h.rows is not None and h.cols is not None:
+        if MIN_SIDE <= h.rows <= MAX_SIDE and MIN_SIDE <= h.cols <= MAX_SIDE:
+            rows, cols = h.rows, h.cols
+        else:
+            warn(f"ignoring the header's size {h.rows}x{h.cols} (sides must be {MIN_SIDE}..{MAX_SIDE})")
+    if goal is None and h.goal is not None:
+        if MIN_GOAL <= h.goal <= MAX_GOAL and h.goal & (h.goal - 1) == 0:
+            goal = h.goal
+        else:
+            warn(f"ignoring the header's goal {h.goal} (a power of two {MIN_GOAL}..{MAX_GOAL})")
+    seed = options.seed if options.seed is not None else h.seed
+    if seed is None:
+        seed = random_seed()
+    return Game(rows or DEFAULT_SIZE, cols or DEFAULT_SIZE, goal or DEFAULT_GOAL, seed)
+
+
+def _start_event(game: Game) -> dict:  # type: ignore[type-arg]
+    start = event(game, "start", False, None)
+    start.update(rows=game.rows, cols=game.cols, goal=game.goal, version=__version__)
+    return start
+
+
+def play_piped(
+    options: Options,
+    stdin: IO[Any],
+    stdout: IO[str],
+    stderr: IO[str],
+    env: Mapping[str, str],
+    recorder: Recorder,
+    random_seed: Callable[[], int],
+    sleep: Callable[[float], None] = time.sleep,
+) -> int:
+    from .terminal import ChunkReader, terminal_size
+
+    reader = ChunkReader(stdin.fileno())
+    regular_file = _is_regular_file(stdin)
+    header, pending = _read_header(reader, None if regular_file else HEADER_WAIT)
+
+    def warn(message: str) -> None:
+        stderr.write(f"ansi2048: warning: {message}\n")
+
+    game = _resolve(options, header, random_seed, warn)
+    session = Session(game)
+    recorder.start(game)
+    decoder = KeyDecoder(comments=True)
+
+    screen: Optional[Screen] = None
+    if options.json:
+        emit_json = _json_writer(stdout)
+        emit_json(_start_event(game))
+    elif _isatty(stdout):
+        out_fd = stdout.fileno()
+        from .terminal import write_all
+
+        screen = Screen(
+            lambda text: write_all(out_fd, text.encode("utf-8", "replace")),
+            lambda: terminal_size(out_fd),
+            _color_depth(options, stdout, env),
+            hide_cursor=True,
+        )
+        screen.note = f"replay · seed {game.seed}"
+        screen.show(session)
+
+    def take(actions: List[Action]) -> bool:
+        """Apply actions; False once the game is quit."""
+        for action in actions:
+            outcome: Outcome = session.apply(action)
+            recorder.action(action)
+            if options.json:
+                emit_json(event(game, ACTION_NAMES[action], outcome.moved, outcome.spawn))
+            elif screen is not None:
+                if options.delay:
+                    sleep(options.delay)
+                screen.show(session)
+            if session.quit:
+                return False
+        return True
+
+    try:
+        going = take(decoder.feed(pending))
+        while going:
+            data = reader.read()
+            if not data:
+                break
+            going = take(decoder.feed(data))
+    finally:
+        if screen is not None:
+            screen.close()
+    if not options.json and screen is None:
+        from .render import summary_text
+
+        stdout.write(summary_text(view_of(session), _color_depth(options, stdout, env)))
+        stdout.flush()
+    return EXIT_OK
+
+
+def _json_writer(stdout: IO[str]) -> Callable[[Any], None]:
+    dumps = json.JSONEncoder(separators=(",", ":")).encode
+
+    def emit(obj: Any) -> None:
+        stdout.write(dumps(obj) + "\n")
+        stdout.flush()
+
+    return emit
+
+
+def _is_regular_file(stream: IO[Any]) -> bool:
+    import stat
+
+    try:
+        return stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+# -- interactive play ---------------------------------------------------------
+
+
+def play_terminal(
+    options: Options,
+    stdin: IO[Any],
+    stdout: IO[str],
+    env: Mapping[str, str],
+    recorder: Recorder,
+    random_seed: Callable[[], int],
+) -> int:
+    from .terminal import open_console
+
+    seed = options.seed if options.seed is not None else random_seed()
+    game = Game(options.rows or DEFAULT_SIZE, options.cols or DEFAULT_SIZE, options.goal or DEFAULT_GOAL, seed)
+    session = Session(game)
+    recorder.start(game)
+    decoder = KeyDecoder(comments=False)
+    screen: Optional[Screen] = None
+
+    def redraw() -> None:
+        if screen is not None:
+            screen.show(session)
+
+    with open_console(stdin, stdout, on_resize=redraw) as console:
+        screen = Screen(
+            console.write,
+            console.size,
+            _color_depth(options, stdout, env, console.legacy),
+            hide_cursor=not console.legacy,
+        )
+        try:
+            screen.show(session)
+            while not session.quit:
+                for action in console.read_actions(decoder):
+                    session.apply(action)
+                    recorder.action(action)
+                    if session.quit:
+                        break
+                # One frame for everything read at once: typed-ahead keys are
+                # all played, and the screen catches up in a single repaint.
+                screen.show(session)
+        finally:
+            screen.close()
+    return EXIT_OK
+
+
+# -- entry point --------------------------------------------------------------
+
+
+def _random_seed() -> int:
+    return int.from_bytes(os.urandom(4), "big")
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    options = parse_options(argv)
+    # Optional: under pythonw (no console) these are None.
+    stdin: Optional[IO[Any]] = sys.stdin
+    stdout: Optional[IO[str]] = sys.stdout
+    stderr = sys.stderr
+    env = os.environ
+    if stdin is None or stdout is None:
+        return _usage_error("no standard input or output", stderr)
+    record_stream: Optional[IO[str]] = None
+    if options.record is not None:
+        if _same_file(stdin, options.record):
+            return _usage_error(f"argument --record: {options.record!r} is the input being replayed", stderr)
+        try:
+            record_stream = open(options.record, "w", encoding="ascii", newline="\n")  # noqa: SIM115
+        except OSError as error:
+            return _usage_error(f"argument --record: cannot write {options.record!r}: {error.strerror}", stderr)
+    recorder = Recorder(record_stream)
+    try:
+        if _isatty(stdin):
+            return play_terminal(options, stdin, stdout, env, recorder, _random_seed)
+        return play_piped(options, stdin, stdout, stderr, env, recorder, _random_seed)
+    except BrokenPipeError:
+        # The reader of our output left (a bot exited, `| head`): not an error.
+        _silence_stdout()
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 128 + 2
+    except Hangup as hangup:
+        return 128 + hangup.signum
+    except Exception as error:  # the one place that turns a crash into one line
+        if env.get("ANSI2048_DEBUG"):
+            raise
+        stderr.write(f"ansi2048: error: {type(error).__name__}: {error} (ANSI2048_DEBUG=1 shows the traceback)\n")
+        return EXIT_ERROR
+    finally:
+        recorder.close()
+
+
+def _silence_stdout() -> None:
+    # Python flushes stdout at exit; point it at devnull so that flush cannot
+    # raise a second BrokenPipeError.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())

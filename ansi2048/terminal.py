@@ -1,0 +1,257 @@
+"""The imperative shell around the terminal: modes, reading, writing, size,
+signals. Platform modules are imported inside the functions that use them, so
+importing this module costs nothing and works everywhere."""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import sys
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import IO, Any, Callable, Iterator, List, Optional, Tuple
+
+from .keys import Action, KeyDecoder
+
+__all__ = [
+    "ChunkReader",
+    "Console",
+    "ConsoleKeys",
+    "Hangup",
+    "open_console",
+    "terminal_size",
+    "write_all",
+]
+
+# How long a lone ESC waits for the rest of an arrow key before it counts as
+# just ESC. Terminals send a whole sequence in one write; 50 ms is what vim's
+# 'ttimeoutlen' defaults to in many setups and feels instant.
+ESC_TIMEOUT = 0.05
+# How often the Windows console loop wakes to notice a resized window.
+_POLL_INTERVAL = 0.05
+
+
+class Hangup(BaseException):
+    """SIGTERM or SIGHUP arrived: unwind through every ``finally`` and exit.
+
+    A BaseException, like KeyboardInterrupt, so no ``except Exception`` swallows it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """One frame, one ``write`` call where the OS allows it (loops on short writes)."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def terminal_size(fd: int) -> Tuple[int, int]:
+    """(columns, lines); a conservative 80x24 when the size cannot be read."""
+    try:
+        size = os.get_terminal_size(fd)
+    except OSError:
+        return 80, 24
+    return size.columns or 80, size.lines or 24
+
+
+class ChunkReader:
+    """Reads a pipe or file in chunks on a helper thread.
+
+    A thread rather than ``select`` because Windows cannot select on pipes;
+    the bounded queue keeps memory flat however long the input is, and a
+    timeout on ``read`` lets the caller decide whether a header is coming."""
+
+    def __init__(self, fd: int, chunk_size: int = 1 << 16) -> None:
+        self._queue: queue.Queue[bytes] = queue.Queue(maxsize=4)
+        self._fd = fd
+        self._chunk_size = chunk_size
+        self._eof = False
+        threading.Thread(target=self._pump, name="ansi2048-stdin", daemon=True).start()
+
+    def _pump(self) -> None:
+        while True:
+            try:
+                data = os.read(self._fd, self._chunk_size)
+            except OSError:
+                data = b""
+            self._queue.put(data)
+            if not data:
+                return
+
+    def read(self, timeout: Optional[float] = None) -> Optional[bytes]:
+        """The next chunk; b"" at end of input; None if ``timeout`` passed first."""
+        if self._eof:
+            return b""
+        try:
+            data = self._queue.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        if not data:
+            self._eof = True
+        return data
+
+
+@dataclass
+class Console:
+    """An interactive terminal session: keys in, frames out, size, resizes."""
+
+    read_actions: Callable[[KeyDecoder], List[Action]]
+    write: Callable[[str], None]
+    size: Callable[[], Tuple[int, int]]
+    legacy: bool  # colorama wraps stdout (old Windows console): 16 colours, no private modes
+
+
+ConsoleKeys = Callable[[KeyDecoder], List[Action]]
+
+
+@contextmanager
+def open_console(stdin: IO[Any], stdout: IO[Any], on_resize: Callable[[], None]) -> Iterator[Console]:
+    """Enter the terminal for the whole session and restore it on every exit.
+
+    The platform is chosen once, here. ``on_resize`` is called (from the read
+    loop, never from a signal handler) when the window changed size."""
+    if sys.platform == "win32":
+        with _windows_console(stdout, on_resize) as console:
+            yield console
+    else:
+        with _posix_console(stdin, stdout, on_resize) as console:
+            yield console
+
+
+@contextmanager
+def _posix_console(stdin: IO[Any], stdout: IO[Any], on_resize: Callable[[], None]) -> Iterator[Console]:
+    import select
+    import termios
+
+    in_fd = stdin.fileno()
+    out_fd = stdout.fileno()
+    saved = termios.tcgetattr(in_fd)
+    mode = termios.tcgetattr(in_fd)
+    # cbreak without signals: no line buffering, no echo, and Ctrl-C arrives
+    # as a byte the decoder maps to quit. Output processing (ONLCR) stays on.
+    mode[3] &= ~(termios.ICANON | termios.ECHO | termios.ISIG | termios.IEXTEN)
+    mode[0] &= ~(termios.IXON | termios.ICRNL)
+    mode[6][termios.VMIN] = 1
+    mode[6][termios.VTIME] = 0
+
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_r, False)
+    os.set_blocking(wake_w, False)
+    resized = False
+
+    def note_resize(signum: int, frame: Any) -> None:
+        nonlocal resized
+        resized = True
+
+    def hang_up(signum: int, frame: Any) -> None:
+        raise Hangup(signum)
+
+    handled = (signal.SIGWINCH, signal.SIGTERM, signal.SIGHUP)
+    previous = {signum: signal.getsignal(signum) for signum in handled}
+    previous_wakeup = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+
+    def read_actions(decoder: KeyDecoder) -> List[Action]:
+        """Block until at least one action, or a resize (then an empty list)."""
+        nonlocal resized
+        while True:
+            timeout = ESC_TIMEOUT if decoder.pending else None
+            ready, _, _ = select.select([in_fd, wake_r], [], [], timeout)
+            if wake_r in ready:
+                while True:
+                    try:
+                        if not os.read(wake_r, 512):
+                            break
+                    except BlockingIOError:
+                        break
+            if resized:
+                resized = False
+                on_resize()
+            if in_fd in ready:
+                data = os.read(in_fd, 4096)
+                if not data:  # the terminal went away
+                    raise Hangup(signal.SIGHUP)
+                actions = decoder.feed(data)
+                if actions:
+                    return actions
+            elif not ready:
+                decoder.flush()  # the ESC stood alone
+
+    def write(text: str) -> None:
+        write_all(out_fd, text.encode("utf-8", "replace"))
+
+    try:
+        # TCSANOW, never TCSAFLUSH: keys typed ahead of the switch are kept.
+        termios.tcsetattr(in_fd, termios.TCSANOW, mode)
+        signal.signal(signal.SIGWINCH, note_resize)
+        signal.signal(signal.SIGTERM, hang_up)
+        signal.signal(signal.SIGHUP, hang_up)
+        yield Console(read_actions, write, lambda: terminal_size(out_fd), legacy=False)
+    finally:
+        # Signals first: a second SIGTERM must not interrupt the restore.
+        for signum in handled:
+            signal.signal(signum, signal.SIG_IGN)
+        try:
+            termios.tcsetattr(in_fd, termios.TCSADRAIN, saved)
+        except (termios.error, OSError):
+            pass  # the terminal hung up: there is nothing left to restore
+        signal.set_wakeup_fd(previous_wakeup)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        os.close(wake_r)
+        os.close(wake_w)
+
+
+@contextmanager
+def _windows_console(stdout: IO[Any], on_resize: Callable[[], None]) -> Iterator[Console]:
+    import msvcrt  # type: ignore[import-not-found,unused-ignore]
+    import time
+
+    import colorama
+    import readchar
+
+    before = sys.stdout
+    colorama.just_fix_windows_console()
+    # On Windows 10+ colorama switches on native VT processing and leaves
+    # stdout alone; on a legacy console it wraps stdout to convert escapes.
+    legacy = sys.stdout is not before
+    out = sys.stdout
+    keys = windows_key_table(readchar.key)
+    size = [terminal_size(out.fileno() if hasattr(out, "fileno") else 1)]
+
+    def read_actions(decoder: KeyDecoder) -> List[Action]:
+        while True:
+            if not msvcrt.kbhit():  # type: ignore[attr-defined,unused-ignore]
+                time.sleep(_POLL_INTERVAL)
+                now = terminal_size(1)
+                if now != size[0]:
+                    size[0] = now
+                    on_resize()
+                continue
+            try:
+                key = readchar.readkey()
+            except KeyboardInterrupt:  # readchar raises it for Ctrl-C
+                return [Action.QUIT]
+            action = keys.get(key)
+            if action is not None:
+                return [action]
+            actions = decoder.feed(key.encode("utf-8", "replace"))
+            if actions:
+                return actions
+
+    def write(text: str) -> None:
+        out.write(text)
+        out.flush()
+
+    yield Console(read_actions, write, lambda: terminal_size(1), legacy=legacy)
+
+
+def windows_key_table(key: Any) -> dict:  # type: ignore[type-arg]
+    """readchar's Windows key names for the arrows -> actions. ``key`` is the
+    ``readchar.key`` module (passed in so tests can hand over a stand-in)."""
+    return {key.UP: Action.UP, key.DOWN: Action.DOWN, key.LEFT: Action.LEFT, key.RIGHT: Action.RIGHT}
