@@ -16,7 +16,7 @@ import re
 import sys
 import time
 from dataclasses import dataclass
-from typing import IO, Any, Callable, List, Mapping, NoReturn, Optional, Sequence, Tuple
+from typing import IO, Any, Callable, List, Mapping, NoReturn, Optional, Sequence, Tuple, cast
 
 from . import __version__
 from .engine import MAX_GOAL, MAX_SIDE, MIN_GOAL, MIN_SIDE, Game
@@ -189,9 +189,11 @@ class Recorder:
     def __init__(self, stream: Optional[IO[str]]) -> None:
         self._stream = stream
 
-    def start(self, game: Game) -> None:
+    def start(self, seed: int, rows: int, cols: int, goal: int, keys: bytes = b"") -> None:
+        """The header, and the keys already played (a resumed game is recorded whole)."""
         if self._stream is not None:
-            self._stream.write(format_header(game.seed, game.rows, game.cols, game.goal, __version__))
+            self._stream.write(format_header(seed, rows, cols, goal, __version__))
+            self._stream.write(keys.decode("ascii", "replace"))
             self._stream.flush()
 
     def action(self, action: Action) -> None:
@@ -327,7 +329,7 @@ def play_piped(
 
     game = _resolve(options, header, random_seed, warn)
     session = Session(game)
-    recorder.start(game)
+    recorder.start(game.seed, game.rows, game.cols, game.goal)
     decoder = KeyDecoder(comments=True)
 
     screen: Optional[Screen] = None
@@ -406,18 +408,56 @@ def play_terminal(
     options: Options,
     stdin: IO[Any],
     stdout: IO[str],
+    stderr: IO[str],
     env: Mapping[str, str],
     recorder: Recorder,
     random_seed: Callable[[], int],
 ) -> int:
+    from .storage import Keeper
     from .terminal import open_console
 
-    seed = options.seed if options.seed is not None else random_seed()
-    game = Game(options.rows or DEFAULT_SIZE, options.cols or DEFAULT_SIZE, options.goal or DEFAULT_GOAL, seed)
-    session = Session(game)
-    recorder.start(game)
+    rows, cols, goal = options.rows or DEFAULT_SIZE, options.cols or DEFAULT_SIZE, options.goal or DEFAULT_GOAL
+    notes: List[str] = []  # shown under the board once play has started
+
+    def warn_now(message: str) -> None:
+        stderr.write(f"ansi2048: warning: {message}\n")
+        stderr.flush()
+
+    keeper = Keeper(env, rows, cols, goal, warn_now)
+    try:
+        # An explicit --seed asks for that game, like --new asks for a fresh one.
+        resumed = None if options.new or options.seed is not None else keeper.resume()
+        if resumed is not None:
+            game, keys = resumed.game, resumed.keys
+            recorder.start(resumed.seed, rows, cols, goal, keys)
+        else:
+            seed = options.seed if options.seed is not None else random_seed()
+            game, keys = Game(rows, cols, goal, seed), b""
+            keeper.begin(game)
+            recorder.start(game.seed, rows, cols, goal)
+        session = Session(game, keeper.best())
+        for message in keeper.drain_warnings():
+            warn_now(message)
+        keeper.warn = notes.append  # from here on the board is up: warn on it
+        return _terminal_loop(session, options, stdin, stdout, env, recorder, keeper, notes, open_console)
+    finally:
+        keeper.close()
+
+
+def _terminal_loop(
+    session: Session,
+    options: Options,
+    stdin: IO[Any],
+    stdout: IO[str],
+    env: Mapping[str, str],
+    recorder: Recorder,
+    keeper: Any,
+    notes: List[str],
+    open_console: Any,
+) -> int:
     decoder = KeyDecoder(comments=False)
     screen: Optional[Screen] = None
+    stored_best = session.best
 
     def redraw() -> None:
         if screen is not None:
@@ -432,17 +472,27 @@ def play_terminal(
         )
         try:
             screen.show(session)
-            while not session.quit:
+            while True:
                 for action in console.read_actions(decoder):
-                    session.apply(action)
+                    outcome = session.apply(action)
                     recorder.action(action)
+                    if outcome.moved:
+                        keeper.append(action)  # saved before the frame shows it
                     if session.quit:
                         break
+                screen.note = notes[-1] if notes else ""
                 # One frame for everything read at once: typed-ahead keys are
                 # all played, and the screen catches up in a single repaint.
                 screen.show(session)
+                if session.quit:
+                    break
+                if session.best > stored_best:
+                    stored_best = keeper.record_best(session.best)
+                    session.best = max(session.best, stored_best)
         finally:
             screen.close()
+            if session.best > stored_best:
+                keeper.record_best(session.best)
     return EXIT_OK
 
 
@@ -456,8 +506,8 @@ def _random_seed() -> int:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     options = parse_options(argv)
     # Optional: under pythonw (no console) these are None.
-    stdin: Optional[IO[Any]] = sys.stdin
-    stdout: Optional[IO[str]] = sys.stdout
+    stdin = cast(Optional[IO[Any]], sys.stdin)
+    stdout = cast(Optional[IO[str]], sys.stdout)
     stderr = sys.stderr
     env = os.environ
     if stdin is None or stdout is None:
@@ -473,7 +523,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     recorder = Recorder(record_stream)
     try:
         if _isatty(stdin):
-            return play_terminal(options, stdin, stdout, env, recorder, _random_seed)
+            return play_terminal(options, stdin, stdout, stderr, env, recorder, _random_seed)
         return play_piped(options, stdin, stdout, stderr, env, recorder, _random_seed)
     except BrokenPipeError:
         # The reader of our output left (a bot exited, `| head`): not an error.

@@ -9,7 +9,7 @@ import queue
 import signal
 import sys
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import IO, Any, Callable, Iterator, List, Optional, Tuple
 
@@ -196,10 +196,9 @@ def _posix_console(stdin: IO[Any], stdout: IO[Any], on_resize: Callable[[], None
         # Signals first: a second SIGTERM must not interrupt the restore.
         for signum in handled:
             signal.signal(signum, signal.SIG_IGN)
-        try:
+        # If the terminal hung up there is nothing left to restore.
+        with suppress(termios.error, OSError):
             termios.tcsetattr(in_fd, termios.TCSADRAIN, saved)
-        except (termios.error, OSError):
-            pass  # the terminal hung up: there is nothing left to restore
         signal.set_wakeup_fd(previous_wakeup)
         for signum, handler in previous.items():
             signal.signal(signum, handler)

@@ -1,0 +1,343 @@
+"""Saved games and best scores, in the user data directory (the shell).
+
+A saved game *is* a recording: the header line, then one character per
+action key, appended and flushed before the frame that shows the key is
+drawn. Resuming is replaying it, so a resumed game has the same future spawns
+and its whole undo history. An append of one byte either happened or not, so
+SIGKILL at any instant leaves the previous state or the new one; the header
+is written by temp file + ``os.replace``, so it is whole or absent.
+
+Best scores live in one small JSON file, merged under a lock (re-read, keep
+the higher, replace atomically) so two games running at once never lower or
+lose each other's best.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from typing import IO, Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
+
+from . import __version__
+from .engine import Game
+from .game import Session
+from .keys import Action, KeyDecoder
+from .recording import format_header, parse_header
+
+__all__ = ["DataDir", "Keeper", "Resumed", "SaveFile", "config_key", "data_dir", "replay"]
+
+_BEST_FILE = "best.json"
+_LOCK_FILE = "best.lock"
+
+
+def config_key(rows: int, cols: int, goal: int) -> str:
+    return f"{rows}x{cols}-{goal}"
+
+
+def data_dir(env: Mapping[str, str]) -> str:
+    """Where ansi2048 keeps its files: ``ANSI2048_DATA_DIR`` if set, else the
+    platform's user data directory (``$XDG_DATA_HOME/ansi2048`` or
+    ``~/.local/share/ansi2048`` on Linux)."""
+    override = env.get("ANSI2048_DATA_DIR")
+    if override:
+        return override
+    import platformdirs
+
+    return platformdirs.user_data_dir("ansi2048", appauthor=False)
+
+
+def replay(session: Session, keys: bytes) -> None:
+    """Apply recorded keys to ``session`` (a quit key in a save is skipped:
+    quitting is not part of the game)."""
+    for action in KeyDecoder(comments=True).feed(keys):
+        if action is not Action.QUIT:
+            session.apply(action)
+
+
+@dataclass(frozen=True)
+class Resumed:
+    game: Game
+    seed: int  # the seed in the save's header: with ``keys`` it recreates ``game``
+    keys: bytes  # the saved keys, for --record to write the whole game
+
+
+def _version_tuple(version: str) -> Tuple[int, ...]:
+    parts = []
+    for part in version.split("."):
+        digits = "".join(ch for ch in part if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)
+
+
+class SaveFile:
+    """The saved game for one board configuration."""
+
+    def __init__(self, path: str, rows: int, cols: int, goal: int) -> None:
+        self.path = path
+        self.rows = rows
+        self.cols = cols
+        self.goal = goal
+        self._stream: Optional[IO[bytes]] = None
+
+    def load(self) -> Optional[Resumed]:
+        """The saved game if there is one to resume; None if there is none or
+        it is over. Raises ValueError (with the reason) if the file is corrupt."""
+        try:
+            with open(self.path, "rb") as stream:
+                data = stream.read()
+        except FileNotFoundError:
+            return None
+        first, newline, keys = data.partition(b"\n")
+        header = parse_header(first.decode("utf-8", "replace")) if newline else None
+        if header is None or header.seed is None:
+            raise ValueError("no valid header")
+        if (header.rows, header.cols, header.goal) != (self.rows, self.cols, self.goal):
+            raise ValueError("header is for another board")
+        if header.version is None or _version_tuple(header.version) > _version_tuple(__version__):
+            raise ValueError(f"written by ansi2048 {header.version}, newer than this {__version__}")
+        session = Session(Game(self.rows, self.cols, self.goal, header.seed))
+        replay(session, keys)
+        if session.game.over:
+            return None
+        return Resumed(session.game, header.seed, keys)
+
+    def quarantine(self, clock: Callable[[], float] = time.time) -> str:
+        """Move a bad save aside (never delete it); returns the new name."""
+        aside = f"{self.path}.bad-{int(clock())}"
+        os.replace(self.path, aside)
+        return aside
+
+    def begin(self, game: Game, keys: bytes = b"") -> None:
+        """Start the save for ``game`` (header + keys so far), atomically, and
+        keep it open for appending one key at a time."""
+        self.close()
+        body = format_header(game.seed, game.rows, game.cols, game.goal, __version__).encode("ascii") + keys
+        _atomic_write(self.path, body)
+        self._stream = open(self.path, "ab", buffering=0)  # noqa: SIM115
+
+    def append(self, action: Action) -> None:
+        if self._stream is not None and action is not Action.QUIT:
+            self._stream.write(action.value.encode("ascii"))
+
+    def close(self) -> None:
+        if self._stream is not None:
+            with suppress(OSError):
+                self._stream.close()
+            self._stream = None
+
+
+def _atomic_write(path: str, data: bytes) -> None:
+    temp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(temp, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temp, path)
+    finally:
+        with suppress(FileNotFoundError):
+            os.unlink(temp)
+
+
+@contextmanager
+def _locked(path: str) -> Iterator[None]:
+    """An exclusive advisory lock on ``path`` for the duration (the platform's
+    own primitive, chosen here: flock on POSIX, msvcrt.locking on Windows)."""
+    fd = _lock_fd(path, blocking=True)
+    try:
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock on both platforms
+
+
+def _lock_fd(path: str, blocking: bool) -> int:
+    """Open ``path`` and lock it; raises BlockingIOError when ``blocking`` is
+    False and another process holds the lock."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        if sys.platform == "win32":
+            import msvcrt
+
+            mode = msvcrt.LK_LOCK if blocking else msvcrt.LK_NBLCK  # type: ignore[attr-defined,unused-ignore]
+            try:
+                msvcrt.locking(fd, mode, 1)  # type: ignore[attr-defined,unused-ignore]
+            except PermissionError as error:
+                raise BlockingIOError(str(error)) from None
+        else:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX if blocking else fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+class DataDir:
+    """The data directory: save files and best scores."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.warnings: List[str] = []
+
+    def ensure(self) -> None:
+        os.makedirs(self.path, exist_ok=True)
+
+    def save_file(self, rows: int, cols: int, goal: int) -> SaveFile:
+        return SaveFile(os.path.join(self.path, f"game-{config_key(rows, cols, goal)}.keys"), rows, cols, goal)
+
+    def _read_best(self) -> Dict[str, int]:
+        """Best scores. A file that is not what this version writes is moved
+        aside (never deleted) and counts as empty; ``self.warnings`` says so."""
+        path = os.path.join(self.path, _BEST_FILE)
+        try:
+            with open(path, encoding="utf-8") as stream:
+                data: Any = json.load(stream)
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as error:
+            return self._quarantine_best(path, f"unreadable ({error.__class__.__name__})")
+        if not isinstance(data, dict) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in data.values()
+        ):
+            return self._quarantine_best(path, "not a table of scores")
+        return dict(data)
+
+    def _quarantine_best(self, path: str, why: str) -> Dict[str, int]:
+        aside = f"{path}.bad-{int(time.time())}"
+        try:
+            os.replace(path, aside)
+        except OSError:
+            self.warnings.append(f"best scores {path} {why}; ignoring it")
+        else:
+            self.warnings.append(f"best scores {path} {why}; kept as {aside}")
+        return {}
+
+    def best(self, key: str) -> int:
+        with _locked(os.path.join(self.path, _LOCK_FILE)):
+            return self._read_best().get(key, 0)
+
+    def claim(self, save: SaveFile) -> Optional[int]:
+        """Lock ``save`` for this process (held until ``release``); None if
+        another running game holds it: two games appending to one save would
+        interleave their keys."""
+        try:
+            return _lock_fd(save.path + ".lock", blocking=False)
+        except BlockingIOError:
+            return None
+
+    @staticmethod
+    def release(lock: int) -> None:
+        with suppress(OSError):
+            os.close(lock)
+
+    def record_best(self, key: str, score: int) -> int:
+        """Raise the best for ``key`` to ``score`` if higher; returns the best
+        now stored (which another game may have raised further)."""
+        with _locked(os.path.join(self.path, _LOCK_FILE)):
+            scores = self._read_best()
+            if score <= scores.get(key, 0):
+                return scores.get(key, 0)
+            scores[key] = score
+            _atomic_write(
+                os.path.join(self.path, _BEST_FILE),
+                json.dumps(scores, indent=1, sort_keys=True).encode("utf-8") + b"\n",
+            )
+            return score
+
+
+class Keeper:
+    """What interactive play keeps between runs: the saved game and the best
+    score for this board. Every failure here becomes a warning, never an end
+    to the game: without a data directory the game is simply not kept."""
+
+    def __init__(self, env: Mapping[str, str], rows: int, cols: int, goal: int, warn: Callable[[str], None]):
+        self.warn = warn
+        self._key = config_key(rows, cols, goal)
+        self._store: Optional[DataDir] = None
+        self._save: Optional[SaveFile] = None
+        self._lock: Optional[int] = None
+        store = DataDir(data_dir(env))
+        try:
+            store.ensure()
+            save = store.save_file(rows, cols, goal)
+            self._lock = store.claim(save)
+        except OSError as error:
+            warn(f"cannot use {store.path} ({error.strerror or error}); this game will not be saved")
+            return
+        self._store = store
+        if self._lock is None:
+            warn("another ansi2048 is playing this board; this one will not be saved")
+        else:
+            self._save = save
+
+    def resume(self) -> Optional[Resumed]:
+        """The saved game, if there is one to resume."""
+        if self._save is None:
+            return None
+        try:
+            return self._save.load()
+        except ValueError as error:
+            try:
+                aside = self._save.quarantine()
+            except OSError:
+                aside = "where it was"
+            self.warn(f"saved game {self._save.path} is unusable ({error}); kept {aside}, starting a new game")
+        except OSError as error:
+            self.warn(f"cannot read saved game {self._save.path} ({error.strerror}); starting a new game")
+        return None
+
+    def begin(self, game: Game, keys: bytes = b"") -> None:
+        if self._save is not None:
+            try:
+                self._save.begin(game, keys)
+            except OSError as error:
+                self._stop_saving(error)
+
+    def append(self, action: Action) -> None:
+        if self._save is not None:
+            try:
+                self._save.append(action)
+            except OSError as error:
+                self._stop_saving(error)
+
+    def _stop_saving(self, error: OSError) -> None:
+        self.warn(f"cannot write the saved game ({error.strerror or error}); no longer saving")
+        assert self._save is not None
+        self._save.close()
+        self._save = None
+
+    def best(self) -> int:
+        if self._store is None:
+            return 0
+        try:
+            return self._store.best(self._key)
+        except OSError:
+            return 0
+
+    def record_best(self, score: int) -> int:
+        if self._store is None:
+            return score
+        try:
+            return self._store.record_best(self._key, score)
+        except OSError as error:
+            self.warn(f"cannot write best scores ({error.strerror or error})")
+            self._store = None
+            return score
+
+    def drain_warnings(self) -> List[str]:
+        if self._store is None:
+            return []
+        warnings, self._store.warnings = self._store.warnings, []
+        return warnings
+
+    def close(self) -> None:
+        if self._save is not None:
+            self._save.close()
+        if self._lock is not None:
+            DataDir.release(self._lock)
+            self._lock = None
