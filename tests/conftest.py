@@ -1,0 +1,45 @@
+"""Shared fixtures: run the real program the way a user or a bot does."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence
+
+import pytest
+
+
+def run_cli(
+    args: Sequence[str],
+    stdin: bytes = b"",
+    env: Optional[Mapping[str, str]] = None,
+    timeout: float = 60,
+) -> "subprocess.CompletedProcess[bytes]":
+    """``python -m ansi2048 ARGS`` with ``stdin`` piped in."""
+    full_env = dict(os.environ)
+    full_env.pop("NO_COLOR", None)
+    if env:
+        full_env.update(env)
+    return subprocess.run(
+        [sys.executable, "-m", "ansi2048", *args],
+        input=stdin,
+        capture_output=True,
+        env=full_env,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def json_lines(output: bytes) -> List[Dict[str, Any]]:
+    return [json.loads(line) for line in output.decode().splitlines()]
+
+
+@pytest.fixture
+def data_home(tmp_path: Path) -> Path:
+    """An empty user data directory for one test."""
+    path = tmp_path / "data"
+    path.mkdir()
+    return path
