@@ -159,13 +159,9 @@ def nearest_xterm256(rgb: Rgb, exclude: FrozenSet[int] = frozenset()) -> int:
         return min(candidates, key=lambda i: _distance(rgb, _xterm_rgb(i)))
     r, g, b = (_nearest_level(channel, _CUBE_LEVELS) for channel in rgb)
     cube = 16 + 36 * r + 6 * g + b
-    grey = 232 + _nearest_level(round(sum(rgb) / 3), _GREY_LEVELS)
-    # round() of the mean can land on the wrong side of a midpoint between
-    # two grey levels; comparing true distances settles it.
-    if grey > 232 and _distance(rgb, _xterm_rgb(grey - 1)) <= _distance(rgb, _xterm_rgb(grey)):
-        grey -= 1
-    elif grey < 255 and _distance(rgb, _xterm_rgb(grey + 1)) < _distance(rgb, _xterm_rgb(grey)):
-        grey += 1
+    # sum((c - g)^2) over the channels is (3g - sum(c))^2 / 3 + a constant.
+    total = sum(rgb)
+    grey = 232 + min(range(len(_GREY_LEVELS)), key=lambda i: abs(3 * _GREY_LEVELS[i] - total))
     return cube if _distance(rgb, _xterm_rgb(cube)) <= _distance(rgb, _xterm_rgb(grey)) else grey
 
 
@@ -243,7 +239,8 @@ def _xterm_table() -> Dict[Rgb, int]:
 
 
 def _xterm_index(rgb: Rgb) -> int:
-    return _xterm_table().get(rgb) or nearest_xterm256(rgb)
+    index = _xterm_table().get(rgb)
+    return nearest_xterm256(rgb) if index is None else index
 
 
 @lru_cache(maxsize=None)

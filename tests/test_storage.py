@@ -1,0 +1,170 @@
+"""Saved games and best scores: atomic, resumable, never lost."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+from pathlib import Path
+from typing import List
+
+import pytest
+
+from ansi2048 import Game
+from ansi2048.game import Session
+from ansi2048.keys import Action
+from ansi2048.storage import DataDir, Keeper, SaveFile, replay
+
+
+def play(save: SaveFile, game: Game, keys: str) -> None:
+    """Play ``keys`` on ``game`` and append the ones that changed the board,
+    as the interactive loop does."""
+    session = Session(game)
+    for key in keys:
+        action = Action(key)
+        if session.apply(action).moved:
+            save.append(action)
+
+
+def test_a_saved_game_resumes_exactly_with_the_same_future(tmp_path: Path) -> None:
+    store = DataDir(str(tmp_path))
+    save = store.save_file(4, 4, 2048)
+    game = Game(seed=21)
+    save.begin(game)
+    play(save, game, "wasdwwaassddurwd")
+    save.close()
+    resumed = store.save_file(4, 4, 2048).load()
+    assert resumed is not None
+    assert resumed.game.board == game.board
+    assert (resumed.game.score, resumed.game.moves, resumed.game.won, resumed.game.seed) == (
+        game.score,
+        game.moves,
+        game.won,
+        game.seed,
+    )
+    # the same future spawns as if it had never stopped, and undo still works
+    for direction in "left", "up", "right", "down":
+        assert resumed.game.move(direction) == game.move(direction)
+        assert resumed.game.board == game.board
+    assert resumed.game.undo() and game.undo()
+    assert resumed.game.board == game.board
+
+
+def test_no_save_means_nothing_to_resume(tmp_path: Path) -> None:
+    assert DataDir(str(tmp_path)).save_file(4, 4, 2048).load() is None
+
+
+def test_a_finished_game_is_not_resumed(tmp_path: Path) -> None:
+    store = DataDir(str(tmp_path))
+    save = store.save_file(2, 2, 2048)
+    game = Game(2, 2, 2048, seed=3)
+    save.begin(game)
+    session = Session(game)
+    while not game.over:
+        for action in (Action.UP, Action.LEFT, Action.DOWN, Action.RIGHT):
+            if session.apply(action).moved:
+                save.append(action)
+    save.close()
+    assert save.load() is None
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"\x00\xff garbage \x89PNG",
+        b"",
+        b"# ansi2048 version=0.1.0 seed=x size=4x4 goal=2048\nwasd",
+        b"# ansi2048 version=0.1.0 seed=5 size=5x5 goal=2048\nwasd",
+        b"# ansi2048 version=99.0.0 seed=5 size=4x4 goal=2048\nwasd",
+        b"# ansi2048 version=0.1.0 seed=5 size=4x4 goal=2048",  # truncated before the newline
+        b'{"board": [[2, 2]], "score": "many"}',
+    ],
+)
+def test_a_corrupt_save_is_kept_aside_and_a_fresh_game_starts(tmp_path: Path, content: bytes) -> None:
+    store = DataDir(str(tmp_path))
+    save = store.save_file(4, 4, 2048)
+    Path(save.path).write_bytes(content)
+    warnings: List[str] = []
+    keeper = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, warnings.append)
+    assert keeper.resume() is None
+    keeper.close()
+    assert len(warnings) == 1 and "saved game" in warnings[0]
+    kept = [p for p in tmp_path.iterdir() if ".bad-" in p.name]
+    assert len(kept) == 1 and kept[0].read_bytes() == content
+    assert not Path(save.path).exists()
+
+
+def test_a_truncated_body_is_just_a_shorter_game(tmp_path: Path) -> None:
+    store = DataDir(str(tmp_path))
+    save = store.save_file(4, 4, 2048)
+    Path(save.path).write_bytes(b"# ansi2048 version=0.1.0 seed=5 size=4x4 goal=2048\nwasdw")
+    resumed = save.load()
+    expected = Session(Game(seed=5))
+    replay(expected, b"wasdw")
+    assert resumed is not None and resumed.game.board == expected.game.board
+
+
+def test_best_score_is_kept_per_board_and_never_lowered(tmp_path: Path) -> None:
+    store = DataDir(str(tmp_path))
+    assert store.record_best("4x4-2048", 100) == 100
+    assert store.record_best("4x4-2048", 50) == 100
+    assert store.record_best("5x5-2048", 30) == 30
+    assert store.best("4x4-2048") == 100
+    assert json.loads((tmp_path / "best.json").read_text()) == {"4x4-2048": 100, "5x5-2048": 30}
+
+
+@pytest.mark.parametrize("content", ["not json", "[1, 2]", '{"4x4-2048": "high"}', '{"4x4-2048": -5}'])
+def test_a_corrupt_best_file_is_kept_aside(tmp_path: Path, content: str) -> None:
+    (tmp_path / "best.json").write_text(content)
+    store = DataDir(str(tmp_path))
+    assert store.best("4x4-2048") == 0
+    assert len(store.warnings) == 1
+    kept = [p for p in tmp_path.iterdir() if p.name.startswith("best.json.bad-")]
+    assert len(kept) == 1 and kept[0].read_text() == content
+    assert store.record_best("4x4-2048", 8) == 8
+
+
+def _hammer(path: str, key: str, scores: List[int]) -> None:
+    store = DataDir(path)
+    for score in scores:
+        store.record_best(key, score)
+
+
+def test_two_writers_at_once_lose_nothing(tmp_path: Path) -> None:
+    # Two processes raise two boards' bests (and one shared board) at once:
+    # each must end at the highest score written for it.
+    context = multiprocessing.get_context("fork")
+    a = context.Process(target=_hammer, args=(str(tmp_path), "4x4-2048", list(range(0, 3000, 3))))
+    b = context.Process(target=_hammer, args=(str(tmp_path), "5x5-2048", list(range(0, 2000, 2))))
+    c = context.Process(target=_hammer, args=(str(tmp_path), "4x4-2048", list(range(1, 2500, 5))))
+    for p in (a, b, c):
+        p.start()
+    for p in (a, b, c):
+        p.join(60)
+        assert p.exitcode == 0
+    assert DataDir(str(tmp_path)).best("4x4-2048") == 2997
+    assert DataDir(str(tmp_path)).best("5x5-2048") == 1998
+
+
+def test_a_second_game_on_the_same_board_does_not_share_the_save(tmp_path: Path) -> None:
+    env = {"ANSI2048_DATA_DIR": str(tmp_path)}
+    first_warnings: List[str] = []
+    second_warnings: List[str] = []
+    first = Keeper(env, 4, 4, 2048, first_warnings.append)
+    second = Keeper(env, 4, 4, 2048, second_warnings.append)
+    assert first_warnings == []
+    assert len(second_warnings) == 1 and "not be saved" in second_warnings[0]
+    first.close()
+    second.close()
+
+
+def test_a_data_dir_that_is_a_file_is_one_warning(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    warnings: List[str] = []
+    keeper = Keeper({"ANSI2048_DATA_DIR": str(blocker / "sub")}, 4, 4, 2048, warnings.append)
+    assert keeper.resume() is None
+    keeper.begin(Game(seed=1))
+    keeper.append(Action.UP)
+    assert keeper.record_best(10) == 10
+    assert len(warnings) == 1 and "will not be saved" in warnings[0]
+    assert blocker.read_text() == "not a directory"
