@@ -11,7 +11,7 @@ import sys
 import threading
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from typing import IO, Any, Callable, Iterator, List, Optional, Tuple
+from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from .keys import Action, KeyDecoder
 
@@ -221,27 +221,31 @@ def _windows_console(stdout: IO[Any], on_resize: Callable[[], None]) -> Iterator
     legacy = sys.stdout is not before
     out = sys.stdout
     keys = windows_key_table(readchar.key)
-    size = [terminal_size(out.fileno() if hasattr(out, "fileno") else 1)]
+    size = [terminal_size(1)]
+
+    def read_key(decoder: KeyDecoder) -> List[Action]:
+        try:
+            key = readchar.readkey()
+        except KeyboardInterrupt:  # readchar raises it for Ctrl-C
+            return [Action.QUIT]
+        action = keys.get(key)
+        if action is not None:
+            return [action]
+        return decoder.feed(key.encode("utf-8", "replace"))
 
     def read_actions(decoder: KeyDecoder) -> List[Action]:
-        while True:
-            if not msvcrt.kbhit():  # type: ignore[attr-defined,unused-ignore]
-                time.sleep(_POLL_INTERVAL)
-                now = terminal_size(1)
-                if now != size[0]:
-                    size[0] = now
-                    on_resize()
-                continue
-            try:
-                key = readchar.readkey()
-            except KeyboardInterrupt:  # readchar raises it for Ctrl-C
-                return [Action.QUIT]
-            action = keys.get(key)
-            if action is not None:
-                return [action]
-            actions = decoder.feed(key.encode("utf-8", "replace"))
-            if actions:
-                return actions
+        """Block until at least one action (or a resize: an empty list), then
+        take every key already typed, so the next frame shows them all."""
+        while not msvcrt.kbhit():  # type: ignore[attr-defined,unused-ignore]
+            time.sleep(_POLL_INTERVAL)
+            now = terminal_size(1)
+            if now != size[0]:
+                size[0] = now
+                on_resize()
+        actions = read_key(decoder)
+        while msvcrt.kbhit():  # type: ignore[attr-defined,unused-ignore]
+            actions += read_key(decoder)
+        return actions
 
     def write(text: str) -> None:
         out.write(text)
@@ -250,7 +254,7 @@ def _windows_console(stdout: IO[Any], on_resize: Callable[[], None]) -> Iterator
     yield Console(read_actions, write, lambda: terminal_size(1), legacy=legacy)
 
 
-def windows_key_table(key: Any) -> dict:  # type: ignore[type-arg]
+def windows_key_table(key: Any) -> Dict[str, Action]:
     """readchar's Windows key names for the arrows -> actions. ``key`` is the
     ``readchar.key`` module (passed in so tests can hand over a stand-in)."""
     return {key.UP: Action.UP, key.DOWN: Action.DOWN, key.LEFT: Action.LEFT, key.RIGHT: Action.RIGHT}

@@ -17,7 +17,7 @@ def run_cli(
     stdin: bytes = b"",
     env: Optional[Mapping[str, str]] = None,
     timeout: float = 60,
-) -> "subprocess.CompletedProcess[bytes]":
+) -> subprocess.CompletedProcess[bytes]:
     """``python -m ansi2048 ARGS`` with ``stdin`` piped in."""
     full_env = dict(os.environ)
     full_env.pop("NO_COLOR", None)
