@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import IO, Any, Callable, List, Mapping, NoReturn, Optional, Sequence, Tuple, cast
 
 from . import __version__
-from .engine import MAX_GOAL, MAX_SIDE, MIN_GOAL, MIN_SIDE, Game
+from .engine import MAX_GOAL, MAX_SEED_DIGITS, MAX_SIDE, MIN_GOAL, MIN_SIDE, Game
 from .game import ACTION_NAMES, Outcome, Session, event
 from .keys import Action, KeyDecoder
 from .recording import Header, format_header, parse_header
@@ -95,8 +95,11 @@ def _goal(text: str) -> int:
 
 
 def _seed(text: str) -> int:
-    if not text.strip().isdigit():
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
+    if not re.fullmatch(f"[0-9]{{1,{MAX_SEED_DIGITS}}}", text.strip()):
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number >= 0 of at most {MAX_SEED_DIGITS} digits, got {shown!r}"
+        )
     return int(text)
 
 
@@ -299,6 +302,8 @@ def _resolve(
     seed = options.seed if options.seed is not None else h.seed
     if seed is None:
         seed = random_seed()
+        if header is not None:
+            warn(f"the header has no usable seed; playing seed {seed} instead")
     return Game(rows or DEFAULT_SIZE, cols or DEFAULT_SIZE, goal or DEFAULT_GOAL, seed)
 
 

@@ -19,6 +19,7 @@ from typing import Deque, Dict, List, Optional, Tuple, Union
 
 __all__ = [
     "MAX_GOAL",
+    "MAX_SEED_DIGITS",
     "MAX_SIDE",
     "MIN_GOAL",
     "MIN_SIDE",
@@ -35,9 +36,13 @@ MIN_SIDE = 2
 MAX_SIDE = 10
 MIN_GOAL = 8
 MAX_GOAL = 2**31
+# Seeds are hashed from their decimal digits; CPython refuses int<->str
+# conversions past 4300 digits, so seeds stay well inside that.
+MAX_SEED_DIGITS = 1000
 UNDO_DEPTH = 1000
 
 _MASK64 = (1 << 64) - 1
+_SEED_LIMIT = 10**MAX_SEED_DIGITS
 _LOW32 = (1 << 32) - 1
 # A spawn is a 4 when the low 32 bits of its draw fall below a tenth of their
 # range: p = 429496729 / 2**32 = 0.1 - 2e-11.
@@ -67,13 +72,13 @@ class Direction(str, Enum):
 
 
 def seed_state(seed: int) -> int:
-    """Map any seed >= 0 (however large) to a 64-bit generator state.
+    """Map a seed (0 <= seed < 10**MAX_SEED_DIGITS) to a 64-bit generator state.
 
     The first 8 bytes (little-endian) of SHA-256 over the seed's decimal digits:
     stable everywhere, and distinct seeds above 2**64 stay distinct games.
     """
-    if seed < 0:
-        raise ValueError("seed must be >= 0")
+    if not 0 <= seed < _SEED_LIMIT:
+        raise ValueError(f"seed must be a whole number >= 0 with at most {MAX_SEED_DIGITS} digits")
     digest = hashlib.sha256(str(seed).encode("ascii")).digest()
     return int.from_bytes(digest[:8], "little")
 

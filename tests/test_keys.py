@@ -168,6 +168,7 @@ def test_alt_key_and_double_escape() -> None:
 def test_comments_to_end_of_line() -> None:
     data = b"w # this is a comment with wasd and \x1b[A inside\nd#x\ns#"
     assert decode(data, comments=True) == [UP, RIGHT, DOWN]
+
     # Without comments every action key in it counts, including the arrow.
     def letters(text: str) -> list[Action]:
         return [KEY_TABLE[c] for c in text if c in KEY_TABLE]
