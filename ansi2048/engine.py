@@ -11,7 +11,6 @@ Python version and platform, and an undo snapshot costs one int.
 
 from __future__ import annotations
 
-import hashlib
 from collections import deque
 from enum import Enum
 from functools import cache
@@ -79,6 +78,8 @@ def seed_state(seed: int) -> int:
     """
     if not 0 <= seed < _SEED_LIMIT:
         raise ValueError(f"seed must be a whole number >= 0 with at most {MAX_SEED_DIGITS} digits")
+    import hashlib  # here, not at import time: it costs ~5 ms and only seeding needs it
+
     digest = hashlib.sha256(str(seed).encode("ascii")).digest()
     return int.from_bytes(digest[:8], "little")
 
