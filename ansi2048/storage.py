@@ -117,6 +117,12 @@ class SaveFile:
         self.close()
         body = format_header(game.seed, game.rows, game.cols, game.goal, __version__).encode("ascii") + keys
         _atomic_write(self.path, body)
+        self.open_for_append()
+
+    def open_for_append(self) -> None:
+        """Keep the save open to append one key at a time (unbuffered: each
+        key reaches the file before the frame that shows it is drawn)."""
+        self.close()
         self._stream = open(self.path, "ab", buffering=0)  # noqa: SIM115
 
     def append(self, action: Action) -> None:
@@ -276,11 +282,15 @@ class Keeper:
             self._save = save
 
     def resume(self) -> Optional[Resumed]:
-        """The saved game, if there is one to resume."""
+        """The saved game, if there is one to resume; the save then goes on
+        from where it stopped."""
         if self._save is None:
             return None
         try:
-            return self._save.load()
+            resumed = self._save.load()
+            if resumed is not None:
+                self._save.open_for_append()
+            return resumed
         except ValueError as error:
             try:
                 aside = self._save.quarantine()

@@ -49,6 +49,29 @@ def test_a_saved_game_resumes_exactly_with_the_same_future(tmp_path: Path) -> No
     assert resumed.game.board == game.board
 
 
+def test_a_resumed_game_keeps_saving_where_it_stopped(tmp_path: Path) -> None:
+    env = {"ANSI2048_DATA_DIR": str(tmp_path)}
+    first = Keeper(env, 4, 4, 2048, print)
+    game = Game(seed=8)
+    first.begin(game)
+    session = Session(game)
+    for key in "wasd":
+        if session.apply(Action(key)).moved:
+            first.append(Action(key))
+    first.close()
+    second = Keeper(env, 4, 4, 2048, print)
+    resumed = second.resume()
+    assert resumed is not None and resumed.game.board == game.board
+    for key in "wwaa":
+        moved = Session(resumed.game).apply(Action(key)).moved
+        assert moved == session.apply(Action(key)).moved
+        if moved:
+            second.append(Action(key))
+    second.close()
+    third = Keeper(env, 4, 4, 2048, print).resume()
+    assert third is not None and third.game.board == game.board and third.game.moves == game.moves
+
+
 def test_no_save_means_nothing_to_resume(tmp_path: Path) -> None:
     assert DataDir(str(tmp_path)).save_file(4, 4, 2048).load() is None
 

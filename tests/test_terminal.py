@@ -1,0 +1,276 @@
+"""The real program in a pseudo-terminal (pexpect): the terminal comes back
+exactly as it was on every exit path, no key is lost, the prompt returns
+under the final board, and a killed game resumes where it was drawn."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+import pexpect
+import pytest
+
+from ansi2048 import Game
+from ansi2048.render import BIG
+
+from .screen import dump, emulate, find_header, read_board
+
+WIDTH, HEIGHT = 80, 30
+NAMES = {"w": "up", "a": "left", "s": "down", "d": "right"}
+# The end of every frame: its last line, the keys line, then erase-to-end-of-line.
+FRAME_END = r"q quit(\x1b\[0m)?\x1b\[K"
+
+
+def game_env(data: Path) -> Dict[str, str]:
+    env = dict(os.environ, TERM="xterm-256color", ANSI2048_DATA_DIR=str(data))
+    env.pop("NO_COLOR", None)
+    env.pop("COLORTERM", None)
+    return env
+
+
+class Run:
+    """``ansi2048 ARGS`` under ``sh`` in a pty; sh records ``stty -g`` before
+    and after, and the game's exit status."""
+
+    def __init__(self, tmp: Path, args: List[str], data: Path, width: int = WIDTH, height: int = HEIGHT) -> None:
+        self.before = tmp / "stty.before"
+        self.after = tmp / "stty.after"
+        script = f'stty -g > "{self.before}"; "$@"; echo "EXIT=$?"; stty -g > "{self.after}"; echo DONE; sleep 0.2'
+        self.child = pexpect.spawn(
+            "/bin/sh",
+            ["-c", script, "sh", sys.executable, "-m", "ansi2048", *args],
+            env=game_env(data),
+            dimensions=(height, width),
+            timeout=20,
+            maxread=1 << 16,
+        )
+        self.child.delaybeforesend = None
+        self.output = b""
+        self.width, self.height = width, height
+
+    def frame(self) -> None:
+        """Wait for a complete frame."""
+        self.child.expect(FRAME_END)
+        self.output += self.child.before + self.child.after
+
+    def game_pid(self) -> int:
+        """The python process under sh."""
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            children = Path(f"/proc/{self.child.pid}/task/{self.child.pid}/children").read_text().split()
+            if children:
+                return int(children[0])
+            time.sleep(0.01)
+        raise AssertionError("the game process did not start")
+
+    def finish(self) -> Tuple[int, bytes]:
+        """Wait for the end; (exit status, everything the screen received)."""
+        self.child.expect("DONE")
+        self.output += self.child.before
+        status = int(self.output.rsplit(b"EXIT=", 1)[1].split()[0])
+        self.child.expect(pexpect.EOF)
+        return status, self.output
+
+    def stty_unchanged(self) -> bool:
+        return self.before.read_text() == self.after.read_text() != ""
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    path = tmp_path / "data"
+    path.mkdir()
+    return path
+
+
+def test_quit_leaves_the_terminal_as_it_was_and_the_prompt_under_the_board(tmp_path: Path, data: Path) -> None:
+    run = Run(tmp_path, ["--seed", "7", "--new"], data)
+    run.frame()
+    for key in "wasd":
+        run.child.send(key)
+        run.frame()
+    run.child.send("q")
+    status, output = run.finish()
+    assert status == 0
+    assert run.stty_unchanged()
+    screen = emulate(output, WIDTH, HEIGHT)
+    top = find_header(screen)
+    game = Game(seed=7)
+    for key in "wasd":
+        game.move(NAMES[key])
+    assert read_board(screen, BIG, 4, 4) == [list(row) for row in game.board]
+    keys_line = max(y for y, line in enumerate(screen.display) if "q quit" in line)
+    exit_line = next(y for y, line in enumerate(screen.display) if "EXIT=0" in line)
+    assert top < keys_line < exit_line, dump(screen)
+    assert output.rfind(b"\x1b[?25h") > output.rfind(b"\x1b[?25l") >= 0  # the cursor is shown again
+    assert b"\x1b[2J" not in output and b"\x1b[3J" not in output and b"\x1b[?1049h" not in output
+
+
+def test_ctrl_c_quits_cleanly(tmp_path: Path, data: Path) -> None:
+    run = Run(tmp_path, ["--seed", "7", "--new"], data)
+    run.frame()
+    run.child.send("\x03")
+    status, output = run.finish()
+    assert status == 0
+    assert run.stty_unchanged()
+    assert b"Traceback" not in output
+
+
+@pytest.mark.parametrize(
+    "signum, status", [(signal.SIGTERM, 128 + 15), (signal.SIGHUP, 128 + 1), (signal.SIGINT, 128 + 2)]
+)
+def test_signals_restore_the_terminal(tmp_path: Path, data: Path, signum: int, status: int) -> None:
+    run = Run(tmp_path, ["--seed", "7", "--new"], data)
+    run.frame()
+    run.child.send("wa")
+    run.frame()
+    os.kill(run.game_pid(), signum)
+    exit_status, output = run.finish()
+    assert exit_status == status
+    assert run.stty_unchanged()
+    assert b"Traceback" not in output
+    assert output.rfind(b"\x1b[?25h") > output.rfind(b"\x1b[?25l")
+
+
+def test_a_burst_of_200_keys_1ms_apart_is_all_played(tmp_path: Path, data: Path) -> None:
+    record = tmp_path / "burst.keys"
+    run = Run(tmp_path, ["--seed", "3", "--new", "--record", str(record)], data)
+    run.frame()
+    rng = random.Random(1)
+    keys = "".join(rng.choice("wasdhjkl") for _ in range(200))
+    for key in keys:
+        run.child.send(key)
+        time.sleep(0.001)
+    time.sleep(0.5)
+    run.child.send("q")
+    status, output = run.finish()
+    assert status == 0
+    canonical = {"h": "a", "j": "s", "k": "w", "l": "d"}
+    body = record.read_text().splitlines()[1]
+    assert body == "".join(canonical.get(k, k) for k in keys) + "q"
+    # and the final board on screen is the game those keys play
+    game = Game(seed=3)
+    for key in body[:-1]:
+        game.move(NAMES[key])
+    assert read_board(emulate(output, WIDTH, HEIGHT), BIG, 4, 4) == [list(r) for r in game.board]
+    assert keys[:8].encode() not in output  # nothing was echoed
+
+
+def test_a_tiny_terminal_gets_a_message_and_the_board_comes_back(tmp_path: Path, data: Path) -> None:
+    run = Run(tmp_path, ["--seed", "7", "--new"], data, width=20, height=6)
+    run.child.expect("too small")
+    run.child.setwinsize(HEIGHT, WIDTH)  # the kernel sends SIGWINCH
+    run.frame()
+    run.child.send("q")
+    status, output = run.finish()
+    assert status == 0
+    screen = emulate(output, WIDTH, HEIGHT)
+    assert read_board(screen, BIG, 4, 4) == [list(r) for r in Game(seed=7).board]
+
+
+def test_piped_keys_on_a_terminal_are_shown_as_frames(tmp_path: Path) -> None:
+    keys = tmp_path / "game.keys"
+    keys.write_text("# ansi2048 version=0.1.0 seed=9 size=4x4 goal=2048\nwasdwasd")
+    child = pexpect.spawn(
+        "/bin/sh",
+        ["-c", f'"{sys.executable}" -m ansi2048 --delay 0.01 < "{keys}"'],
+        env=game_env(tmp_path),
+        dimensions=(HEIGHT, WIDTH),
+        timeout=20,
+    )
+    child.expect(pexpect.EOF)
+    output = child.before
+    assert output.count(b"\x1b[19A") >= 8 or output.count(b"A\x1b") >= 8  # one repaint per key
+    game = Game(seed=9)
+    for key in "wasdwasd":
+        game.move(NAMES[key])
+    assert read_board(emulate(output, WIDTH, HEIGHT), BIG, 4, 4) == [list(r) for r in game.board]
+    assert list(tmp_path.iterdir()) == [keys]  # a replay saves nothing
+
+
+def _replayed(keys: bytes, seed: int) -> List[List[int]]:
+    from ansi2048.game import Session
+    from ansi2048.storage import replay
+
+    session = Session(Game(seed=seed))
+    replay(session, keys)
+    return [list(row) for row in session.game.board]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGHUP])
+def test_a_killed_game_resumes_with_the_last_board_drawn(tmp_path: Path, data: Path, signum: int) -> None:
+    rng = random.Random(signum)
+    save = data / "game-4x4-2048.keys"
+    for round_ in range(4):
+        args = ["--seed", "11", "--new"] if round_ == 0 else []
+        run = Run(tmp_path, args, data)
+        run.frame()
+        screen = emulate(run.output, WIDTH, HEIGHT)
+        if round_ > 0:
+            # the resumed board is exactly what the save replays to ...
+            header, _, body = save.read_bytes().partition(b"\n")
+            seed = int(header.split(b"seed=")[1].split()[0])
+            assert read_board(screen, BIG, 4, 4) == _replayed(body, seed)
+            # ... and that holds the last board the killed game drew
+            assert any(_replayed(body[:k], seed) == last_drawn for k in range(len(body), -1, -1))
+        for _ in range(rng.randrange(5, 40)):
+            run.child.send(rng.choice("wasd"))
+            time.sleep(rng.random() * 0.004)
+        time.sleep(rng.random() * 0.05)
+        os.kill(run.game_pid(), signum)
+        _, output = run.finish()
+        assert run.stty_unchanged() or signum == signal.SIGKILL  # SIGKILL cannot be caught
+        # A kill can land in the middle of writing a frame (the pty takes it
+        # in pieces): the last board drawn is the last complete frame.
+        complete = [m.end() for m in re.finditer(FRAME_END.encode(), output)]
+        last_drawn = read_board(emulate(output[: complete[-1]], WIDTH, HEIGHT), BIG, 4, 4)
+
+
+_FAULTY = """
+import sys
+from ansi2048 import cli, game
+
+real_apply = game.Session.apply
+
+def apply(self, action):
+    if self.game.moves >= 2:
+        raise RuntimeError("injected fault")
+    return real_apply(self, action)
+
+game.Session.apply = apply
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("debug", ["", "1"])
+def test_an_unexpected_error_restores_the_terminal_and_says_one_line(tmp_path: Path, data: Path, debug: str) -> None:
+    wrapper = tmp_path / "faulty.py"
+    wrapper.write_text(_FAULTY)
+    before, after = tmp_path / "before", tmp_path / "after"
+    script = f'stty -g > "{before}"; "$@"; echo "EXIT=$?"; stty -g > "{after}"; echo DONE'
+    env = game_env(data)
+    env["ANSI2048_DEBUG"] = debug
+    child = pexpect.spawn(
+        "/bin/sh",
+        ["-c", script, "sh", sys.executable, str(wrapper), "--seed", "7", "--new"],
+        env=env,
+        dimensions=(HEIGHT, WIDTH),
+        timeout=20,
+    )
+    child.expect(FRAME_END)
+    child.send("wasd")
+    child.expect("DONE")
+    output = child.before.decode()
+    assert before.read_text() == after.read_text()
+    assert "EXIT=1" in output
+    assert output.rfind("\x1b[?25h") > output.rfind("\x1b[?25l")
+    assert "injected fault" in output
+    assert ("Traceback" in output) == bool(debug)
+    if not debug:
+        error_lines = [line for line in output.splitlines() if "error" in line]
+        assert len(error_lines) == 1
