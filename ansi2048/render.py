@@ -20,7 +20,7 @@ import textwrap
 import unicodedata
 from dataclasses import dataclass
 from enum import Enum
-from functools import lru_cache
+from functools import cache
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from .game import Status
@@ -120,6 +120,7 @@ def choose_depth(mode: str, is_tty: bool, env: Mapping[str, str], legacy_console
 # channel levels (index 16 + 36r + 6g + b), then a 24-step grey ramp (index
 # 232 + i, level 8 + 10i).
 _CUBE_LEVELS = (0, 95, 135, 175, 215, 255)
+_GREY_LEVELS = tuple(8 + 10 * i for i in range(24))
 
 
 def _xterm_rgb(index: int) -> Rgb:
@@ -139,9 +140,6 @@ def _nearest_level(value: int, levels: Sequence[int]) -> int:
     # The first of equally near levels: the lower one, which keeps ties on the
     # lowest palette index, like a brute-force min over the indices would.
     return min(range(len(levels)), key=lambda i: abs(levels[i] - value))
-
-
-_GREY_LEVELS = tuple(8 + 10 * i for i in range(24))
 
 
 def nearest_xterm256(rgb: Rgb, exclude: FrozenSet[int] = frozenset()) -> int:
@@ -224,15 +222,26 @@ def _tile_colors(value: int) -> Tuple[_Color, _Color]:
     return _TILES.get(value, _BEYOND)
 
 
-@lru_cache(maxsize=None)
+# Squared RGB distance the board's 256-colour backgrounds keep from each
+# other (30): two steps of the grey ramp, so the grid and the empty cells
+# never land on neighbouring greys; any two cube colours are further apart.
+_MIN_SEPARATION = 30**2
+
+
+@cache
 def _xterm_table() -> Dict[Rgb, int]:
-    """256-colour indices for the board's backgrounds, each the nearest one
-    not already taken: plain nearest maps 256, 512 and 1024 (near-identical
-    yellows) to the same colour, and distinct values should look distinct."""
+    """256-colour indices for the board's backgrounds, grid first, then the
+    empty cell, then the tiles in order: each the nearest one that keeps
+    clear of those already taken. Plain nearest maps 256, 512 and 1024
+    (near-identical yellows) to one colour, and the grid and the empty cells
+    to greys one step apart; distinct things should look distinct."""
     taken: List[int] = []
     table: Dict[Rgb, int] = {}
-    for color in (_EMPTY_BG, _GRID_BG, *(bg for bg, _ in _TILES.values()), _BEYOND[0]):
-        index = nearest_xterm256(color.rgb, frozenset(taken))
+    for color in (_GRID_BG, _EMPTY_BG, *(bg for bg, _ in _TILES.values()), _BEYOND[0]):
+        crowded = frozenset(
+            i for i in range(16, 256) if any(_distance(_xterm_rgb(i), _xterm_rgb(t)) < _MIN_SEPARATION for t in taken)
+        )
+        index = nearest_xterm256(color.rgb, crowded | frozenset(taken))
         table[color.rgb] = index
         taken.append(index)
     return table
@@ -243,7 +252,7 @@ def _xterm_index(rgb: Rgb) -> int:
     return nearest_xterm256(rgb) if index is None else index
 
 
-@lru_cache(maxsize=None)
+@cache
 def _sgr(style: _Style, depth: ColorDepth) -> str:
     """One complete SGR sequence for ``style``: it starts from a reset, so
     no attribute leaks from the span before it."""
@@ -424,24 +433,21 @@ def _clean(text: str) -> str:
     """``text`` with anything that is not one printing, single-width column
     (control codes, combining marks, wide characters) replaced by '?', so a
     note cannot break the line-width arithmetic."""
-    out = []
-    for char in text:
-        if (
-            unicodedata.category(char) in ("Cc", "Cf", "Cs", "Mn", "Me", "Zl", "Zp")
-            or unicodedata.east_asian_width(char) in ("W", "F")
-        ):
-            out.append("?")
-        else:
-            out.append(char)
-    return "".join(out)
+    return "".join("?" if _unprintable(char) else char for char in text)
+
+
+# Controls, formats, surrogates, combining marks, line and paragraph separators.
+_ZERO_WIDTH = frozenset(("Cc", "Cf", "Cs", "Mn", "Me", "Zl", "Zp"))
+
+
+def _unprintable(char: str) -> bool:
+    return unicodedata.category(char) in _ZERO_WIDTH or unicodedata.east_asian_width(char) in ("W", "F")
 
 
 # -- the board ------------------------------------------------------------------
 
 
-def _tile_line(
-    value: int, new: bool, line: int, layout: Layout, depth: ColorDepth, glyphs: _Glyphs
-) -> List[Span]:
+def _tile_line(value: int, new: bool, line: int, layout: Layout, depth: ColorDepth, glyphs: _Glyphs) -> List[Span]:
     """Line ``line`` of one tile, exactly ``layout.tile_width`` columns."""
     width = layout.tile_width
     plain = depth is ColorDepth.NONE

@@ -206,6 +206,7 @@ def _replayed(keys: bytes, seed: int) -> List[List[int]]:
 def test_a_killed_game_resumes_with_the_last_board_drawn(tmp_path: Path, data: Path, signum: int) -> None:
     rng = random.Random(signum)
     save = data / "game-4x4-2048.keys"
+    last_drawn: List[List[int]] = []
     for round_ in range(4):
         args = ["--seed", "11", "--new"] if round_ == 0 else []
         run = Run(tmp_path, args, data)
