@@ -232,7 +232,8 @@ class Screen:
         from .render import frame_lines
 
         width, height = self._size()
-        self._write(self._repainter.frame(frame_lines(view_of(session, self.note), self._depth, width, height)))
+        lines = frame_lines(view_of(session, self.note), self._depth, width, height)
+        self._write(self._repainter.frame(lines, width))
 
     def close(self) -> None:
         self._write(self._repainter.close())

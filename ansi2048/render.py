@@ -90,7 +90,8 @@ def choose_depth(mode: str, is_tty: bool, env: Mapping[str, str], legacy_console
     ``auto`` gives colour only to a terminal, and honours ``NO_COLOR`` (any
     non-empty value) and ``TERM=dumb``. ``always`` is the user asking
     explicitly, so it overrides those, still taking the depth from the hints:
-    ``COLORTERM=truecolor|24bit`` -> TRUE, ``TERM=*256color*`` -> EXTENDED,
+    ``COLORTERM=truecolor|24bit`` (or Windows Terminal's ``WT_SESSION``) ->
+    TRUE, ``TERM=*256color*`` -> EXTENDED,
     otherwise BASIC, the depth every ANSI terminal has. ``legacy_console``
     (colorama had to wrap the stream) caps the depth at BASIC, because
     colorama garbles 256-colour and 24-bit codes there.
@@ -102,7 +103,8 @@ def choose_depth(mode: str, is_tty: bool, env: Mapping[str, str], legacy_console
     term = env.get("TERM", "")
     if mode == "auto" and (not is_tty or env.get("NO_COLOR") or term == "dumb"):
         return ColorDepth.NONE
-    if env.get("COLORTERM", "").lower() in ("truecolor", "24bit"):
+    # Windows Terminal sets WT_SESSION, not COLORTERM, and has 24-bit colour.
+    if env.get("COLORTERM", "").lower() in ("truecolor", "24bit") or env.get("WT_SESSION"):
         depth = ColorDepth.TRUE
     elif "256color" in term:
         depth = ColorDepth.EXTENDED
@@ -180,16 +182,32 @@ def _color(hex_rgb: int, basic: int) -> _Color:
     return _Color(((hex_rgb >> 16) & 0xFF, (hex_rgb >> 8) & 0xFF, hex_rgb & 0xFF), basic)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Style:
+    """A text style. Made only through ``_style``, which returns one object
+    per distinct style, so styles compare and hash by identity: a field-wise
+    dataclass ``__eq__`` per span was most of a frame's cost."""
+
     fg: Optional[_Color] = None
     bg: Optional[_Color] = None
     bold: bool = False
     underline: bool = False
 
 
-_PLAIN = _Style()
-_BOLD = _Style(bold=True)
+def _style(
+    fg: Optional[_Color] = None, bg: Optional[_Color] = None, bold: bool = False, underline: bool = False
+) -> _Style:
+    # Positional into the cache, so every spelling of a style is one entry.
+    return _interned_style(fg, bg, bold, underline)
+
+
+@cache
+def _interned_style(fg: Optional[_Color], bg: Optional[_Color], bold: bool, underline: bool) -> _Style:
+    return _Style(fg, bg, bold, underline)
+
+
+_PLAIN = _style()
+_BOLD = _style(bold=True)
 
 # The original game's colours (gabrielecirulli/2048), with a 16-colour pick
 # per tile that keeps neighbouring values apart: light backgrounds take black
@@ -287,7 +305,7 @@ def _paint(spans: Sequence[Span], depth: ColorDepth) -> str:
     for text, style in spans:
         if not text:
             continue
-        if style != current:
+        if style is not current:  # styles are interned: identity is equality
             out.append(_sgr(style, depth))
             current = style
         out.append(text)
@@ -447,16 +465,22 @@ def _unprintable(char: str) -> bool:
 # -- the board ------------------------------------------------------------------
 
 
-def _tile_line(value: int, new: bool, line: int, layout: Layout, depth: ColorDepth, glyphs: _Glyphs) -> List[Span]:
-    """Line ``line`` of one tile, exactly ``layout.tile_width`` columns."""
+@cache
+def _tile_line(
+    value: int, new: bool, line: int, layout: Layout, depth: ColorDepth, glyphs: _Glyphs
+) -> Tuple[Span, ...]:
+    """Line ``line`` of one tile, exactly ``layout.tile_width`` columns.
+
+    Cached: a board repeats few distinct tiles, and building spans per cell
+    per frame was most of the render time (benchmarks/render.py)."""
     width = layout.tile_width
     plain = depth is ColorDepth.NONE
     bg, fg = _tile_colors(value)
-    base = _PLAIN if plain else _Style(fg=fg, bg=bg)
+    base = _PLAIN if plain else _style(fg, bg)
     # BASIC keeps bold for the new tile: on the legacy console bold means a
     # brighter text colour, which would cost contrast on every light tile.
     bold = not plain and (new or depth is not ColorDepth.BASIC)
-    number_style = _PLAIN if plain else _Style(fg=fg, bg=bg, bold=bold, underline=new)
+    number_style = _PLAIN if plain else _style(fg, bg, bold, new)
     marker_here = new and line == 0
     cells: List[Span] = [(" ", base)] * width
     if line == layout.number_line:
@@ -474,14 +498,14 @@ def _tile_line(value: int, new: bool, line: int, layout: Layout, depth: ColorDep
         for offset, char in enumerate(text):
             cells[left + offset] = (char, number_style)
     if marker_here:
-        cells[0] = (glyphs.marker, _PLAIN if plain else _Style(fg=fg, bg=bg, bold=True))
-    return _merge(cells)
+        cells[0] = (glyphs.marker, _PLAIN if plain else _style(fg, bg, True))
+    return tuple(_merge(cells))
 
 
 def _merge(cells: Sequence[Span]) -> List[Span]:
     out: List[Span] = []
     for text, style in cells:
-        if out and out[-1][1] == style:
+        if out and out[-1][1] is style:
             out[-1] = (out[-1][0] + text, style)
         else:
             out.append((text, style))
@@ -497,7 +521,7 @@ def _board_lines(view: View, layout: Layout, depth: ColorDepth, glyphs: _Glyphs)
         rule: List[Span] = [("+" + ("-" * layout.tile_width + "+") * cols, _PLAIN)]
         gap: Span = ("|", _PLAIN)
     else:
-        grid = _Style(bg=_GRID_BG)
+        grid = _style(None, _GRID_BG)
         rule = [(" " * width, grid)]
         gap = (" ", grid)
     lines: List[List[Span]] = [rule]
@@ -565,7 +589,7 @@ def _status(view: View, glyphs: _Glyphs, depth: ColorDepth) -> List[List[Span]]:
     if depth is ColorDepth.NONE:
         return [[(text, _PLAIN)] for text in texts]
     # A banner: the text on the goal tile's (won) or a light tile's (over) colours.
-    style = _Style(fg=colors[1], bg=colors[0], bold=True)
+    style = _style(colors[1], colors[0], True)
     return [[(f" {text} ", style)] for text in texts]
 
 
@@ -647,7 +671,7 @@ def summary_text(view: View, depth: ColorDepth) -> str:
             if c:
                 spans.append((" ", _PLAIN))
             bg, fg = _tile_colors(value)
-            style = _Style(fg=fg, bg=bg, bold=new)
+            style = _style(fg, bg, new)
             spans.append((labels[r][c].rjust(width) + ("*" if new else " "), style))
         line = _paint(spans, depth)
         out.append(line.rstrip() if depth is ColorDepth.NONE else line)
@@ -679,8 +703,19 @@ class Repainter:
         self._hide_cursor = hide_cursor
         self._hidden = False
         self._height = 0  # lines of the frame on screen; 0: none
+        self._widths: List[int] = []  # their visible widths, for a resize
 
-    def frame(self, lines: Sequence[str]) -> str:
+    def _rows_above(self, width: Optional[int]) -> int:
+        """How far up the frame on screen starts, from its last line.
+
+        Every line was narrower than the terminal when drawn. If the window
+        has since become narrower, terminals that reflow (tmux, VTE, iTerm2,
+        Windows Terminal) now show a long line on several rows: count them."""
+        if width is None or width <= 0 or all(w < width for w in self._widths):
+            return self._height - 1
+        return sum(max(1, -(-w // width)) for w in self._widths) - 1
+
+    def frame(self, lines: Sequence[str], width: Optional[int] = None) -> str:
         """Draw ``lines``; the cursor is left at the end of the last one.
 
         Going back up is relative (``\\r`` then ``ESC[nA``), so it still works
@@ -689,17 +724,21 @@ class Repainter:
         below. Lines are joined by ``\\n``: the terminal's output processing
         (ONLCR) makes that a carriage return too."""
         out: List[str] = []
+        rows_on_screen = 0
         if self._height:
             out.append("\r")
-            if self._height > 1:
-                out.append(f"\x1b[{self._height - 1}A")
+            up = self._rows_above(width)
+            rows_on_screen = up + 1
+            if up > 0:
+                out.append(f"\x1b[{up}A")
         elif self._hide_cursor:
             out.append(HIDE_CURSOR)
             self._hidden = True
         out.append("\n".join(_closed(line) + ERASE_LINE for line in lines))
-        if len(lines) < self._height:
+        if len(lines) < rows_on_screen:
             out.append(ERASE_DOWN)
         self._height = len(lines)
+        self._widths = [visible_width(line) for line in lines]
         return "".join(out)
 
     def close(self) -> str:
@@ -711,13 +750,14 @@ class Repainter:
             self._hidden = False
         if self._height:
             out.append("\n")
-        self._height = 0
+        self.reset()
         return "".join(out)
 
     def reset(self) -> None:
         """Forget the frame on screen (something else was printed after it):
         the next frame is drawn from the cursor, as the first one was."""
         self._height = 0
+        self._widths = []
 
 
 def _closed(line: str) -> str:

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Draw docs/screenshot.svg from the real renderer.
+
+A seeded game is played by a fixed, deterministic strategy; its frame from
+``frame_lines`` goes through ``Repainter`` into a pyte VT100 screen, the same
+bytes a terminal would get, and every cell of that screen becomes an SVG
+rectangle and glyph. Nothing here draws a tile by itself, so the picture
+cannot drift from what the game shows.
+
+    python scripts/screenshot.py [--depth true|256|16|none] [--size 60x21] [--out docs/screenshot.svg]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+from xml.sax.saxutils import escape
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    # Runnable from a checkout without installing the package.
+    sys.path.insert(0, str(ROOT))
+
+import pyte  # noqa: E402
+
+from ansi2048.engine import Direction, Game  # noqa: E402
+from ansi2048.game import Session  # noqa: E402
+from ansi2048.render import ColorDepth, Repainter, View, frame_lines  # noqa: E402
+
+SEED = 218
+MOVES = 424
+COLUMNS, LINES = 60, 21  # the 4x4 big layout needs 38x21; room for the keys line
+
+DEPTHS = {"true": ColorDepth.TRUE, "256": ColorDepth.EXTENDED, "16": ColorDepth.BASIC, "none": ColorDepth.NONE}
+
+# A dark terminal theme; the 16 ANSI colours as xterm draws them. pyte names
+# them (and spells 105 "bfightmagenta").
+BACKGROUND = "#1d1f21"
+FOREGROUND = "#c5c8c6"
+ANSI: Dict[str, str] = {
+    "black": "#000000",
+    "red": "#cd0000",
+    "green": "#00cd00",
+    "brown": "#cdcd00",
+    "blue": "#0000ee",
+    "magenta": "#cd00cd",
+    "cyan": "#00cdcd",
+    "white": "#e5e5e5",
+    "brightblack": "#7f7f7f",
+    "brightred": "#ff0000",
+    "brightgreen": "#00ff00",
+    "brightbrown": "#ffff00",
+    "brightblue": "#5c5cff",
+    "brightmagenta": "#ff00ff",
+    "bfightmagenta": "#ff00ff",
+    "brightcyan": "#00ffff",
+    "brightwhite": "#ffffff",
+}
+
+CELL_W, CELL_H, FONT_SIZE, PAD = 9.6, 20, 16, 14
+
+# Prefer the corner the big tiles gather in; the first move that changes the
+# board wins. Deterministic, so the picture only changes with the renderer.
+ORDER = (Direction.DOWN, Direction.LEFT, Direction.RIGHT, Direction.UP)
+
+
+def play(seed: int, moves: int) -> Session:
+    session = Session(Game(4, 4, seed=seed))
+    game = session.game
+    for _ in range(moves):
+        if game.over or not any(game.move(direction) for direction in ORDER):
+            break
+    session.best = max(session.best, game.score)
+    return session
+
+
+def view_of(session: Session) -> View:
+    game = session.game
+    return View(
+        board=game.board,
+        spawned=game.spawned,
+        score=game.score,
+        best=session.best,
+        moves=game.moves,
+        goal=game.goal,
+        seed=game.seed,
+        status=session.status,
+        over=game.over,
+    )
+
+
+def color(name: str, default: str) -> str:
+    if name == "default":
+        return default
+    if name in ANSI:
+        return ANSI[name]
+    return "#" + name  # pyte keeps 256-colour and 24-bit colours as hex
+
+
+def runs(line: Sequence[pyte.screens.Char], key: str) -> List[Tuple[int, int, pyte.screens.Char]]:
+    """(start, end, first char) of each run of cells sharing attribute ``key``."""
+    out: List[Tuple[int, int, pyte.screens.Char]] = []
+    start = 0
+    for x in range(1, len(line) + 1):
+        if x == len(line) or getattr(line[x], key) != getattr(line[start], key):
+            out.append((start, x, line[start]))
+            start = x
+    return out
+
+
+def svg(screen: pyte.Screen, used_lines: int) -> str:
+    width = screen.columns * CELL_W + 2 * PAD
+    height = used_lines * CELL_H + 2 * PAD
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+        f'viewBox="0 0 {width:.1f} {height:.1f}">',
+        f'<rect width="100%" height="100%" rx="8" fill="{BACKGROUND}"/>',
+        f'<g font-family="DejaVu Sans Mono, Consolas, Menlo, monospace" font-size="{FONT_SIZE}" '
+        'font-weight="bold" xml:space="preserve">',
+    ]
+    for y in range(used_lines):
+        line = [screen.buffer[y][x] for x in range(screen.columns)]
+        top = PAD + y * CELL_H
+        for start, end, char in runs(line, "bg"):
+            if char.bg != "default":
+                parts.append(
+                    f'<rect x="{PAD + start * CELL_W:.1f}" y="{top}" width="{(end - start) * CELL_W:.1f}" '
+                    f'height="{CELL_H}" fill="{color(char.bg, BACKGROUND)}"/>'
+                )
+        baseline = top + CELL_H * 0.75
+        for x, char in enumerate(line):
+            if char.data.strip():
+                # One element per glyph, each at its own cell: no drift when
+                # the font's advance differs from CELL_W.
+                weight = "" if char.bold else ' font-weight="normal"'
+                parts.append(
+                    f'<text x="{PAD + x * CELL_W:.1f}" y="{baseline:.1f}" fill="{color(char.fg, FOREGROUND)}"'
+                    f"{weight}>{escape(char.data)}</text>"
+                )
+            if char.underscore:
+                parts.append(
+                    f'<rect x="{PAD + x * CELL_W:.1f}" y="{top + CELL_H - 3}" width="{CELL_W:.1f}" height="1.5" '
+                    f'fill="{color(char.fg, FOREGROUND)}"/>'
+                )
+    parts += ["</g>", "</svg>", ""]
+    return "\n".join(parts)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--depth", choices=sorted(DEPTHS), default="true")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshot.svg")
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--moves", type=int, default=MOVES)
+    parser.add_argument("--size", default=f"{COLUMNS}x{LINES}", help="terminal COLUMNSxLINES")
+    options = parser.parse_args(argv)
+    columns, lines_ = (int(n) for n in options.size.split("x"))
+
+    lines = frame_lines(view_of(play(options.seed, options.moves)), DEPTHS[options.depth], columns, lines_)
+    screen = pyte.Screen(columns, lines_)
+    screen.set_mode(pyte.modes.LNM)  # "\n" as CR+LF, like a terminal with ONLCR
+    stream = pyte.Stream(screen)
+    stream.feed(Repainter(hide_cursor=False).frame(lines))
+
+    options.out.parent.mkdir(parents=True, exist_ok=True)
+    options.out.write_text(svg(screen, len(lines)), encoding="utf-8")
+    print(f"wrote {options.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
