@@ -1,8 +1,9 @@
 """Command line: options, then wiring of the pure core to the streams.
 
 Modes, chosen from what stdin and stdout are:
-- stdin a terminal: interactive play (raw mode for the whole session);
-- stdin a pipe or file: keys are read as they arrive; with ``--json`` one JSON
+- stdin and stdout a terminal (and no ``--json``): interactive play, in raw
+  mode for the whole session, with the game kept between runs;
+- otherwise a stream of keys, read as they arrive: with ``--json`` one JSON
   object per action key; with stdout a terminal the game is shown as frames;
   otherwise the final board and a summary are printed at the end.
 """
@@ -528,7 +529,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return _usage_error(f"argument --record: cannot write {options.record!r}: {error.strerror}", stderr)
     recorder = Recorder(record_stream)
     try:
-        if _isatty(stdin):
+        # The keyboard game needs a terminal on both ends; anything else
+        # (a pipe, a file, --json for a bot) is a stream of keys.
+        if _isatty(stdin) and _isatty(stdout) and not options.json:
             return play_terminal(options, stdin, stdout, stderr, env, recorder, _random_seed)
         return play_piped(options, stdin, stdout, stderr, env, recorder, _random_seed)
     except BrokenPipeError:

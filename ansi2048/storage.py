@@ -105,6 +105,29 @@ class SaveFile:
             return None
         return Resumed(session.game, header.seed, keys)
 
+    def compact(self, resumed: Resumed) -> Resumed:
+        """Drop the games before the last restart from the save, when the
+        game on the board does not reach back past it (an undo can bring an
+        earlier game back: then nothing is dropped). Keeps a save from
+        growing with every restart; what is lost is undoing past a restart
+        after quitting and coming back."""
+        actions = [a for a in KeyDecoder(comments=True).feed(resumed.keys) if a is not Action.QUIT]
+        if Action.RESTART not in actions:
+            return resumed
+        last = len(actions) - 1 - actions[::-1].index(Action.RESTART)
+        before = Session(Game(self.rows, self.cols, self.goal, resumed.seed))
+        for action in actions[: last + 1]:
+            before.apply(action)
+        seed = before.game.seed
+        after = Session(Game(self.rows, self.cols, self.goal, seed))
+        for action in actions[last + 1 :]:
+            after.apply(action)
+        if _state(after.game) != _state(resumed.game):
+            return resumed
+        keys = "".join(a.value for a in actions[last + 1 :]).encode("ascii")
+        _atomic_write(self.path, _header(after.game, seed) + keys)
+        return Resumed(resumed.game, seed, keys)
+
     def quarantine(self, clock: Callable[[], float] = time.time) -> str:
         """Move a bad save aside (never delete it); returns the new name."""
         aside = f"{self.path}.bad-{int(clock())}"
@@ -115,8 +138,7 @@ class SaveFile:
         """Start the save for ``game`` (header + keys so far), atomically, and
         keep it open for appending one key at a time."""
         self.close()
-        body = format_header(game.seed, game.rows, game.cols, game.goal, __version__).encode("ascii") + keys
-        _atomic_write(self.path, body)
+        _atomic_write(self.path, _header(game, game.seed) + keys)
         self.open_for_append()
 
     def open_for_append(self) -> None:
@@ -134,6 +156,15 @@ class SaveFile:
             with suppress(OSError):
                 self._stream.close()
             self._stream = None
+
+
+def _header(game: Game, seed: int) -> bytes:
+    return format_header(seed, game.rows, game.cols, game.goal, __version__).encode("ascii")
+
+
+def _state(game: Game) -> Tuple[object, ...]:
+    """Everything a resumed game must match, the generator included."""
+    return (game.cells, game.score, game.moves, game.won, game.rng_state, game.seed, game.spawned)
 
 
 def _atomic_write(path: str, data: bytes) -> None:
@@ -289,6 +320,7 @@ class Keeper:
         try:
             resumed = self._save.load()
             if resumed is not None:
+                resumed = self._save.compact(resumed)
                 self._save.open_for_append()
             return resumed
         except ValueError as error:

@@ -191,3 +191,40 @@ def test_a_data_dir_that_is_a_file_is_one_warning(tmp_path: Path) -> None:
     assert keeper.record_best(10) == 10
     assert len(warnings) == 1 and "will not be saved" in warnings[0]
     assert blocker.read_text() == "not a directory"
+
+
+def _save_with(tmp_path: Path, seed: int, keys: str) -> Path:
+    path = tmp_path / "game-4x4-2048.keys"
+    path.write_text(f"# ansi2048 version=0.1.0 seed={seed} size=4x4 goal=2048\n{keys}")
+    return path
+
+
+def _expected(seed: int, keys: str) -> Game:
+    session = Session(Game(seed=seed))
+    replay(session, keys.encode())
+    return session.game
+
+
+def test_resuming_drops_the_games_before_the_last_restart(tmp_path: Path) -> None:
+    keys = "wasdwasd" * 5 + "r" + "ddssaaww" + "r" + "wdsa" * 3
+    path = _save_with(tmp_path, 5, keys)
+    expected = _expected(5, keys)
+    keeper = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, print)
+    resumed = keeper.resume()
+    keeper.close()
+    assert resumed is not None
+    assert resumed.game.board == expected.board and resumed.game.score == expected.score
+    header, body = path.read_text().split("\n", 1)
+    assert body == "wdsa" * 3
+    assert f"seed={expected.seed}" in header
+    again = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, print).resume()
+    assert again is not None and again.game.board == expected.board and again.game.rng_state == expected.rng_state
+
+
+def test_a_restart_that_was_undone_is_not_dropped(tmp_path: Path) -> None:
+    keys = "wasdwasd" + "r" + "u" + "wwdd"
+    path = _save_with(tmp_path, 6, keys)
+    expected = _expected(6, keys)
+    resumed = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, print).resume()
+    assert resumed is not None and resumed.game.board == expected.board
+    assert path.read_text().endswith(keys)
