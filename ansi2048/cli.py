@@ -230,32 +230,14 @@ class Screen:
         self.note = ""
 
     def show(self, session: Session) -> None:
-        from .render import frame_lines
+        from .render import View, frame_lines
 
         width, height = self._size()
-        lines = frame_lines(view_of(session, self.note), self._depth, width, height)
+        lines = frame_lines(View.of(session, self.note), self._depth, width, height)
         self._write(self._repainter.frame(lines, width))
 
     def close(self) -> None:
         self._write(self._repainter.close())
-
-
-def view_of(session: Session, note: str = "") -> Any:
-    from .render import View
-
-    game = session.game
-    return View(
-        board=game.board,
-        spawned=game.spawned,
-        score=game.score,
-        best=session.best,
-        moves=game.moves,
-        goal=game.goal,
-        seed=game.seed,
-        status=session.status,
-        over=game.over,
-        note=note,
-    )
 
 
 def _color_depth(options: Options, stream: IO[Any], env: Mapping[str, str], legacy: bool = False) -> Any:
@@ -382,9 +364,9 @@ def play_piped(
         if screen is not None:
             screen.close()
     if not options.json and screen is None:
-        from .render import summary_text
+        from .render import View, summary_text
 
-        stdout.write(summary_text(view_of(session), _color_depth(options, stdout, env)))
+        stdout.write(summary_text(View.of(session), _color_depth(options, stdout, env)))
         stdout.flush()
     return EXIT_OK
 

@@ -23,7 +23,7 @@ from enum import Enum
 from functools import cache
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
-from .game import Status
+from .game import Session, Status
 
 __all__ = [
     "BIG",
@@ -351,6 +351,23 @@ class View:
     status: Status
     over: bool = False  # no move left; may go with status WON ("won, and no moves left")
     note: str = ""  # one extra line, e.g. "replay 12/300" or a warning
+
+    @classmethod
+    def of(cls, session: Session, note: str = "") -> View:
+        """What the screen shows of ``session``."""
+        game = session.game
+        return cls(
+            board=game.board,
+            spawned=game.spawned,
+            score=game.score,
+            best=session.best,
+            moves=game.moves,
+            goal=game.goal,
+            seed=game.seed,
+            status=session.status,
+            over=game.over,
+            note=note,
+        )
 
 
 @dataclass(frozen=True)

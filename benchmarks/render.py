@@ -19,21 +19,6 @@ from ansi2048.game import Session
 from ansi2048.render import ColorDepth, Repainter, View, frame_lines
 
 
-def view(session: Session) -> View:
-    game = session.game
-    return View(
-        board=game.board,
-        spawned=game.spawned,
-        score=game.score,
-        best=session.best,
-        moves=game.moves,
-        goal=game.goal,
-        seed=game.seed,
-        status=session.status,
-        over=game.over,
-    )
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=2000)
@@ -51,7 +36,7 @@ def main() -> None:
                 session.game.restart()
             session.game.move(rng.choice(("up", "down", "left", "right")))
             start = time.perf_counter()
-            text = repainter.frame(frame_lines(view(session), depth, 80, 30), 80)
+            text = repainter.frame(frame_lines(View.of(session), depth, 80, 30), 80)
             elapsed += time.perf_counter() - start
             total_bytes += len(text.encode())
         print(f"{depth.name:10} {elapsed / frames * 1000:9.3f} {frames / elapsed:9.0f} {total_bytes // frames:12}")

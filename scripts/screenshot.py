@@ -76,21 +76,6 @@ def play(seed: int, moves: int) -> Session:
     return session
 
 
-def view_of(session: Session) -> View:
-    game = session.game
-    return View(
-        board=game.board,
-        spawned=game.spawned,
-        score=game.score,
-        best=session.best,
-        moves=game.moves,
-        goal=game.goal,
-        seed=game.seed,
-        status=session.status,
-        over=game.over,
-    )
-
-
 def color(name: str, default: str) -> str:
     if name == "default":
         return default
@@ -158,7 +143,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     options = parser.parse_args(argv)
     columns, lines_ = (int(n) for n in options.size.split("x"))
 
-    lines = frame_lines(view_of(play(options.seed, options.moves)), DEPTHS[options.depth], columns, lines_)
+    lines = frame_lines(View.of(play(options.seed, options.moves)), DEPTHS[options.depth], columns, lines_)
     screen = pyte.Screen(columns, lines_)
     screen.set_mode(pyte.modes.LNM)  # "\n" as CR+LF, like a terminal with ONLCR
     stream = pyte.Stream(screen)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import List
+from typing import List, Sequence
 
 import pyte
 
@@ -19,23 +19,23 @@ def emulate(output: bytes, width: int, height: int) -> pyte.Screen:
     return screen
 
 
-def dump(screen: pyte.Screen) -> str:
-    return "\n".join(line.rstrip() for line in screen.display)
+def dump(display: Sequence[str]) -> str:
+    return "\n".join(line.rstrip() for line in display)
 
 
-def find_header(screen: pyte.Screen) -> int:
+def find_header(display: Sequence[str]) -> int:
     """The line of the one board's header; fails if there is not exactly one."""
-    rows = [y for y, line in enumerate(screen.display) if "Score" in line]
-    assert len(rows) == 1, f"expected one board on screen, found headers on lines {rows}:\n" + dump(screen)
+    rows = [y for y, line in enumerate(display) if "Score" in line]
+    assert len(rows) == 1, f"expected one board on screen, found headers on lines {rows}:\n" + dump(display)
     return rows[0]
 
 
-_NUMBER = re.compile(r"2\^(\d+)|\d+")
+NUMBER = re.compile(r"2\^(\d+)|\d+")
 
 
 def parse_tile(text: str) -> int:
     """The value written in a tile's text: 0 for none, digits or 2^n."""
-    found = list(_NUMBER.finditer(text))
+    found = list(NUMBER.finditer(text))
     if not found:
         return 0
     assert len(found) == 1, f"more than one number in tile text {text!r}"
@@ -43,14 +43,15 @@ def parse_tile(text: str) -> int:
     return 2 ** int(match.group(1)) if match.group(1) else int(match.group(0))
 
 
-def read_board(screen: pyte.Screen, layout: Layout, rows: int, cols: int) -> List[List[int]]:
-    top = find_header(screen)
+def read_board(display: Sequence[str], layout: Layout, rows: int, cols: int) -> List[List[int]]:
+    """The tiles of the one board on screen, read back as numbers."""
+    top = find_header(display)
     board = []
     for r in range(rows):
         values = []
         for c in range(cols):
             y0, x0 = layout.tile_origin(r, c)
-            line = screen.display[top + 1 + y0 + layout.number_line]
+            line = display[top + 1 + y0 + layout.number_line]
             values.append(parse_tile(line[x0 : x0 + layout.tile_width]))
         board.append(values)
     return board

@@ -34,6 +34,8 @@ from ansi2048.render import (
     visible_width,
 )
 
+from .screen import NUMBER, dump, find_header, parse_tile, read_board
+
 DEPTHS = list(ColorDepth)
 COLOUR_DEPTHS = [d for d in ColorDepth if d is not ColorDepth.NONE]
 Board = Tuple[Tuple[int, ...], ...]
@@ -65,51 +67,11 @@ def make_view(
     )
 
 
-def view_of(session: Session, note: str = "") -> View:
-    game = session.game
-    return View(
-        board=game.board,
-        spawned=game.spawned,
-        score=game.score,
-        best=session.best,
-        moves=game.moves,
-        goal=game.goal,
-        seed=game.seed,
-        status=session.status,
-        over=game.over,
-        note=note,
-    )
-
-
 def terminal(width: int, height: int) -> Tuple[pyte.Screen, pyte.Stream]:
     screen = pyte.Screen(width, height)
     # A real terminal's ONLCR turns "\n" into CR+LF; LNM does that in pyte.
     screen.set_mode(pyte.modes.LNM)
     return screen, pyte.Stream(screen)
-
-
-def find_header(display: Sequence[str]) -> int:
-    """The line of the one header on screen."""
-    rows = [y for y, line in enumerate(display) if "Score" in line]
-    assert len(rows) == 1, f"expected one board on screen, found headers on lines {rows}:\n" + dump(display)
-    return rows[0]
-
-
-def dump(display: Sequence[str]) -> str:
-    return "\n".join(line.rstrip() for line in display)
-
-
-_NUMBER = re.compile(r"2\^(\d+)|\d+")
-
-
-def parse_tile(text: str) -> int:
-    """The value written in a tile's text: 0 for none, digits or 2^n."""
-    found = list(_NUMBER.finditer(text))
-    if not found:
-        return 0
-    assert len(found) == 1, f"more than one number in tile text {text!r}"
-    match = found[0]
-    return 2 ** int(match.group(1)) if match.group(1) else int(match.group(0))
 
 
 def tile_rect(layout: Layout, top: int, row: int, col: int) -> Iterator[Tuple[int, int]]:
@@ -118,19 +80,6 @@ def tile_rect(layout: Layout, top: int, row: int, col: int) -> Iterator[Tuple[in
     for dy in range(layout.tile_height):
         for dx in range(layout.tile_width):
             yield top + 1 + y0 + dy, x0 + dx
-
-
-def read_board(display: Sequence[str], layout: Layout, rows: int, cols: int) -> List[List[int]]:
-    top = find_header(display)
-    board = []
-    for r in range(rows):
-        values = []
-        for c in range(cols):
-            y0, x0 = layout.tile_origin(r, c)
-            line = display[top + 1 + y0 + layout.number_line]
-            values.append(parse_tile(line[x0 : x0 + layout.tile_width]))
-        board.append(values)
-    return board
 
 
 def cell(screen: pyte.Screen, y: int, x: int) -> Cell:
@@ -400,7 +349,7 @@ def play_frames(depth: ColorDepth, width: int, height: int, seed: int, count: in
     actions = [Action.UP, Action.DOWN, Action.LEFT, Action.RIGHT] * 6 + [Action.UNDO, Action.RESTART]
     for frame in range(count):
         note = f"replay {frame}/{count}" if frame % 7 < 3 else ""  # the frame grows and shrinks
-        view = view_of(session, note)
+        view = View.of(session, note)
         lines = frame_lines(view, depth, width, height)
         stream.feed(repainter.frame(lines))
         layout = layout_for(view, width, height)
@@ -411,7 +360,7 @@ def play_frames(depth: ColorDepth, width: int, height: int, seed: int, count: in
         assert read_board(display, layout, game.rows, game.cols) == [list(row) for row in game.board]
         # In reading order too, without the layout's geometry.
         board_text = display[top + 1 : top + 1 + layout.board_size(game.rows, game.cols)[1]]
-        on_screen = [parse_tile(match.group(0)) for line in board_text for match in _NUMBER.finditer(line)]
+        on_screen = [parse_tile(match.group(0)) for line in board_text for match in NUMBER.finditer(line)]
         assert on_screen == [v for row in game.board for v in row if v]
         # The frame is all there is below the prompt: nothing left over from
         # a taller frame, and the cursor on the frame's last line.
@@ -760,7 +709,7 @@ def test_a_narrowed_reflowing_terminal_still_gets_one_board() -> None:
     game = Game(seed=5)
     session = Session(game)
     repainter = Repainter()
-    wide = frame_lines(view_of(session), ColorDepth.NONE, 60, 30)
+    wide = frame_lines(View.of(session), ColorDepth.NONE, 60, 30)
     first = repainter.frame(wide, 60)
     # Emulate a reflow to 20 columns: the old frame's lines, rewrapped.
     reflowed = [line[i : i + 20] for line in wide for i in range(0, max(1, len(line)), 20)]
@@ -768,7 +717,7 @@ def test_a_narrowed_reflowing_terminal_still_gets_one_board() -> None:
     stream.feed("\n".join(reflowed))
     assert first  # drawn once at 60 columns
     game.move("left")
-    narrow = frame_lines(view_of(session), ColorDepth.NONE, 20, 40)
+    narrow = frame_lines(View.of(session), ColorDepth.NONE, 20, 40)
     stream.feed(repainter.frame(narrow, 20))
     shown = [line.rstrip() for line in screen.display if line.strip()]
     assert shown == [line.rstrip() for line in narrow if line.strip()]

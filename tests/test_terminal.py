@@ -99,14 +99,14 @@ def test_quit_leaves_the_terminal_as_it_was_and_the_prompt_under_the_board(tmp_p
     assert status == 0
     assert run.stty_unchanged()
     screen = emulate(output, WIDTH, HEIGHT)
-    top = find_header(screen)
+    top = find_header(screen.display)
     game = Game(seed=7)
     for key in "wasd":
         game.move(NAMES[key])
-    assert read_board(screen, BIG, 4, 4) == [list(row) for row in game.board]
+    assert read_board(screen.display, BIG, 4, 4) == [list(row) for row in game.board]
     keys_line = max(y for y, line in enumerate(screen.display) if "q quit" in line)
     exit_line = next(y for y, line in enumerate(screen.display) if "EXIT=0" in line)
-    assert top < keys_line < exit_line, dump(screen)
+    assert top < keys_line < exit_line, dump(screen.display)
     assert output.rfind(b"\x1b[?25h") > output.rfind(b"\x1b[?25l") >= 0  # the cursor is shown again
     assert b"\x1b[2J" not in output and b"\x1b[3J" not in output and b"\x1b[?1049h" not in output
 
@@ -157,7 +157,7 @@ def test_a_burst_of_200_keys_1ms_apart_is_all_played(tmp_path: Path, data: Path)
     game = Game(seed=3)
     for key in body[:-1]:
         game.move(NAMES[key])
-    assert read_board(emulate(output, WIDTH, HEIGHT), BIG, 4, 4) == [list(r) for r in game.board]
+    assert read_board(emulate(output, WIDTH, HEIGHT).display, BIG, 4, 4) == [list(r) for r in game.board]
     assert keys[:8].encode() not in output  # nothing was echoed
 
 
@@ -170,7 +170,7 @@ def test_a_tiny_terminal_gets_a_message_and_the_board_comes_back(tmp_path: Path,
     status, output = run.finish()
     assert status == 0
     screen = emulate(output, WIDTH, HEIGHT)
-    assert read_board(screen, BIG, 4, 4) == [list(r) for r in Game(seed=7).board]
+    assert read_board(screen.display, BIG, 4, 4) == [list(r) for r in Game(seed=7).board]
 
 
 def test_piped_keys_on_a_terminal_are_shown_as_frames(tmp_path: Path) -> None:
@@ -189,7 +189,7 @@ def test_piped_keys_on_a_terminal_are_shown_as_frames(tmp_path: Path) -> None:
     game = Game(seed=9)
     for key in "wasdwasd":
         game.move(NAMES[key])
-    assert read_board(emulate(output, WIDTH, HEIGHT), BIG, 4, 4) == [list(r) for r in game.board]
+    assert read_board(emulate(output, WIDTH, HEIGHT).display, BIG, 4, 4) == [list(r) for r in game.board]
     assert list(tmp_path.iterdir()) == [keys]  # a replay saves nothing
 
 
@@ -216,7 +216,7 @@ def test_a_killed_game_resumes_with_the_last_board_drawn(tmp_path: Path, data: P
             # the resumed board is exactly what the save replays to ...
             header, _, body = save.read_bytes().partition(b"\n")
             seed = int(header.split(b"seed=")[1].split()[0])
-            assert read_board(screen, BIG, 4, 4) == _replayed(body, seed)
+            assert read_board(screen.display, BIG, 4, 4) == _replayed(body, seed)
             # ... and that holds the last board the killed game drew
             assert any(_replayed(body[:k], seed) == last_drawn for k in range(len(body), -1, -1))
         for _ in range(rng.randrange(5, 40)):
@@ -229,7 +229,7 @@ def test_a_killed_game_resumes_with_the_last_board_drawn(tmp_path: Path, data: P
         # A kill can land in the middle of writing a frame (the pty takes it
         # in pieces): the last board drawn is the last complete frame.
         complete = [m.end() for m in re.finditer(FRAME_END.encode(), output)]
-        last_drawn = read_board(emulate(output[: complete[-1]], WIDTH, HEIGHT), BIG, 4, 4)
+        last_drawn = read_board(emulate(output[: complete[-1]], WIDTH, HEIGHT).display, BIG, 4, 4)
 
 
 _FAULTY = """
