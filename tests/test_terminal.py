@@ -275,3 +275,25 @@ def test_an_unexpected_error_restores_the_terminal_and_says_one_line(tmp_path: P
     if not debug:
         error_lines = [line for line in output.splitlines() if "error" in line]
         assert len(error_lines) == 1
+
+
+def test_a_resumed_game_is_recorded_whole(tmp_path: Path, data: Path) -> None:
+    first = Run(tmp_path, ["--seed", "4", "--new"], data)
+    first.frame()
+    first.child.send("wasd")
+    first.frame()
+    first.child.send("q")
+    first.finish()
+    record = tmp_path / "whole.keys"
+    second = Run(tmp_path, ["--record", str(record)], data)
+    second.frame()
+    second.child.send("wwdd")
+    time.sleep(0.3)
+    second.child.send("q")
+    _, output = second.finish()
+    shown = read_board(emulate(output, WIDTH, HEIGHT).display, BIG, 4, 4)
+    from .conftest import json_lines, run_cli
+
+    replayed = json_lines(run_cli(["--json"], record.read_bytes()).stdout)
+    assert replayed[0]["seed"] == 4
+    assert replayed[-1]["board"] == shown
