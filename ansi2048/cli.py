@@ -16,6 +16,7 @@ import os
 import re
 import sys
 import time
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import IO, Any, Callable, List, Mapping, NoReturn, Optional, Sequence, Tuple, cast
 
@@ -23,7 +24,7 @@ from . import __version__
 from .engine import MAX_GOAL, MAX_SEED_DIGITS, MAX_SIDE, MIN_GOAL, MIN_SIDE, Game
 from .game import ACTION_NAMES, Outcome, Session, event
 from .keys import Action, KeyDecoder
-from .recording import Header, format_header, parse_header
+from .recording import BOM, Header, format_header, parse_header
 from .terminal import Hangup
 
 __all__ = ["Options", "main", "parse_options"]
@@ -72,35 +73,38 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+def _bad(allowed: str, text: str) -> argparse.ArgumentTypeError:
+    shown = text if len(text) <= 40 else text[:37] + "..."
+    return argparse.ArgumentTypeError(f"expected {allowed}, got {shown!r}")
+
+
 def _size(text: str) -> Tuple[int, int]:
-    match = re.fullmatch(r"\s*(\d+)\s*(?:[xX×]\s*(\d+)\s*)?", text)
+    # At most 3 digits a side: anything longer is out of range anyway, and
+    # int() of thousands of digits would fail with an unrelated message.
+    match = re.fullmatch(r"\s*([0-9]{1,3})\s*(?:[xX×]\s*([0-9]{1,3})\s*)?", text)
     allowed = f"N or RxC with sides from {MIN_SIDE} to {MAX_SIDE}"
     if not match:
-        raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}")
+        raise _bad(allowed, text)
     rows = int(match.group(1))
     cols = int(match.group(2)) if match.group(2) else rows
     if not (MIN_SIDE <= rows <= MAX_SIDE and MIN_SIDE <= cols <= MAX_SIDE):
-        raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}")
+        raise _bad(allowed, text)
     return rows, cols
 
 
 def _goal(text: str) -> int:
     allowed = f"a power of two from {MIN_GOAL} to {MAX_GOAL}"
-    try:
-        goal = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}") from None
+    if not re.fullmatch(r"\s*[0-9]{1,12}\s*", text):
+        raise _bad(allowed, text)
+    goal = int(text)
     if not (MIN_GOAL <= goal <= MAX_GOAL and goal & (goal - 1) == 0):
-        raise argparse.ArgumentTypeError(f"expected {allowed}, got {text!r}")
+        raise _bad(allowed, text)
     return goal
 
 
 def _seed(text: str) -> int:
-    if not re.fullmatch(f"[0-9]{{1,{MAX_SEED_DIGITS}}}", text.strip()):
-        shown = text if len(text) <= 40 else text[:37] + "..."
-        raise argparse.ArgumentTypeError(
-            f"expected a whole number >= 0 of at most {MAX_SEED_DIGITS} digits, got {shown!r}"
-        )
+    if not re.fullmatch(f"\\s*[0-9]{{1,{MAX_SEED_DIGITS}}}\\s*", text):
+        raise _bad(f"a whole number >= 0 of at most {MAX_SEED_DIGITS} digits", text)
     return int(text)
 
 
@@ -110,7 +114,7 @@ def _delay(text: str) -> float:
     except ValueError:
         delay = -1.0
     if not 0 <= delay <= 60:  # also rejects nan and inf
-        raise argparse.ArgumentTypeError(f"expected seconds from 0 to 60, got {text!r}")
+        raise _bad("seconds from 0 to 60", text)
     return delay
 
 
@@ -144,7 +148,9 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="colours: auto (on a terminal, unless NO_COLOR or TERM=dumb), always, never",
     )
-    parser.add_argument("--new", action="store_true", help="start a new game instead of resuming the saved one")
+    parser.add_argument(
+        "--new", action="store_true", help="start a new game instead of resuming the saved one (u brings it back)"
+    )
     return parser
 
 
@@ -178,7 +184,7 @@ def _isatty(stream: IO[Any]) -> bool:
 
 def _same_file(a: IO[Any], path: str) -> bool:
     try:
-        return os.path.samefile(a.fileno(), path) if hasattr(os.path, "samefile") else False
+        return os.path.samefile(a.fileno(), path)
     except (OSError, ValueError, TypeError, AttributeError):
         return False
 
@@ -186,57 +192,89 @@ def _same_file(a: IO[Any], path: str) -> bool:
 # -- recording --------------------------------------------------------------
 
 
+class RecordError(Exception):
+    """The --record file cannot be written at the start: a bad option."""
+
+
 class Recorder:
     """Writes the header and one character per action key, flushed as it goes,
-    so a killed game still leaves a usable recording."""
+    so a killed game still leaves a usable recording. A write that fails
+    mid-game (a full disk) stops the recording with one warning; the game
+    goes on."""
 
-    def __init__(self, stream: Optional[IO[str]]) -> None:
+    def __init__(self, stream: Optional[IO[str]], warn: Callable[[str], None]) -> None:
         self._stream = stream
+        self.warn = warn
 
     def start(self, seed: int, rows: int, cols: int, goal: int, keys: bytes = b"") -> None:
         """The header, and the keys already played (a resumed game is recorded whole)."""
         if self._stream is not None:
-            self._stream.write(format_header(seed, rows, cols, goal, __version__))
-            self._stream.write(keys.decode("ascii", "replace"))
-            self._stream.flush()
+            try:
+                self._stream.write(format_header(seed, rows, cols, goal, __version__))
+                self._stream.write(keys.decode("ascii", "replace"))
+                self._stream.flush()
+            except OSError as error:
+                raise RecordError(f"cannot write {self._stream.name!r}: {error.strerror or error}") from None
 
     def action(self, action: Action) -> None:
         if self._stream is not None:
-            self._stream.write(action.value)
-            self._stream.flush()
+            try:
+                self._stream.write(action.value)
+                self._stream.flush()
+            except OSError as error:
+                self.warn(f"cannot write the recording ({error.strerror or error}); recording stopped")
+                self._drop()
 
     def close(self) -> None:
         if self._stream is not None:
-            self._stream.write("\n")
+            with suppress(OSError):
+                self._stream.write("\n")
+            self._drop()
+
+    def _drop(self) -> None:
+        assert self._stream is not None
+        with suppress(OSError):
             self._stream.close()
-            self._stream = None
+        self._stream = None
 
 
 # -- output -------------------------------------------------------------------
 
 
 class Screen:
-    """Draws the session as frames, repainted in place."""
+    """Draws the session as frames on a terminal, repainted in place."""
 
     def __init__(
-        self, write: Callable[[str], None], size: Callable[[], Tuple[int, int]], depth: Any, hide_cursor: bool
-    ):
+        self,
+        write: Callable[[str], None],
+        size: Callable[[], Tuple[int, int]],
+        depth: Any,
+        env: Mapping[str, str],
+        legacy: bool = False,
+        replay: bool = False,
+    ) -> None:
         from .render import Repainter
 
         self._write = write
         self._size = size
         self._depth = depth
-        self._repainter = Repainter(hide_cursor=hide_cursor)
+        self._replay = replay
+        # TERM=dumb cannot move the cursor: frames then follow each other.
+        in_place = env.get("TERM") != "dumb"
+        self._repainter = Repainter(hide_cursor=in_place and not legacy, in_place=in_place)
         self.note = ""
+        self.fits = True  # the last frame showed the board, not "too small"
 
     def show(self, session: Session) -> None:
-        from .render import View, frame_lines
+        from .render import View, frame_lines, layout_for
 
         width, height = self._size()
-        lines = frame_lines(View.of(session, self.note), self._depth, width, height)
-        self._write(self._repainter.frame(lines, width))
+        view = View.of(session, self.note, self._replay)
+        self.fits = layout_for(view, width, height) is not None
+        self._write(self._repainter.frame(frame_lines(view, self._depth, width, height), width))
 
     def close(self) -> None:
+        """Leave the final frame on screen, the cursor shown, below it."""
         self._write(self._repainter.close())
 
 
@@ -255,6 +293,8 @@ def _read_header(reader: Any, wait: Optional[float]) -> Tuple[Optional[Header], 
     data = reader.read(timeout=wait)
     if not data:
         return None, b""
+    if data.startswith(BOM):  # as Notepad saves UTF-8
+        data = data[len(BOM) :]
     while data.startswith(b"#") and b"\n" not in data and len(data) < _MAX_HEADER:
         more = reader.read()
         if not more:
@@ -307,7 +347,7 @@ def play_piped(
     random_seed: Callable[[], int],
     sleep: Callable[[float], None] = time.sleep,
 ) -> int:
-    from .terminal import ChunkReader, terminal_size
+    from .terminal import ChunkReader, hangup_signals, quiet_terminal, shield_hangups, terminal_size, write_all
 
     reader = ChunkReader(stdin.fileno())
     regular_file = _is_regular_file(stdin)
@@ -327,42 +367,50 @@ def play_piped(
         emit_json(_start_event(game))
     elif _isatty(stdout):
         out_fd = stdout.fileno()
-        from .terminal import write_all
-
         screen = Screen(
             lambda text: write_all(out_fd, text.encode("utf-8", "replace")),
             lambda: terminal_size(out_fd),
             _color_depth(options, stdout, env),
-            hide_cursor=True,
+            env,
+            replay=True,
         )
         screen.note = f"replay · seed {game.seed}"
-        screen.show(session)
 
     def take(actions: List[Action]) -> bool:
         """Apply actions; False once the game is quit."""
         for action in actions:
+            if options.delay and (screen is not None or options.json):
+                sleep(options.delay)
             outcome: Outcome = session.apply(action)
             recorder.action(action)
             if options.json:
                 emit_json(event(game, ACTION_NAMES[action], outcome.moved, outcome.spawn))
             elif screen is not None:
-                if options.delay:
-                    sleep(options.delay)
                 screen.show(session)
             if session.quit:
                 return False
         return True
 
-    try:
+    def play() -> None:
         going = take(decoder.feed(pending))
         while going:
             data = reader.read()
             if not data:
                 break
             going = take(decoder.feed(data))
-    finally:
-        if screen is not None:
-            screen.close()
+
+    if screen is None:
+        play()
+    else:
+        # Drawing on a terminal: restore it (cursor, echo) whatever ends the replay.
+        with hangup_signals(), quiet_terminal(stdout.fileno()):
+            try:
+                screen.show(session)
+                play()
+            finally:
+                shield_hangups()
+                with suppress(OSError):
+                    screen.close()
     if not options.json and screen is None:
         from .render import View, summary_text
 
@@ -414,20 +462,28 @@ def play_terminal(
 
     keeper = Keeper(env, rows, cols, goal, warn_now)
     try:
-        # An explicit --seed asks for that game, like --new asks for a fresh one.
-        resumed = None if options.new or options.seed is not None else keeper.resume()
+        resumed = keeper.resume()
+        if resumed is not None and options.seed is not None:
+            # --seed asks for another game: the unfinished one is kept aside.
+            keeper.set_aside()
+            resumed = None
         if resumed is not None:
-            game, keys = resumed.game, resumed.keys
-            recorder.start(resumed.seed, rows, cols, goal, keys)
+            game = resumed.game
+            recorder.start(resumed.seed, rows, cols, goal, resumed.keys)
+            if options.new:
+                # A new game as the `r` key starts one: `u` brings the old back.
+                game.restart()
+                keeper.append(Action.RESTART)
+                recorder.action(Action.RESTART)
         else:
             seed = options.seed if options.seed is not None else random_seed()
-            game, keys = Game(rows, cols, goal, seed), b""
+            game = Game(rows, cols, goal, seed)
             keeper.begin(game)
             recorder.start(game.seed, rows, cols, goal)
         session = Session(game, keeper.best())
         for message in keeper.drain_warnings():
             warn_now(message)
-        keeper.warn = notes.append  # from here on the board is up: warn on it
+        keeper.warn = recorder.warn = notes.append  # from here on the board is up: warn on it
         return _terminal_loop(session, options, stdin, stdout, env, recorder, keeper, notes, open_console)
     finally:
         keeper.close()
@@ -444,6 +500,8 @@ def _terminal_loop(
     notes: List[str],
     open_console: Any,
 ) -> int:
+    from .terminal import ScreenHooks, shield_hangups
+
     decoder = KeyDecoder(comments=False)
     screen: Optional[Screen] = None
     stored_best = session.best
@@ -452,17 +510,24 @@ def _terminal_loop(
         if screen is not None:
             screen.show(session)
 
-    with open_console(stdin, stdout, on_resize=redraw) as console:
+    def leave() -> None:
+        if screen is not None:
+            screen.close()
+
+    with open_console(stdin, stdout, ScreenHooks(redraw, leave)) as console:
         screen = Screen(
             console.write,
             console.size,
             _color_depth(options, stdout, env, console.legacy),
-            hide_cursor=not console.legacy,
+            env,
+            legacy=console.legacy,
         )
         try:
             screen.show(session)
             while True:
                 for action in console.read_actions(decoder):
+                    if not screen.fits and action is not Action.QUIT:
+                        continue  # no playing blind while the board cannot be shown
                     outcome = session.apply(action)
                     recorder.action(action)
                     if outcome.moved:
@@ -479,9 +544,11 @@ def _terminal_loop(
                     stored_best = keeper.record_best(session.best)
                     session.best = max(session.best, stored_best)
         finally:
-            screen.close()
+            shield_hangups()
             if session.best > stored_best:
                 keeper.record_best(session.best)
+            with suppress(OSError, Hangup):  # the window may be gone already
+                screen.close()
     return EXIT_OK
 
 
@@ -500,7 +567,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     stderr = sys.stderr
     env = os.environ
     if stdin is None or stdout is None:
-        return _usage_error("no standard input or output", stderr)
+        stderr.write("ansi2048: error: no standard input or output\n")
+        return EXIT_ERROR
     record_stream: Optional[IO[str]] = None
     if options.record is not None:
         if _same_file(stdin, options.record):
@@ -509,13 +577,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             record_stream = open(options.record, "w", encoding="ascii", newline="\n")  # noqa: SIM115
         except OSError as error:
             return _usage_error(f"argument --record: cannot write {options.record!r}: {error.strerror}", stderr)
-    recorder = Recorder(record_stream)
+
+    def warn(message: str) -> None:
+        stderr.write(f"ansi2048: warning: {message}\n")
+
+    recorder = Recorder(record_stream, warn)
     try:
         # The keyboard game needs a terminal on both ends; anything else
         # (a pipe, a file, --json for a bot) is a stream of keys.
         if _isatty(stdin) and _isatty(stdout) and not options.json:
             return play_terminal(options, stdin, stdout, stderr, env, recorder, _random_seed)
         return play_piped(options, stdin, stdout, stderr, env, recorder, _random_seed)
+    except RecordError as error:
+        return _usage_error(f"argument --record: {error}", stderr)
     except BrokenPipeError:
         # The reader of our output left (a bot exited, `| head`): not an error.
         _silence_stdout()

@@ -15,9 +15,10 @@ from typing import Optional
 
 from .engine import MAX_SEED_DIGITS
 
-__all__ = ["MAGIC", "Header", "format_header", "parse_header"]
+__all__ = ["BOM", "MAGIC", "Header", "format_header", "parse_header"]
 
 MAGIC = "# ansi2048"
+BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark, as Notepad writes; skipped before a header
 _FIELD = re.compile(r"(\w+)=(\S+)")
 # ASCII digits only: str.isdigit() also accepts '²', which int() rejects.
 _NUMBER = re.compile(f"[0-9]{{1,{MAX_SEED_DIGITS}}}")

@@ -351,9 +351,10 @@ class View:
     status: Status
     over: bool = False  # no move left; may go with status WON ("won, and no moves left")
     note: str = ""  # one extra line, e.g. "replay 12/300" or a warning
+    replay: bool = False  # keys come from a pipe: the keys line says how to stop instead
 
     @classmethod
-    def of(cls, session: Session, note: str = "") -> View:
+    def of(cls, session: Session, note: str = "", replay: bool = False) -> View:
         """What the screen shows of ``session``."""
         game = session.game
         return cls(
@@ -367,6 +368,7 @@ class View:
             status=session.status,
             over=game.over,
             note=note,
+            replay=replay,
         )
 
 
@@ -610,8 +612,10 @@ def _status(view: View, glyphs: _Glyphs, depth: ColorDepth) -> List[List[Span]]:
     return [[(f" {text} ", style)] for text in texts]
 
 
-def _keys(glyphs: _Glyphs) -> List[List[Span]]:
+def _keys(glyphs: _Glyphs, replay: bool) -> List[List[Span]]:
     a, d = glyphs.arrows, glyphs.dot
+    if replay:  # the keyboard does not play a replay: only Ctrl-C stops it
+        return [[("replay " + d + " Ctrl-C stops", _PLAIN)], [("Ctrl-C stops", _PLAIN)]]
     texts = [
         f"{a} / wasd / hjkl move {d} u undo {d} r new game {d} q quit",
         f"{a} wasd hjkl move {d} u undo {d} r new {d} q quit",
@@ -668,7 +672,7 @@ def frame_lines(
     lines.append(_fit(_status(view, glyphs, depth), limit))
     if view.note:
         lines.append(_fit([[(_clean(view.note), _PLAIN)]], limit))
-    lines.append(_fit(_keys(glyphs), limit))
+    lines.append(_fit(_keys(glyphs, view.replay), limit))
     return [_paint(spans, depth) for spans in lines]
 
 
@@ -714,10 +718,13 @@ class Repainter:
     and flushes.
     """
 
-    def __init__(self, hide_cursor: bool = True) -> None:
-        # False on the legacy Windows console, where colorama prints
-        # ESC[?25l literally instead of hiding the cursor.
-        self._hide_cursor = hide_cursor
+    def __init__(self, hide_cursor: bool = True, in_place: bool = True) -> None:
+        # hide_cursor is False on the legacy Windows console, where colorama
+        # prints ESC[?25l literally instead of hiding the cursor. in_place is
+        # False for TERM=dumb, which cannot move the cursor: frames then
+        # follow each other down the screen, with no escape codes at all.
+        self._in_place = in_place
+        self._hide_cursor = hide_cursor and in_place
         self._hidden = False
         self._height = 0  # lines of the frame on screen; 0: none
         self._widths: List[int] = []  # their visible widths, for a resize
@@ -740,6 +747,9 @@ class Repainter:
         rest of the old line under it, and ``ESC[J`` what a taller frame left
         below. Lines are joined by ``\\n``: the terminal's output processing
         (ONLCR) makes that a carriage return too."""
+        if not self._in_place:
+            self._height = len(lines)
+            return ("\n" if self._height else "") + "\n".join(lines) + "\n"
         out: List[str] = []
         rows_on_screen = 0
         if self._height:
@@ -761,6 +771,9 @@ class Repainter:
     def close(self) -> str:
         """What to write at exit: reset colours, show the cursor again, and
         end the frame's last line so the shell prompt comes below the board."""
+        if not self._in_place:
+            self.reset()
+            return ""
         out = [SGR_RESET]
         if self._hidden:
             out.append(SHOW_CURSOR)

@@ -20,13 +20,13 @@ import sys
 import time
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from typing import IO, Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import IO, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from . import __version__
 from .engine import Game
 from .game import Session
 from .keys import Action, KeyDecoder
-from .recording import format_header, parse_header
+from .recording import BOM, format_header, parse_header
 
 __all__ = ["DataDir", "Keeper", "Resumed", "SaveFile", "config_key", "data_dir", "replay"]
 
@@ -91,48 +91,50 @@ class SaveFile:
                 data = stream.read()
         except FileNotFoundError:
             return None
+        if data.startswith(BOM):
+            data = data[len(BOM) :]
         first, newline, keys = data.partition(b"\n")
         header = parse_header(first.decode("utf-8", "replace")) if newline else None
         if header is None or header.seed is None:
             raise ValueError("no valid header")
         if (header.rows, header.cols, header.goal) != (self.rows, self.cols, self.goal):
             raise ValueError("header is for another board")
-        if header.version is None or _version_tuple(header.version) > _version_tuple(__version__):
+        if header.version is None:
+            raise ValueError("the header has no version")
+        if _version_tuple(header.version) > _version_tuple(__version__):
             raise ValueError(f"written by ansi2048 {header.version}, newer than this {__version__}")
+        actions = [a for a in KeyDecoder(comments=True).feed(keys) if a is not Action.QUIT]
         session = Session(Game(self.rows, self.cols, self.goal, header.seed))
-        replay(session, keys)
+        last_restart, seed_after_restart = -1, header.seed
+        for index, action in enumerate(actions):
+            session.apply(action)
+            if action is Action.RESTART:
+                last_restart, seed_after_restart = index, session.game.seed
         if session.game.over:
             return None
-        return Resumed(session.game, header.seed, keys)
+        resumed = Resumed(session.game, header.seed, keys)
+        if last_restart >= 0:
+            return self._compacted(resumed, seed_after_restart, actions[last_restart + 1 :])
+        return resumed
 
-    def compact(self, resumed: Resumed) -> Resumed:
-        """Drop the games before the last restart from the save, when the
-        game on the board does not reach back past it (an undo can bring an
-        earlier game back: then nothing is dropped). Keeps a save from
-        growing with every restart; what is lost is undoing past a restart
-        after quitting and coming back."""
-        actions = [a for a in KeyDecoder(comments=True).feed(resumed.keys) if a is not Action.QUIT]
-        if Action.RESTART not in actions:
-            return resumed
-        last = len(actions) - 1 - actions[::-1].index(Action.RESTART)
-        before = Session(Game(self.rows, self.cols, self.goal, resumed.seed))
-        for action in actions[: last + 1]:
-            before.apply(action)
-        seed = before.game.seed
+    def _compacted(self, resumed: Resumed, seed: int, since: Sequence[Action]) -> Resumed:
+        """Drop the games before the last restart from the save, if the game
+        on the board is the one that restart began (an undo can have brought
+        an earlier game back: then nothing is dropped). Keeps the save from
+        growing with every restart; what goes is undoing past that restart,
+        in this run too, so the screen and the save always agree."""
         after = Session(Game(self.rows, self.cols, self.goal, seed))
-        for action in actions[last + 1 :]:
+        for action in since:
             after.apply(action)
         if _state(after.game) != _state(resumed.game):
             return resumed
-        keys = "".join(a.value for a in actions[last + 1 :]).encode("ascii")
+        keys = "".join(a.value for a in since).encode("ascii")
         _atomic_write(self.path, _header(after.game, seed) + keys)
-        return Resumed(resumed.game, seed, keys)
+        return Resumed(after.game, seed, keys)
 
-    def quarantine(self, clock: Callable[[], float] = time.time) -> str:
+    def quarantine(self) -> str:
         """Move a bad save aside (never delete it); returns the new name."""
-        aside = f"{self.path}.bad-{int(clock())}"
-        os.replace(self.path, aside)
-        return aside
+        return _set_aside(self.path, "bad")
 
     def begin(self, game: Game, keys: bytes = b"") -> None:
         """Start the save for ``game`` (header + keys so far), atomically, and
@@ -158,6 +160,18 @@ class SaveFile:
             self._stream = None
 
 
+def _set_aside(path: str, why: str) -> str:
+    """Rename ``path`` to ``path.<why>-<time>`` (with a counter if that is
+    taken: two in one second must not overwrite each other); the new name."""
+    stem = f"{path}.{why}-{int(time.time())}"
+    aside, counter = stem, 1
+    while os.path.exists(aside):
+        counter += 1
+        aside = f"{stem}-{counter}"
+    os.replace(path, aside)
+    return aside
+
+
 def _header(game: Game, seed: int) -> bytes:
     return format_header(seed, game.rows, game.cols, game.goal, __version__).encode("ascii")
 
@@ -167,13 +181,18 @@ def _state(game: Game) -> Tuple[object, ...]:
     return (game.cells, game.score, game.moves, game.won, game.rng_state, game.seed, game.spawned)
 
 
-def _atomic_write(path: str, data: bytes) -> None:
+def _atomic_write(path: str, data: bytes, durable: bool = True) -> None:
+    """Temp file in the same directory, then ``os.replace``: readers see the
+    old file or the new one, whatever kills the process. ``durable`` also
+    fsyncs, against power loss; the best scores skip it, because they are
+    written on every move that raises the best and a sync can take ms."""
     temp = f"{path}.{os.getpid()}.tmp"
     try:
         with open(temp, "wb") as stream:
             stream.write(data)
             stream.flush()
-            os.fsync(stream.fileno())
+            if durable:
+                os.fsync(stream.fileno())
         os.replace(temp, path)
     finally:
         with suppress(FileNotFoundError):
@@ -245,9 +264,8 @@ class DataDir:
         return dict(data)
 
     def _quarantine_best(self, path: str, why: str) -> Dict[str, int]:
-        aside = f"{path}.bad-{int(time.time())}"
         try:
-            os.replace(path, aside)
+            aside = _set_aside(path, "bad")
         except OSError:
             self.warnings.append(f"best scores {path} {why}; ignoring it")
         else:
@@ -283,6 +301,7 @@ class DataDir:
             _atomic_write(
                 os.path.join(self.path, _BEST_FILE),
                 json.dumps(scores, indent=1, sort_keys=True).encode("utf-8") + b"\n",
+                durable=False,
             )
             return score
 
@@ -314,44 +333,62 @@ class Keeper:
 
     def resume(self) -> Optional[Resumed]:
         """The saved game, if there is one to resume; the save then goes on
-        from where it stopped."""
+        from where it stopped. A save that cannot be read or written is left
+        as it is and this game is not saved: it must never be overwritten."""
         if self._save is None:
             return None
+        save = self._save
         try:
-            resumed = self._save.load()
-            if resumed is not None:
-                resumed = self._save.compact(resumed)
-                self._save.open_for_append()
-            return resumed
+            resumed = save.load()
         except ValueError as error:
             try:
-                aside = self._save.quarantine()
+                aside = f"kept as {save.quarantine()}"
             except OSError:
-                aside = "where it was"
-            self.warn(f"saved game {self._save.path} is unusable ({error}); kept {aside}, starting a new game")
+                aside = "left where it is"
+            self.warn(f"saved game {save.path} is unusable ({error}); {aside}, starting a new game")
+            return None
         except OSError as error:
-            self.warn(f"cannot read saved game {self._save.path} ({error.strerror}); starting a new game")
-        return None
+            self._stop_saving(f"cannot read saved game {save.path} ({error.strerror or error})")
+            return None
+        if resumed is not None:
+            try:
+                save.open_for_append()
+            except OSError as error:
+                self._stop_saving(f"cannot write saved game {save.path} ({error.strerror or error})")
+        return resumed
+
+    def set_aside(self) -> None:
+        """Keep the resumed game's save under another name (``--seed`` asks for
+        a different game; the unfinished one must not be lost)."""
+        if self._save is None:
+            return
+        self._save.close()
+        try:
+            aside = _set_aside(self._save.path, "unfinished")
+        except OSError as error:
+            self._stop_saving(f"cannot move the saved game aside ({error.strerror or error})")
+        else:
+            self.warn(f"your unfinished game was kept as {aside}")
 
     def begin(self, game: Game, keys: bytes = b"") -> None:
         if self._save is not None:
             try:
                 self._save.begin(game, keys)
             except OSError as error:
-                self._stop_saving(error)
+                self._stop_saving(f"cannot write the saved game ({error.strerror or error})")
 
     def append(self, action: Action) -> None:
         if self._save is not None:
             try:
                 self._save.append(action)
             except OSError as error:
-                self._stop_saving(error)
+                self._stop_saving(f"cannot write the saved game ({error.strerror or error})")
 
-    def _stop_saving(self, error: OSError) -> None:
-        self.warn(f"cannot write the saved game ({error.strerror or error}); no longer saving")
-        assert self._save is not None
-        self._save.close()
-        self._save = None
+    def _stop_saving(self, why: str) -> None:
+        self.warn(f"{why}; this game will not be saved")
+        if self._save is not None:
+            self._save.close()
+            self._save = None
 
     def best(self) -> int:
         if self._store is None:
@@ -365,11 +402,14 @@ class Keeper:
         if self._store is None:
             return score
         try:
-            return self._store.record_best(self._key, score)
+            best = self._store.record_best(self._key, score)
         except OSError as error:
             self.warn(f"cannot write best scores ({error.strerror or error})")
             self._store = None
             return score
+        for warning in self.drain_warnings():  # e.g. a best.json broken meanwhile
+            self.warn(warning)
+        return best
 
     def drain_warnings(self) -> List[str]:
         if self._store is None:

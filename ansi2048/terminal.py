@@ -4,6 +4,7 @@ importing this module costs nothing and works everywhere."""
 
 from __future__ import annotations
 
+import errno
 import os
 import queue
 import signal
@@ -11,16 +12,19 @@ import sys
 import threading
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import IO, Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from .keys import Action, KeyDecoder
 
 __all__ = [
     "ChunkReader",
     "Console",
-    "ConsoleKeys",
     "Hangup",
+    "ScreenHooks",
+    "hangup_signals",
     "open_console",
+    "quiet_terminal",
+    "shield_hangups",
     "terminal_size",
     "write_all",
 ]
@@ -99,7 +103,7 @@ class ChunkReader:
 
 @dataclass
 class Console:
-    """An interactive terminal session: keys in, frames out, size, resizes."""
+    """An interactive terminal session: keys in, frames out, size."""
 
     read_actions: Callable[[KeyDecoder], List[Action]]
     write: Callable[[str], None]
@@ -107,25 +111,67 @@ class Console:
     legacy: bool  # colorama wraps stdout (old Windows console): 16 colours, no private modes
 
 
-ConsoleKeys = Callable[[KeyDecoder], List[Action]]
+@dataclass(frozen=True)
+class ScreenHooks:
+    """What the console asks of the screen, from its read loop (never from a
+    signal handler): ``redraw`` after a resize or on coming back from a
+    suspend; ``leave`` before the terminal is handed back (Ctrl-Z)."""
+
+    redraw: Callable[[], None]
+    leave: Callable[[], None]
 
 
 @contextmanager
-def open_console(stdin: IO[Any], stdout: IO[Any], on_resize: Callable[[], None]) -> Iterator[Console]:
+def open_console(stdin: IO[Any], stdout: IO[Any], hooks: ScreenHooks) -> Iterator[Console]:
     """Enter the terminal for the whole session and restore it on every exit.
-
-    The platform is chosen once, here. ``on_resize`` is called (from the read
-    loop, never from a signal handler) when the window changed size."""
+    The platform is chosen once, here."""
     if sys.platform == "win32":
-        with _windows_console(stdout, on_resize) as console:
+        with _windows_console(stdout, hooks) as console:
             yield console
     else:
-        with _posix_console(stdin, stdout, on_resize) as console:
+        with _posix_console(stdin, stdout, hooks) as console:
             yield console
 
 
+def _hangup_signals() -> List[int]:
+    return [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+
+
 @contextmanager
-def _posix_console(stdin: IO[Any], stdout: IO[Any], on_resize: Callable[[], None]) -> Iterator[Console]:
+def hangup_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise :class:`Hangup` for the duration, so every
+    ``finally`` runs and the terminal is restored."""
+
+    def hang_up(signum: int, frame: Any) -> None:
+        raise Hangup(signum)
+
+    previous = {signum: signal.getsignal(signum) for signum in _hangup_signals()}
+    try:
+        for signum in previous:
+            signal.signal(signum, hang_up)
+        yield
+    finally:
+        restore_signals(previous)
+
+
+def shield_hangups() -> None:
+    """Ignore SIGTERM and SIGHUP from here on (until ``hangup_signals`` ends):
+    called first thing when restoring, so a second signal cannot cut it short."""
+    for signum in _hangup_signals():
+        signal.signal(signum, signal.SIG_IGN)
+
+
+def restore_signals(previous: Mapping[Any, Any]) -> None:
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)
+
+
+def _terminal_gone(error: OSError) -> bool:
+    return error.errno in (errno.EIO, errno.ENXIO, errno.EPIPE)
+
+
+@contextmanager
+def _posix_console(stdin: IO[Any], stdout: IO[Any], hooks: ScreenHooks) -> Iterator[Console]:
     import select
     import termios
 
@@ -134,7 +180,8 @@ def _posix_console(stdin: IO[Any], stdout: IO[Any], on_resize: Callable[[], None
     saved = termios.tcgetattr(in_fd)
     mode = termios.tcgetattr(in_fd)
     # cbreak without signals: no line buffering, no echo, and Ctrl-C arrives
-    # as a byte the decoder maps to quit. Output processing (ONLCR) stays on.
+    # as a byte the decoder maps to quit (Ctrl-Z as one we handle here).
+    # Output processing (ONLCR) stays on.
     mode[3] &= ~(termios.ICANON | termios.ECHO | termios.ISIG | termios.IEXTEN)
     mode[0] &= ~(termios.IXON | termios.ICRNL)
     mode[6][termios.VMIN] = 1
@@ -143,71 +190,127 @@ def _posix_console(stdin: IO[Any], stdout: IO[Any], on_resize: Callable[[], None
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_r, False)
     os.set_blocking(wake_w, False)
-    resized = False
+    pending = set()  # signals seen by the handlers, acted on by the read loop
 
-    def note_resize(signum: int, frame: Any) -> None:
-        nonlocal resized
-        resized = True
+    def note(signum: int, frame: Any) -> None:
+        pending.add(signum)
 
-    def hang_up(signum: int, frame: Any) -> None:
-        raise Hangup(signum)
-
-    handled = (signal.SIGWINCH, signal.SIGTERM, signal.SIGHUP)
-    previous = {signum: signal.getsignal(signum) for signum in handled}
+    noted = (signal.SIGWINCH, signal.SIGTSTP, signal.SIGCONT)
+    previous = {signum: signal.getsignal(signum) for signum in noted}
     previous_wakeup = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
 
+    def suspend() -> None:
+        """Ctrl-Z: hand the terminal back as it was, stop the job like the
+        terminal would, and take the terminal again on ``fg``."""
+        hooks.leave()
+        termios.tcsetattr(in_fd, termios.TCSADRAIN, saved)
+        signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+        os.killpg(os.getpgrp(), signal.SIGTSTP)  # stops here until SIGCONT
+        signal.signal(signal.SIGTSTP, note)
+        termios.tcsetattr(in_fd, termios.TCSANOW, mode)
+        pending.discard(signal.SIGCONT)
+        hooks.redraw()
+
+    def handle_signals() -> None:
+        if signal.SIGTSTP in pending:
+            pending.discard(signal.SIGTSTP)
+            suspend()
+        if signal.SIGCONT in pending:  # stopped by someone else: take the terminal again
+            pending.discard(signal.SIGCONT)
+            termios.tcsetattr(in_fd, termios.TCSANOW, mode)
+            hooks.leave()
+            hooks.redraw()
+        if signal.SIGWINCH in pending:
+            pending.discard(signal.SIGWINCH)
+            hooks.redraw()
+
     def read_actions(decoder: KeyDecoder) -> List[Action]:
-        """Block until at least one action, or a resize (then an empty list)."""
-        nonlocal resized
+        """Block until at least one action."""
         while True:
             timeout = ESC_TIMEOUT if decoder.pending else None
             ready, _, _ = select.select([in_fd, wake_r], [], [], timeout)
             if wake_r in ready:
-                while True:
-                    try:
-                        if not os.read(wake_r, 512):
-                            break
-                    except BlockingIOError:
-                        break
-            if resized:
-                resized = False
-                on_resize()
+                with suppress(BlockingIOError):
+                    while os.read(wake_r, 512):
+                        pass
+            handle_signals()
             if in_fd in ready:
-                data = os.read(in_fd, 4096)
+                try:
+                    data = os.read(in_fd, 4096)
+                except OSError as error:
+                    if _terminal_gone(error):
+                        raise Hangup(signal.SIGHUP) from None
+                    raise
                 if not data:  # the terminal went away
                     raise Hangup(signal.SIGHUP)
-                actions = decoder.feed(data)
+                before, ctrl_z, after = data.partition(b"\x1a")
+                actions = decoder.feed(before)
+                if ctrl_z:
+                    suspend()
+                    actions += decoder.feed(after)
                 if actions:
                     return actions
             elif not ready:
                 decoder.flush()  # the ESC stood alone
 
     def write(text: str) -> None:
-        write_all(out_fd, text.encode("utf-8", "replace"))
+        try:
+            write_all(out_fd, text.encode("utf-8", "replace"))
+        except OSError as error:
+            if _terminal_gone(error):  # the window was closed
+                raise Hangup(signal.SIGHUP) from None
+            raise
 
     try:
-        # TCSANOW, never TCSAFLUSH: keys typed ahead of the switch are kept.
-        termios.tcsetattr(in_fd, termios.TCSANOW, mode)
-        signal.signal(signal.SIGWINCH, note_resize)
-        signal.signal(signal.SIGTERM, hang_up)
-        signal.signal(signal.SIGHUP, hang_up)
-        yield Console(read_actions, write, lambda: terminal_size(out_fd), legacy=False)
+        with hangup_signals():
+            try:
+                # TCSANOW, never TCSAFLUSH: keys typed ahead of the switch are kept.
+                termios.tcsetattr(in_fd, termios.TCSANOW, mode)
+                for signum in noted:
+                    signal.signal(signum, note)
+                yield Console(read_actions, write, lambda: terminal_size(out_fd), legacy=False)
+            finally:
+                shield_hangups()
+                for signum in noted:
+                    signal.signal(signum, signal.SIG_IGN if signum != signal.SIGCONT else signal.SIG_DFL)
+                # If the terminal hung up there is nothing left to restore.
+                with suppress(termios.error, OSError):
+                    termios.tcsetattr(in_fd, termios.TCSADRAIN, saved)
     finally:
-        # Signals first: a second SIGTERM must not interrupt the restore.
-        for signum in handled:
-            signal.signal(signum, signal.SIG_IGN)
-        # If the terminal hung up there is nothing left to restore.
-        with suppress(termios.error, OSError):
-            termios.tcsetattr(in_fd, termios.TCSADRAIN, saved)
         signal.set_wakeup_fd(previous_wakeup)
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        restore_signals(previous)
         os.close(wake_r)
         os.close(wake_w)
 
 
 @contextmanager
-def _windows_console(stdout: IO[Any], on_resize: Callable[[], None]) -> Iterator[Console]:
+def quiet_terminal(fd: int) -> Iterator[None]:
+    """While a replay is drawn on the terminal ``fd``, keys typed there are
+    not echoed into the frames; what was typed is dropped at the end (it was
+    typed at the replay, not at the shell). POSIX only; elsewhere a no-op."""
+    if sys.platform == "win32":
+        yield
+        return
+    import termios
+
+    try:
+        saved = termios.tcgetattr(fd)
+    except (termios.error, OSError):
+        yield
+        return
+    quiet = termios.tcgetattr(fd)
+    quiet[3] &= ~termios.ECHO
+    try:
+        termios.tcsetattr(fd, termios.TCSANOW, quiet)
+        yield
+    finally:
+        with suppress(termios.error, OSError):
+            termios.tcflush(fd, termios.TCIFLUSH)
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+@contextmanager
+def _windows_console(stdout: IO[Any], hooks: ScreenHooks) -> Iterator[Console]:
     import msvcrt  # type: ignore[import-not-found,unused-ignore]
     import time
 
@@ -241,7 +344,7 @@ def _windows_console(stdout: IO[Any], on_resize: Callable[[], None]) -> Iterator
             now = terminal_size(1)
             if now != size[0]:
                 size[0] = now
-                on_resize()
+                hooks.redraw()
         actions = read_key(decoder)
         while msvcrt.kbhit():  # type: ignore[attr-defined,unused-ignore]
             actions += read_key(decoder)

@@ -175,6 +175,20 @@ def test_bad_options_get_one_line_and_status_2(args: list, option: str) -> None:
     assert option in err and "Traceback" not in err
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+def test_a_record_file_that_cannot_be_written_is_a_bad_option() -> None:
+    result = run_cli(["--record", "/dev/full"], b"wasd")
+    err = result.stderr.decode()
+    assert result.returncode == 2
+    assert len(err.strip().splitlines()) == 1 and "--record" in err and "Traceback" not in err
+
+
+def test_a_byte_order_mark_before_the_header_is_skipped() -> None:
+    recording = b"\xef\xbb\xbf# ansi2048 version=0.1.0 seed=7 size=3x3 goal=64\nwasd"
+    events = json_lines(run_cli(["--json"], recording).stdout)
+    assert events[0]["seed"] == 7 and len(events[0]["board"]) == 3
+
+
 def test_record_refuses_to_overwrite_its_own_input(tmp_path: Path) -> None:
     path = tmp_path / "game.keys"
     path.write_bytes(b"# ansi2048 version=0.1.0 seed=7 size=4x4 goal=2048\nwasd")

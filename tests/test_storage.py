@@ -228,3 +228,85 @@ def test_a_restart_that_was_undone_is_not_dropped(tmp_path: Path) -> None:
     resumed = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, print).resume()
     assert resumed is not None and resumed.game.board == expected.board
     assert path.read_text().endswith(keys)
+
+
+def test_undo_after_a_compacted_resume_stops_at_the_restart(tmp_path: Path) -> None:
+    keys = "awd" + "r" + "sawd"
+    path = _save_with(tmp_path, 9, keys)
+    keeper = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, print)
+    resumed = keeper.resume()
+    assert resumed is not None
+    session = Session(resumed.game)
+    undone = 0
+    while session.apply(Action.UNDO).moved:
+        keeper.append(Action.UNDO)
+        undone += 1
+    keeper.close()
+    # back to the restart's own start, not into the game before it
+    assert resumed.game.seed != 9
+    assert undone == _expected(9, keys).moves
+    again = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, print)
+    assert (r := again.resume()) is not None and r.game.board == resumed.game.board
+    again.close()
+    assert "seed=9 " not in path.read_text()
+
+
+def test_a_save_that_cannot_be_appended_to_is_left_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _save_with(tmp_path, 3, "wasd")
+    before = path.read_bytes()
+
+    def refuse(self: SaveFile) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(SaveFile, "open_for_append", refuse)
+    warnings: List[str] = []
+    keeper = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, warnings.append)
+    resumed = keeper.resume()
+    assert resumed is not None  # the game is still played
+    keeper.begin(Game(seed=1))  # what a caller might do next: must not overwrite
+    keeper.append(Action.UP)
+    keeper.close()
+    assert path.read_bytes() == before
+    assert len(warnings) == 1 and "not be saved" in warnings[0]
+
+
+def test_setting_a_game_aside_keeps_it(tmp_path: Path) -> None:
+    path = _save_with(tmp_path, 3, "wasd")
+    before = path.read_bytes()
+    warnings: List[str] = []
+    keeper = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, warnings.append)
+    assert keeper.resume() is not None
+    keeper.set_aside()
+    keeper.begin(Game(seed=5))
+    keeper.close()
+    kept = [p for p in tmp_path.iterdir() if ".unfinished-" in p.name]
+    assert len(kept) == 1 and kept[0].read_bytes() == before
+    assert "seed=5 " in path.read_text()
+    assert len(warnings) == 1 and kept[0].name in warnings[0]
+
+
+def test_a_best_file_broken_during_play_is_reported(tmp_path: Path) -> None:
+    warnings: List[str] = []
+    keeper = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, warnings.append)
+    keeper.record_best(10)
+    (tmp_path / "best.json").write_text("garbage")
+    assert keeper.record_best(20) == 20
+    keeper.close()
+    assert len(warnings) == 1 and "best scores" in warnings[0]
+    assert any(p.name.startswith("best.json.bad-") for p in tmp_path.iterdir())
+
+
+def test_two_bad_files_in_one_second_are_both_kept(tmp_path: Path) -> None:
+    for content in (b"first", b"second"):
+        save = DataDir(str(tmp_path)).save_file(4, 4, 2048)
+        Path(save.path).write_bytes(content)
+        save.quarantine()
+    kept = sorted(p.read_bytes() for p in tmp_path.iterdir() if ".bad-" in p.name)
+    assert kept == [b"first", b"second"]
+
+
+def test_a_save_with_a_byte_order_mark_resumes(tmp_path: Path) -> None:
+    path = tmp_path / "game-4x4-2048.keys"
+    path.write_bytes(b"\xef\xbb\xbf# ansi2048 version=0.1.0 seed=4 size=4x4 goal=2048\nwasd")
+    resumed = DataDir(str(tmp_path)).save_file(4, 4, 2048).load()
+    assert resumed is not None and resumed.game.board == _expected(4, "wasd").board

@@ -297,3 +297,99 @@ def test_a_resumed_game_is_recorded_whole(tmp_path: Path, data: Path) -> None:
     replayed = json_lines(run_cli(["--json"], record.read_bytes()).stdout)
     assert replayed[0]["seed"] == 4
     assert replayed[-1]["board"] == shown
+
+
+def test_closing_the_window_is_a_hangup_not_a_crash(tmp_path: Path, data: Path) -> None:
+    status_file, errors = tmp_path / "status", tmp_path / "stderr"
+    # The wrapper ignores SIGHUP so it outlives the closed terminal and can
+    # report how the game ended; the game installs its own handler.
+    wrapper = (
+        "import signal, subprocess, sys\n"
+        "signal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
+        f"with open({str(errors)!r}, 'wb') as err:\n"
+        "    code = subprocess.call([sys.executable, '-m', 'ansi2048', '--seed', '7', '--new'], stderr=err)\n"
+        f"open({str(status_file)!r}, 'w').write(str(code))\n"
+    )
+    child = pexpect.spawn(sys.executable, ["-c", wrapper], env=game_env(data), dimensions=(HEIGHT, WIDTH), timeout=20)
+    child.expect(FRAME_END)
+    child.send("aw")
+    child.expect(FRAME_END)
+    child.close(force=False)  # close the pty master: the window is gone
+    deadline = time.monotonic() + 10
+    while not status_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert status_file.read_text() == str(128 + signal.SIGHUP)
+    assert errors.read_bytes() == b""
+
+
+def test_ctrl_z_hands_the_terminal_back_and_fg_takes_it_again(tmp_path: Path, data: Path) -> None:
+    shell = pexpect.spawn(
+        "/bin/bash",
+        ["--norc", "--noprofile", "-i"],
+        env=dict(game_env(data), PS1="$ "),
+        dimensions=(HEIGHT, WIDTH),
+        timeout=20,
+    )
+    shell.delaybeforesend = None
+    shell.expect_exact("$ ")
+    shell.sendline(f"stty -g > {tmp_path / 'before'}; {sys.executable} -m ansi2048 --seed 7 --new")
+    shell.expect(FRAME_END)
+    shell.send("a")
+    shell.expect(FRAME_END)
+    shell.send("\x1a")
+    shell.expect("Stopped")
+    shell.expect_exact("$ ")
+    shell.sendline(f"stty -g > {tmp_path / 'during'}; fg")
+    shell.expect(FRAME_END)
+    shell.send("w")
+    shell.expect(FRAME_END)
+    shell.send("q")
+    shell.expect_exact("$ ")
+    shell.sendline(f"stty -g > {tmp_path / 'after'}; exit")
+    shell.expect(pexpect.EOF)
+    before = (tmp_path / "before").read_text()
+    assert (tmp_path / "during").read_text() == before == (tmp_path / "after").read_text()
+
+
+def test_a_replay_on_the_terminal_restores_it_when_killed(tmp_path: Path) -> None:
+    keys = tmp_path / "game.keys"
+    keys.write_text("# ansi2048 version=0.1.0 seed=9 size=4x4 goal=2048\n" + "wasd" * 50)
+    before, after = tmp_path / "before", tmp_path / "after"
+    script = (
+        f'stty -g > "{before}"; "{sys.executable}" -m ansi2048 --delay 0.2 < "{keys}"; stty -g > "{after}"; echo DONE'
+    )
+    child = pexpect.spawn("/bin/sh", ["-c", script], env=game_env(tmp_path), dimensions=(HEIGHT, WIDTH), timeout=20)
+    child.expect("Ctrl-C stops")
+    child.expect("Ctrl-C stops")
+    pid = int(Path(f"/proc/{child.pid}/task/{child.pid}/children").read_text().split()[0])
+    os.kill(pid, signal.SIGTERM)
+    child.expect("DONE")
+    output = child.before
+    assert before.read_text() == after.read_text()
+    assert output.rfind(b"\x1b[?25h") > output.rfind(b"\x1b[?25l")
+
+
+def test_a_dumb_terminal_gets_frames_without_escape_codes(tmp_path: Path, data: Path) -> None:
+    env = dict(game_env(data), TERM="dumb")
+    child = pexpect.spawn(
+        sys.executable, ["-m", "ansi2048", "--seed", "7", "--new"], env=env, dimensions=(HEIGHT, WIDTH), timeout=20
+    )
+    child.expect("q quit")
+    child.send("a")
+    child.expect("q quit")
+    child.send("q")
+    child.expect(pexpect.EOF)
+    assert b"\x1b" not in child.before
+
+
+def test_keys_are_not_played_while_the_board_cannot_be_shown(tmp_path: Path, data: Path) -> None:
+    record = tmp_path / "small.keys"
+    run = Run(tmp_path, ["--seed", "7", "--new", "--record", str(record)], data, width=20, height=6)
+    run.child.expect("too small")
+    run.child.send("wasdwasd")
+    time.sleep(0.3)
+    run.child.setwinsize(HEIGHT, WIDTH)
+    run.frame()
+    run.child.send("q")
+    run.finish()
+    assert record.read_text().splitlines()[1] == "q"

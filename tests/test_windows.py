@@ -24,6 +24,9 @@ _CONVERTIBLE_SGR = {0, 1, 2, 22, 39, 49, *range(30, 38), *range(40, 48), *range(
 _CSI = re.compile(r"\x1b\[([0-9;?]*)([A-Za-z])")
 
 
+HOOKS = terminal.ScreenHooks(redraw=lambda: None, leave=lambda: None)
+
+
 class FakeMsvcrt(types.ModuleType):
     """The part of msvcrt readchar and ansi2048 use: a queue of wide chars."""
 
@@ -60,7 +63,7 @@ def read_all(console: terminal.Console, fake: FakeMsvcrt) -> List[Action]:
 def test_console_keys_map_to_the_same_actions(windows: FakeMsvcrt) -> None:
     # Arrows come from getwch as a 0x00 or 0xE0 prefix and a scan code.
     windows.pending.extend("\x00H\xe0P\x00K\x00Mwasdhjkl\x00;uRq\x03")
-    with terminal._windows_console(io.StringIO(), on_resize=lambda: None) as console:
+    with terminal._windows_console(io.StringIO(), HOOKS) as console:
         actions = read_all(console, windows)
     assert actions == [
         Action.UP, Action.DOWN, Action.LEFT, Action.RIGHT,
@@ -72,7 +75,7 @@ def test_console_keys_map_to_the_same_actions(windows: FakeMsvcrt) -> None:
 
 def test_typed_ahead_keys_come_in_one_batch(windows: FakeMsvcrt) -> None:
     windows.pending.extend("wasdwasd")
-    with terminal._windows_console(io.StringIO(), on_resize=lambda: None) as console:
+    with terminal._windows_console(io.StringIO(), HOOKS) as console:
         first = console.read_actions(KeyDecoder(comments=False))
     assert len(first) == 8
 
@@ -93,10 +96,10 @@ def test_legacy_console_frames_hold_only_what_colorama_converts(
 
     monkeypatch.setattr(colorama, "just_fix_windows_console", wrap_like_a_legacy_console)
     monkeypatch.setattr(sys, "stdout", sys.stdout)
-    with terminal._windows_console(io.StringIO(), on_resize=lambda: None) as console:
+    with terminal._windows_console(io.StringIO(), HOOKS) as console:
         assert console.legacy
         depth = _color_depth(Options(color="always"), written, {"COLORTERM": "truecolor"}, legacy=True)
-        screen = Screen(console.write, lambda: (80, 30), depth, hide_cursor=not console.legacy)
+        screen = Screen(console.write, lambda: (80, 30), depth, {}, legacy=console.legacy)
         session = Session(Game(seed=4))
         for direction in ("left", "up", "right", "down") * 10:
             session.game.move(direction)
