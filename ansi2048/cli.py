@@ -36,6 +36,8 @@ DEFAULT_GOAL = 2048
 # that a bot waiting for the start object does not notice.
 HEADER_WAIT = 0.5
 _MAX_HEADER = 4096
+# Seconds between writes of a rising best score during play (see _terminal_loop).
+BEST_WRITE_INTERVAL = 1.0
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -499,12 +501,14 @@ def _terminal_loop(
     keeper: Any,
     notes: List[str],
     open_console: Any,
+    clock: Callable[[], float] = time.monotonic,
 ) -> int:
     from .terminal import ScreenHooks, shield_hangups
 
     decoder = KeyDecoder(comments=False)
     screen: Optional[Screen] = None
     stored_best = session.best
+    best_written_at = clock()
 
     def redraw() -> None:
         if screen is not None:
@@ -540,9 +544,13 @@ def _terminal_loop(
                 screen.show(session)
                 if session.quit:
                     break
-                if session.best > stored_best:
+                # The best score is written at most once a second (a write
+                # costs up to ~10 ms here) and at the end; if the game is
+                # killed in between, resuming the save recovers it.
+                if session.best > stored_best and clock() - best_written_at >= BEST_WRITE_INTERVAL:
                     stored_best = keeper.record_best(session.best)
                     session.best = max(session.best, stored_best)
+                    best_written_at = clock()
         finally:
             shield_hangups()
             if session.best > stored_best:

@@ -63,6 +63,7 @@ class Resumed:
     game: Game
     seed: int  # the seed in the save's header: with ``keys`` it recreates ``game``
     keys: bytes  # the saved keys, for --record to write the whole game
+    best_seen: int = 0  # the highest score the saved keys reached, in any game
 
 
 def _version_tuple(version: str) -> Tuple[int, ...]:
@@ -112,7 +113,9 @@ class SaveFile:
                 last_restart, seed_after_restart = index, session.game.seed
         if session.game.over:
             return None
-        resumed = Resumed(session.game, header.seed, keys)
+        # The log holds every score it reached: a best that a killed game had
+        # not written yet is recovered here.
+        resumed = Resumed(session.game, header.seed, keys, session.best)
         if last_restart >= 0:
             return self._compacted(resumed, seed_after_restart, actions[last_restart + 1 :])
         return resumed
@@ -130,7 +133,7 @@ class SaveFile:
             return resumed
         keys = "".join(a.value for a in since).encode("ascii")
         _atomic_write(self.path, _header(after.game, seed) + keys)
-        return Resumed(after.game, seed, keys)
+        return Resumed(after.game, seed, keys, resumed.best_seen)
 
     def quarantine(self) -> str:
         """Move a bad save aside (never delete it); returns the new name."""
@@ -351,6 +354,7 @@ class Keeper:
             self._stop_saving(f"cannot read saved game {save.path} ({error.strerror or error})")
             return None
         if resumed is not None:
+            self.record_best(resumed.best_seen)
             try:
                 save.open_for_append()
             except OSError as error:
@@ -399,6 +403,7 @@ class Keeper:
             return 0
 
     def record_best(self, score: int) -> int:
+        """Raise the stored best to ``score``; the best now stored."""
         if self._store is None:
             return score
         try:

@@ -310,3 +310,15 @@ def test_a_save_with_a_byte_order_mark_resumes(tmp_path: Path) -> None:
     path.write_bytes(b"\xef\xbb\xbf# ansi2048 version=0.1.0 seed=4 size=4x4 goal=2048\nwasd")
     resumed = DataDir(str(tmp_path)).save_file(4, 4, 2048).load()
     assert resumed is not None and resumed.game.board == _expected(4, "wasd").board
+
+
+def test_a_best_the_killed_game_had_not_written_is_recovered_on_resume(tmp_path: Path) -> None:
+    keys = "wasdwasdwasd" + "r" + "ww"
+    _save_with(tmp_path, 12, keys)
+    session = Session(Game(seed=12))
+    replay(session, keys.encode())
+    assert session.best > session.game.score  # the best came from the game before the restart
+    keeper = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, print)
+    assert keeper.resume() is not None
+    assert keeper.best() == session.best
+    keeper.close()
