@@ -343,7 +343,7 @@ def play_piped(
     options: Options,
     stdin: IO[Any],
     stdout: IO[str],
-    stderr: IO[str],
+    warn: Callable[[str], None],
     env: Mapping[str, str],
     recorder: Recorder,
     random_seed: Callable[[], int],
@@ -354,10 +354,6 @@ def play_piped(
     reader = ChunkReader(stdin.fileno())
     regular_file = _is_regular_file(stdin)
     header, pending = _read_header(reader, None if regular_file else HEADER_WAIT)
-
-    def warn(message: str) -> None:
-        stderr.write(f"ansi2048: warning: {message}\n")
-
     game = _resolve(options, header, random_seed, warn)
     session = Session(game)
     recorder.start(game.seed, game.rows, game.cols, game.goal)
@@ -447,7 +443,7 @@ def play_terminal(
     options: Options,
     stdin: IO[Any],
     stdout: IO[str],
-    stderr: IO[str],
+    warn: Callable[[str], None],
     env: Mapping[str, str],
     recorder: Recorder,
     random_seed: Callable[[], int],
@@ -458,11 +454,7 @@ def play_terminal(
     rows, cols, goal = options.rows or DEFAULT_SIZE, options.cols or DEFAULT_SIZE, options.goal or DEFAULT_GOAL
     notes: List[str] = []  # shown under the board once play has started
 
-    def warn_now(message: str) -> None:
-        stderr.write(f"ansi2048: warning: {message}\n")
-        stderr.flush()
-
-    keeper = Keeper(env, rows, cols, goal, warn_now)
+    keeper = Keeper(env, rows, cols, goal, warn)
     try:
         resumed = keeper.resume()
         if resumed is not None and options.seed is not None:
@@ -484,7 +476,7 @@ def play_terminal(
             recorder.start(game.seed, rows, cols, goal)
         session = Session(game, keeper.best())
         for message in keeper.drain_warnings():
-            warn_now(message)
+            warn(message)
         keeper.warn = recorder.warn = notes.append  # from here on the board is up: warn on it
         return _terminal_loop(session, options, stdin, stdout, env, recorder, keeper, notes, open_console)
     finally:
@@ -588,14 +580,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     def warn(message: str) -> None:
         stderr.write(f"ansi2048: warning: {message}\n")
+        stderr.flush()
 
     recorder = Recorder(record_stream, warn)
     try:
         # The keyboard game needs a terminal on both ends; anything else
         # (a pipe, a file, --json for a bot) is a stream of keys.
         if _isatty(stdin) and _isatty(stdout) and not options.json:
-            return play_terminal(options, stdin, stdout, stderr, env, recorder, _random_seed)
-        return play_piped(options, stdin, stdout, stderr, env, recorder, _random_seed)
+            return play_terminal(options, stdin, stdout, warn, env, recorder, _random_seed)
+        return play_piped(options, stdin, stdout, warn, env, recorder, _random_seed)
     except RecordError as error:
         return _usage_error(f"argument --record: {error}", stderr)
     except BrokenPipeError:
