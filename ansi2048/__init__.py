@@ -4,10 +4,54 @@
 >>> game = Game(rows=4, cols=4, goal=2048, seed=7)
 >>> game.move(Direction.LEFT) in (True, False)
 True
+
+The house is a functional core and an imperative shell. The core is pure:
+it does no I/O, reads no clock or environment, and imports no terminal,
+file or platform module (``tests/test_architecture.py`` checks it).
+
+Core:
+
+- ``limits``     the numbers that bound a game (sizes, goals, seeds)
+- ``engine``     the rules: board, in-place slide, seeded spawns, undo
+- ``keys``       bytes to actions, one decoder for keyboard and pipes
+- ``session``    the state machine around a game: win banner, best, quit
+- ``protocol``   the JSON Lines objects a bot reads (``--json``)
+- ``recording``  the recording format, header splitting, replay, the writer
+- ``render``     frames: ``style`` (colour depths, SGR), ``palette``,
+  ``frame`` (views, layouts, lines), ``repaint`` (control codes, in place)
+- ``screen``     a session drawn through given ``write`` and ``size``
+- ``context``    the options and the run's context, as values
+
+Shell:
+
+- ``options``      the command line (light: ``--help`` loads no game)
+- ``cli``          ``main``: picks the play mode, turns failures into exit codes
+- ``piped``        keys from a pipe: replays, bots (JSON Lines), summaries
+- ``interactive``  the keyboard game, its loop and the best-score writer
+- ``storage``      the saved game and best scores in the user data directory
+- ``terminal``     raw mode, keys, size, signals; POSIX or Windows, chosen once
+
+Importing the package loads nothing but this docstring: ``Game`` and
+``Direction`` are fetched from ``engine`` on first use, so
+``ansi2048 --version`` starts as fast as Python does.
 """
 
-from .engine import Direction, Game
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .engine import Direction, Game
 
 __all__ = ["Direction", "Game", "__version__"]
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    # PEP 562: the engine is imported when Game or Direction is first asked for.
+    if name in ("Game", "Direction"):
+        from . import engine
+
+        return getattr(engine, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

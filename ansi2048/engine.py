@@ -14,7 +14,9 @@ from __future__ import annotations
 from collections import deque
 from enum import Enum
 from functools import cache
-from typing import Deque, Dict, List, Optional, Tuple, Union
+from typing import Deque, Dict, List, Optional, Sequence, Tuple, Union
+
+from .limits import MAX_GOAL, MAX_SEED_DIGITS, MAX_SIDE, MIN_GOAL, MIN_SIDE
 
 __all__ = [
     "MAX_GOAL",
@@ -23,28 +25,24 @@ __all__ = [
     "MIN_GOAL",
     "MIN_SIDE",
     "UNDO_DEPTH",
+    "Board",
     "Direction",
     "Game",
     "SplitMix64",
+    "check_goal",
+    "check_size",
     "seed_state",
     "slide_line",
     "slide_lines",
 ]
 
-MIN_SIDE = 2
-MAX_SIDE = 10
-MIN_GOAL = 8
-MAX_GOAL = 2**31
-# Seeds are hashed from their decimal digits; CPython refuses int<->str
-# conversions past 4300 digits, so seeds stay well inside that.
-MAX_SEED_DIGITS = 1000
 UNDO_DEPTH = 1000
 
 _MASK64 = (1 << 64) - 1
 _SEED_LIMIT = 10**MAX_SEED_DIGITS
 _LOW32 = (1 << 32) - 1
 # A spawn is a 4 when the low 32 bits of its draw fall below a tenth of their
-# range: p = 429496729 / 2**32 = 0.1 - 2e-11.
+# range: p = 429496729 / 2**32 = 0.1 - 1.4e-10.
 _FOUR_THRESHOLD = (1 << 32) // 10
 
 
@@ -68,6 +66,19 @@ class Direction(str, Enum):
                 if member.value == lowered:
                     return member
         return None
+
+
+def check_size(rows: int, cols: int) -> None:
+    """Raise ValueError unless both sides are from MIN_SIDE to MAX_SIDE."""
+    for name, side in (("rows", rows), ("cols", cols)):
+        if not MIN_SIDE <= side <= MAX_SIDE:
+            raise ValueError(f"{name} must be from {MIN_SIDE} to {MAX_SIDE}, got {side}")
+
+
+def check_goal(goal: int) -> None:
+    """Raise ValueError unless ``goal`` is a power of two from MIN_GOAL to MAX_GOAL."""
+    if not (MIN_GOAL <= goal <= MAX_GOAL and goal & (goal - 1) == 0):
+        raise ValueError(f"goal must be a power of two from {MIN_GOAL} to {MAX_GOAL}, got {goal}")
 
 
 def seed_state(seed: int) -> int:
@@ -164,9 +175,8 @@ def _geometry(rows: int, cols: int) -> Tuple[Dict[object, Lines], Tuple[Tuple[in
         Direction.UP: tuple(by_col),
         Direction.DOWN: tuple(line[::-1] for line in by_col),
     }
-    # Keyed by the enum and by its lower-case value, so move("left") skips the
-    # comparatively slow Enum lookup; other spellings go through Direction().
-    lines.update({d.value: lines[d] for d in Direction})
+    # No separate "left" keys are needed: a str enum member hashes and compares
+    # as its value, so move("left") finds Direction.LEFT's entry directly.
     pairs = [(i, i + 1) for line in by_row for i in line[:-1]]
     pairs += [(i, i + cols) for line in by_col for i in line[:-1]]
     return lines, tuple(pairs)
@@ -191,11 +201,8 @@ class Game:
     """
 
     def __init__(self, rows: int = 4, cols: int = 4, goal: int = 2048, seed: int = 0) -> None:
-        for name, side in (("rows", rows), ("cols", cols)):
-            if not MIN_SIDE <= side <= MAX_SIDE:
-                raise ValueError(f"{name} must be from {MIN_SIDE} to {MAX_SIDE}, got {side}")
-        if not (MIN_GOAL <= goal <= MAX_GOAL and goal & (goal - 1) == 0):
-            raise ValueError(f"goal must be a power of two from {MIN_GOAL} to {MAX_GOAL}, got {goal}")
+        check_size(rows, cols)
+        check_goal(goal)
         self.rows = rows
         self.cols = cols
         self.goal = goal
@@ -214,6 +221,30 @@ class Game:
         self._spawn()
         self._spawn()
         self.over = self._is_over()
+
+    @classmethod
+    def from_board(
+        cls, board: Sequence[Sequence[int]], goal: int = 2048, seed: int = 0, score: int = 0, moves: int = 0
+    ) -> Game:
+        """A game in the middle: ``board`` (rows of tiles, 0 = empty) on the
+        table, the generator started from ``seed``, no undo history and no
+        newest tile. ``won`` follows from the tiles; for tests and the AI."""
+        rows = len(board)
+        cols = len(board[0]) if rows else 0
+        if any(len(row) != cols for row in board):
+            raise ValueError("every row of the board must have the same length")
+        game = cls(rows, cols, goal, seed)
+        cells = [int(value) for row in board for value in row]
+        for value in cells:
+            if value < 0 or value == 1 or value & (value - 1):
+                raise ValueError(f"tiles must be 0 or powers of two from 2 up, got {value}")
+        game._cells[:] = cells
+        game._spawned = None
+        game.score = score
+        game.moves = moves
+        game.won = max(cells) >= goal
+        game.over = game._is_over()
+        return game
 
     # -- queries -----------------------------------------------------------
 

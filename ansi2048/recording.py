@@ -4,18 +4,38 @@
     wasdwwu...
 
 Any further line starting with '#' is a comment. The header is what makes a
-bare ``ansi2048 < game.keys`` replay the recorded game exactly.
+bare ``ansi2048 < game.keys`` replay the recorded game exactly. Saved games
+use the same format, so splitting off the header and replaying the keys live
+here for both the command line and storage.
 """
 
 from __future__ import annotations
 
 import re
+from contextlib import suppress
 from dataclasses import dataclass
-from typing import Optional
+from typing import IO, TYPE_CHECKING, Callable, List, Optional, Tuple
 
-from .engine import MAX_SEED_DIGITS
+from . import __version__
+from .keys import Action, KeyDecoder
+from .limits import MAX_SEED_DIGITS
 
-__all__ = ["BOM", "MAGIC", "Header", "format_header", "parse_header"]
+if TYPE_CHECKING:
+    from .session import Session
+
+__all__ = [
+    "BOM",
+    "MAGIC",
+    "Header",
+    "RecordError",
+    "Recorder",
+    "format_header",
+    "parse_header",
+    "recorded_actions",
+    "replay",
+    "split_header",
+    "strip_bom",
+]
 
 MAGIC = "# ansi2048"
 BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark, as Notepad writes; skipped before a header
@@ -60,3 +80,80 @@ def parse_header(line: str) -> Optional[Header]:
         goal=goal,
         version=fields.get("version"),
     )
+
+
+def strip_bom(data: bytes) -> bytes:
+    """``data`` without a leading UTF-8 byte order mark (as Notepad saves)."""
+    return data[len(BOM) :] if data.startswith(BOM) else data
+
+
+def split_header(data: bytes) -> Tuple[Optional[Header], bytes]:
+    """The header on the first line of ``data`` (after a BOM) and the bytes
+    after that line; (None, ``data`` without its BOM) when there is none."""
+    data = strip_bom(data)
+    first, _newline, rest = data.partition(b"\n")
+    header = parse_header(first.decode("utf-8", "replace"))
+    if header is None:
+        return None, data
+    return header, rest
+
+
+def recorded_actions(keys: bytes) -> List[Action]:
+    """The actions that recorded ``keys`` replay: comments skipped, and quit
+    dropped, because quitting is not part of a game."""
+    return [action for action in KeyDecoder(comments=True).feed(keys) if action is not Action.QUIT]
+
+
+def replay(session: Session, keys: bytes) -> None:
+    """Apply recorded ``keys`` to ``session``."""
+    for action in recorded_actions(keys):
+        session.apply(action)
+
+
+# -- writing a recording ------------------------------------------------------
+
+
+class RecordError(Exception):
+    """The --record file cannot be written at the start: a bad option."""
+
+
+class Recorder:
+    """Writes the header and one character per action key, flushed as it goes,
+    so a killed game still leaves a usable recording. A write that fails
+    mid-game (a full disk) stops the recording with one warning; the game
+    goes on."""
+
+    def __init__(self, stream: Optional[IO[str]], warn: Callable[[str], None]) -> None:
+        self._stream = stream
+        self.warn = warn
+
+    def start(self, seed: int, rows: int, cols: int, goal: int, keys: bytes = b"") -> None:
+        """The header, and the keys already played (a resumed game is recorded whole)."""
+        if self._stream is not None:
+            try:
+                self._stream.write(format_header(seed, rows, cols, goal, __version__))
+                self._stream.write(keys.decode("ascii", "replace"))
+                self._stream.flush()
+            except OSError as error:
+                raise RecordError(f"cannot write {self._stream.name!r}: {error.strerror or error}") from None
+
+    def action(self, action: Action) -> None:
+        if self._stream is not None:
+            try:
+                self._stream.write(action.value)
+                self._stream.flush()
+            except OSError as error:
+                self.warn(f"cannot write the recording ({error.strerror or error}); recording stopped")
+                self._drop()
+
+    def close(self) -> None:
+        if self._stream is not None:
+            with suppress(OSError):
+                self._stream.write("\n")
+            self._drop()
+
+    def _drop(self) -> None:
+        assert self._stream is not None
+        with suppress(OSError):
+            self._stream.close()
+        self._stream = None

@@ -9,7 +9,9 @@ is written by temp file + ``os.replace``, so it is whole or absent.
 
 Best scores live in one small JSON file, merged under a lock (re-read, keep
 the higher, replace atomically) so two games running at once never lower or
-lose each other's best.
+lose each other's best. Play writes it at most once a second and at the end
+(see ``interactive.BestWriter``); a best reached but not yet written is
+recovered from the saved game on the next start.
 """
 
 from __future__ import annotations
@@ -24,11 +26,11 @@ from typing import IO, Any, Callable, Dict, Iterator, List, Mapping, Optional, S
 
 from . import __version__
 from .engine import Game
-from .game import Session
-from .keys import Action, KeyDecoder
-from .recording import BOM, format_header, parse_header
+from .keys import Action
+from .recording import format_header, recorded_actions, split_header
+from .session import Session
 
-__all__ = ["DataDir", "Keeper", "Resumed", "SaveFile", "config_key", "data_dir", "replay"]
+__all__ = ["DataDir", "Keeper", "Resumed", "SaveFile", "config_key", "data_dir"]
 
 _BEST_FILE = "best.json"
 _LOCK_FILE = "best.lock"
@@ -48,14 +50,6 @@ def data_dir(env: Mapping[str, str]) -> str:
     import platformdirs
 
     return platformdirs.user_data_dir("ansi2048", appauthor=False)
-
-
-def replay(session: Session, keys: bytes) -> None:
-    """Apply recorded keys to ``session`` (a quit key in a save is skipped:
-    quitting is not part of the game)."""
-    for action in KeyDecoder(comments=True).feed(keys):
-        if action is not Action.QUIT:
-            session.apply(action)
 
 
 @dataclass(frozen=True)
@@ -92,11 +86,9 @@ class SaveFile:
                 data = stream.read()
         except FileNotFoundError:
             return None
-        if data.startswith(BOM):
-            data = data[len(BOM) :]
-        first, newline, keys = data.partition(b"\n")
-        header = parse_header(first.decode("utf-8", "replace")) if newline else None
-        if header is None or header.seed is None:
+        header, keys = split_header(data)
+        # A header line not yet ended by its newline was cut short.
+        if header is None or header.seed is None or b"\n" not in data:
             raise ValueError("no valid header")
         if (header.rows, header.cols, header.goal) != (self.rows, self.cols, self.goal):
             raise ValueError("header is for another board")
@@ -104,7 +96,7 @@ class SaveFile:
             raise ValueError("the header has no version")
         if _version_tuple(header.version) > _version_tuple(__version__):
             raise ValueError(f"written by ansi2048 {header.version}, newer than this {__version__}")
-        actions = [a for a in KeyDecoder(comments=True).feed(keys) if a is not Action.QUIT]
+        actions = recorded_actions(keys)
         session = Session(Game(self.rows, self.cols, self.goal, header.seed))
         last_restart, seed_after_restart = -1, header.seed
         for index, action in enumerate(actions):
@@ -187,8 +179,9 @@ def _state(game: Game) -> Tuple[object, ...]:
 def _atomic_write(path: str, data: bytes, durable: bool = True) -> None:
     """Temp file in the same directory, then ``os.replace``: readers see the
     old file or the new one, whatever kills the process. ``durable`` also
-    fsyncs, against power loss; the best scores skip it, because they are
-    written on every move that raises the best and a sync can take ms."""
+    fsyncs, against power loss; the best scores skip it: a sync can take
+    milliseconds, and a best lost to power loss is recovered from the
+    saved game, which holds every score it reached."""
     temp = f"{path}.{os.getpid()}.tmp"
     try:
         with open(temp, "wb") as stream:

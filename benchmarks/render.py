@@ -15,8 +15,10 @@ import sys
 import time
 
 from ansi2048 import Game
-from ansi2048.game import Session
-from ansi2048.render import ColorDepth, Repainter, View, frame_lines
+from ansi2048.render.frame import View, frame_lines
+from ansi2048.render.repaint import Repainter
+from ansi2048.render.style import ColorDepth
+from ansi2048.session import Session
 
 
 def main() -> None:

@@ -26,8 +26,10 @@ if str(ROOT) not in sys.path:
 import pyte  # noqa: E402
 
 from ansi2048.engine import Direction, Game  # noqa: E402
-from ansi2048.game import Session  # noqa: E402
-from ansi2048.render import ColorDepth, Repainter, View, frame_lines  # noqa: E402
+from ansi2048.render.frame import View, frame_lines  # noqa: E402
+from ansi2048.render.repaint import Repainter  # noqa: E402
+from ansi2048.render.style import ColorDepth  # noqa: E402
+from ansi2048.session import Session  # noqa: E402
 
 SEED = 218
 MOVES = 424

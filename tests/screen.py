@@ -7,7 +7,7 @@ from typing import List, Sequence
 
 import pyte
 
-from ansi2048.render import Layout
+from ansi2048.render.frame import Layout
 
 
 def emulate(output: bytes, width: int, height: int) -> pyte.Screen:

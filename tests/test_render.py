@@ -14,25 +14,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ansi2048.engine import Game
-from ansi2048.game import Session, Status
 from ansi2048.keys import Action
-from ansi2048.render import (
+from ansi2048.render.frame import (
     BIG,
     COMPACT,
     LAYOUTS,
     MEDIUM,
     NARROW,
-    ColorDepth,
     Layout,
-    Repainter,
     View,
-    choose_depth,
     frame_lines,
     layout_for,
-    nearest_xterm256,
     summary_text,
-    visible_width,
 )
+from ansi2048.render.repaint import Repainter, visible_width
+from ansi2048.render.style import ColorDepth, choose_depth, nearest_xterm256
+from ansi2048.session import Session, Status
 
 from .screen import NUMBER, dump, find_header, parse_tile, read_board
 

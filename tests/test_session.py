@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 
 from ansi2048 import __version__
 from ansi2048.engine import MAX_SEED_DIGITS, Direction, Game
-from ansi2048.game import ACTION_NAMES, Outcome, Session, Status, event
 from ansi2048.keys import Action
+from ansi2048.protocol import ACTION_NAMES, event
 from ansi2048.recording import MAGIC, Header, format_header, parse_header
+from ansi2048.session import Outcome, Session, Status
 
 MOVES = (Action.UP, Action.DOWN, Action.LEFT, Action.RIGHT)
 ALL_ACTIONS = (*MOVES, Action.UNDO, Action.RESTART, Action.QUIT)

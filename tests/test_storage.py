@@ -10,9 +10,10 @@ from typing import List
 import pytest
 
 from ansi2048 import Game
-from ansi2048.game import Session
 from ansi2048.keys import Action
-from ansi2048.storage import DataDir, Keeper, SaveFile, replay
+from ansi2048.recording import replay
+from ansi2048.session import Session
+from ansi2048.storage import DataDir, Keeper, SaveFile
 
 
 def play(save: SaveFile, game: Game, keys: str) -> None:

@@ -17,7 +17,7 @@ import pexpect
 import pytest
 
 from ansi2048 import Game
-from ansi2048.render import BIG
+from ansi2048.render.frame import BIG
 
 from .screen import dump, emulate, find_header, read_board
 
@@ -194,8 +194,8 @@ def test_piped_keys_on_a_terminal_are_shown_as_frames(tmp_path: Path) -> None:
 
 
 def _replayed(keys: bytes, seed: int) -> List[List[int]]:
-    from ansi2048.game import Session
-    from ansi2048.storage import replay
+    from ansi2048.recording import replay
+    from ansi2048.session import Session
 
     session = Session(Game(seed=seed))
     replay(session, keys)
@@ -234,16 +234,16 @@ def test_a_killed_game_resumes_with_the_last_board_drawn(tmp_path: Path, data: P
 
 _FAULTY = """
 import sys
-from ansi2048 import cli, game
+from ansi2048 import cli, session
 
-real_apply = game.Session.apply
+real_apply = session.Session.apply
 
 def apply(self, action):
     if self.game.moves >= 2:
         raise RuntimeError("injected fault")
     return real_apply(self, action)
 
-game.Session.apply = apply
+session.Session.apply = apply
 sys.exit(cli.main(sys.argv[1:]))
 """
 

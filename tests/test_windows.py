@@ -16,15 +16,16 @@ import colorama
 import pytest
 import readchar
 
-from ansi2048 import terminal
 from ansi2048.keys import Action, KeyDecoder
+from ansi2048.terminal import windows as windows_console
+from ansi2048.terminal.console import Console, ScreenHooks
 
 # What colorama's AnsiToWin32 converts on a legacy console (design §4).
 _CONVERTIBLE_SGR = {0, 1, 2, 22, 39, 49, *range(30, 38), *range(40, 48), *range(90, 98), *range(100, 108)}
 _CSI = re.compile(r"\x1b\[([0-9;?]*)([A-Za-z])")
 
 
-HOOKS = terminal.ScreenHooks(redraw=lambda: None, leave=lambda: None)
+HOOKS = ScreenHooks(redraw=lambda: None, leave=lambda: None)
 
 
 class FakeMsvcrt(types.ModuleType):
@@ -52,7 +53,7 @@ def windows(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeMsvcrt]:
     yield fake
 
 
-def read_all(console: terminal.Console, fake: FakeMsvcrt) -> List[Action]:
+def read_all(console: Console, fake: FakeMsvcrt) -> List[Action]:
     decoder = KeyDecoder(comments=False)
     actions: List[Action] = []
     while fake.pending:
@@ -63,7 +64,7 @@ def read_all(console: terminal.Console, fake: FakeMsvcrt) -> List[Action]:
 def test_console_keys_map_to_the_same_actions(windows: FakeMsvcrt) -> None:
     # Arrows come from getwch as a 0x00 or 0xE0 prefix and a scan code.
     windows.pending.extend("\x00H\xe0P\x00K\x00Mwasdhjkl\x00;uRq\x03")
-    with terminal._windows_console(io.StringIO(), HOOKS) as console:
+    with windows_console.open_console(io.StringIO(), io.StringIO(), HOOKS) as console:
         actions = read_all(console, windows)
     assert actions == [
         Action.UP, Action.DOWN, Action.LEFT, Action.RIGHT,
@@ -75,7 +76,7 @@ def test_console_keys_map_to_the_same_actions(windows: FakeMsvcrt) -> None:
 
 def test_typed_ahead_keys_come_in_one_batch(windows: FakeMsvcrt) -> None:
     windows.pending.extend("wasdwasd")
-    with terminal._windows_console(io.StringIO(), HOOKS) as console:
+    with windows_console.open_console(io.StringIO(), io.StringIO(), HOOKS) as console:
         first = console.read_actions(KeyDecoder(comments=False))
     assert len(first) == 8
 
@@ -83,9 +84,10 @@ def test_typed_ahead_keys_come_in_one_batch(windows: FakeMsvcrt) -> None:
 def test_legacy_console_frames_hold_only_what_colorama_converts(
     windows: FakeMsvcrt, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ansi2048.cli import Options, Screen, _color_depth
+    from ansi2048.context import Options
     from ansi2048.engine import Game
-    from ansi2048.game import Session
+    from ansi2048.screen import Screen, color_depth
+    from ansi2048.session import Session
 
     written = io.StringIO()
 
@@ -96,9 +98,9 @@ def test_legacy_console_frames_hold_only_what_colorama_converts(
 
     monkeypatch.setattr(colorama, "just_fix_windows_console", wrap_like_a_legacy_console)
     monkeypatch.setattr(sys, "stdout", sys.stdout)
-    with terminal._windows_console(io.StringIO(), HOOKS) as console:
+    with windows_console.open_console(io.StringIO(), io.StringIO(), HOOKS) as console:
         assert console.legacy
-        depth = _color_depth(Options(color="always"), written, {"COLORTERM": "truecolor"}, legacy=True)
+        depth = color_depth(Options(color="always"), written, {"COLORTERM": "truecolor"}, legacy=True)
         screen = Screen(console.write, lambda: (80, 30), depth, {}, legacy=console.legacy)
         session = Session(Game(seed=4))
         for direction in ("left", "up", "right", "down") * 10:

@@ -9,30 +9,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Dict, Optional, Tuple
+from typing import Optional, Tuple
 
 from .engine import Game
 from .keys import Action
 
-__all__ = ["ACTION_NAMES", "Outcome", "Session", "Status", "event"]
+__all__ = ["Outcome", "Session", "Status"]
 
 
 class Status(Enum):
     PLAYING = "playing"
     WON = "won"  # the win banner is up; the next key takes it down
     OVER = "over"
-
-
-# The names bots see in the JSON "action" field.
-ACTION_NAMES = {
-    Action.UP: "up",
-    Action.DOWN: "down",
-    Action.LEFT: "left",
-    Action.RIGHT: "right",
-    Action.UNDO: "undo",
-    Action.RESTART: "restart",
-    Action.QUIT: "quit",
-}
 
 
 @dataclass(frozen=True)
@@ -80,24 +68,11 @@ class Session:
             game.restart()
             moved = True
             spawn = game.spawned
-        else:
+        elif action is Action.QUIT:
             moved = False
             self.quit = True
+        else:
+            raise ValueError(f"unknown action {action!r}")
         if game.score > self.best:
             self.best = game.score
         return Outcome(action, moved, spawn)
-
-
-def event(game: Game, action: str, moved: bool, spawn: Optional[Tuple[int, int]]) -> Dict[str, Any]:
-    """One JSON Lines object: the state after ``action`` ("start" for the first)."""
-    return {
-        "action": action,
-        "moved": moved,
-        "board": [list(row) for row in game.board],
-        "score": game.score,
-        "moves": game.moves,
-        "won": game.won,
-        "over": game.over,
-        "spawn": list(spawn) if spawn is not None else None,
-        "seed": game.seed,
-    }

@@ -1,0 +1,152 @@
+"""The command line: options parsed and checked, ``--help`` and ``--version``.
+
+Kept light on purpose: ``ansi2048 --version`` and ``--help`` import only this
+module and argparse, none of the game (see benchmarks/startup.py). The value
+checks call the engine's own, which is imported only when a value is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from typing import TYPE_CHECKING, NoReturn, Optional, Sequence, Tuple
+
+from . import __version__
+from .limits import MAX_GOAL, MAX_SEED_DIGITS, MAX_SIDE, MIN_GOAL, MIN_SIDE
+
+if TYPE_CHECKING:
+    from .context import Options
+
+__all__ = ["EXIT_USAGE", "build_parser", "parse_options"]
+
+# The exit status for a bad command line (and for a bad --record file).
+EXIT_USAGE = 2
+
+_KEYS_HELP = """\
+keys:
+  w a s d, h j k l (vim), arrow keys   move up / left / down / right (capitals too)
+  u                                    undo (the same move then spawns the same tile)
+  r                                    new game (undo brings the old one back)
+  q, Ctrl-C                            quit (the game is kept for next time)
+
+piped keys: the same characters; '#' starts a comment to the end of the line;
+  anything else is ignored. A recording's first line (# ansi2048 seed=... size=...
+  goal=...) sets up the game it was recorded from, so `ansi2048 < game.keys` replays it.
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # One line, no usage dump: name the option and what it takes.
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _bad(allowed: str, text: str) -> argparse.ArgumentTypeError:
+    shown = text if len(text) <= 40 else text[:37] + "..."
+    return argparse.ArgumentTypeError(f"expected {allowed}, got {shown!r}")
+
+
+def _size(text: str) -> Tuple[int, int]:
+    from .engine import check_size
+
+    # At most 3 digits a side: anything longer is out of range anyway, and
+    # int() of thousands of digits would fail with an unrelated message.
+    match = re.fullmatch(r"\s*([0-9]{1,3})\s*(?:[xX×]\s*([0-9]{1,3})\s*)?", text)
+    allowed = f"N or RxC with sides from {MIN_SIDE} to {MAX_SIDE}"
+    if not match:
+        raise _bad(allowed, text)
+    rows = int(match.group(1))
+    cols = int(match.group(2)) if match.group(2) else rows
+    try:
+        check_size(rows, cols)
+    except ValueError:
+        raise _bad(allowed, text) from None
+    return rows, cols
+
+
+def _goal(text: str) -> int:
+    from .engine import check_goal
+
+    allowed = f"a power of two from {MIN_GOAL} to {MAX_GOAL}"
+    if not re.fullmatch(r"\s*[0-9]{1,12}\s*", text):
+        raise _bad(allowed, text)
+    goal = int(text)
+    try:
+        check_goal(goal)
+    except ValueError:
+        raise _bad(allowed, text) from None
+    return goal
+
+
+def _seed(text: str) -> int:
+    if not re.fullmatch(f"\\s*[0-9]{{1,{MAX_SEED_DIGITS}}}\\s*", text):
+        raise _bad(f"a whole number >= 0 of at most {MAX_SEED_DIGITS} digits", text)
+    return int(text)
+
+
+def _delay(text: str) -> float:
+    try:
+        delay = float(text)
+    except ValueError:
+        delay = -1.0
+    if not 0 <= delay <= 60:  # also rejects nan and inf
+        raise _bad("seconds from 0 to 60", text)
+    return delay
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="ansi2048",
+        description="Play 2048 in the terminal, or over pipes: replay recorded keys, or let a bot play with --json.",
+        epilog=_KEYS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--size",
+        type=_size,
+        metavar="N|RxC",
+        help=f"board size: 4 or 3x5 (rows x cols, {MIN_SIDE}..{MAX_SIDE}; default 4)",
+    )
+    parser.add_argument("--goal", type=_goal, metavar="G", help="winning tile, a power of two 8..2**31 (default 2048)")
+    parser.add_argument(
+        "--seed", type=_seed, metavar="N", help="seed for the tiles, any whole number >= 0 (default: random)"
+    )
+    parser.add_argument(
+        "--record", metavar="FILE", help="write the keys you play to FILE, replayable with: ansi2048 < FILE"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object per line: the start, then one per key"
+    )
+    parser.add_argument(
+        "--delay", type=_delay, metavar="SECONDS", default=0.0, help="pause between piped keys, to watch a replay"
+    )
+    parser.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colours: auto (on a terminal, unless NO_COLOR or TERM=dumb), always, never",
+    )
+    parser.add_argument(
+        "--new", action="store_true", help="start a new game instead of resuming the saved one (u brings it back)"
+    )
+    return parser
+
+
+def parse_options(argv: Optional[Sequence[str]]) -> Options:
+    """The options in ``argv``; ``--help``, ``--version`` and bad options exit here."""
+    args = build_parser().parse_args(argv)
+    from .context import Options  # only now: --help and --version never need it
+
+    rows, cols = args.size if args.size else (None, None)
+    return Options(
+        rows=rows,
+        cols=cols,
+        goal=args.goal,
+        seed=args.seed,
+        record=args.record,
+        json=args.json,
+        delay=args.delay,
+        color=args.color,
+        new=args.new,
+    )

@@ -1,0 +1,16 @@
+"""What the player sees: state in, text out (pure, no I/O).
+
+- :mod:`.style`: colour depths, colours, text styles and their SGR codes;
+  spans of styled text and their visible width.
+- :mod:`.palette`: the tile colours (the original game's), per colour depth.
+- :mod:`.frame`: the :class:`~.frame.View` of a session, the layouts, and
+  ``frame_lines``, which turns a view into the lines of one frame; the plain
+  ``summary_text`` for pipes and logs.
+- :mod:`.repaint`: the named control codes and the ``Repainter``, which wraps
+  successive frames in the escapes that redraw them in place.
+
+Every glyph used is single-width, so a line's visible width is its length once
+the escape codes are stripped. Frame lines are kept strictly narrower than the
+terminal: a line that fills the last column leaves the cursor in a
+pending-wrap state that breaks the cursor-up arithmetic of the next repaint.
+"""

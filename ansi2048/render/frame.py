@@ -1,0 +1,399 @@
+"""Frames (pure): a :class:`View` of the session in, the lines of one frame
+out, for a terminal of a given size; and the plain summary for pipes."""
+
+from __future__ import annotations
+
+import textwrap
+import unicodedata
+from dataclasses import dataclass
+from functools import cache
+from typing import List, Optional, Tuple
+
+from ..session import Session, Status
+from .palette import Palette, classic
+from .style import BOLD, PLAIN, ColorDepth, Span, fit, merge_spans, paint, style
+
+__all__ = [
+    "BIG",
+    "COMPACT",
+    "LAYOUTS",
+    "MEDIUM",
+    "NARROW",
+    "Layout",
+    "View",
+    "frame_lines",
+    "layout_for",
+    "summary_text",
+]
+
+Board = Tuple[Tuple[int, ...], ...]
+
+
+# -- the view and the layouts ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class View:
+    """Everything one frame shows."""
+
+    board: Board  # rows of tiles, 0 = empty
+    spawned: Optional[Tuple[int, int]]  # (row, col) of the newest tile: it must stand apart
+    score: int
+    best: int
+    moves: int
+    goal: int
+    seed: int
+    status: Status
+    over: bool = False  # no move left; may go with status WON ("won, and no moves left")
+    note: str = ""  # one extra line, e.g. "replay 12/300" or a warning
+    replay: bool = False  # keys come from a pipe: the keys line says how to stop instead
+
+    @classmethod
+    def of(cls, session: Session, note: str = "", replay: bool = False) -> View:
+        """What the screen shows of ``session``."""
+        game = session.game
+        return cls(
+            board=game.board,
+            spawned=game.spawned,
+            score=game.score,
+            best=session.best,
+            moves=game.moves,
+            goal=game.goal,
+            seed=game.seed,
+            status=session.status,
+            over=game.over,
+            note=note,
+            replay=replay,
+        )
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The board's geometry: tiles of ``tile_width`` x ``tile_height``, one
+    grid column between tiles and around the board, and ``row_gap`` grid lines
+    between rows of tiles (0 in the compact layouts: rows touch)."""
+
+    name: str
+    tile_width: int
+    tile_height: int
+    row_gap: int
+
+    def board_size(self, rows: int, cols: int) -> Tuple[int, int]:
+        """(width, height) of the board including its border."""
+        width = cols * (self.tile_width + 1) + 1
+        height = rows * self.tile_height + (rows - 1) * self.row_gap + 2
+        return width, height
+
+    def tile_origin(self, row: int, col: int) -> Tuple[int, int]:
+        """(line, column) of a tile's top-left cell, relative to the board's."""
+        return 1 + row * (self.tile_height + self.row_gap), 1 + col * (self.tile_width + 1)
+
+    @property
+    def number_line(self) -> int:
+        """The line within a tile that holds its number."""
+        return self.tile_height // 2
+
+
+# Tried in this order; the first that fits the terminal wins. BIG holds
+# 6-digit numbers with a space each side (7 digits still fit) and keeps the
+# new tile's marker on its own line; the others are one line tall, the last
+# so that a 10x10 board fits an 80-column terminal.
+BIG = Layout("big", 8, 3, 1)
+MEDIUM = Layout("medium", 7, 1, 1)
+COMPACT = Layout("compact", 7, 1, 0)
+NARROW = Layout("narrow", 6, 1, 0)
+LAYOUTS = (BIG, MEDIUM, COMPACT, NARROW)
+
+# Lines around the board: the header above; status and keys below (+ note).
+_HEADER_LINES = 1
+
+
+def _text_lines(view: View) -> int:
+    return _HEADER_LINES + 2 + (1 if view.note else 0)
+
+
+def _needs(view: View, layout: Layout) -> Tuple[int, int]:
+    """The smallest terminal (width, height) that shows ``view`` in ``layout``:
+    lines strictly narrower than the terminal, and a free last row."""
+    rows = len(view.board)
+    cols = len(view.board[0]) if rows else 0
+    width, height = layout.board_size(rows, cols)
+    return width + 1, height + _text_lines(view) + 1
+
+
+def layout_for(view: View, width: int, height: int) -> Optional[Layout]:
+    """The layout ``frame_lines`` uses for ``view`` on a ``width`` x
+    ``height`` terminal (the board starts on line 1, column 0), or None when
+    the terminal is too small for any."""
+    for layout in LAYOUTS:
+        need_width, need_height = _needs(view, layout)
+        if width >= need_width and height >= need_height:
+            return layout
+    return None
+
+
+# -- glyphs ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Glyphs:
+    marker: str  # in the new tile's corner
+    arrows: str
+    dot: str  # separates the key hints
+    dash: str
+
+
+# Glyphs that the Windows console fonts (Consolas, Lucida Console) have and
+# that are single-width in non-CJK locales; NONE depth keeps to ASCII, since
+# a pipe or a log may not be UTF-8.
+_UNICODE = _Glyphs(marker="•", arrows="←↑↓→", dot="·", dash="—")
+_ASCII = _Glyphs(marker="*", arrows="arrows", dot="-", dash="-")
+
+
+def _label(value: int, room: int) -> str:
+    """A tile's number in at most ``room`` columns: digits when they fit,
+    else the power of two ("2^20"), which fits any tile of any layout."""
+    text = str(value)
+    if len(text) <= room:
+        return text
+    if value > 0 and value & (value - 1) == 0:
+        text = f"2^{value.bit_length() - 1}"
+    return text if len(text) <= room else text[: room - 1] + "+"
+
+
+def _clean(text: str) -> str:
+    """``text`` with anything that is not one printing, single-width column
+    (control codes, combining marks, wide characters) replaced by '?', so a
+    note cannot break the line-width arithmetic."""
+    return "".join("?" if _unprintable(char) else char for char in text)
+
+
+# Controls, formats, surrogates, combining marks, line and paragraph separators.
+_ZERO_WIDTH = frozenset(("Cc", "Cf", "Cs", "Mn", "Me", "Zl", "Zp"))
+
+
+def _unprintable(char: str) -> bool:
+    return unicodedata.category(char) in _ZERO_WIDTH or unicodedata.east_asian_width(char) in ("W", "F")
+
+
+# -- the board ------------------------------------------------------------------
+
+
+@cache
+def _tile_line(
+    value: int, new: bool, line: int, layout: Layout, depth: ColorDepth, glyphs: _Glyphs, palette: Palette
+) -> Tuple[Span, ...]:
+    """Line ``line`` of one tile, exactly ``layout.tile_width`` columns.
+
+    Cached: a board repeats few distinct tiles, and building spans per cell
+    per frame was most of the render time (benchmarks/render.py)."""
+    width = layout.tile_width
+    plain = depth is ColorDepth.NONE
+    bg, fg = palette.tile(value)
+    base = PLAIN if plain else style(fg, bg)
+    # BASIC keeps bold for the new tile: on the legacy console bold means a
+    # brighter text colour, which would cost contrast on every light tile.
+    bold = not plain and (new or depth is not ColorDepth.BASIC)
+    number_style = PLAIN if plain else style(fg, bg, bold, new)
+    marker_here = new and line == 0
+    cells: List[Span] = [(" ", base)] * width
+    if line == layout.number_line:
+        room = width - 1 if marker_here else width
+        if value:
+            text = _label(value, room)
+            # No colour to set it apart: brackets as well as the corner marker.
+            if plain and new and len(text) + 2 <= room:
+                text = f"[{text}]"
+        else:
+            text = "." if plain else ""
+        left = (width - len(text)) // 2
+        if marker_here and left == 0:
+            left = 1
+        for offset, char in enumerate(text):
+            cells[left + offset] = (char, number_style)
+    if marker_here:
+        cells[0] = (glyphs.marker, PLAIN if plain else style(fg, bg, True))
+    return tuple(merge_spans(cells))
+
+
+def _board_lines(view: View, layout: Layout, depth: ColorDepth, glyphs: _Glyphs, palette: Palette) -> List[List[Span]]:
+    rows = len(view.board)
+    cols = len(view.board[0]) if rows else 0
+    width, _ = layout.board_size(rows, cols)
+    if depth is ColorDepth.NONE:
+        # No backgrounds to draw the grid with: ASCII lines, same geometry.
+        rule: List[Span] = [("+" + ("-" * layout.tile_width + "+") * cols, PLAIN)]
+        gap: Span = ("|", PLAIN)
+    else:
+        grid = style(None, palette.grid)
+        rule = [(" " * width, grid)]
+        gap = (" ", grid)
+    lines: List[List[Span]] = [rule]
+    for r, row in enumerate(view.board):
+        if r:
+            lines.extend([rule] * layout.row_gap)
+        for line in range(layout.tile_height):
+            spans: List[Span] = [gap]
+            for c, value in enumerate(row):
+                spans.extend(_tile_line(value, view.spawned == (r, c), line, layout, depth, glyphs, palette))
+                spans.append(gap)
+            lines.append(merge_spans(spans))
+    lines.append(rule)
+    return lines
+
+
+# -- the text around the board --------------------------------------------------
+
+
+def _header(view: View) -> List[List[Span]]:
+    title = (str(view.goal), BOLD)
+    score = [("Score ", PLAIN), (str(view.score), BOLD)]
+    best = [("  Best ", PLAIN), (str(view.best), BOLD)]
+    moves = [("  Moves ", PLAIN), (str(view.moves), BOLD)]
+    seed = [("  Seed ", PLAIN), (str(view.seed), PLAIN)]
+    gap = ("  ", PLAIN)
+    return [
+        [title, gap, *score, *best, *moves, *seed],
+        [title, gap, *score, *best, *moves],
+        [*score, *best, *moves],
+        [*score, *best],
+        score,
+    ]
+
+
+def _status(view: View, glyphs: _Glyphs, depth: ColorDepth, palette: Palette) -> List[List[Span]]:
+    goal, dash = view.goal, glyphs.dash
+    won = view.status is Status.WON
+    over = view.over or view.status is Status.OVER
+    if won and over:
+        texts = [
+            f"You reached {goal}! Game over {dash} r new game, u undo, q quit",
+            f"You reached {goal}! Game over: r new, u undo, q quit",
+            f"Reached {goal}! Game over: r, u, q",
+            "Won! Game over",
+        ]
+        colors = palette.goal
+    elif won:
+        texts = [
+            f"You reached {goal}! Any move keeps going, r new game, q quit",
+            f"You reached {goal}! Keep going, r new, q quit",
+            f"You reached {goal}!",
+            "You won!",
+        ]
+        colors = palette.goal
+    elif over:
+        texts = [
+            f"Game over {dash} r new game, u undo, q quit",
+            "Game over: r new, u undo, q quit",
+            "Game over",
+        ]
+        colors = palette.tile(2)
+    else:
+        return [[(f"Join the tiles, get to {goal}!", PLAIN)], [(f"Get to {goal}!", PLAIN)]]
+    if depth is ColorDepth.NONE:
+        return [[(text, PLAIN)] for text in texts]
+    # A banner: the text on the goal tile's (won) or a light tile's (over) colours.
+    banner = style(colors[1], colors[0], True)
+    return [[(f" {text} ", banner)] for text in texts]
+
+
+def _keys(glyphs: _Glyphs, replay: bool) -> List[List[Span]]:
+    a, d = glyphs.arrows, glyphs.dot
+    if replay:  # the keyboard does not play a replay: only Ctrl-C stops it
+        return [[("replay " + d + " Ctrl-C stops", PLAIN)], [("Ctrl-C stops", PLAIN)]]
+    texts = [
+        f"{a} / wasd / hjkl move {d} u undo {d} r new game {d} q quit",
+        f"{a} wasd hjkl move {d} u undo {d} r new {d} q quit",
+        f"{a} move {d} u undo {d} r new {d} q quit",
+        f"u undo {d} r new {d} q quit",
+        "q quit",
+    ]
+    return [[(text, PLAIN)] for text in texts]
+
+
+def _too_small(view: View, width: int, height: int) -> List[str]:
+    """A plain message naming the smallest terminal that fits, wrapped over
+    the lines there are, shortened when even that does not fit."""
+    limit, room = width - 1, height - 1
+    if limit < 1 or room < 1:
+        return []
+    need_width, need_height = _needs(view, LAYOUTS[-1])
+    need = f"{need_width}x{need_height}"
+    variants = [
+        f"terminal too small: need {need}, have {width}x{height}",
+        f"too small: need {need}",
+        f"need {need}",
+        need,
+    ]
+    for text in variants:
+        lines = textwrap.wrap(text, limit, break_long_words=False)
+        if len(lines) <= room and all(len(line) <= limit for line in lines):
+            return lines
+    return [need[:limit]]
+
+
+# -- frames -----------------------------------------------------------------------
+
+
+def frame_lines(
+    view: View,
+    depth: ColorDepth,
+    width: int,
+    height: int,
+    *,
+    ascii_only: Optional[bool] = None,
+    palette: Optional[Palette] = None,
+) -> List[str]:
+    """The frame for a ``width`` x ``height`` terminal, one string per line,
+    without newlines. Every line's visible width is < ``width`` and there are
+    at most ``height - 1`` lines (the last row stays free for the cursor).
+
+    ``ascii_only`` picks ASCII glyphs for the marker, arrows and dashes; by
+    default they are ASCII exactly when ``depth`` is NONE. ``palette``
+    defaults to the original game's colours.
+    """
+    layout = layout_for(view, width, height)
+    if layout is None:
+        return _too_small(view, width, height)
+    if ascii_only is None:
+        ascii_only = depth is ColorDepth.NONE
+    glyphs = _ASCII if ascii_only else _UNICODE
+    palette = palette or classic()
+    limit = width - 1
+    lines = [fit(_header(view), limit)]
+    lines.extend(_board_lines(view, layout, depth, glyphs, palette))
+    lines.append(fit(_status(view, glyphs, depth, palette), limit))
+    if view.note:
+        lines.append(fit([[(_clean(view.note), PLAIN)]], limit))
+    lines.append(fit(_keys(glyphs, view.replay), limit))
+    return [paint(spans, depth) for spans in lines]
+
+
+def summary_text(view: View, depth: ColorDepth, palette: Optional[Palette] = None) -> str:
+    """The final board for a pipe or a log, then one line of numbers.
+
+    Right-aligned numbers, '.' for empty cells, a '*' after the newest tile
+    (no colour can be assumed to show it). No escape codes at depth NONE;
+    otherwise each cell is painted in its tile's colours."""
+    palette = palette or classic()
+    labels = [[str(value) if value else "." for value in row] for row in view.board]
+    width = max((len(label) for row in labels for label in row), default=1)
+    out: List[str] = []
+    for r, row in enumerate(view.board):
+        spans: List[Span] = []
+        for c, value in enumerate(row):
+            new = view.spawned == (r, c)
+            if c:
+                spans.append((" ", PLAIN))
+            bg, fg = palette.tile(value)
+            spans.append((labels[r][c].rjust(width) + ("*" if new else " "), style(fg, bg, new)))
+        line = paint(spans, depth)
+        out.append(line.rstrip() if depth is ColorDepth.NONE else line)
+    biggest = max((max(row) for row in view.board if row), default=0)
+    stats = f"score {view.score}  moves {view.moves}  biggest {biggest}  seed {view.seed}"
+    if view.status is Status.WON or biggest >= view.goal:
+        stats += "  won"
+    if view.over or view.status is Status.OVER:
+        stats += "  game over"
+    out.append(stats)
+    return "\n".join(out) + "\n"

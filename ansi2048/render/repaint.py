@@ -1,0 +1,136 @@
+"""Repainting in place (pure): the control codes, named once, and the
+:class:`Repainter` that wraps successive frames in them."""
+
+from __future__ import annotations
+
+import re
+from typing import List, Optional, Sequence
+
+__all__ = [
+    "CSI",
+    "ERASE_DOWN",
+    "ERASE_LINE",
+    "HIDE_CURSOR",
+    "SGR_RESET",
+    "SHOW_CURSOR",
+    "Repainter",
+    "cursor_up",
+    "sgr",
+    "visible_width",
+]
+
+CSI = "\x1b["  # Control Sequence Introducer: every code below starts with it
+SGR_RESET = CSI + "0m"
+ERASE_LINE = CSI + "K"  # from the cursor to the end of the line
+ERASE_DOWN = CSI + "J"  # from the cursor to the end of the screen
+HIDE_CURSOR = CSI + "?25l"
+SHOW_CURSOR = CSI + "?25h"
+
+
+def cursor_up(rows: int) -> str:
+    """Move the cursor ``rows`` lines up (nothing for 0)."""
+    return f"{CSI}{rows}A" if rows > 0 else ""
+
+
+def sgr(codes: Sequence[str]) -> str:
+    """Select Graphic Rendition: one sequence setting all of ``codes``."""
+    return CSI + ";".join(codes) + "m"
+
+
+# CSI sequences (SGR, cursor moves, private modes) and two-byte escapes.
+_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
+
+
+def visible_width(text: str) -> int:
+    """Columns ``text`` takes on screen: its length without escape sequences.
+
+    Exact because the renderer only emits single-width glyphs."""
+    return len(_ESCAPE.sub("", text))
+
+
+class Repainter:
+    """Builds what to write so each frame replaces the last one in place.
+
+    Inline, like rich's live display: no alternate screen and no clearing, so
+    the final board stays in the scrollback. It only remembers the height of
+    the frame on screen; the caller writes each returned string in one write
+    and flushes.
+    """
+
+    def __init__(self, hide_cursor: bool = True, in_place: bool = True) -> None:
+        # hide_cursor is False on the legacy Windows console, where colorama
+        # prints ESC[?25l literally instead of hiding the cursor. in_place is
+        # False for TERM=dumb, which cannot move the cursor: frames then
+        # follow each other down the screen, with no escape codes at all.
+        self._in_place = in_place
+        self._hide_cursor = hide_cursor and in_place
+        self._hidden = False
+        self._height = 0  # lines of the frame on screen; 0: none
+        self._widths: List[int] = []  # their visible widths, for a resize
+
+    def _rows_above(self, width: Optional[int]) -> int:
+        """How far up the frame on screen starts, from its last line.
+
+        Every line was narrower than the terminal when drawn. If the window
+        has since become narrower, terminals that reflow (tmux, VTE, iTerm2,
+        Windows Terminal) now show a long line on several rows: count them."""
+        if width is None or width <= 0 or all(w < width for w in self._widths):
+            return self._height - 1
+        return sum(max(1, -(-w // width)) for w in self._widths) - 1
+
+    def frame(self, lines: Sequence[str], width: Optional[int] = None) -> str:
+        """Draw ``lines``; the cursor is left at the end of the last one.
+
+        Going back up is relative (``\\r`` then ``ESC[nA``), so it still works
+        after the first frame scrolled the screen; each line then erases the
+        rest of the old line under it, and ``ESC[J`` what a taller frame left
+        below. Lines are joined by ``\\n``: the terminal's output processing
+        (ONLCR) makes that a carriage return too."""
+        if not self._in_place:
+            self._height = len(lines)
+            return ("\n" if self._height else "") + "\n".join(lines) + "\n"
+        out: List[str] = []
+        rows_on_screen = 0
+        if self._height:
+            out.append("\r")
+            up = self._rows_above(width)
+            rows_on_screen = up + 1
+            out.append(cursor_up(up))
+        elif self._hide_cursor:
+            out.append(HIDE_CURSOR)
+            self._hidden = True
+        out.append("\n".join(_closed(line) + ERASE_LINE for line in lines))
+        if len(lines) < rows_on_screen:
+            out.append(ERASE_DOWN)
+        self._height = len(lines)
+        self._widths = [visible_width(line) for line in lines]
+        return "".join(out)
+
+    def close(self) -> str:
+        """What to write at exit: reset colours, show the cursor again, and
+        end the frame's last line so the shell prompt comes below the board."""
+        if not self._in_place:
+            self.reset()
+            return ""
+        out = [SGR_RESET]
+        if self._hidden:
+            out.append(SHOW_CURSOR)
+            self._hidden = False
+        if self._height:
+            out.append("\n")
+        self.reset()
+        return "".join(out)
+
+    def reset(self) -> None:
+        """Forget the frame on screen (something else was printed after it):
+        the next frame is drawn from the cursor, as the first one was."""
+        self._height = 0
+        self._widths = []
+
+
+def _closed(line: str) -> str:
+    # ERASE_LINE fills with the current background: a line that leaves a
+    # colour on would paint the rest of the row.
+    if CSI in line and not line.endswith(SGR_RESET):
+        return line + SGR_RESET
+    return line

@@ -1,0 +1,54 @@
+"""The game on a terminal: frames built from the session and repainted in
+place through a ``write`` function, sized by a ``size`` function (both given,
+so the same screen draws on a real terminal, the Windows console or a test)."""
+
+from __future__ import annotations
+
+from typing import IO, Any, Callable, Mapping, Tuple
+
+from .context import Options
+from .render.frame import View, frame_lines, layout_for
+from .render.repaint import Repainter
+from .render.style import ColorDepth, choose_depth
+from .session import Session
+from .terminal.streams import isatty
+
+__all__ = ["Screen", "color_depth"]
+
+
+def color_depth(options: Options, stream: IO[Any], env: Mapping[str, str], legacy: bool = False) -> ColorDepth:
+    """The colour depth for ``--color`` on ``stream`` (see ``choose_depth``)."""
+    return choose_depth(options.color, isatty(stream), env, legacy_console=legacy)
+
+
+class Screen:
+    """Draws the session as frames on a terminal, repainted in place."""
+
+    def __init__(
+        self,
+        write: Callable[[str], None],
+        size: Callable[[], Tuple[int, int]],
+        depth: ColorDepth,
+        env: Mapping[str, str],
+        legacy: bool = False,
+        replay: bool = False,
+    ) -> None:
+        self._write = write
+        self._size = size
+        self._depth = depth
+        self._replay = replay
+        # TERM=dumb cannot move the cursor: frames then follow each other.
+        in_place = env.get("TERM") != "dumb"
+        self._repainter = Repainter(hide_cursor=in_place and not legacy, in_place=in_place)
+        self.note = ""
+        self.fits = True  # the last frame showed the board, not "too small"
+
+    def show(self, session: Session) -> None:
+        width, height = self._size()
+        view = View.of(session, self.note, self._replay)
+        self.fits = layout_for(view, width, height) is not None
+        self._write(self._repainter.frame(frame_lines(view, self._depth, width, height), width))
+
+    def close(self) -> None:
+        """Leave the final frame on screen, the cursor shown, below it."""
+        self._write(self._repainter.close())

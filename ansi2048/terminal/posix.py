@@ -1,0 +1,191 @@
+"""The POSIX terminal: raw mode for the whole session, keys read with
+``select`` + ``os.read``, Ctrl-Z, resizes and hangups handled in the read loop."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import termios
+from contextlib import contextmanager, suppress
+from typing import IO, Any, Iterator, List
+
+from ..keys import Action, KeyDecoder
+from .console import Console, ScreenHooks
+from .signals import Hangup, hangup_signals, restore_signals, shield_hangups
+from .streams import terminal_gone, terminal_size, write_all
+
+__all__ = ["ESC_TIMEOUT", "RawMode", "open_console", "quiet_terminal", "raw_mode"]
+
+# How long a lone ESC waits for the rest of an arrow key before it counts as
+# just ESC. Terminals send a whole sequence in one write; 50 ms is what vim's
+# 'ttimeoutlen' defaults to in many setups and feels instant.
+ESC_TIMEOUT = 0.05
+
+
+def _game_attributes(saved: List[Any]) -> List[Any]:
+    """cbreak without signals: no line buffering, no echo, and Ctrl-C arrives
+    as a byte the decoder maps to quit (Ctrl-Z as one the loop handles).
+    Output processing (ONLCR) stays on, so "\\n" still starts a new line."""
+    iflag, oflag, cflag, lflag, ispeed, ospeed, control = saved
+    iflag &= ~(termios.IXON | termios.ICRNL)
+    lflag &= ~(termios.ICANON | termios.ECHO | termios.ISIG | termios.IEXTEN)
+    control = list(control)
+    control[termios.VMIN] = 1
+    control[termios.VTIME] = 0
+    return [iflag, oflag, cflag, lflag, ispeed, ospeed, control]
+
+
+class RawMode:
+    """The terminal on ``fd`` in game mode, and back as it was.
+
+    ``enter`` switches with TCSANOW, never TCSAFLUSH, so keys typed ahead of
+    the switch are kept; ``leave`` restores with TCSADRAIN, after the last
+    frame is out. As a context manager it enters, and leaves on every exit;
+    a terminal that hung up has nothing left to restore."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.saved = termios.tcgetattr(fd)
+        self.mode = _game_attributes(self.saved)
+
+    def enter(self) -> None:
+        termios.tcsetattr(self.fd, termios.TCSANOW, self.mode)
+
+    def leave(self) -> None:
+        termios.tcsetattr(self.fd, termios.TCSADRAIN, self.saved)
+
+    def __enter__(self) -> RawMode:
+        self.enter()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        with suppress(termios.error, OSError):
+            self.leave()
+
+
+def raw_mode(fd: int) -> RawMode:
+    """``with raw_mode(fd):`` game mode for the block (see :class:`RawMode`)."""
+    return RawMode(fd)
+
+
+@contextmanager
+def open_console(stdin: IO[Any], stdout: IO[Any], hooks: ScreenHooks) -> Iterator[Console]:
+    """Take the terminal for the session: raw mode, signals noted for the read
+    loop (resize, Ctrl-Z, continue), hangups raised as :class:`Hangup`."""
+    in_fd = stdin.fileno()
+    out_fd = stdout.fileno()
+    terminal = RawMode(in_fd)
+
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_r, False)
+    os.set_blocking(wake_w, False)
+    pending = set()  # signals seen by the handlers, acted on by the read loop
+
+    def note(signum: int, frame: Any) -> None:
+        pending.add(signum)
+
+    noted = (signal.SIGWINCH, signal.SIGTSTP, signal.SIGCONT)
+    previous = {signum: signal.getsignal(signum) for signum in noted}
+    previous_wakeup = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+
+    def suspend() -> None:
+        """Ctrl-Z: hand the terminal back as it was, stop the job like the
+        terminal would, and take the terminal again on ``fg``."""
+        hooks.leave()
+        terminal.leave()
+        signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+        os.killpg(os.getpgrp(), signal.SIGTSTP)  # stops here until SIGCONT
+        signal.signal(signal.SIGTSTP, note)
+        terminal.enter()
+        pending.discard(signal.SIGCONT)
+        hooks.redraw()
+
+    def handle_signals() -> None:
+        if signal.SIGTSTP in pending:
+            pending.discard(signal.SIGTSTP)
+            suspend()
+        if signal.SIGCONT in pending:  # stopped by someone else: take the terminal again
+            pending.discard(signal.SIGCONT)
+            terminal.enter()
+            hooks.leave()
+            hooks.redraw()
+        if signal.SIGWINCH in pending:
+            pending.discard(signal.SIGWINCH)
+            hooks.redraw()
+
+    def read_actions(decoder: KeyDecoder) -> List[Action]:
+        """Block until at least one action."""
+        while True:
+            timeout = ESC_TIMEOUT if decoder.pending else None
+            ready, _, _ = select.select([in_fd, wake_r], [], [], timeout)
+            if wake_r in ready:
+                with suppress(BlockingIOError):
+                    while os.read(wake_r, 512):
+                        pass
+            handle_signals()
+            if in_fd in ready:
+                try:
+                    data = os.read(in_fd, 4096)
+                except OSError as error:
+                    if terminal_gone(error):
+                        raise Hangup(signal.SIGHUP) from None
+                    raise
+                if not data:  # the terminal went away
+                    raise Hangup(signal.SIGHUP)
+                before, ctrl_z, after = data.partition(b"\x1a")
+                actions = decoder.feed(before)
+                if ctrl_z:
+                    suspend()
+                    actions += decoder.feed(after)
+                if actions:
+                    return actions
+            elif not ready:
+                decoder.flush()  # the ESC stood alone
+
+    def write(text: str) -> None:
+        try:
+            write_all(out_fd, text.encode("utf-8", "replace"))
+        except OSError as error:
+            if terminal_gone(error):  # the window was closed
+                raise Hangup(signal.SIGHUP) from None
+            raise
+
+    try:
+        with hangup_signals():
+            try:
+                terminal.enter()
+                for signum in noted:
+                    signal.signal(signum, note)
+                yield Console(read_actions, write, lambda: terminal_size(out_fd), legacy=False)
+            finally:
+                with shield_hangups():
+                    for signum in noted:
+                        signal.signal(signum, signal.SIG_IGN if signum != signal.SIGCONT else signal.SIG_DFL)
+                    terminal.__exit__()
+    finally:
+        signal.set_wakeup_fd(previous_wakeup)
+        restore_signals(previous)
+        os.close(wake_r)
+        os.close(wake_w)
+
+
+@contextmanager
+def quiet_terminal(fd: int) -> Iterator[None]:
+    """While a replay is drawn on the terminal ``fd``, keys typed there are
+    not echoed into the frames; what was typed is dropped at the end (it was
+    typed at the replay, not at the shell)."""
+    try:
+        saved = termios.tcgetattr(fd)
+    except (termios.error, OSError):
+        yield
+        return
+    quiet = termios.tcgetattr(fd)
+    quiet[3] &= ~termios.ECHO
+    try:
+        termios.tcsetattr(fd, termios.TCSANOW, quiet)
+        yield
+    finally:
+        with suppress(termios.error, OSError):
+            termios.tcflush(fd, termios.TCIFLUSH)
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
