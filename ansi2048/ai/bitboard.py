@@ -1,0 +1,153 @@
+"""The 4x4 board as one 64-bit int: 4 bits a cell holding the tile's rank
+(0 = empty, k = a tile of 2**k), cell (r, c) at bit 4 * (4 * r + c).
+
+Row r is ``(b >> 16 * r) & 0xFFFF`` with column 0 in the low nibble, so a
+whole row indexes a 65536-entry table. The tables are built on first use, not
+at import time (~0.1 s in CPython), and cached for the process.
+
+Rank 15 (32768) is the largest a nibble holds: two 32768s do not merge here.
+Callers route boards holding a tile above 32768 to the exact generic search
+(:mod:`ansi2048.ai.heuristic`), so this cap never changes a suggested move on
+such boards; and a board with two 32768s about to merge is not reachable in
+4x4 play below that.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple
+
+__all__ = [
+    "MAX_RANK",
+    "RowTables",
+    "decode",
+    "empty_cells",
+    "encode",
+    "moves",
+    "row_tables",
+    "transpose",
+]
+
+MAX_RANK = 15
+_ROWS = 65536
+
+
+class RowTables:
+    """Per-row results of sliding left and right, and per-column results of
+    sliding up and down already spread to their bit positions in the board."""
+
+    __slots__ = ("down", "left", "right", "score", "up")
+
+    def __init__(self) -> None:
+        left: List[int] = [0] * _ROWS
+        score: List[int] = [0] * _ROWS
+        for row in range(_ROWS):
+            left[row], score[row] = _slide_row(row)
+        rev = [_reverse(row) for row in range(_ROWS)]
+        right = [rev[left[rev[row]]] for row in range(_ROWS)]
+        spread = [_spread(row) for row in range(_ROWS)]
+        self.left = left
+        self.right = right
+        # A run of equal tiles merges into the same tiles from either end, so
+        # a row scores the same sliding left or right (tested).
+        self.score = score
+        # Up on the board is left on the transposed board: a column read top
+        # to bottom is a row of the transpose; spreading puts it back.
+        self.up = [spread[left[row]] for row in range(_ROWS)]
+        self.down = [spread[right[row]] for row in range(_ROWS)]
+
+
+def _slide_row(row: int) -> Tuple[int, int]:
+    """Slide one 4-nibble row toward nibble 0; (new row, points gained)."""
+    tiles = [(row >> shift) & 0xF for shift in (0, 4, 8, 12)]
+    tiles = [t for t in tiles if t]
+    out: List[int] = []
+    gained = 0
+    i = 0
+    while i < len(tiles):
+        rank = tiles[i]
+        if i + 1 < len(tiles) and tiles[i + 1] == rank and rank < MAX_RANK:
+            out.append(rank + 1)
+            gained += 1 << (rank + 1)
+            i += 2
+        else:
+            out.append(rank)
+            i += 1
+    result = 0
+    for j, rank in enumerate(out):
+        result |= rank << (4 * j)
+    return result, gained
+
+
+def _reverse(row: int) -> int:
+    return ((row & 0xF) << 12) | ((row & 0xF0) << 4) | ((row >> 4) & 0xF0) | (row >> 12)
+
+
+def _spread(row: int) -> int:
+    """Nibble j of a row to nibble 4 * j of a board (a column of column 0)."""
+    return (row & 0xF) | ((row & 0xF0) << 12) | ((row & 0xF00) << 24) | ((row & 0xF000) << 36)
+
+
+_tables: Optional[RowTables] = None
+
+
+def row_tables() -> RowTables:
+    global _tables
+    if _tables is None:
+        _tables = RowTables()
+    return _tables
+
+
+def transpose(b: int) -> int:
+    """Swap rows and columns: nibble 4r+c <-> 4c+r, by two rounds of masked swaps."""
+    a = (b & 0xF0F00F0FF0F00F0F) | ((b & 0x0000F0F00000F0F0) << 12) | ((b >> 12) & 0x0000F0F00000F0F0)
+    return (a & 0xFF00FF0000FF00FF) | ((a & 0x00FF00FF00000000) >> 24) | ((a << 24) & 0x00FF00FF00000000)
+
+
+def moves(b: int, t: RowTables) -> Tuple[Tuple[int, int], Tuple[int, int], Tuple[int, int], Tuple[int, int]]:
+    """(board, points) after up, down, left, right, in that order (the order of
+    ``DIRECTIONS`` in :mod:`ansi2048.ai.search`)."""
+    left, right, score = t.left, t.right, t.score
+    r0 = b & 0xFFFF
+    r1 = (b >> 16) & 0xFFFF
+    r2 = (b >> 32) & 0xFFFF
+    r3 = b >> 48
+    row_points = score[r0] + score[r1] + score[r2] + score[r3]
+    tb = transpose(b)
+    c0 = tb & 0xFFFF
+    c1 = (tb >> 16) & 0xFFFF
+    c2 = (tb >> 32) & 0xFFFF
+    c3 = tb >> 48
+    col_points = score[c0] + score[c1] + score[c2] + score[c3]
+    up, down = t.up, t.down
+    return (
+        (up[c0] | (up[c1] << 4) | (up[c2] << 8) | (up[c3] << 12), col_points),
+        (down[c0] | (down[c1] << 4) | (down[c2] << 8) | (down[c3] << 12), col_points),
+        (left[r0] | (left[r1] << 16) | (left[r2] << 32) | (left[r3] << 48), row_points),
+        (right[r0] | (right[r1] << 16) | (right[r2] << 32) | (right[r3] << 48), row_points),
+    )
+
+
+def empty_cells(b: int) -> List[int]:
+    """Shifts (4 * cell index) of the empty cells, in row-major order."""
+    return [shift for shift in range(0, 64, 4) if not (b >> shift) & 0xF]
+
+
+def encode(cells: Sequence[int]) -> Optional[int]:
+    """16 tile values, row-major, to a board; None if a tile is above 2**15."""
+    b = 0
+    for i, value in enumerate(cells):
+        if value:
+            rank = value.bit_length() - 1
+            if rank > MAX_RANK:
+                return None
+            b |= rank << (4 * i)
+    return b
+
+
+def decode(b: int) -> List[int]:
+    """A board to 16 tile values, row-major."""
+    out = []
+    for shift in range(0, 64, 4):
+        rank = (b >> shift) & 0xF
+        out.append(1 << rank if rank else 0)
+    return out
