@@ -43,3 +43,13 @@ def data_home(tmp_path: Path) -> Path:
     path = tmp_path / "data"
     path.mkdir()
     return path
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
+    """Skip the tests marked ``posix`` on Windows, which has no pty, termios or POSIX signals."""
+    if sys.platform != "win32":
+        return
+    skip = pytest.mark.skip(reason="needs a POSIX terminal (pty, termios, signals); this is Windows")
+    for item in items:
+        if item.get_closest_marker("posix") is not None:
+            item.add_marker(skip)
