@@ -224,11 +224,18 @@ class Game:
 
     @classmethod
     def from_board(
-        cls, board: Sequence[Sequence[int]], goal: int = 2048, seed: int = 0, score: int = 0, moves: int = 0
+        cls,
+        board: Sequence[Sequence[int]],
+        goal: int = 2048,
+        seed: int = 0,
+        score: int = 0,
+        moves: int = 0,
+        won: Optional[bool] = None,
     ) -> Game:
         """A game in the middle: ``board`` (rows of tiles, 0 = empty) on the
-        table, the generator started from ``seed``, no undo history and no
-        newest tile. ``won`` follows from the tiles; for tests and the AI."""
+        table, the generator as a fresh game of ``seed`` left it, no undo
+        history and no newest tile. ``won`` defaults to whether a tile has
+        reached ``goal``. For tests, puzzles and the AI."""
         rows = len(board)
         cols = len(board[0]) if rows else 0
         if any(len(row) != cols for row in board):
@@ -242,7 +249,7 @@ class Game:
         game._spawned = None
         game.score = score
         game.moves = moves
-        game.won = max(cells) >= goal
+        game.won = max(cells) >= goal if won is None else won
         game.over = game._is_over()
         return game
 

@@ -12,15 +12,21 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import pexpect
 
-# The end of every frame: the keys line, then erase-to-end-of-line.
-FRAME_END = r"q quit\x1b\[0m\x1b\[K|q quit\x1b\[K"
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout without installing
+
+from ansi2048.render.repaint import FRAME_END as FRAME_END_CODE
+
+# Every frame drawn in place ends with the renderer's FRAME_END.
+FRAME_END = re.escape(FRAME_END_CODE)
 
 
 def main() -> None:

@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 import re
-from typing import List, Sequence
+from typing import List, Sequence, Tuple
 
 import pyte
 
 from ansi2048.render.frame import Layout
+from ansi2048.render.repaint import FRAME_END
+
+# What ends every frame drawn in place, as a pattern for pexpect and re.
+FRAME_END_PATTERN = re.escape(FRAME_END)
 
 
-def emulate(output: bytes, width: int, height: int) -> pyte.Screen:
-    """The screen a VT100 shows after ``output``."""
+def terminal(width: int, height: int) -> Tuple[pyte.Screen, pyte.Stream]:
+    """An emulated terminal to feed text into, piece by piece."""
     screen = pyte.Screen(width, height)
     # A real terminal's ONLCR turns "\n" into CR+LF; LNM does that in pyte.
     screen.set_mode(pyte.modes.LNM)
+    return screen, pyte.Stream(screen)
+
+
+def emulate(output: bytes, width: int, height: int) -> pyte.Screen:
+    """The screen a VT100 shows after ``output`` (the bytes a program wrote)."""
+    screen, _ = terminal(width, height)
     pyte.ByteStream(screen).feed(output)
     return screen
 

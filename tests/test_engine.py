@@ -36,65 +36,7 @@ from ansi2048.engine import (
     slide_lines,
 )
 
-DIRECTIONS = (Direction.UP, Direction.DOWN, Direction.LEFT, Direction.RIGHT)
-Flat = list[int]
-
-# --------------------------------------------------------------------------
-# References
-# --------------------------------------------------------------------------
-
-
-def ref_slide(row: Sequence[int]) -> tuple[list[int], int, int]:
-    """Slide toward index 0: squeeze out the zeros, merge equal neighbours
-    pairwise from the front (each tile at most once), squeeze again.
-    Returns (row, points, biggest merged tile or 0)."""
-    tiles = [v for v in row if v]
-    out: list[int] = []
-    points = biggest = 0
-    i = 0
-    while i < len(tiles):
-        if i + 1 < len(tiles) and tiles[i] == tiles[i + 1]:
-            out.append(tiles[i] * 2)
-            points += tiles[i] * 2
-            biggest = max(biggest, tiles[i] * 2)
-            i += 2
-        else:
-            out.append(tiles[i])
-            i += 1
-    return out + [0] * (len(row) - len(out)), points, biggest
-
-
-def ref_lines(rows: int, cols: int, direction: Direction) -> list[list[int]]:
-    """Flat indices of each line, starting at the edge the tiles move toward."""
-    if direction is Direction.LEFT:
-        return [[r * cols + c for c in range(cols)] for r in range(rows)]
-    if direction is Direction.RIGHT:
-        return [[r * cols + c for c in reversed(range(cols))] for r in range(rows)]
-    if direction is Direction.UP:
-        return [[r * cols + c for r in range(rows)] for c in range(cols)]
-    return [[r * cols + c for r in reversed(range(rows))] for c in range(cols)]
-
-
-def ref_move(cells: Sequence[int], rows: int, cols: int, direction: Direction) -> tuple[Flat, int, bool]:
-    """(cells after the slide, points, changed) by the reference slide."""
-    out, points, _ = ref_move_biggest(cells, rows, cols, direction)
-    return out, points, out != list(cells)
-
-
-def ref_move_biggest(cells: Sequence[int], rows: int, cols: int, direction: Direction) -> tuple[Flat, int, int]:
-    out = list(cells)
-    points = biggest = 0
-    for line in ref_lines(rows, cols, direction):
-        slid, pts, big = ref_slide([cells[i] for i in line])
-        for i, v in zip(line, slid):
-            out[i] = v
-        points += pts
-        biggest = max(biggest, big)
-    return out, points, biggest
-
-
-def ref_over(cells: Sequence[int], rows: int, cols: int) -> bool:
-    return not any(ref_move(cells, rows, cols, d)[2] for d in DIRECTIONS)
+from .reference import DIRECTIONS, Flat, ref_lines, ref_move, ref_move_biggest, ref_over, ref_slide
 
 
 def flat(board: Sequence[Sequence[int]]) -> Flat:
@@ -102,12 +44,14 @@ def flat(board: Sequence[Sequence[int]]) -> Flat:
 
 
 def set_board(game: Game, cells: Sequence[int]) -> Game:
-    """Put ``cells`` (flat, row-major) on a fresh game's board."""
+    """A game like the fresh ``game`` (same size, goal, seed and generator
+    state) with ``cells`` (flat, row-major) on its board."""
     assert len(cells) == game.rows * game.cols
     assert game.moves == 0 and game.score == 0 and not game.can_undo
-    game._cells[:] = list(cells)
-    game.over = ref_over(cells, game.rows, game.cols)
-    return game
+    board = [list(cells[r * game.cols : (r + 1) * game.cols]) for r in range(game.rows)]
+    placed = Game.from_board(board, goal=game.goal, seed=game.seed, won=False)
+    assert placed.rng_state == game.rng_state
+    return placed
 
 
 def game_with(board: Sequence[Sequence[int]], goal: int = 2048, seed: int = 0) -> Game:
@@ -812,3 +756,39 @@ def test_valid_extremes(rows: int, cols: int, goal: int) -> None:
     assert (game.rows, game.cols, game.goal) == (rows, cols, goal)
     assert len(game.board) == rows and all(len(r) == cols for r in game.board)
     assert (MIN_SIDE, MAX_SIDE, MIN_GOAL, MAX_GOAL) == (2, 10, 8, 2**31)
+
+
+def test_undo_reaches_back_1000_moves_as_the_readme_promises() -> None:
+    # Moves and restarts are both steps undo takes back, one at a time.
+    game = Game(4, 4, 2048, seed=11)
+    boards = [game.board]
+    rng = random.Random(5)
+    while len(boards) <= 1005:
+        if game.over:
+            game.restart()
+            boards.append(game.board)
+        elif game.move(rng.choice(DIRECTIONS)):
+            boards.append(game.board)
+    for back in range(1, 1001):
+        assert game.undo(), f"undo {back} failed"
+        assert game.board == boards[-1 - back]
+    assert not game.undo()  # the 1001st step back is gone
+
+
+def test_from_board_sets_up_a_game_in_the_middle() -> None:
+    game = Game.from_board([[2, 2, 0], [0, 4, 0]], goal=8, seed=3, score=40, moves=7)
+    assert (game.rows, game.cols, game.goal, game.score, game.moves) == (2, 3, 8, 40, 7)
+    assert game.board == ((2, 2, 0), (0, 4, 0))
+    assert game.spawned is None and not game.can_undo and not game.won and not game.over
+    assert game.rng_state == Game(2, 3, 8, seed=3).rng_state
+    assert game.move(Direction.LEFT) and game.board[0][0] == 4 and game.score == 44
+    assert Game.from_board([[8, 2], [4, 2]], goal=8).won
+    assert Game.from_board([[8, 2], [4, 16]], goal=8, won=False).over
+
+
+@pytest.mark.parametrize(
+    "board", [[[2, 3], [0, 0]], [[2, 2], [0]], [[1, 0], [0, 0]], [[-2, 0], [0, 0]], [[2] * 11] * 2]
+)
+def test_from_board_refuses_what_no_game_holds(board: list[list[int]]) -> None:
+    with pytest.raises(ValueError):
+        Game.from_board(board)

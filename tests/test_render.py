@@ -31,7 +31,7 @@ from ansi2048.render.repaint import Repainter, visible_width
 from ansi2048.render.style import ColorDepth, choose_depth, nearest_xterm256
 from ansi2048.session import Session, Status
 
-from .screen import NUMBER, dump, find_header, parse_tile, read_board
+from .screen import NUMBER, dump, find_header, parse_tile, read_board, terminal
 
 DEPTHS = list(ColorDepth)
 COLOUR_DEPTHS = [d for d in ColorDepth if d is not ColorDepth.NONE]
@@ -62,13 +62,6 @@ def make_view(
         over=over,
         note=note,
     )
-
-
-def terminal(width: int, height: int) -> Tuple[pyte.Screen, pyte.Stream]:
-    screen = pyte.Screen(width, height)
-    # A real terminal's ONLCR turns "\n" into CR+LF; LNM does that in pyte.
-    screen.set_mode(pyte.modes.LNM)
-    return screen, pyte.Stream(screen)
 
 
 def tile_rect(layout: Layout, top: int, row: int, col: int) -> Iterator[Tuple[int, int]]:
@@ -653,26 +646,28 @@ def test_summary_in_colour_has_the_same_text(depth: ColorDepth) -> None:
 def test_repainter_sequences() -> None:
     repainter = Repainter()
     first = repainter.frame(["a", "bb", "ccc"])
-    assert first == "\x1b[?25la\x1b[K\nbb\x1b[K\nccc\x1b[K"
+    # Every frame ends with ESC[J (FRAME_END): it clears what a taller frame
+    # left below, and tells a reader of the output that the frame is whole.
+    assert first == "\x1b[?25la\x1b[K\nbb\x1b[K\nccc\x1b[K\x1b[J"
     second = repainter.frame(["x"])
     assert second == "\r\x1b[2Ax\x1b[K\x1b[J"
     third = repainter.frame(["y", "z"])
-    assert third.startswith("\ry\x1b[K") and "A" not in third.replace("\x1b[K", "") and "\x1b[J" not in third
+    assert third == "\ry\x1b[K\nz\x1b[K\x1b[J"  # one line up is none: ESC[0A would mean one
     assert repainter.close() == "\x1b[0m\x1b[?25h\n"
     assert repainter.close() == "\x1b[0m"  # nothing more to end
 
 
 def test_repainter_reset_and_no_hide() -> None:
     repainter = Repainter(hide_cursor=False)
-    assert repainter.frame(["a", "b"]) == "a\x1b[K\nb\x1b[K"
+    assert repainter.frame(["a", "b"]) == "a\x1b[K\nb\x1b[K\x1b[J"
     repainter.reset()
-    assert repainter.frame(["c"]) == "c\x1b[K"
+    assert repainter.frame(["c"]) == "c\x1b[K\x1b[J"
     assert "?25" not in repainter.close()
 
 
 def test_repainter_closes_open_colour_before_erasing() -> None:
     out = Repainter(hide_cursor=False).frame(["\x1b[41mred"])
-    assert out == "\x1b[41mred\x1b[0m\x1b[K"
+    assert out == "\x1b[41mred\x1b[0m\x1b[K\x1b[J"
 
 
 def test_repainter_never_clears_the_screen() -> None:
@@ -681,23 +676,6 @@ def test_repainter_never_clears_the_screen() -> None:
     output = "".join(repainter.frame(frame_lines(view, d, w, h)) for d in DEPTHS for w, h in SIZES) + repainter.close()
     for forbidden in ("\x1b[2J", "\x1b[3J", "\x1b[H", "\x1b[1;1H", "?1049", "?47h", "\x1bc"):
         assert forbidden not in output
-
-
-def test_render_is_pure() -> None:
-    """No terminal, stream or platform module: the renderer only computes."""
-    import ast
-    import inspect
-
-    import ansi2048.render
-
-    tree = ast.parse(inspect.getsource(ansi2048.render))
-    imported = {
-        alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
-    }
-    imported |= {
-        node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
-    }
-    assert not imported & {"os", "sys", "termios", "tty", "msvcrt", "readchar", "colorama", "io", "shutil"}
 
 
 def test_a_narrowed_reflowing_terminal_still_gets_one_board() -> None:

@@ -17,45 +17,15 @@ from ansi2048.protocol import ACTION_NAMES, event
 from ansi2048.recording import MAGIC, Header, format_header, parse_header
 from ansi2048.session import Outcome, Session, Status
 
+from .reference import ref_move_board, ref_over_board
+
 MOVES = (Action.UP, Action.DOWN, Action.LEFT, Action.RIGHT)
 ALL_ACTIONS = (*MOVES, Action.UNDO, Action.RESTART, Action.QUIT)
 
 
-def ref_slide(row: Sequence[int]) -> list[int]:
-    """Squeeze, merge equal neighbours once from the front, squeeze."""
-    tiles = [v for v in row if v]
-    out: list[int] = []
-    i = 0
-    while i < len(tiles):
-        if i + 1 < len(tiles) and tiles[i] == tiles[i + 1]:
-            out.append(2 * tiles[i])
-            i += 2
-        else:
-            out.append(tiles[i])
-            i += 1
-    return out + [0] * (len(row) - len(out))
-
-
-def ref_move(board: Sequence[Sequence[int]], direction: Direction) -> list[list[int]]:
-    rows = [list(r) for r in board]
-    if direction is Direction.LEFT:
-        return [ref_slide(r) for r in rows]
-    if direction is Direction.RIGHT:
-        return [ref_slide(r[::-1])[::-1] for r in rows]
-    cols = [list(c) for c in zip(*rows)]
-    slid = [ref_slide(c) if direction is Direction.UP else ref_slide(c[::-1])[::-1] for c in cols]
-    return [list(r) for r in zip(*slid)]
-
-
-def ref_over(board: Sequence[Sequence[int]]) -> bool:
-    return all(ref_move(board, d) == [list(r) for r in board] for d in Direction)
-
-
 def game_with(board: Sequence[Sequence[int]], goal: int = 2048, seed: int = 0) -> Game:
-    game = Game(len(board), len(board[0]), goal, seed)
-    game._cells[:] = [v for row in board for v in row]
-    game.over = ref_over(board)
-    return game
+    # Not won yet, whatever the tiles: the tests make the winning move themselves.
+    return Game.from_board(board, goal=goal, seed=seed, won=False)
 
 
 def as_lists(game: Game) -> list[list[int]]:
@@ -109,7 +79,7 @@ def test_over_when_no_direction_changes_the_board() -> None:
     assert session.status is Status.PLAYING
     outcome = session.apply(Action.LEFT)
     assert outcome.moved
-    assert session.game.over and ref_over(session.game.board)
+    assert session.game.over and ref_over_board(session.game.board)
     assert session.status is Status.OVER
     for action in MOVES:  # moves change nothing on a finished board
         board = as_lists(session.game)
@@ -170,7 +140,7 @@ def test_property_outcomes(seed: int, actions: list[Action]) -> None:
         assert outcome.action is action
         after = as_lists(session.game)
         if action.direction is not None:
-            slid = ref_move(board, action.direction)
+            slid = ref_move_board(board, action.direction)
             assert outcome.moved is (slid != board)
             if outcome.moved:
                 # spawn: the one cell where the board differs from the slide

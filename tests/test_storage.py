@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 from pathlib import Path
-from typing import List
+from typing import Any, List
 
 import pytest
 
@@ -323,3 +323,49 @@ def test_a_best_the_killed_game_had_not_written_is_recovered_on_resume(tmp_path:
     assert keeper.resume() is not None
     assert keeper.best() == session.best
     keeper.close()
+
+
+def test_best_scores_are_replaced_whole_never_rewritten_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write cut short (a full disk, a kill) must leave the old best.json
+    whole: it is written to a temporary file and renamed over the old one."""
+    import builtins
+
+    store = DataDir(str(tmp_path))
+    store.ensure()
+    store.record_best("4x4-2048", 1000)
+    before = (tmp_path / "best.json").read_bytes()
+    real_open = builtins.open
+
+    class HalfWriter:
+        """A file whose first write stores half the data, then fails."""
+
+        def __init__(self, stream: Any) -> None:
+            self._stream = stream
+
+        def write(self, data: bytes) -> int:
+            self._stream.write(data[: len(data) // 2])
+            self._stream.flush()
+            raise OSError(28, "No space left on device")
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._stream, name)
+
+        def __enter__(self) -> HalfWriter:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self._stream.close()
+
+    def failing_open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        stream = real_open(file, mode, *args, **kwargs)
+        return HalfWriter(stream) if "w" in mode and str(file).startswith(str(tmp_path)) else stream
+
+    monkeypatch.setattr(builtins, "open", failing_open)
+    with pytest.raises(OSError):
+        store.record_best("4x4-2048", 2000)
+    monkeypatch.undo()
+    assert (tmp_path / "best.json").read_bytes() == before
+    assert json.loads(before) == {"4x4-2048": 1000}
+    assert sorted(p.name for p in tmp_path.iterdir() if "tmp" in p.name) == []  # no temp file left behind

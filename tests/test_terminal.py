@@ -19,12 +19,13 @@ import pytest
 from ansi2048 import Game
 from ansi2048.render.frame import BIG
 
-from .screen import dump, emulate, find_header, read_board
+from .screen import FRAME_END_PATTERN, dump, emulate, find_header, read_board
 
 WIDTH, HEIGHT = 80, 30
 NAMES = {"w": "up", "a": "left", "s": "down", "d": "right"}
-# The end of every frame: its last line, the keys line, then erase-to-end-of-line.
-FRAME_END = r"q quit(\x1b\[0m)?\x1b\[K"
+FRAME_END = FRAME_END_PATTERN  # the shared marker: see tests/screen.py
+# Every test here drives the real program in a pseudo-terminal.
+pytestmark = pytest.mark.posix
 
 
 def game_env(data: Path) -> Dict[str, str]:

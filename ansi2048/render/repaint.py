@@ -10,6 +10,7 @@ __all__ = [
     "CSI",
     "ERASE_DOWN",
     "ERASE_LINE",
+    "FRAME_END",
     "HIDE_CURSOR",
     "SGR_RESET",
     "SHOW_CURSOR",
@@ -25,6 +26,10 @@ ERASE_LINE = CSI + "K"  # from the cursor to the end of the line
 ERASE_DOWN = CSI + "J"  # from the cursor to the end of the screen
 HIDE_CURSOR = CSI + "?25l"
 SHOW_CURSOR = CSI + "?25h"
+# Every frame drawn in place ends with this (its lines end with ERASE_LINE),
+# so a reader of the output (the pty tests, the benchmarks) can tell that a
+# frame is complete without depending on what its last line says.
+FRAME_END = ERASE_DOWN
 
 
 def cursor_up(rows: int) -> str:
@@ -90,18 +95,16 @@ class Repainter:
             self._height = len(lines)
             return ("\n" if self._height else "") + "\n".join(lines) + "\n"
         out: List[str] = []
-        rows_on_screen = 0
         if self._height:
             out.append("\r")
             up = self._rows_above(width)
-            rows_on_screen = up + 1
             out.append(cursor_up(up))
         elif self._hide_cursor:
             out.append(HIDE_CURSOR)
             self._hidden = True
         out.append("\n".join(_closed(line) + ERASE_LINE for line in lines))
-        if len(lines) < rows_on_screen:
-            out.append(ERASE_DOWN)
+        # Also clears what a taller frame left below.
+        out.append(FRAME_END)
         self._height = len(lines)
         self._widths = [visible_width(line) for line in lines]
         return "".join(out)

@@ -1,0 +1,227 @@
+"""The interactive loop in-process: a scripted console and a fake clock stand
+in for the terminal and time, so the keyboard game's wiring (saving, the best
+score writer, quitting, restoring) is tested fast and without a pty."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any, Callable, Iterator, List, Optional, Sequence
+
+import pytest
+
+from ansi2048.context import Context, Options
+from ansi2048.engine import Game
+from ansi2048.interactive import BEST_WRITE_INTERVAL, BestWriter, play_terminal
+from ansi2048.keys import Action, KeyDecoder
+from ansi2048.recording import replay, split_header
+from ansi2048.render.frame import BIG
+from ansi2048.render.repaint import FRAME_END, SHOW_CURSOR
+from ansi2048.session import Session
+from ansi2048.storage import DataDir
+from ansi2048.terminal.console import Console, ScreenHooks
+from ansi2048.terminal.signals import Hangup, hangup_signals
+
+from .screen import emulate, read_board
+
+WIDTH, HEIGHT = 80, 30
+
+
+class FakeClock:
+    """Seconds that pass only when the test says so."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class ScriptedConsole:
+    """A console whose keyboard is a list of batches of typed bytes; each
+    batch is what one read returns. ``on_read`` runs before each read
+    (to move the clock, say); ``on_write`` after each write."""
+
+    def __init__(self, batches: Sequence[bytes], on_read: Callable[[], None] = lambda: None) -> None:
+        self.batches = list(batches)
+        self.on_read = on_read
+        self.on_write: Callable[[str], None] = lambda text: None
+        self.output: List[str] = []
+        self.restored = False
+
+    def read_actions(self, decoder: KeyDecoder) -> List[Action]:
+        assert self.batches, "the loop read past the end of the script: it did not quit"
+        self.on_read()
+        return decoder.feed(self.batches.pop(0))
+
+    def write(self, text: str) -> None:
+        self.output.append(text)
+        self.on_write(text)
+
+    @contextmanager
+    def open(self, stdin: IO[Any], stdout: IO[Any], hooks: ScreenHooks) -> Iterator[Console]:
+        try:
+            yield Console(self.read_actions, self.write, lambda: (WIDTH, HEIGHT), legacy=False)
+        finally:
+            self.restored = True
+
+    @property
+    def screen_bytes(self) -> bytes:
+        return "".join(self.output).encode()
+
+
+def context(
+    data: Path, clock: Optional[FakeClock] = None, warnings: Optional[List[str]] = None, **options: Any
+) -> Context:
+    env = {"ANSI2048_DATA_DIR": str(data), "TERM": "xterm-256color"}
+    return Context(
+        options=Options(**options),
+        stdin=io.StringIO(),
+        stdout=io.StringIO(),
+        env=env,
+        warn=(warnings if warnings is not None else []).append,
+        random_seed=lambda: 12345,
+        clock=clock or FakeClock(),
+    )
+
+
+def saved_keys(data: Path) -> bytes:
+    header, keys = split_header((data / "game-4x4-2048.keys").read_bytes())
+    assert header is not None
+    return keys
+
+
+def played(seed: int, keys: bytes) -> Session:
+    session = Session(Game(seed=seed))
+    replay(session, keys)
+    return session
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    path = tmp_path / "data"
+    path.mkdir()
+    return path
+
+
+def test_the_loop_plays_saves_and_shows_every_key(data: Path) -> None:
+    console = ScriptedConsole([b"w", b"as", b"\x1b[D\x1b[A", b"q"])
+    assert play_terminal(context(data, seed=8), console.open) == 0
+    expected = played(8, b"wasaw")
+    assert saved_keys(data) == b"wasaw"
+    screen = emulate(console.screen_bytes, WIDTH, HEIGHT)
+    assert read_board(screen.display, BIG, 4, 4) == [list(row) for row in expected.game.board]
+    # one frame to start, then one per read (typed-ahead keys share a frame)
+    assert console.screen_bytes.count(FRAME_END.encode()) == 1 + 4
+    assert console.restored
+    assert console.output[-1].endswith(SHOW_CURSOR + "\n")
+
+
+def test_a_resumed_game_goes_on_where_it_stopped(data: Path) -> None:
+    play_terminal(context(data, seed=8), ScriptedConsole([b"wasd", b"q"]).open)
+    console = ScriptedConsole([b"ww", b"q"])
+    play_terminal(context(data), console.open)
+    assert saved_keys(data) == b"wasdww"
+    screen = emulate(console.screen_bytes, WIDTH, HEIGHT)
+    assert read_board(screen.display, BIG, 4, 4) == [list(row) for row in played(8, b"wasdww").game.board]
+
+
+def best_writes(monkeypatch: pytest.MonkeyPatch) -> List[int]:
+    """The scores each write of best.json stores, as they happen."""
+    writes: List[int] = []
+    real = DataDir.record_best
+
+    def spy(self: DataDir, key: str, score: int) -> int:
+        writes.append(score)
+        return real(self, key, score)
+
+    monkeypatch.setattr(DataDir, "record_best", spy)
+    return writes
+
+
+# A seed and keys whose score rises on many of the moves.
+RISING_KEYS = b"wasd" * 40
+
+
+def test_a_rising_best_is_written_once_at_the_end_when_no_time_passes(
+    data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writes = best_writes(monkeypatch)
+    batches = [bytes([key]) for key in RISING_KEYS] + [b"q"]
+    play_terminal(context(data, seed=8), ScriptedConsole(batches).open)
+    final = played(8, RISING_KEYS).game.score
+    assert final > 100
+    assert writes == [final]  # not once per move: the clock never moved
+    stored = json.loads((data / "best.json").read_text())
+    assert stored == {"4x4-2048": final}
+
+
+def test_a_rising_best_is_written_at_most_once_a_second(data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    writes = best_writes(monkeypatch)
+    clock = FakeClock()
+    step = 0.25
+
+    def tick() -> None:
+        clock.now += step
+
+    batches = [bytes([key]) for key in RISING_KEYS] + [b"q"]
+    play_terminal(context(data, clock=clock, seed=8), ScriptedConsole(batches, on_read=tick).open)
+    elapsed = step * len(batches)
+    assert 2 <= len(writes) <= elapsed / BEST_WRITE_INTERVAL + 1
+    assert writes == sorted(writes) and writes[-1] == played(8, RISING_KEYS).game.score
+
+
+def test_best_writer_waits_for_the_interval_and_flushes_the_rest() -> None:
+    stored: List[int] = []
+    clock = FakeClock()
+
+    def store(score: int) -> int:
+        stored.append(score)
+        return score
+
+    writer = BestWriter(store, clock, stored=10)
+    assert writer.offer(20) == 20 and stored == []
+    clock.now += BEST_WRITE_INTERVAL
+    writer.offer(30)
+    assert stored == [30]
+    writer.offer(40)  # too soon after the last write
+    assert stored == [30]
+    writer.flush(40)
+    writer.flush(40)  # nothing new
+    assert stored == [30, 40]
+
+
+def test_another_games_higher_best_is_shown() -> None:
+    writer = BestWriter(lambda score: 500, FakeClock(), stored=10, interval=0)
+    assert writer.offer(20) == 500
+
+
+@pytest.mark.posix
+def test_a_second_signal_during_the_restore_cannot_cut_it_short(data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGTERM ends the game (Hangup); another SIGTERM that arrives while the
+    best score is saved and the screen restored must not interrupt them."""
+    console = ScriptedConsole([b"wasd" * 10, b"w"])
+    second: List[int] = []
+    real = DataDir.record_best
+
+    def first_signal() -> None:
+        if len(console.batches) == 1:  # at the last read
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    def record_best(self: DataDir, key: str, score: int) -> int:
+        second.append(score)
+        os.kill(os.getpid(), signal.SIGTERM)  # while saving the best, before the screen is restored
+        return real(self, key, score)
+
+    console.on_read = first_signal
+    monkeypatch.setattr(DataDir, "record_best", record_best)
+    with hangup_signals(), pytest.raises(Hangup):
+        play_terminal(context(data, seed=8), console.open)
+    assert second == [played(8, b"wasd" * 10).game.score]  # the second signal was sent
+    assert json.loads((data / "best.json").read_text()) == {"4x4-2048": second[0]}
+    assert console.output[-1].endswith(SHOW_CURSOR + "\n")  # the restore went to its end
+    assert console.restored
