@@ -51,9 +51,6 @@ import venv
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-# The end of every frame: the keys line, then erase-to-end-of-line.
-# The same pattern as benchmarks/latency.py's FRAME_END.
-FRAME_END = r"q quit\x1b\[0m\x1b\[K|q quit\x1b\[K"
 FRAME_TARGET_MS = 100.0
 TERM2048 = "term2048==0.2.7"
 
@@ -104,6 +101,15 @@ def check_runs(argv: Sequence[str], env: Dict[str, str]) -> str:
     if done.returncode != 0:
         raise RuntimeError(f"exit status {done.returncode}: {first}")
     return first
+
+
+def frame_end_pattern() -> str:
+    """The end of every frame, as a pattern: the renderer's FRAME_END (shared with the tests and latency.py)."""
+    try:
+        from ansi2048.render.repaint import FRAME_END
+    except ImportError:  # an ansi2048 from before the render package: the keys line, then erase-to-end-of-line
+        return r"q quit\x1b\[0m\x1b\[K|q quit\x1b\[K"
+    return re.escape(FRAME_END)
 
 
 def pty_trial(argv: Sequence[str], pattern: str, env: Dict[str, str], fresh_data_dir: bool, quit_key: str) -> Trial:
@@ -279,7 +285,7 @@ def main() -> None:
             frame = f"pty: {game_name} --seed 1 --new, first frame"
             floor = "pty: python -c print, first output"
             trials[floor] = pty_trial([python, "-c", "print('ready')"], "ready", env, False, "")
-            trials[frame] = pty_trial([*game, "--seed", "1", "--new"], FRAME_END, env, True, "q")
+            trials[frame] = pty_trial([*game, "--seed", "1", "--new"], frame_end_pattern(), env, True, "q")
             for name in (floor, frame):
                 trials[name]()  # warm-up, and proof that it works
             frame_names = [floor, frame]
