@@ -37,7 +37,7 @@ from typing import List, Tuple
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from ansi2048.ai.bitboard import moves, row_tables
-from ansi2048.ai.ntuple import TABLE, TUPLES, features, pack_weights
+from ansi2048.ai.ntuple import TABLE, TUPLES, features, pack_weights, unpack_weights
 from ansi2048.engine import SplitMix64, seed_state
 
 _LOW32 = (1 << 32) - 1
@@ -63,6 +63,7 @@ def main(argv: List[str]) -> int:
     parser.add_argument("--plain", type=float, default=0.0, help="plain TD(0) with this rate instead of TC")
     parser.add_argument("--fine-from", type=int, default=0, help="from this game on, plain TD uses --fine-rate")
     parser.add_argument("--fine-rate", type=float, default=0.01)
+    parser.add_argument("--init", help="start from this weights file (e.g. a checkpoint) instead of zeros")
     parser.add_argument("--checkpoint", type=int, default=5000, help="write the weights every N games")
     parser.add_argument("--log-every", type=int, default=1000)
     parser.add_argument("--out", default="ansi2048/ai/ntuple4x4.bin")
@@ -77,6 +78,12 @@ def main(argv: List[str]) -> int:
     m = len(flat)
     size = TABLE * len(TUPLES)
     w = [0.0] * size
+    if args.init:
+        with open(args.init, "rb") as fh:
+            header, quantised = unpack_weights(fh.read())
+        scale = float(header["scale"])
+        w = [q * scale for table in quantised for q in table]
+        print(f"# starting from {args.init} ({header.get('games')} games)", flush=True)
     tc = not args.plain
     e_sum = [0.0] * size if tc else []
     a_sum = [0.0] * size if tc else []

@@ -1,0 +1,128 @@
+"""AI strength and speed: seeded games played to the end by ``ansi2048.ai``.
+
+Game i is ``Game(rows, cols, seed=first_seed + i)``; the player asks
+``Player.best_move`` before every move. Prints, per player: games, the share
+reaching each tile, mean and median score, mean and p99 time per move.
+
+    python benchmarks/ai.py --games 20                    # 4x4, the default player
+    pypy3 benchmarks/ai.py --games 200 --jobs 2           # strength, faster
+    python benchmarks/ai.py --size 3x5 --games 20 --player greedy --player ai
+
+Without ``--budget`` the AI is deterministic (node budgets and fixed depths,
+no clock), so the moves, hence the strength columns, are the same under PyPy
+and CPython: measure strength under PyPy and time per move under CPython.
+With ``--budget SECONDS`` the search deepens while time remains: results then
+depend on the interpreter and the machine.
+
+``--player greedy`` is the baseline: the move with the most points, then the
+most empty cells.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout without installing
+
+from ansi2048.ai import Player, heuristic
+from ansi2048.engine import Game
+
+
+def play(job: Tuple[str, int, int, int, int, Optional[float], int]) -> Dict[str, Any]:
+    kind, rows, cols, seed, level, budget, max_moves = job
+    game = Game(rows, cols, goal=2048, seed=seed)
+    player = Player(level=level, time_budget=budget)
+    if kind == "ai":
+        player.network()  # load outside the timed moves; the load is measured on its own
+    times: List[float] = []
+    while not game.over and game.moves < max_moves:
+        start = time.perf_counter()
+        if kind == "greedy":
+            index = heuristic.greedy(heuristic.to_ranks(game.board))
+            move = heuristic.MOVE_NAMES[index] if index >= 0 else None
+        else:
+            move = player.best_move(game)
+        times.append(time.perf_counter() - start)
+        if move is None:
+            break
+        game.move(move)
+    return {"score": game.score, "biggest": game.biggest, "moves": game.moves, "times": times}
+
+
+def main(argv: List[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--size", default="4", help="N or RxC")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the first game")
+    parser.add_argument("--level", type=int, default=1)
+    parser.add_argument("--budget", type=float, default=None, help="time cap per move, seconds")
+    parser.add_argument("--player", action="append", choices=("ai", "greedy"), help="repeatable; default ai")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--max-moves", type=int, default=10**6, help="stop a game after this many moves")
+    args = parser.parse_args(argv)
+    rows, _, cols = args.size.partition("x")
+    shape = (int(rows), int(cols or rows))
+
+    print(
+        f"# {platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cpus, "
+        f"size {shape[0]}x{shape[1]}, seeds {args.seed}..{args.seed + args.games - 1}, "
+        f"level {args.level}, budget {args.budget}, jobs {args.jobs}"
+    )
+    if shape == (4, 4):
+        from ansi2048.ai import load_network
+
+        start = time.perf_counter()
+        net, warning = load_network()
+        print(
+            f"# first load (row tables are separate): {1000 * (time.perf_counter() - start):.0f} ms"
+            + (f"; {warning}" if warning else f", {net.header.get('games') if net else '?'} training games")
+        )
+    print(
+        f"{'player':8} {'games':>5} "
+        + " ".join(f"{t:>6}" for t in _tiles(shape))
+        + f" {'mean':>8} {'median':>8} {'ms/move':>8} {'p99 ms':>7} {'moves':>9}"
+    )
+    for kind in args.player or ["ai"]:
+        jobs = [
+            (kind, shape[0], shape[1], args.seed + i, args.level, args.budget, args.max_moves)
+            for i in range(args.games)
+        ]
+        if args.jobs > 1:
+            from multiprocessing import Pool
+
+            with Pool(args.jobs) as pool:
+                results = pool.map(play, jobs, chunksize=1)
+        else:
+            results = [play(job) for job in jobs]
+        times = sorted(t for r in results for t in r["times"])
+        scores = [r["score"] for r in results]
+        shares = " ".join(
+            f"{100.0 * sum(1 for r in results if r['biggest'] >= t) / len(results):5.1f}%" for t in _tiles(shape)
+        )
+        print(
+            f"{kind:8} {len(results):5d} {shares} {statistics.mean(scores):8.0f} {statistics.median(scores):8.0f} "
+            f"{1000 * statistics.mean(times):8.2f} {1000 * times[int(0.99 * (len(times) - 1))]:7.1f} "
+            f"{len(times):9d}",
+            flush=True,
+        )
+    return 0
+
+
+def _tiles(shape: Tuple[int, int]) -> List[int]:
+    """The tiles worth a column: the top five the shape can reasonably reach."""
+    cells = shape[0] * shape[1]
+    top = {4: 64, 6: 256, 8: 1024, 9: 1024, 10: 1024, 12: 2048, 15: 4096, 16: 16384}.get(cells)
+    if top is None:
+        top = 2 ** min(cells + 1, 31) if cells < 16 else 2 ** min(14 + (cells - 16) // 6, 20)
+    return [top >> k for k in range(4, -1, -1)]
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
