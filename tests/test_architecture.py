@@ -24,6 +24,7 @@ PURE = {
     "ansi2048.recording",
     "ansi2048.render",
     "ansi2048.render.style",
+    "ansi2048.render.color",
     "ansi2048.render.palette",
     "ansi2048.render.frame",
     "ansi2048.render.repaint",

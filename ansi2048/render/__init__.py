@@ -3,6 +3,7 @@
 - :mod:`.style`: colour depths, colours, text styles and their SGR codes;
   spans of styled text and their visible width.
 - :mod:`.palette`: the tile colours (the original game's), per colour depth.
+- :mod:`.color`: perceptual distance (CIEDE2000) and WCAG contrast, for choosing colours.
 - :mod:`.frame`: the :class:`~.frame.View` of a session, the layouts, and
   ``frame_lines``, which turns a view into the lines of one frame; the plain
   ``summary_text`` for pipes and logs.
