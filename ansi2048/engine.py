@@ -12,6 +12,7 @@ Python version and platform, and an undo snapshot costs one int.
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import dataclass
 from enum import Enum
 from functools import cache
 from typing import Deque, Dict, List, Optional, Sequence, Tuple, Union
@@ -28,12 +29,14 @@ __all__ = [
     "Board",
     "Direction",
     "Game",
+    "Slide",
     "SplitMix64",
     "check_goal",
     "check_size",
     "seed_state",
     "slide_line",
     "slide_lines",
+    "trace_move",
 ]
 
 UNDO_DEPTH = 1000
@@ -161,6 +164,46 @@ def slide_lines(cells: List[int], lines: Lines) -> Tuple[bool, int, int]:
 def slide_line(cells: List[int], line: Tuple[int, ...]) -> Tuple[bool, int, int]:
     """Slide one line in place: :func:`slide_lines` for a single line."""
     return slide_lines(cells, (line,))
+
+
+@dataclass(frozen=True)
+class Slide:
+    """Where one tile went in a move: flat indices ``start`` and ``end``;
+    ``merged`` if it ended in a merge (two tiles end on a merged cell)."""
+
+    value: int
+    start: int
+    end: int
+    merged: bool
+
+
+def trace_move(cells: Sequence[int], rows: int, cols: int, direction: Direction) -> Tuple[Slide, ...]:
+    """Every tile's path in a move of ``cells`` toward ``direction``: the
+    walk :func:`slide_lines` makes, recording where each tile goes instead of
+    moving it. For the animation; :func:`slide_lines` stays the fast path,
+    and the tests check that the two always agree."""
+    lines = _geometry(rows, cols)[0][direction]
+    out: List[Slide] = []
+    for line in lines:
+        write = 0
+        mergeable = 0
+        last: Optional[int] = None  # index into ``out`` of the tile at write - 1
+        for index in line:
+            value = cells[index]
+            if not value:
+                continue
+            if value == mergeable and last is not None:
+                target = line[write - 1]
+                out[last] = Slide(out[last].value, out[last].start, target, True)
+                out.append(Slide(value, index, target, True))
+                mergeable = 0
+                last = None
+            else:
+                out.append(Slide(value, index, line[write], False))
+                last = len(out) - 1
+                mergeable = value
+                write += 1
+    return tuple(out)
 
 
 @cache

@@ -25,6 +25,7 @@ PURE = {
     "ansi2048.render",
     "ansi2048.render.style",
     "ansi2048.render.color",
+    "ansi2048.render.motion",
     "ansi2048.render.palette",
     "ansi2048.render.frame",
     "ansi2048.render.repaint",

@@ -792,3 +792,28 @@ def test_from_board_sets_up_a_game_in_the_middle() -> None:
 def test_from_board_refuses_what_no_game_holds(board: list[list[int]]) -> None:
     with pytest.raises(ValueError):
         Game.from_board(board)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(2, 5),
+    st.integers(2, 5),
+    st.sampled_from(DIRECTIONS),
+    st.lists(st.sampled_from([0, 0, 0, 2, 2, 4, 4, 8, 16]), min_size=25, max_size=25),
+)
+def test_trace_move_agrees_with_the_slide(rows: int, cols: int, direction: Direction, pool: list[int]) -> None:
+    from ansi2048.engine import trace_move
+
+    cells = pool[: rows * cols]
+    slides = trace_move(cells, rows, cols, direction)
+    expected, _, _ = ref_move(cells, rows, cols, direction)
+    assert sorted(s.start for s in slides) == [i for i, v in enumerate(cells) if v]  # every tile, once
+    landed = [0] * len(cells)
+    for slide in slides:
+        assert slide.value == cells[slide.start]
+        landed[slide.end] += slide.value
+    assert landed == expected
+    for end in {s.end for s in slides}:
+        arriving = [s for s in slides if s.end == end]
+        assert len(arriving) in (1, 2)
+        assert all(s.merged == (len(arriving) == 2) for s in arriving)
