@@ -47,7 +47,7 @@ class Screen:
         width, height = self._size()
         view = View.of(session, self.note, self._replay)
         self.fits = layout_for(view, width, height) is not None
-        self._write(self._repainter.frame(frame_lines(view, self._depth, width, height), width))
+        self._write(self._repainter.frame(frame_lines(view, self._depth, width, height), width, height))
 
     def close(self) -> None:
         """Leave the final frame on screen, the cursor shown, below it."""
