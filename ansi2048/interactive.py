@@ -111,7 +111,7 @@ def _farewell(options: Options, rows: int, cols: int, kept: bool) -> str:
     """The last frame's line instead of the keys, once the player quits:
     where the game went, and the command that brings it back."""
     if not kept:
-        return "game over for now: it could not be saved"
+        return "this game could not be saved (see the warning above)"
     command = "ansi2048"
     if options.rows is not None:
         command += f" --size {rows}" if rows == cols else f" --size {rows}x{cols}"

@@ -93,3 +93,10 @@ def test_a_finished_replay_on_a_terminal_offers_no_keys(tmp_path: Path) -> None:
     text = dump(display)
     assert "end of replay" in text and "Moves 8" in text
     assert "Ctrl-C stops" not in text and "q quit" not in text
+
+
+def test_quitting_a_game_that_could_not_be_saved_does_not_claim_it_is_kept(tmp_path: Path) -> None:
+    not_a_directory = tmp_path / "data"
+    not_a_directory.write_text("a file where the data directory should be")
+    last = play(not_a_directory, [b"a", b"q"])[-1]
+    assert "could not be saved" in last and "kept" not in last
