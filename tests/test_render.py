@@ -729,6 +729,8 @@ def test_going_on_after_the_goal_names_the_next_tile() -> None:
     status = frame_lines(View.of(session), ColorDepth.NONE, 60, 30)[-2]
     assert status == "You reached 2048 - keep going for 4096"
     # On a board that can hold nothing bigger, no impossible next goal.
+    bigger = dataclasses.replace(view, board=((4096, 2, 0, 0), (0,) * 4, (0,) * 4, (0,) * 4))
+    assert "You reached 4096 - keep going for 8192" in dump(render(bigger, ColorDepth.NONE, 100, 40).display)
     small = dataclasses.replace(view, board=((32, 16), (8, 4)))
     assert "the biggest a 2x2 board holds" in dump(render(small, ColorDepth.NONE, 60, 30).display)
 

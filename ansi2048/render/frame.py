@@ -306,14 +306,15 @@ def _status(view: View, glyphs: _Glyphs, depth: ColorDepth, palette: Palette, wi
 def _going_on(view: View, dot: str) -> List[str]:
     """The status once the goal is reached and play goes on: the next tile
     to make, or the end of the road on a board that can hold no bigger."""
-    biggest = max(max(row) for row in view.board)
+    # The goal at least: an undo may have taken the goal tile back.
+    reached = max(view.goal, *(max(row) for row in view.board))
     rows, cols = len(view.board), len(view.board[0])
-    target = max(biggest, view.goal) * 2
+    target = reached * 2
     if target > biggest_tile(rows, cols):
-        return [f"You reached {biggest}, the biggest a {rows}x{cols} board holds!", f"You reached {biggest}!"]
+        return [f"You reached {reached}, the biggest a {rows}x{cols} board holds!", f"You reached {reached}!"]
     return [
-        f"You reached {view.goal} {dot} keep going for {target}",
-        f"Reached {view.goal} {dot} next {target}",
+        f"You reached {reached} {dot} keep going for {target}",
+        f"Reached {reached} {dot} next {target}",
         f"Next: {target}",
     ]
 
