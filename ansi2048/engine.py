@@ -17,7 +17,7 @@ from enum import Enum
 from functools import cache
 from typing import Deque, Dict, List, Optional, Sequence, Tuple, Union
 
-from .limits import MAX_GOAL, MAX_SEED_DIGITS, MAX_SIDE, MIN_GOAL, MIN_SIDE
+from .limits import DEFAULT_GOAL, MAX_GOAL, MAX_SEED_DIGITS, MAX_SIDE, MIN_GOAL, MIN_SIDE
 
 __all__ = [
     "MAX_GOAL",
@@ -31,8 +31,10 @@ __all__ = [
     "Game",
     "Slide",
     "SplitMix64",
+    "biggest_tile",
     "check_goal",
     "check_size",
+    "default_goal",
     "seed_state",
     "slide_line",
     "slide_lines",
@@ -78,10 +80,31 @@ def check_size(rows: int, cols: int) -> None:
             raise ValueError(f"{name} must be from {MIN_SIDE} to {MAX_SIDE}, got {side}")
 
 
-def check_goal(goal: int) -> None:
-    """Raise ValueError unless ``goal`` is a power of two from MIN_GOAL to MAX_GOAL."""
+def check_goal(goal: int, rows: Optional[int] = None, cols: Optional[int] = None) -> None:
+    """Raise ValueError unless ``goal`` is a power of two from MIN_GOAL to
+    MAX_GOAL and, given a board size, a tile that board can hold."""
     if not (MIN_GOAL <= goal <= MAX_GOAL and goal & (goal - 1) == 0):
         raise ValueError(f"goal must be a power of two from {MIN_GOAL} to {MAX_GOAL}, got {goal}")
+    if rows is not None and cols is not None and goal > biggest_tile(rows, cols):
+        raise ValueError(
+            f"goal {goal} cannot be reached on a {rows}x{cols} board: its biggest tile is {biggest_tile(rows, cols)}"
+        )
+
+
+def biggest_tile(rows: int, cols: int) -> int:
+    """The biggest tile a ``rows`` x ``cols`` board can ever hold.
+
+    A tile of 2^k is made of two 2^(k-1) tiles, each built while the
+    smaller tiles it is made of wait in the other cells: n cells hold at
+    most the chain 2^n, ..., 8, 4 plus a spawned 4, which merges to 2^(n+1)."""
+    return 1 << (rows * cols + 1)
+
+
+def default_goal(rows: int, cols: int) -> int:
+    """The goal when none is given: DEFAULT_GOAL (2048), or on boards too
+    small to reach it in ordinary play (under 12 cells), 2^(n-1) for n cells,
+    a quarter of the most the board can hold (2x2: 8, 2x3: 32, 3x3: 256)."""
+    return max(MIN_GOAL, min(DEFAULT_GOAL, 1 << (rows * cols - 1)))
 
 
 def seed_state(seed: int) -> int:

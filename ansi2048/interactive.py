@@ -9,10 +9,10 @@ from __future__ import annotations
 from contextlib import suppress
 from typing import IO, Any, Callable, ContextManager, List, Optional
 
-from .context import Context
-from .engine import Game
+from .context import Context, Options
+from .engine import Game, default_goal
 from .keys import Action, KeyDecoder
-from .limits import DEFAULT_GOAL, DEFAULT_SIZE
+from .limits import DEFAULT_SIZE
 from .screen import Screen, color_depth
 from .session import Session
 from .storage import Keeper
@@ -69,7 +69,7 @@ def play_terminal(ctx: Context, open_console: Optional[OpenConsole] = None) -> i
         open_console = platform_console
     options, recorder = ctx.options, ctx.recorder
     rows, cols = options.rows or DEFAULT_SIZE, options.cols or DEFAULT_SIZE
-    goal = options.goal or DEFAULT_GOAL
+    goal = options.goal or default_goal(rows, cols)
     notes: List[str] = []  # shown under the board once play has started
 
     keeper = Keeper(ctx.env, rows, cols, goal, ctx.warn)
@@ -96,12 +96,33 @@ def play_terminal(ctx: Context, open_console: Optional[OpenConsole] = None) -> i
         for message in keeper.drain_warnings():
             ctx.warn(message)
         keeper.warn = recorder.warn = notes.append  # from here on the board is up: warn on it
-        return _loop(session, ctx, keeper, notes, open_console)
+        greeting = _resumed_note(game.moves) if resumed is not None and not options.new else ""
+        return _loop(session, ctx, keeper, notes, open_console, greeting)
     finally:
         keeper.close()
 
 
-def _loop(session: Session, ctx: Context, keeper: Keeper, notes: List[str], open_console: OpenConsole) -> int:
+def _resumed_note(moves: int) -> str:
+    """The note on the first frame of a resumed game (ASCII: any depth)."""
+    return f"resumed your game: {moves} move{'' if moves == 1 else 's'}"
+
+
+def _farewell(options: Options, rows: int, cols: int, kept: bool) -> str:
+    """The last frame's line instead of the keys, once the player quits:
+    where the game went, and the command that brings it back."""
+    if not kept:
+        return "this game could not be saved (see the warning above)"
+    command = "ansi2048"
+    if options.rows is not None:
+        command += f" --size {rows}" if rows == cols else f" --size {rows}x{cols}"
+    if options.goal is not None:
+        command += f" --goal {options.goal}"
+    return f"game kept for next time: {command} resumes it"
+
+
+def _loop(
+    session: Session, ctx: Context, keeper: Keeper, notes: List[str], open_console: OpenConsole, greeting: str = ""
+) -> int:
     decoder = KeyDecoder(comments=False)
     screen: Optional[Screen] = None
     best = BestWriter(keeper.record_best, ctx.clock, session.best)
@@ -122,6 +143,7 @@ def _loop(session: Session, ctx: Context, keeper: Keeper, notes: List[str], open
             ctx.env,
             legacy=console.legacy,
         )
+        screen.note = greeting  # until the first key: then the latest warning, if any
         try:
             screen.show(session)
             while True:
@@ -135,11 +157,14 @@ def _loop(session: Session, ctx: Context, keeper: Keeper, notes: List[str], open
                     if session.quit:
                         break
                 screen.note = notes[-1] if notes else ""
+                if session.quit:
+                    # The last frame says where the game went, not keys that no longer work.
+                    game = session.game
+                    screen.show(session, ending=_farewell(ctx.options, game.rows, game.cols, keeper.saving))
+                    break
                 # One frame for everything read at once: typed-ahead keys are
                 # all played, and the screen catches up in a single repaint.
                 screen.show(session)
-                if session.quit:
-                    break
                 session.best = best.offer(session.best)
         finally:
             # A second signal must not cut the saving and the restore short.

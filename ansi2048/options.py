@@ -12,7 +12,7 @@ import re
 from typing import TYPE_CHECKING, NoReturn, Optional, Sequence, Tuple
 
 from . import __version__
-from .limits import MAX_GOAL, MAX_SEED_DIGITS, MAX_SIDE, MIN_GOAL, MIN_SIDE
+from .limits import DEFAULT_SIZE, MAX_GOAL, MAX_SEED_DIGITS, MAX_SIDE, MIN_GOAL, MIN_SIDE
 
 if TYPE_CHECKING:
     from .context import Options
@@ -23,15 +23,17 @@ __all__ = ["EXIT_USAGE", "build_parser", "parse_options"]
 EXIT_USAGE = 2
 
 _KEYS_HELP = """\
-keys:
-  w a s d, h j k l (vim), arrow keys   move up / left / down / right (capitals too)
-  u                                    undo (the same move then spawns the same tile)
-  r                                    new game (undo brings the old one back)
-  q, Ctrl-C                            quit (the game is kept for next time)
+keys, as on the screen:
+  arrow keys, w a s d, h j k l  move (capitals too)
+  u                             undo (the same move then spawns the same tile)
+  r                             new game (u brings the old one back)
+  q, Ctrl-C                     quit (the game is kept for next time)
+  Ctrl-Z                        suspend (fg comes back to the game)
 
 piped keys: the same characters; '#' starts a comment to the end of the line;
-  anything else is ignored. A recording's first line (# ansi2048 seed=... size=...
-  goal=...) sets up the game it was recorded from, so `ansi2048 < game.keys` replays it.
+  anything else is ignored. A recording's first line
+  (# ansi2048 seed=... size=... goal=...) sets up the game it was recorded
+  from, so `ansi2048 < game.keys` replays it.
 """
 
 
@@ -97,7 +99,8 @@ def _delay(text: str) -> float:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="ansi2048",
-        description="Play 2048 in the terminal, or over pipes: replay recorded keys, or let a bot play with --json.",
+        # Wrapped by hand: the raw formatter keeps the epilog's columns.
+        description="Play 2048 in the terminal, or over pipes: replay recorded keys,\nor let a bot play with --json.",
         epilog=_KEYS_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -108,7 +111,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N|RxC",
         help=f"board size: 4 or 3x5 (rows x cols, {MIN_SIDE}..{MAX_SIDE}; default 4)",
     )
-    parser.add_argument("--goal", type=_goal, metavar="G", help="winning tile, a power of two 8..2**31 (default 2048)")
+    parser.add_argument(
+        "--goal",
+        type=_goal,
+        metavar="G",
+        help="winning tile, a power of two from 8 to what the board can hold; "
+        "default 2048, or 2^(cells-1) on boards of under 12 cells (3x3: 256)",
+    )
     parser.add_argument(
         "--seed", type=_seed, metavar="N", help="seed for the tiles, any whole number >= 0 (default: random)"
     )
@@ -135,10 +144,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def parse_options(argv: Optional[Sequence[str]]) -> Options:
     """The options in ``argv``; ``--help``, ``--version`` and bad options exit here."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     from .context import Options  # only now: --help and --version never need it
 
     rows, cols = args.size if args.size else (None, None)
+    if args.goal is not None:
+        from .engine import check_goal
+
+        try:
+            check_goal(args.goal, rows or DEFAULT_SIZE, cols or DEFAULT_SIZE)
+        except ValueError as error:
+            parser.error(f"argument --goal: {error}")
     return Options(
         rows=rows,
         cols=cols,

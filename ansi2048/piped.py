@@ -13,9 +13,9 @@ from typing import IO, Any, Callable, Dict, List, Optional, Tuple
 
 from . import __version__
 from .context import Context, Options
-from .engine import Game, check_goal, check_size
+from .engine import Game, check_goal, check_size, default_goal
 from .keys import Action, KeyDecoder
-from .limits import DEFAULT_GOAL, DEFAULT_SIZE
+from .limits import DEFAULT_SIZE
 from .protocol import ACTION_NAMES, event, start_event
 from .recording import Header, split_header, strip_bom
 from .render.frame import View, summary_text
@@ -65,7 +65,7 @@ def resolve_game(
             warn(f"ignoring the header's size {h.rows}x{h.cols} ({error})")
     if goal is None and h.goal is not None:
         try:
-            check_goal(h.goal)
+            check_goal(h.goal, rows or DEFAULT_SIZE, cols or DEFAULT_SIZE)
             goal = h.goal
         except ValueError as error:
             warn(f"ignoring the header's goal {h.goal} ({error})")
@@ -74,7 +74,8 @@ def resolve_game(
         seed = random_seed()
         if header is not None:
             warn(f"the header has no usable seed; playing seed {seed} instead")
-    return Game(rows or DEFAULT_SIZE, cols or DEFAULT_SIZE, goal or DEFAULT_GOAL, seed)
+    rows, cols = rows or DEFAULT_SIZE, cols or DEFAULT_SIZE
+    return Game(rows, cols, goal or default_goal(rows, cols), seed)
 
 
 def _json_writer(stdout: IO[str]) -> Callable[[Dict[str, Any]], None]:
@@ -152,6 +153,7 @@ def play_piped(ctx: Context) -> int:
                 restore.enter_context(quiet_terminal(stdout.fileno()))
                 screen.show(session)
                 play()
+                screen.show(session, ending="end of replay")
             finally:
                 with shield_hangups():
                     with suppress(OSError):

@@ -4,6 +4,7 @@ so the same screen draws on a real terminal, the Windows console or a test)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import IO, Any, Callable, Mapping, Tuple
 
 from .context import Options
@@ -43,11 +44,13 @@ class Screen:
         self.note = ""
         self.fits = True  # the last frame showed the board, not "too small"
 
-    def show(self, session: Session) -> None:
+    def show(self, session: Session, ending: str = "") -> None:
+        """Draw the session; ``ending`` (play is over, no key works any
+        more) replaces the line of keys, for the last frame."""
         width, height = self._size()
-        view = View.of(session, self.note, self._replay)
+        view = replace(View.of(session, self.note, self._replay), ending=ending)
         self.fits = layout_for(view, width, height) is not None
-        self._write(self._repainter.frame(frame_lines(view, self._depth, width, height), width))
+        self._write(self._repainter.frame(frame_lines(view, self._depth, width, height), width, height))
 
     def close(self) -> None:
         """Leave the final frame on screen, the cursor shown, below it."""

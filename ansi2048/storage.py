@@ -421,3 +421,8 @@ class Keeper:
         if self._lock is not None:
             DataDir.release(self._lock)
             self._lock = None
+
+    @property
+    def saving(self) -> bool:
+        """Whether this game is being kept for the next run."""
+        return self._save is not None

@@ -248,3 +248,43 @@ def test_a_huge_key_stream_is_read_incrementally() -> None:
     result = run_cli(["--seed", "3"], keys)
     assert result.returncode == 0
     assert result.stdout.decode().count("seed 3") == 1  # one summary, at the end
+
+
+def test_help_fits_80_columns_in_the_screen_order_and_mentions_ctrl_z() -> None:
+    out = run_cli(["--help"], env={"COLUMNS": "80"}).stdout.decode()
+    assert max(len(line) for line in out.splitlines()) <= 80, out
+    keys = out[out.index("\nkeys") :].lower()
+    # The order of the screen's keys line: arrows, wasd, hjkl move, u, r, q.
+    places = [keys.index(word) for word in ("arrow", "w a s d", "h j k l", "undo", "new game", "quit")]
+    assert places == sorted(places), keys
+    assert "ctrl-z" in keys
+
+
+@pytest.mark.parametrize(
+    ("size", "goal", "biggest"), [("3", "2048", "1024"), ("2x2", "64", "32"), ("2x3", "256", "128")]
+)
+def test_an_unreachable_goal_is_refused_naming_the_biggest_tile(size: str, goal: str, biggest: str) -> None:
+    result = run_cli(["--size", size, "--goal", goal], b"q")
+    err = result.stderr.decode()
+    assert result.returncode == 2 and len(err.strip().splitlines()) == 1, err
+    assert "--goal" in err and biggest in err and "Traceback" not in err
+    # The biggest tile itself is a goal the board can reach.
+    assert run_cli(["--size", size, "--goal", biggest], b"q").returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("size", "goal"), [("2", 8), ("2x3", 32), ("3", 256), ("2x5", 512), ("3x4", 2048), ("4", 2048)]
+)
+def test_small_boards_default_to_a_goal_they_can_reach(size: str, goal: int) -> None:
+    events = json_lines(run_cli(["--json", "--size", size, "--seed", "1"], b"").stdout)
+    assert events[0]["goal"] == goal
+
+
+def test_an_old_recording_with_an_unreachable_goal_still_replays() -> None:
+    recording = b"# ansi2048 version=0.1.0 seed=7 size=3x3 goal=2048\nwasd"
+    result = run_cli(["--json"], recording)
+    events = json_lines(result.stdout)
+    assert result.returncode == 0 and len(events) == 5
+    assert events[0]["seed"] == 7 and len(events[0]["board"]) == 3 and events[0]["goal"] == 256
+    err = result.stderr.decode()
+    assert "goal 2048" in err and "1024" in err and len(err.strip().splitlines()) == 1

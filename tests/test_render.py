@@ -4,6 +4,7 @@ read the emulated screen back."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
@@ -575,17 +576,174 @@ def test_banners(depth: ColorDepth) -> None:
     assert "Game over" not in playing and "You reached" not in playing
     assert "2048" in playing  # the goal is on screen
     won = text(Status.WON, False, goal=4096)
-    assert "You reached 4096! Any move keeps going, r new game, q quit" in won
+    assert "You reached 4096! Any move plays on" in won
     assert "Game over" not in won
     over = text(Status.OVER, True)
-    assert "Game over" in over and "r new game, u undo, q quit" in over and "You reached" not in over
+    assert "Game over" in over and "u undo, r new game" in over and "You reached" not in over
     both = text(Status.WON, True)
-    assert "You reached 2048!" in both and "Game over" in both
+    assert "You reached 2048! Game over" in both
     # Narrow terminals keep the gist.
     assert "Game over" in text(Status.OVER, True, width=34)
     assert "2048!" in text(Status.WON, False, width=30)
     keys = text(Status.PLAYING, False)
     assert "u undo" in keys and "r new game" in keys and "q quit" in keys and "wasd" in keys
+
+
+BANNERS = [(Status.WON, False), (Status.OVER, True), (Status.WON, True)]
+
+
+@pytest.mark.parametrize("depth", DEPTHS)
+@pytest.mark.parametrize("shape", [(4, 4), (2, 2), (3, 5), (10, 10), (2, 10)])
+def test_banners_stay_within_the_board(depth: ColorDepth, shape: Tuple[int, int]) -> None:
+    rows, cols = shape
+    board = [[2] * cols for _ in range(rows)]
+    for status, over in BANNERS:
+        for goal in (8, 2048, 2**31):
+            view = make_view(board, status=status, over=over, goal=goal)
+            for width, height in [(200, 60), (100, 40), (60, 30), (45, 24), (34, 20)]:
+                layout = layout_for(view, width, height)
+                if layout is None:
+                    continue
+                lines = frame_lines(view, depth, width, height)
+                board_width = layout.board_size(rows, cols)[0]
+                assert visible_width(lines[-2]) <= board_width, (status, goal, width, lines[-2])
+
+
+# The conventional xterm colours for the 16 SGR colour codes (30-37, 90-97).
+XTERM_16 = {
+    30: (0, 0, 0),
+    31: (205, 0, 0),
+    32: (0, 205, 0),
+    33: (205, 205, 0),
+    34: (0, 0, 238),
+    35: (205, 0, 205),
+    36: (0, 205, 205),
+    37: (229, 229, 229),
+    90: (127, 127, 127),
+    91: (255, 0, 0),
+    92: (0, 255, 0),
+    93: (255, 255, 0),
+    94: (92, 92, 255),
+    95: (255, 0, 255),
+    96: (0, 255, 255),
+    97: (255, 255, 255),
+}
+
+
+def emitted_colours(line: str) -> List[Tuple[str, Tuple[int, int, int], Tuple[int, int, int]]]:
+    """(character, text RGB, background RGB) of each visible character of a
+    painted line, from the SGR codes actually in it."""
+    out = []
+    fg = bg = (-1, -1, -1)  # the terminal's default: never expected in a banner
+    for match in re.finditer(r"\x1b\[([0-9;]*)m|([^\x1b])", line):
+        if match.group(2) is not None:
+            out.append((match.group(2), fg, bg))
+            continue
+        codes = [int(c) for c in match.group(1).split(";") if c]
+        while codes:
+            code = codes.pop(0)
+            if code == 0:
+                fg = bg = (-1, -1, -1)
+            elif code in (38, 48):
+                kind = codes.pop(0)
+                if kind == 5:
+                    index = codes.pop(0)
+                    rgb = nearest_rgb(index)
+                else:
+                    rgb = (codes.pop(0), codes.pop(0), codes.pop(0))
+                if code == 38:
+                    fg = rgb
+                else:
+                    bg = rgb
+            elif code in XTERM_16:
+                fg = XTERM_16[code]
+            elif code - 10 in XTERM_16:
+                bg = XTERM_16[code - 10]
+    return out
+
+
+def nearest_rgb(index: int) -> Tuple[int, int, int]:
+    from ansi2048.render.style import xterm_rgb
+
+    assert index >= 16  # the palette never picks the terminal-defined 16
+    return xterm_rgb(index)
+
+
+def contrast(a: Tuple[int, int, int], b: Tuple[int, int, int]) -> float:
+    """WCAG 2 contrast ratio of two sRGB colours."""
+
+    def luminance(rgb: Tuple[int, int, int]) -> float:
+        linear = [c / 255 / 12.92 if c <= 10 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_contrast_of_the_reported_banner() -> None:
+    # White on gold, as the win banner was: 1.6:1.
+    assert round(contrast((0xF9, 0xF6, 0xF2), (0xED, 0xC2, 0x2E)), 1) == 1.6
+    assert round(contrast((0, 0, 0), (255, 255, 255)), 1) == 21.0
+
+
+@pytest.mark.parametrize("depth", COLOUR_DEPTHS)
+def test_banners_are_readable(depth: ColorDepth) -> None:
+    for status, over in BANNERS:
+        view = make_view(new_tile_boards()[0][0], status=status, over=over)
+        status_line = frame_lines(view, depth, 100, 40)[-2]
+        cells = [(char, fg, bg) for char, fg, bg in emitted_colours(status_line) if char != " "]
+        assert cells, status_line
+        for char, fg, bg in cells:
+            assert -1 not in fg + bg, (status, status_line)  # both colours set
+            assert contrast(fg, bg) >= 4.5, (status, char, fg, bg, contrast(fg, bg))
+
+
+def test_going_on_after_the_goal_names_the_next_tile() -> None:
+    board = [[2048, 4, 0, 0], [0, 0, 0, 0], [0, 0, 0, 2], [0, 0, 0, 0]]
+    view = View(
+        board=tuple(tuple(row) for row in board),
+        spawned=None,
+        score=20000,
+        best=20000,
+        moves=900,
+        goal=2048,
+        seed=1,
+        status=Status.PLAYING,
+        reached=True,
+    )
+    text = dump(render(view, ColorDepth.NONE, 100, 40).display)
+    assert "You reached 2048 - keep going for 4096" in text and "get to 2048" not in text
+    # Through a session: the banner, then any move, then the next goal.
+    board = [[1024, 1024, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 2]]
+    session = Session(Game.from_board(board, goal=2048, seed=3))
+    session.apply(Action.LEFT)
+    assert session.status is Status.WON
+    assert session.apply(Action.RIGHT).moved and session.status is Status.PLAYING
+    status = frame_lines(View.of(session), ColorDepth.NONE, 60, 30)[-2]
+    assert status == "You reached 2048 - keep going for 4096"
+    # On a board that can hold nothing bigger, no impossible next goal.
+    bigger = dataclasses.replace(view, board=((4096, 2, 0, 0), (0,) * 4, (0,) * 4, (0,) * 4))
+    assert "You reached 4096 - keep going for 8192" in dump(render(bigger, ColorDepth.NONE, 100, 40).display)
+    small = dataclasses.replace(view, board=((32, 16), (8, 4)))
+    assert "the biggest a 2x2 board holds" in dump(render(small, ColorDepth.NONE, 60, 30).display)
+
+
+def test_title_names_the_goal() -> None:
+    header = render(make_view([[2, 0], [0, 4]], goal=8), ColorDepth.NONE, 60, 20).display[0]
+    assert header.startswith("goal 8  Score")
+    header = render(make_view([[2, 0], [0, 4]], goal=2048), ColorDepth.NONE, 60, 20).display[0]
+    assert header.startswith("2048  Score")
+
+
+def test_an_ended_replay_offers_no_keys() -> None:
+    board = new_tile_boards()[0][0]
+    for status, over in [(Status.PLAYING, False), *BANNERS]:
+        view = make_view(board, status=status, over=over)
+        ended = dataclasses.replace(view, replay=True, ending="end of replay")
+        text = dump(render(ended, ColorDepth.NONE, 100, 40).display)
+        assert "end of replay" in text
+        for hint in ("q quit", "u undo", "r new", "Ctrl-C", "any move", "Any move", "Play on"):
+            assert hint not in text, (status, text)
 
 
 def test_note_is_shown_and_sanitised() -> None:

@@ -105,7 +105,7 @@ def test_quit_leaves_the_terminal_as_it_was_and_the_prompt_under_the_board(tmp_p
     for key in "wasd":
         game.move(NAMES[key])
     assert read_board(screen.display, BIG, 4, 4) == [list(row) for row in game.board]
-    keys_line = max(y for y, line in enumerate(screen.display) if "q quit" in line)
+    keys_line = max(y for y, line in enumerate(screen.display) if "game kept for next time" in line)
     exit_line = next(y for y, line in enumerate(screen.display) if "EXIT=0" in line)
     assert top < keys_line < exit_line, dump(screen.display)
     assert output.rfind(b"\x1b[?25h") > output.rfind(b"\x1b[?25l") >= 0  # the cursor is shown again

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import List, Optional, Tuple
 
+from ..engine import biggest_tile
 from ..session import Session, Status
 from .palette import Palette, classic
 from .style import BOLD, PLAIN, ColorDepth, Span, fit, merge_spans, paint, style
@@ -47,6 +48,8 @@ class View:
     over: bool = False  # no move left; may go with status WON ("won, and no moves left")
     note: str = ""  # one extra line, e.g. "replay 12/300" or a warning
     replay: bool = False  # keys come from a pipe: the keys line says how to stop instead
+    reached: bool = False  # a tile has reached the goal (the banner may be gone)
+    ending: str = ""  # play has ended: this line instead of the keys, and no key offered
 
     @classmethod
     def of(cls, session: Session, note: str = "", replay: bool = False) -> View:
@@ -64,6 +67,7 @@ class View:
             over=game.over,
             note=note,
             replay=replay,
+            reached=game.won,
         )
 
 
@@ -245,8 +249,14 @@ def _board_lines(view: View, layout: Layout, depth: ColorDepth, glyphs: _Glyphs,
 # -- the text around the board --------------------------------------------------
 
 
+def _title(goal: int) -> str:
+    """The board's title: the game's name when the goal is 2048, else the
+    goal named as one (a bare "8" would read as a score)."""
+    return "2048" if goal == 2048 else f"goal {goal}"
+
+
 def _header(view: View) -> List[List[Span]]:
-    title = (str(view.goal), BOLD)
+    title = (_title(view.goal), BOLD)
     score = [("Score ", PLAIN), (str(view.score), BOLD)]
     best = [("  Best ", PLAIN), (str(view.best), BOLD)]
     moves = [("  Moves ", PLAIN), (str(view.moves), BOLD)]
@@ -261,44 +271,58 @@ def _header(view: View) -> List[List[Span]]:
     ]
 
 
-def _status(view: View, glyphs: _Glyphs, depth: ColorDepth, palette: Palette) -> List[List[Span]]:
-    goal, dash = view.goal, glyphs.dash
+def _status(view: View, glyphs: _Glyphs, depth: ColorDepth, palette: Palette, width: int) -> List[List[Span]]:
+    """The line under the board; the win and game-over banners are at most
+    ``width`` columns, the board's width."""
+    goal, dash, dot = view.goal, glyphs.dash, glyphs.dot
     won = view.status is Status.WON
     over = view.over or view.status is Status.OVER
+    # Key hints only while keys work: not in a replay, not once play has ended.
+    keys = not view.replay and not view.ending
     if won and over:
-        texts = [
-            f"You reached {goal}! Game over {dash} r new game, u undo, q quit",
-            f"You reached {goal}! Game over: r new, u undo, q quit",
-            f"Reached {goal}! Game over: r, u, q",
-            "Won! Game over",
-        ]
-        colors = palette.goal
+        texts = [f"You reached {goal}! Game over", "Won! Game over", "Game over"]
+        colors = palette.won
     elif won:
-        texts = [
-            f"You reached {goal}! Any move keeps going, r new game, q quit",
-            f"You reached {goal}! Keep going, r new, q quit",
-            f"You reached {goal}!",
-            "You won!",
-        ]
-        colors = palette.goal
+        texts = [f"You reached {goal}! Any move plays on", f"You reached {goal}! Play on"] if keys else []
+        texts += [f"You reached {goal}!", "You won!"]
+        colors = palette.won
     elif over:
-        texts = [
-            f"Game over {dash} r new game, u undo, q quit",
-            "Game over: r new, u undo, q quit",
-            "Game over",
-        ]
-        colors = palette.tile(2)
+        texts = [f"Game over {dash} u undo, r new game", "Game over: u undo, r new"] if keys else []
+        texts.append("Game over")
+        colors = palette.over
+    elif view.reached:
+        return [[(text, PLAIN)] for text in _going_on(view, dot)]
     else:
         return [[(f"Join the tiles, get to {goal}!", PLAIN)], [(f"Get to {goal}!", PLAIN)]]
     if depth is ColorDepth.NONE:
-        return [[(text, PLAIN)] for text in texts]
-    # A banner: the text on the goal tile's (won) or a light tile's (over) colours.
-    banner = style(colors[1], colors[0], True)
-    return [[(f" {text} ", banner)] for text in texts]
+        return [[(text, PLAIN)] for text in texts if len(text) <= width] or [[(texts[-1], PLAIN)]]
+    # A bar as wide as the board, the text centred on it. BASIC has no bold:
+    # the legacy console would make the dark text a lighter grey.
+    banner = style(colors[1], colors[0], depth is not ColorDepth.BASIC)
+    bars = [[(f" {text} ".center(width), banner)] for text in texts if len(text) + 2 <= width]
+    return bars or [[(texts[-1], banner)]]
 
 
-def _keys(glyphs: _Glyphs, replay: bool) -> List[List[Span]]:
+def _going_on(view: View, dot: str) -> List[str]:
+    """The status once the goal is reached and play goes on: the next tile
+    to make, or the end of the road on a board that can hold no bigger."""
+    # The goal at least: an undo may have taken the goal tile back.
+    reached = max(view.goal, *(max(row) for row in view.board))
+    rows, cols = len(view.board), len(view.board[0])
+    target = reached * 2
+    if target > biggest_tile(rows, cols):
+        return [f"You reached {reached}, the biggest a {rows}x{cols} board holds!", f"You reached {reached}!"]
+    return [
+        f"You reached {reached} {dot} keep going for {target}",
+        f"Reached {reached} {dot} next {target}",
+        f"Next: {target}",
+    ]
+
+
+def _keys(glyphs: _Glyphs, replay: bool, ending: str) -> List[List[Span]]:
     a, d = glyphs.arrows, glyphs.dot
+    if ending:  # no key works any more: say so instead
+        return [[(_clean(ending), PLAIN)]]
     if replay:  # the keyboard does not play a replay: only Ctrl-C stops it
         return [[("replay " + d + " Ctrl-C stops", PLAIN)], [("Ctrl-C stops", PLAIN)]]
     texts = [
@@ -360,12 +384,15 @@ def frame_lines(
     glyphs = _ASCII if ascii_only else _UNICODE
     palette = palette or classic()
     limit = width - 1
+    rows = len(view.board)
+    board_width, _ = layout.board_size(rows, len(view.board[0]) if rows else 0)
     lines = [fit(_header(view), limit)]
     lines.extend(_board_lines(view, layout, depth, glyphs, palette))
-    lines.append(fit(_status(view, glyphs, depth, palette), limit))
+    status_width = min(limit, board_width)
+    lines.append(fit(_status(view, glyphs, depth, palette, status_width), limit))
     if view.note:
         lines.append(fit([[(_clean(view.note), PLAIN)]], limit))
-    lines.append(fit(_keys(glyphs, view.replay), limit))
+    lines.append(fit(_keys(glyphs, view.replay, view.ending), limit))
     return [paint(spans, depth) for spans in lines]
 
 

@@ -72,6 +72,11 @@ class Repainter:
         self._hidden = False
         self._height = 0  # lines of the frame on screen; 0: none
         self._widths: List[int] = []  # their visible widths, for a resize
+        self._rows: Optional[int] = None  # the terminal's height when it was drawn
+        # Lines of earlier frames that a shorter window pushed into the
+        # terminal's history (at most; see _rows_up): a taller window brings
+        # them back above the frame on screen.
+        self._stale = 0
 
     def _rows_above(self, width: Optional[int]) -> int:
         """How far up the frame on screen starts, from its last line.
@@ -83,21 +88,45 @@ class Repainter:
             return self._height - 1
         return sum(max(1, -(-w // width)) for w in self._widths) - 1
 
-    def frame(self, lines: Sequence[str], width: Optional[int] = None) -> str:
+    def _rows_up(self, width: Optional[int], height: Optional[int]) -> int:
+        """How far up to go from the frame's last line to erase it, on a
+        terminal now ``width`` x ``height``.
+
+        When the window gets shorter than the frame on screen, the terminal
+        (tmux, xterm, VTE) keeps the cursor on screen by pushing the lines
+        at the top into its history: the frame's top lines go there, the
+        cursor-up stops at the top row, and the new frame is drawn from it.
+        When the window grows again, the terminal pulls lines back from its
+        history, the most recent first: those stale frame lines come back
+        above the frame, so the way up must cover them too. A terminal that
+        pulls nothing back just stops the cursor-up at the top row."""
+        up = self._rows_above(width)
+        if height is not None and self._rows is not None and height != self._rows:
+            if height > self._rows:
+                back = min(self._stale, height - self._rows)
+                self._stale -= back
+                up += back
+            else:
+                self._stale += max(0, up + 1 - height)
+        return up
+
+    def frame(self, lines: Sequence[str], width: Optional[int] = None, height: Optional[int] = None) -> str:
         """Draw ``lines``; the cursor is left at the end of the last one.
 
         Going back up is relative (``\\r`` then ``ESC[nA``), so it still works
         after the first frame scrolled the screen; each line then erases the
         rest of the old line under it, and ``ESC[J`` what a taller frame left
         below. Lines are joined by ``\\n``: the terminal's output processing
-        (ONLCR) makes that a carriage return too."""
+        (ONLCR) makes that a carriage return too. ``width`` and ``height``
+        are the terminal's size, to follow what a resize did to the old frame
+        (see ``_rows_up``); the normal case never touches the scrollback."""
         if not self._in_place:
             self._height = len(lines)
             return ("\n" if self._height else "") + "\n".join(lines) + "\n"
         out: List[str] = []
         if self._height:
             out.append("\r")
-            up = self._rows_above(width)
+            up = self._rows_up(width, height)
             out.append(cursor_up(up))
         elif self._hide_cursor:
             out.append(HIDE_CURSOR)
@@ -107,6 +136,8 @@ class Repainter:
         out.append(FRAME_END)
         self._height = len(lines)
         self._widths = [visible_width(line) for line in lines]
+        if height is not None:
+            self._rows = height
         return "".join(out)
 
     def close(self) -> str:
@@ -129,6 +160,8 @@ class Repainter:
         the next frame is drawn from the cursor, as the first one was."""
         self._height = 0
         self._widths = []
+        self._rows = None
+        self._stale = 0
 
 
 def _closed(line: str) -> str:
