@@ -9,14 +9,22 @@ import select
 import signal
 import termios
 from contextlib import contextmanager, suppress
-from typing import IO, Any, Callable, Iterator, List, TypeVar
+from typing import IO, Any, Callable, Iterator, List, Optional, TypeVar
 
 from ..keys import Action, KeyDecoder
 from .console import Console, ScreenHooks
 from .signals import Hangup, hangup_signals, restore_signals, shield_hangups
 from .streams import terminal_gone, terminal_size, write_all
 
-__all__ = ["ESC_TIMEOUT", "RawMode", "open_console", "quiet_terminal", "raw_mode", "retry_eintr"]
+__all__ = [
+    "ESC_TIMEOUT",
+    "RawMode",
+    "open_console",
+    "open_terminal_output",
+    "quiet_terminal",
+    "raw_mode",
+    "retry_eintr",
+]
 
 # How long a lone ESC waits for the rest of an arrow key before it counts as
 # just ESC. Terminals send a whole sequence in one write; 50 ms is what vim's
@@ -208,3 +216,13 @@ def quiet_terminal(fd: int) -> Iterator[None]:
         with suppress(termios.error, OSError):
             retry_eintr(termios.tcflush, fd, termios.TCIFLUSH)
             retry_eintr(termios.tcsetattr, fd, termios.TCSADRAIN, saved)
+
+
+def open_terminal_output(stdin: IO[Any]) -> Optional[IO[str]]:
+    """A text stream onto the terminal ``stdin`` reads, for the frames when
+    stdout is a pipe or a file: the keys and the board then share one
+    terminal. None if it cannot be opened for writing."""
+    try:
+        return open(os.ttyname(stdin.fileno()), "w", encoding="utf-8", errors="replace")
+    except (OSError, ValueError):
+        return None
