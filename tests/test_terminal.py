@@ -295,7 +295,7 @@ def test_a_resumed_game_is_recorded_whole(tmp_path: Path, data: Path) -> None:
     from .conftest import json_lines, run_cli
 
     replayed = json_lines(run_cli(["--json"], record.read_bytes()).stdout)
-    assert replayed[0]["seed"] == 4
+    assert replayed[1]["action"] == "start" and replayed[1]["seed"] == 4  # the header's game
     assert replayed[-1]["board"] == shown
 
 
