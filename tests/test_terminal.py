@@ -499,3 +499,24 @@ def test_ctrl_z_bg_fg_goes_on_playing(tmp_path: Path, data: Path) -> None:
     assert b"EXIT=0" in shell.before, shell.before
     assert b"Interrupted system call" not in seen
     assert (tmp_path / "before").read_text() == (tmp_path / "after").read_text()
+
+
+@pytest.mark.posix
+@pytest.mark.parametrize("signum", [signal.SIGQUIT, signal.SIGUSR1])
+def test_any_ending_signal_during_a_replay_on_the_terminal_restores_it(tmp_path: Path, signum: int) -> None:
+    keys = tmp_path / "game.keys"
+    keys.write_text("# ansi2048 version=0.1.0 seed=9 size=4x4 goal=2048\n" + "wasd" * 50)
+    before, after = tmp_path / "before", tmp_path / "after"
+    script = (
+        f'stty -g > "{before}"; "{sys.executable}" -m ansi2048 --delay 0.2 < "{keys}"; echo "EXIT=$?";'
+        f' stty -g > "{after}"; echo DONE'
+    )
+    child = pexpect.spawn("/bin/sh", ["-c", script], env=game_env(tmp_path), dimensions=(HEIGHT, WIDTH), timeout=20)
+    child.expect("Ctrl-C stops")
+    pid = int(Path(f"/proc/{child.pid}/task/{child.pid}/children").read_text().split()[0])
+    os.kill(pid, signum)
+    child.expect("DONE")
+    output = child.before
+    assert f"EXIT={128 + signum}".encode() in output
+    assert before.read_text() == after.read_text()
+    assert output.rfind(b"\x1b[?25h") > output.rfind(b"\x1b[?25l")
