@@ -1,8 +1,10 @@
 """The entry point: options, the run's context, the play mode, exit codes.
 
 Modes, chosen from what stdin and stdout are:
-- stdin and stdout a terminal (and no ``--json``): interactive play
-  (:mod:`.interactive`), with the game kept between runs;
+- stdin a terminal (and no ``--json``): interactive play (:mod:`.interactive`),
+  with the game kept between runs; when stdout is not that terminal
+  (``ansi2048 | tee log``, ``ansi2048 > out``) the frames go to the terminal
+  and stdout gets the final board and summary;
 - otherwise a stream of keys (:mod:`.piped`): with ``--json`` one JSON object
   per action key; with stdout a terminal the game is shown as frames;
   otherwise the final board and a summary are printed at the end.
@@ -11,10 +13,15 @@ Modes, chosen from what stdin and stdout are:
 from __future__ import annotations
 
 import os
+import stat
 import sys
-from typing import IO, Any, Optional, Sequence, cast
+from dataclasses import replace
+from typing import IO, TYPE_CHECKING, Any, Optional, Sequence, cast
 
 from .options import EXIT_USAGE, parse_options
+
+if TYPE_CHECKING:
+    from .context import Context
 
 __all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_USAGE", "main"]
 
@@ -23,8 +30,22 @@ EXIT_ERROR = 1  # an unexpected error, said in one line
 # 128 + the signal's number when a signal ends the game, as shells report it.
 
 
-def _usage_error(message: str, stderr: IO[str]) -> int:
-    stderr.write(f"ansi2048: error: {message}\n")
+def _say(stderr: Optional[IO[str]], line: str) -> None:
+    """One line on standard error, or nothing if it cannot be written (closed,
+    a full disk, a pipe nobody reads): a message must never stop the game."""
+    if stderr is None:
+        return
+    try:
+        stderr.write(line)
+        stderr.flush()
+    except (OSError, ValueError):
+        # What is left in its buffer would fail again when Python flushes at
+        # exit (and turn the exit status into 120): send it nowhere instead.
+        _silence(stderr)
+
+
+def _usage_error(message: str, stderr: Optional[IO[str]]) -> int:
+    _say(stderr, f"ansi2048: error: {message}\n")
     return EXIT_USAGE
 
 
@@ -49,33 +70,39 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     # Optional: under pythonw (no console) these are None.
     stdin = cast(Optional[IO[Any]], sys.stdin)
     stdout = cast(Optional[IO[str]], sys.stdout)
-    stderr = sys.stderr
+    stderr = cast(Optional[IO[str]], sys.stderr)
     env = os.environ
     if stdin is None or stdout is None:
-        stderr.write("ansi2048: error: no standard input or output\n")
+        _say(stderr, "ansi2048: error: no standard input or output\n")
         return EXIT_ERROR
     record_stream: Optional[IO[str]] = None
     if options.record is not None:
         if _same_file(stdin, options.record):
             return _usage_error(f"argument --record: {options.record!r} is the input being replayed", stderr)
         try:
-            record_stream = open(options.record, "w", encoding="ascii", newline="\n")  # noqa: SIM115
+            record_stream = _open_record(options.record)
+        except RecordError as error:
+            return _usage_error(f"argument --record: {error}", stderr)
         except OSError as error:
             return _usage_error(f"argument --record: cannot write {options.record!r}: {error.strerror}", stderr)
 
     def warn(message: str) -> None:
-        stderr.write(f"ansi2048: warning: {message}\n")
-        stderr.flush()
+        _say(stderr, f"ansi2048: warning: {message}\n")
 
     recorder = Recorder(record_stream, warn)
     ctx = Context(options, stdin, stdout, env, warn, _random_seed, recorder)
     try:
-        # The keyboard game needs a terminal on both ends; anything else
-        # (a pipe, a file, --json for a bot) is a stream of keys.
-        if isatty(stdin) and isatty(stdout) and not options.json:
-            from .interactive import play_terminal
+        # Keys typed on a terminal are the keyboard game (frames on that
+        # terminal); anything else (a pipe, a file, --json for a bot) is a
+        # stream of keys.
+        if isatty(stdin) and not options.json:
+            if isatty(stdout):
+                from .interactive import play_terminal
 
-            return play_terminal(ctx)
+                return play_terminal(ctx)
+            status = _play_beside_stdout(ctx)
+            if status is not None:
+                return status
         from .piped import play_piped
 
         return play_piped(ctx)
@@ -92,14 +119,65 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except Exception as error:  # the one place that turns a crash into one line
         if env.get("ANSI2048_DEBUG"):
             raise
-        stderr.write(f"ansi2048: error: {type(error).__name__}: {error} (ANSI2048_DEBUG=1 shows the traceback)\n")
+        _say(stderr, f"ansi2048: error: {type(error).__name__}: {error} (ANSI2048_DEBUG=1 shows the traceback)\n")
         return EXIT_ERROR
     finally:
         recorder.close()
 
 
+def _play_beside_stdout(ctx: Context) -> Optional[int]:
+    """The keyboard game on the terminal stdin reads, with stdout elsewhere
+    (``ansi2048 | tee log``): frames on that terminal, the final board and
+    summary on stdout. None if the terminal cannot be written to."""
+    from .interactive import play_terminal
+    from .piped import write_summary
+    from .terminal import open_terminal_output
+
+    screen = open_terminal_output(ctx.stdin)
+    if screen is None:
+        return None
+    with screen:
+        return play_terminal(
+            replace(ctx, stdout=screen),
+            on_end=lambda session: write_summary(ctx.stdout, session, ctx.options, ctx.env),
+        )
+
+
+def _open_record(path: str) -> IO[str]:
+    """The ``--record`` file, emptied only if it is empty or a recording.
+
+    Opened without truncating, checked, then truncated through the same
+    descriptor: what was checked is what gets emptied, even if the name is
+    swapped (or is a symlink) meanwhile. Not a regular file (a FIFO,
+    /dev/stdout): written as it is, nothing there to destroy."""
+    from .recording import RecordError, split_header
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISREG(info.st_mode) and info.st_size > 0:
+            if split_header(os.read(fd, 4096))[0] is None:
+                raise RecordError(f"{path!r} is not an ansi2048 recording; not overwriting it")
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.ftruncate(fd, 0)
+        stream = open(fd, "w", encoding="ascii", newline="\n")  # noqa: SIM115
+    except BaseException:
+        os.close(fd)
+        raise
+    stream.buffer.raw.name = path  # type: ignore[attr-defined]  # for messages, instead of the descriptor
+    return stream
+
+
+def _silence(stream: IO[Any]) -> None:
+    # Python flushes stdout and stderr at exit; point the stream at devnull so
+    # that flush cannot raise a second error.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
 def _silence_stdout() -> None:
-    # Python flushes stdout at exit; point it at devnull so that flush cannot
-    # raise a second BrokenPipeError.
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
+    _silence(sys.stdout)

@@ -61,8 +61,11 @@ class BestWriter:
             self.stored = self._store(best)
 
 
-def play_terminal(ctx: Context, open_console: Optional[OpenConsole] = None) -> int:
-    """Resume or start the game for this board and play it on the terminal."""
+def play_terminal(
+    ctx: Context, open_console: Optional[OpenConsole] = None, on_end: Optional[Callable[[Session], None]] = None
+) -> int:
+    """Resume or start the game for this board and play it on the terminal;
+    ``on_end`` is given the session once the terminal is handed back."""
     if open_console is None:
         from .terminal import open_console as platform_console
 
@@ -97,7 +100,10 @@ def play_terminal(ctx: Context, open_console: Optional[OpenConsole] = None) -> i
             ctx.warn(message)
         keeper.warn = recorder.warn = notes.append  # from here on the board is up: warn on it
         greeting = _resumed_note(game.moves) if resumed is not None and not options.new else ""
-        return _loop(session, ctx, keeper, notes, open_console, greeting)
+        status = _loop(session, ctx, keeper, notes, open_console, greeting)
+        if on_end is not None:
+            on_end(session)
+        return status
     finally:
         keeper.close()
 

@@ -9,7 +9,7 @@ import json
 import os
 import stat
 from contextlib import ExitStack, suppress
-from typing import IO, Any, Callable, Dict, List, Optional, Tuple
+from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from . import __version__
 from .context import Context, Options
@@ -17,7 +17,7 @@ from .engine import Game, check_goal, check_size, default_goal
 from .keys import Action, KeyDecoder
 from .limits import DEFAULT_SIZE
 from .protocol import ACTION_NAMES, event, start_event
-from .recording import Header, split_header, strip_bom
+from .recording import FirstLine, Header
 from .render.frame import View, summary_text
 from .screen import Screen, color_depth
 from .session import Session
@@ -25,30 +25,21 @@ from .terminal import quiet_terminal
 from .terminal.signals import hangup_signals, shield_hangups
 from .terminal.streams import ChunkReader, isatty, terminal_size, write_all
 
-__all__ = ["HEADER_WAIT", "play_piped", "resolve_game"]
-
-# How long a pipe may stay silent before the game starts without a header:
-# long enough for `cat game.keys |` to deliver its first line, short enough
-# that a bot waiting for the start object does not notice.
-HEADER_WAIT = 0.5
-_MAX_HEADER = 4096
+__all__ = ["play_piped", "resolve_game", "write_summary"]
 
 EXIT_OK = 0
 
 
-def _read_header(reader: ChunkReader, wait: Optional[float]) -> Tuple[Optional[Header], bytes]:
-    """The recording header at the start of the input, if one comes in time,
-    and the bytes read past it."""
-    data = reader.read(timeout=wait)
-    if not data:
-        return None, b""
-    data = strip_bom(data)
-    while data.startswith(b"#") and b"\n" not in data and len(data) < _MAX_HEADER:
-        more = reader.read()
-        if not more:
-            break
-        data += more
-    return split_header(data)
+def _read_first_line(reader: ChunkReader) -> Tuple[Optional[Header], bytes]:
+    """The recording header at the start of the input, if there is one, and
+    the bytes read past it. Waits as long as the input takes to say (no
+    timeout: a recording piped in late is still a recording)."""
+    first = FirstLine()
+    while True:
+        data = reader.read()
+        rest = first.feed(data) if data else first.finish()
+        if rest is not None:
+            return first.header, rest
 
 
 def resolve_game(
@@ -57,6 +48,9 @@ def resolve_game(
     """Explicit options win over the recording's header, which wins over defaults."""
     h = header or Header()
     rows, cols, goal = options.rows, options.cols, options.goal
+    for name in h.bad:
+        if name != "seed":  # said below, with the seed played instead
+            warn(f"ignoring the header's {name}: malformed")
     if rows is None and h.rows is not None and h.cols is not None:
         try:
             check_size(h.rows, h.cols)
@@ -73,7 +67,8 @@ def resolve_game(
     if seed is None:
         seed = random_seed()
         if header is not None:
-            warn(f"the header has no usable seed; playing seed {seed} instead")
+            why = "a malformed seed" if "seed" in h.bad else "no usable seed"
+            warn(f"the header has {why}; playing seed {seed} instead")
     rows, cols = rows or DEFAULT_SIZE, cols or DEFAULT_SIZE
     return Game(rows, cols, goal or default_goal(rows, cols), seed)
 
@@ -98,17 +93,30 @@ def _is_regular_file(stream: IO[Any]) -> bool:
 def play_piped(ctx: Context) -> int:
     options, stdout = ctx.options, ctx.stdout
     reader = ChunkReader(ctx.stdin.fileno())
-    header, pending = _read_header(reader, None if _is_regular_file(ctx.stdin) else HEADER_WAIT)
-    game = resolve_game(options, header, ctx.random_seed, ctx.warn)
+    emit_json = _json_writer(stdout)
+    if options.json and not _is_regular_file(ctx.stdin):
+        # A bot may wait for the start object before it sends a key: it comes
+        # at once, and again for the game a recording header sets up.
+        game = resolve_game(options, None, ctx.random_seed, ctx.warn)
+        emit_json(start_event(game, __version__))
+        header, pending = _read_first_line(reader)
+        if header is not None:
+            drawn = game.seed
+            game = resolve_game(options, header, lambda: drawn, ctx.warn)
+            emit_json(start_event(game, __version__))
+    else:
+        # Nothing to show before the input says which game it is (a file
+        # says at once): wait for it.
+        header, pending = _read_first_line(reader)
+        game = resolve_game(options, header, ctx.random_seed, ctx.warn)
+        if options.json:
+            emit_json(start_event(game, __version__))
     session = Session(game)
     ctx.recorder.start(game.seed, game.rows, game.cols, game.goal)
     decoder = KeyDecoder(comments=True)
 
     screen: Optional[Screen] = None
-    emit_json = _json_writer(stdout)
-    if options.json:
-        emit_json(start_event(game, __version__))
-    elif isatty(stdout):
+    if not options.json and isatty(stdout):
         out_fd = stdout.fileno()
         screen = Screen(
             lambda text: write_all(out_fd, text.encode("utf-8", "replace")),
@@ -160,6 +168,11 @@ def play_piped(ctx: Context) -> int:
                         screen.close()
                     restore.close()
     if not options.json and screen is None:
-        stdout.write(summary_text(View.of(session), color_depth(options, stdout, ctx.env)))
-        stdout.flush()
+        write_summary(stdout, session, options, ctx.env)
     return EXIT_OK
+
+
+def write_summary(stdout: IO[str], session: Session, options: Options, env: Mapping[str, str]) -> None:
+    """The final board and one line of numbers, for a pipe or a file."""
+    stdout.write(summary_text(View.of(session), color_depth(options, stdout, env)))
+    stdout.flush()

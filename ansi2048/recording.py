@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Callable, List, Optional, Tuple
 
 from . import __version__
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BOM",
     "MAGIC",
+    "FirstLine",
     "Header",
     "RecordError",
     "Recorder",
@@ -47,13 +48,16 @@ _SIZE = re.compile(r"([0-9]{1,3})x([0-9]{1,3})")
 
 @dataclass(frozen=True)
 class Header:
-    """What a recording's first line fixes; None where it says nothing."""
+    """What a recording's first line fixes; None where it says nothing.
+    ``bad`` names the fields that were there but malformed (left None), so
+    the user can be told; it takes no part in comparisons."""
 
     seed: Optional[int] = None
     rows: Optional[int] = None
     cols: Optional[int] = None
     goal: Optional[int] = None
     version: Optional[str] = None
+    bad: Tuple[str, ...] = field(default=(), compare=False)
 
 
 def format_header(seed: int, rows: int, cols: int, goal: int, version: str) -> str:
@@ -66,19 +70,22 @@ def _number(text: str) -> Optional[int]:
 
 def parse_header(line: str) -> Optional[Header]:
     """The header in ``line``, or None if it is not one. Fields that are
-    malformed are left out (the game then uses its defaults for them)."""
+    malformed are left out (the game then uses its defaults for them) and
+    named in ``Header.bad``."""
     if not line.startswith(MAGIC + " ") and line.rstrip("\r\n") != MAGIC:
         return None
     fields = dict(_FIELD.findall(line[len(MAGIC) :]))
     seed = _number(fields.get("seed", ""))
     size = _SIZE.fullmatch(fields.get("size", ""))
     goal = _number(fields.get("goal", ""))
+    parsed = {"seed": seed, "size": size, "goal": goal}
     return Header(
         seed=seed,
         rows=int(size.group(1)) if size else None,
         cols=int(size.group(2)) if size else None,
         goal=goal,
         version=fields.get("version"),
+        bad=tuple(name for name, value in parsed.items() if name in fields and value is None),
     )
 
 
@@ -96,6 +103,71 @@ def split_header(data: bytes) -> Tuple[Optional[Header], bytes]:
     if header is None:
         return None, data
     return header, rest
+
+
+# A header is parsed from its first words, each kept up to this many bytes:
+# enough for the longest valid field (a seed of MAX_SEED_DIGITS digits), so a
+# longer one is kept cut, and is then malformed.
+_KEEP_WORD = MAX_SEED_DIGITS + 64
+_KEEP_WORDS = 32
+_BLANKS = re.compile(rb"[ \t\r\v\f]+")
+_MAGIC_BYTES = MAGIC.encode("ascii")
+
+
+class FirstLine:
+    """The first line of an input that arrives in chunks of any size: is it
+    a recording header, and what comes after it.
+
+    Bounded memory whatever the line's length: the header's first
+    ``_KEEP_WORDS`` words are kept, each cut at ``_KEEP_WORD`` bytes, and the
+    rest of the line is dropped as the comment it is, however it is split
+    across chunks (none of it can ever be taken for keys). Runs of blanks
+    count as one, so padding between the fields costs nothing."""
+
+    def __init__(self) -> None:
+        self._start = b""  # the line's first bytes, until they tell whether it is a header
+        self._in_header = False
+        self._words: List[bytes] = []
+        self._word = b""
+        self.header: Optional[Header] = None
+
+    def feed(self, data: bytes) -> Optional[bytes]:
+        """None while the first line goes on; then the bytes after it (all
+        of the input so far, without a BOM, when it is not a header)."""
+        if not self._in_header:
+            self._start += data
+            start = strip_bom(self._start)
+            if BOM.startswith(self._start) or (_MAGIC_BYTES + b" ").startswith(start):
+                return None  # too short to tell yet
+            if not (start.startswith(_MAGIC_BYTES) and start[len(_MAGIC_BYTES) :][:1] in (b" ", b"\r", b"\n")):
+                return start
+            self._in_header = True
+            data, self._start = start[len(_MAGIC_BYTES) :], b""
+        line, newline, rest = data.partition(b"\n")
+        parts = _BLANKS.split(line)
+        for index, part in enumerate(parts):
+            self._word += part[: _KEEP_WORD - len(self._word)]
+            if index < len(parts) - 1:  # a blank follows: the word is complete
+                self._end_word()
+        if not newline:
+            return None
+        return self.finish() + rest
+
+    def finish(self) -> bytes:
+        """At the end of the input: the header if the line was one; the bytes
+        not handed over yet."""
+        if not self._in_header:  # a few bytes that could still have been a header
+            start = strip_bom(self._start)
+            self.header = parse_header(start.decode("utf-8", "replace"))
+            return b"" if self.header is not None else start
+        self._end_word()
+        self.header = parse_header(" ".join([MAGIC, *(word.decode("utf-8", "replace") for word in self._words)]))
+        return b""
+
+    def _end_word(self) -> None:
+        if self._word and len(self._words) < _KEEP_WORDS:
+            self._words.append(self._word)
+        self._word = b""
 
 
 def recorded_actions(keys: bytes) -> List[Action]:

@@ -83,9 +83,15 @@ def test_record_then_replay_reproduces_the_game_exactly(tmp_path: Path) -> None:
     assert (header.seed, header.rows, header.cols, header.goal, header.version) == (7, 5, 3, 256, __version__)
     # the body holds one canonical character per action key, up to the quit
     assert text.splitlines()[1] == "wasdwq"
+    # Piped, the start object comes at once, then again for the header's game;
+    # from a file the header is read first.
     replay = run_cli(["--json"], record.read_bytes())
     assert replay.returncode == 0
-    assert replay.stdout == first.stdout
+    assert json_lines(replay.stdout)[0]["action"] == "start"
+    assert json_lines(replay.stdout)[1:] == json_lines(first.stdout)
+    with record.open("rb") as stdin:
+        from_file = subprocess.run([sys.executable, "-m", "ansi2048", "--json"], stdin=stdin, capture_output=True)
+    assert from_file.stdout == first.stdout
 
 
 def test_record_is_flushed_as_it_goes(tmp_path: Path) -> None:
@@ -110,7 +116,7 @@ def test_record_is_flushed_as_it_goes(tmp_path: Path) -> None:
 
 def test_explicit_options_win_over_the_header(tmp_path: Path) -> None:
     recording = b"# ansi2048 version=0.1.0 seed=7 size=5x5 goal=64\nwasd"
-    out = json_lines(run_cli(["--json", "--seed", "8", "--size", "3"], recording).stdout)
+    out = json_lines(run_cli(["--json", "--seed", "8", "--size", "3"], recording).stdout)[1:]  # the header's start
     assert out[0]["seed"] == 8 and len(out[0]["board"]) == 3 and out[0]["goal"] == 64
 
 
@@ -186,7 +192,7 @@ def test_a_record_file_that_cannot_be_written_is_a_bad_option() -> None:
 def test_a_byte_order_mark_before_the_header_is_skipped() -> None:
     recording = b"\xef\xbb\xbf# ansi2048 version=0.1.0 seed=7 size=3x3 goal=64\nwasd"
     events = json_lines(run_cli(["--json"], recording).stdout)
-    assert events[0]["seed"] == 7 and len(events[0]["board"]) == 3
+    assert events[1]["seed"] == 7 and len(events[1]["board"]) == 3
 
 
 def test_record_refuses_to_overwrite_its_own_input(tmp_path: Path) -> None:
@@ -283,8 +289,10 @@ def test_small_boards_default_to_a_goal_they_can_reach(size: str, goal: int) -> 
 def test_an_old_recording_with_an_unreachable_goal_still_replays() -> None:
     recording = b"# ansi2048 version=0.1.0 seed=7 size=3x3 goal=2048\nwasd"
     result = run_cli(["--json"], recording)
-    events = json_lines(result.stdout)
+    # From a pipe, --json starts at once and starts again when the header arrives.
+    events = [e for e in json_lines(result.stdout) if e["action"] != "start" or e["seed"] == 7]
     assert result.returncode == 0 and len(events) == 5
+    assert events[0]["action"] == "start"
     assert events[0]["seed"] == 7 and len(events[0]["board"]) == 3 and events[0]["goal"] == 256
     err = result.stderr.decode()
     assert "goal 2048" in err and "1024" in err and len(err.strip().splitlines()) == 1

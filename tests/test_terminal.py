@@ -296,7 +296,7 @@ def test_a_resumed_game_is_recorded_whole(tmp_path: Path, data: Path) -> None:
     from .conftest import json_lines, run_cli
 
     replayed = json_lines(run_cli(["--json"], record.read_bytes()).stdout)
-    assert replayed[0]["seed"] == 4
+    assert replayed[1]["action"] == "start" and replayed[1]["seed"] == 4  # the header's game
     assert replayed[-1]["board"] == shown
 
 
@@ -394,3 +394,130 @@ def test_keys_are_not_played_while_the_board_cannot_be_shown(tmp_path: Path, dat
     run.child.send("q")
     run.finish()
     assert record.read_text().splitlines()[1] == "q"
+
+
+@pytest.mark.posix
+@pytest.mark.parametrize("name", ["SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGVTALRM", "SIGPROF"])
+def test_every_signal_that_would_kill_restores_the_terminal_and_keeps_the_game(
+    tmp_path: Path, data: Path, name: str
+) -> None:
+    signum = getattr(signal, name)
+    run = Run(tmp_path, ["--seed", "7", "--new"], data)
+    run.frame()
+    run.child.send("wa")
+    run.frame()
+    os.kill(run.game_pid(), signum)
+    status, output = run.finish()
+    assert status == 128 + signum
+    assert run.stty_unchanged()
+    assert b"Traceback" not in output
+    assert output.rfind(b"\x1b[?25h") > output.rfind(b"\x1b[?25l")
+    save = data / "game-4x4-2048.keys"
+    assert save.read_bytes().split(b"\n", 1)[1].strip() != b""  # the moves are kept
+
+
+@pytest.mark.posix
+def test_sigpipe_is_ignored_and_the_game_goes_on(tmp_path: Path, data: Path) -> None:
+    # Python ignores SIGPIPE (a failed write raises instead): a stray one changes nothing.
+    run = Run(tmp_path, ["--seed", "7", "--new"], data)
+    run.frame()
+    os.kill(run.game_pid(), signal.SIGPIPE)
+    run.child.send("w")
+    run.frame()
+    run.child.send("q")
+    status, _ = run.finish()
+    assert status == 0
+    assert run.stty_unchanged()
+
+
+@pytest.mark.posix
+@pytest.mark.parametrize(
+    "first, second",
+    [(signal.SIGTERM, signal.SIGINT), (signal.SIGHUP, signal.SIGTERM), (signal.SIGINT, signal.SIGQUIT)],
+)
+def test_two_signals_at_once_cannot_cut_the_restore_short(tmp_path: Path, data: Path, first: int, second: int) -> None:
+    run = Run(tmp_path, ["--seed", "7", "--new"], data)
+    run.frame()
+    run.child.send("wa")
+    run.frame()
+    pid = run.game_pid()
+    # Stopped, the game cannot take the first signal before the second is
+    # sent: both are delivered together when it continues.
+    os.kill(pid, signal.SIGSTOP)
+    os.kill(pid, first)
+    os.kill(pid, second)
+    os.kill(pid, signal.SIGCONT)
+    status, output = run.finish()
+    assert status in (128 + first, 128 + second)
+    assert run.stty_unchanged()
+    assert b"Traceback" not in output and b"race condition" not in output
+    assert output.rfind(b"\x1b[?25h") > output.rfind(b"\x1b[?25l")
+
+
+@pytest.mark.posix
+def test_two_interrupts_in_quick_succession_restore_the_terminal(tmp_path: Path, data: Path) -> None:
+    run = Run(tmp_path, ["--seed", "7", "--new"], data)
+    run.frame()
+    pid = run.game_pid()
+    os.kill(pid, signal.SIGINT)
+    os.kill(pid, signal.SIGINT)
+    status, output = run.finish()
+    assert status == 128 + signal.SIGINT
+    assert run.stty_unchanged()
+    assert output.rfind(b"\x1b[?25h") > output.rfind(b"\x1b[?25l")
+
+
+@pytest.mark.posix
+def test_ctrl_z_bg_fg_goes_on_playing(tmp_path: Path, data: Path) -> None:
+    shell = pexpect.spawn(
+        "/bin/bash",
+        ["--norc", "--noprofile", "-i"],
+        env=dict(game_env(data), PS1="$ "),
+        dimensions=(HEIGHT, WIDTH),
+        timeout=20,
+    )
+    shell.delaybeforesend = None
+    shell.expect_exact("$ ")
+    # set -b: bash says "Stopped" as soon as the job stops, not at the next prompt.
+    shell.sendline(f"set -b; stty -g > {tmp_path / 'before'}; {sys.executable} -m ansi2048 --seed 7 --new")
+    shell.expect(FRAME_END)
+    shell.send("\x1a")
+    shell.expect("Stopped")
+    shell.expect_exact("$ ")
+    # In the background the game wants the terminal back and is stopped
+    # again (SIGTTOU) in the middle of tcsetattr; fg interrupts that call.
+    shell.sendline("bg")
+    shell.expect("Stopped")
+    shell.sendline("fg")
+    shell.expect(FRAME_END)
+    shell.send("w")
+    shell.expect(FRAME_END)
+    shell.send("q")
+    shell.expect_exact("$ ")
+    seen = shell.before
+    shell.sendline(f"echo EXIT=$?; stty -g > {tmp_path / 'after'}; exit")
+    shell.expect(pexpect.EOF)
+    assert b"EXIT=0" in shell.before, shell.before
+    assert b"Interrupted system call" not in seen
+    assert (tmp_path / "before").read_text() == (tmp_path / "after").read_text()
+
+
+@pytest.mark.posix
+@pytest.mark.parametrize("signum", [signal.SIGQUIT, signal.SIGUSR1])
+def test_any_ending_signal_during_a_replay_on_the_terminal_restores_it(tmp_path: Path, signum: int) -> None:
+    keys = tmp_path / "game.keys"
+    keys.write_text("# ansi2048 version=0.1.0 seed=9 size=4x4 goal=2048\n" + "wasd" * 50)
+    before, after = tmp_path / "before", tmp_path / "after"
+    script = (
+        f'stty -g > "{before}"; "{sys.executable}" -m ansi2048 --delay 0.2 < "{keys}"; echo "EXIT=$?";'
+        f' stty -g > "{after}"; echo DONE'
+    )
+    child = pexpect.spawn("/bin/sh", ["-c", script], env=game_env(tmp_path), dimensions=(HEIGHT, WIDTH), timeout=20)
+    child.expect("Ctrl-C stops")
+    pid = int(Path(f"/proc/{child.pid}/task/{child.pid}/children").read_text().split()[0])
+    os.kill(pid, signum)
+    child.expect("DONE")
+    output = child.before
+    assert f"EXIT={128 + signum}".encode() in output
+    assert before.read_text() == after.read_text()
+    assert output.rfind(b"\x1b[?25h") > output.rfind(b"\x1b[?25l")

@@ -96,16 +96,25 @@ def features(tuples: Sequence[Sequence[int]]) -> List[Tuple[int, Tuple[int, ...]
 # -- the weights file ---------------------------------------------------------
 
 
-def pack_weights(tables: Sequence[Sequence[float]], meta: Dict[str, Any]) -> bytes:
-    """Quantise to int16 with one scale, compress, checksum."""
+def pack_weights(tables: Sequence[Sequence[float]], meta: Dict[str, Any], folded: bool = True) -> bytes:
+    """Quantise to int16 with one scale, compress, checksum.
+
+    ``folded`` (the shipped form) stores the per-position tables the evaluator
+    reads, so loading is a decompression; otherwise the canonical per-tuple
+    tables, which training resumes from (``scripts/train_ai.py --init``).
+    """
+    header = dict(meta)
+    header["tuples"] = [list(t) for t in TUPLES]
+    if folded:
+        tables, positions = fold(tables, TUPLES)
+        header["positions"] = positions
     biggest = max((abs(w) for table in tables for w in table), default=0.0)
     scale = biggest / 32767 if biggest else 1.0
     quantised = array("h", (round(w / scale) for table in tables for w in table))
     if sys.byteorder != "little":
         quantised.byteswap()
-    header = dict(meta)
     header["scale"] = scale
-    header["tuples"] = [list(t) for t in TUPLES] if "tuples" not in meta else meta["tuples"]
+    header["tables"] = len(tables)
     head = json.dumps(header, sort_keys=True).encode("utf-8")
     body = struct.pack("<I", len(head)) + head + zlib.compress(quantised.tobytes(), 9)
     return MAGIC + hashlib.sha256(body).digest() + body
@@ -127,14 +136,15 @@ def unpack_weights(data: bytes) -> Tuple[Dict[str, Any], List[List[int]]]:
     tuples = header.get("tuples")
     if not isinstance(tuples, list) or not all(isinstance(t, list) and len(t) == 4 for t in tuples):
         raise WeightsError("weights file: bad tuple list")
+    count = header.get("tables", len(tuples))
     weights = array("h")
     weights.frombytes(raw)
     if sys.byteorder != "little":
         weights.byteswap()
-    if len(weights) != TABLE * len(tuples):
+    if not isinstance(count, int) or len(weights) != TABLE * count:
         raise WeightsError("weights file: wrong number of weights")
     flat = weights.tolist()
-    return header, [flat[i * TABLE : (i + 1) * TABLE] for i in range(len(tuples))]
+    return header, [flat[i * TABLE : (i + 1) * TABLE] for i in range(count)]
 
 
 # -- the evaluator --------------------------------------------------------------
@@ -163,35 +173,55 @@ def _permutation(order: Tuple[int, ...]) -> List[int]:
     return [lo[x & 0xFF] | hi[x >> 8] for x in range(TABLE)]
 
 
-class Network:
-    """A loaded network: ``value(board)`` is the afterstate's expected future score."""
+def fold(tables: Sequence[Sequence[float]], tuples: Sequence[Sequence[int]]) -> Tuple[List[List[float]], List[int]]:
+    """Per-tuple tables -> (distinct per-position tables, table number of each of
+    the 17 positions): every feature at a position summed into one table indexed
+    by the ranks at that position in row-major order."""
+    groups: Dict[Tuple[int, ...], List[Tuple[int, Tuple[int, ...]]]] = {p: [] for p in _POSITIONS}
+    for number, cells in features([tuple(t) for t in tuples]):
+        position = tuple(sorted(cells))
+        if position not in groups:
+            raise WeightsError(f"tuple cells {cells} are not a row, column or square")
+        groups[position].append((number, tuple(position.index(cell) for cell in cells)))
+    perms: Dict[Tuple[int, ...], List[int]] = {}
+    numbers: Dict[Tuple[Tuple[int, Tuple[int, ...]], ...], int] = {}
+    out: List[List[float]] = []
+    positions: List[int] = []
+    for position in _POSITIONS:
+        key = tuple(sorted(groups[position]))
+        if key not in numbers:
+            table = [0.0] * TABLE
+            for number, order in key:
+                perm = perms.get(order)
+                if perm is None:
+                    perm = perms[order] = _permutation(order)
+                weights = tables[number]
+                table = [acc + weights[i] for acc, i in zip(table, perm)]
+            numbers[key] = len(out)
+            out.append(table)
+        positions.append(numbers[key])
+    return out, positions
 
-    def __init__(self, header: Dict[str, Any], tables: List[List[int]]) -> None:
+
+class Network:
+    """A loaded network: ``value(board)`` is the afterstate's expected future score.
+
+    ``tables`` are the folded per-position tables when the header lists
+    ``positions`` (the shipped form), else per-tuple tables, folded here."""
+
+    def __init__(self, header: Dict[str, Any], tables: Sequence[Sequence[float]]) -> None:
         self.header = header
         self.scale = float(header["scale"])
-        groups: Dict[Tuple[int, ...], List[Tuple[int, Tuple[int, ...]]]] = {p: [] for p in _POSITIONS}
-        for number, cells in features([tuple(t) for t in header["tuples"]]):
-            position = tuple(sorted(cells))
-            if position not in groups:
-                raise WeightsError(f"weights file: tuple cells {cells} are not a row, column or square")
-            groups[position].append((number, tuple(position.index(cell) for cell in cells)))
-        perms: Dict[Tuple[int, ...], List[int]] = {}
-        folded: Dict[Tuple[Tuple[int, Tuple[int, ...]], ...], List[int]] = {}
-        per_position: List[List[int]] = []
-        for position in _POSITIONS:
-            key = tuple(sorted(groups[position]))
-            table = folded.get(key)
-            if table is None:
-                table = [0] * TABLE
-                for number, order in key:
-                    perm = perms.get(order)
-                    if perm is None:
-                        perm = perms[order] = _permutation(order)
-                    weights = tables[number]
-                    table = [acc + weights[i] for acc, i in zip(table, perm)]
-                folded[key] = table
-            per_position.append(table)
-        self._tables = per_position
+        positions = header.get("positions")
+        if positions is None:
+            tables, positions = fold(tables, header["tuples"])
+        if (
+            not isinstance(positions, list)
+            or len(positions) != len(_POSITIONS)
+            or not all(isinstance(i, int) and 0 <= i < len(tables) for i in positions)
+        ):
+            raise WeightsError("weights file: bad position list")
+        self._tables = [tables[i] for i in positions]
 
     def value(self, b: int) -> float:
         """The network's value of afterstate ``b`` (a bitboard)."""

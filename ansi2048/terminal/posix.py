@@ -3,24 +3,51 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import select
 import signal
 import termios
 from contextlib import contextmanager, suppress
-from typing import IO, Any, Iterator, List
+from typing import IO, Any, Callable, Iterator, List, Optional, TypeVar
 
 from ..keys import Action, KeyDecoder
 from .console import Console, ScreenHooks
 from .signals import Hangup, hangup_signals, restore_signals, shield_hangups
 from .streams import terminal_gone, terminal_size, write_all
 
-__all__ = ["ESC_TIMEOUT", "RawMode", "open_console", "quiet_terminal", "raw_mode"]
+__all__ = [
+    "ESC_TIMEOUT",
+    "RawMode",
+    "open_console",
+    "open_terminal_output",
+    "quiet_terminal",
+    "raw_mode",
+    "retry_eintr",
+]
 
 # How long a lone ESC waits for the rest of an arrow key before it counts as
 # just ESC. Terminals send a whole sequence in one write; 50 ms is what vim's
 # 'ttimeoutlen' defaults to in many setups and feels instant.
 ESC_TIMEOUT = 0.05
+
+_T = TypeVar("_T")
+
+
+def retry_eintr(call: Callable[..., _T], *args: Any) -> _T:
+    """``call(*args)``, again for as long as a signal interrupts it. Python
+    retries ``os.read``, ``os.write`` and ``select`` itself (PEP 475) but not
+    the termios calls, which fail with errno 4 when Ctrl-Z, ``bg``, ``fg`` or
+    a resize lands while they wait (``tcsetattr`` with TCSADRAIN waits for
+    the output to drain; from the background it is stopped by SIGTTOU)."""
+    while True:
+        try:
+            return call(*args)
+        except termios.error as error:
+            if not error.args or error.args[0] != errno.EINTR:
+                raise
+        except InterruptedError:
+            pass
 
 
 def _game_attributes(saved: List[Any]) -> List[Any]:
@@ -46,14 +73,14 @@ class RawMode:
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
-        self.saved = termios.tcgetattr(fd)
+        self.saved = retry_eintr(termios.tcgetattr, fd)
         self.mode = _game_attributes(self.saved)
 
     def enter(self) -> None:
-        termios.tcsetattr(self.fd, termios.TCSANOW, self.mode)
+        retry_eintr(termios.tcsetattr, self.fd, termios.TCSANOW, self.mode)
 
     def leave(self) -> None:
-        termios.tcsetattr(self.fd, termios.TCSADRAIN, self.saved)
+        retry_eintr(termios.tcsetattr, self.fd, termios.TCSADRAIN, self.saved)
 
     def __enter__(self) -> RawMode:
         self.enter()
@@ -176,16 +203,26 @@ def quiet_terminal(fd: int) -> Iterator[None]:
     not echoed into the frames; what was typed is dropped at the end (it was
     typed at the replay, not at the shell)."""
     try:
-        saved = termios.tcgetattr(fd)
+        saved = retry_eintr(termios.tcgetattr, fd)
     except (termios.error, OSError):
         yield
         return
-    quiet = termios.tcgetattr(fd)
+    quiet = retry_eintr(termios.tcgetattr, fd)
     quiet[3] &= ~termios.ECHO
     try:
-        termios.tcsetattr(fd, termios.TCSANOW, quiet)
+        retry_eintr(termios.tcsetattr, fd, termios.TCSANOW, quiet)
         yield
     finally:
         with suppress(termios.error, OSError):
-            termios.tcflush(fd, termios.TCIFLUSH)
-            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+            retry_eintr(termios.tcflush, fd, termios.TCIFLUSH)
+            retry_eintr(termios.tcsetattr, fd, termios.TCSADRAIN, saved)
+
+
+def open_terminal_output(stdin: IO[Any]) -> Optional[IO[str]]:
+    """A text stream onto the terminal ``stdin`` reads, for the frames when
+    stdout is a pipe or a file: the keys and the board then share one
+    terminal. None if it cannot be opened for writing."""
+    try:
+        return open(os.ttyname(stdin.fileno()), "w", encoding="utf-8", errors="replace")
+    except (OSError, ValueError):
+        return None

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from typing import IO, Any, Dict, Iterator, List
+from typing import IO, Any, Dict, Iterator, List, Optional
 
 from ..keys import Action, KeyDecoder
 from .console import Console, ScreenHooks
 from .streams import terminal_size
 
-__all__ = ["open_console", "quiet_terminal", "windows_key_table"]
+__all__ = ["open_console", "open_terminal_output", "quiet_terminal", "windows_key_table"]
 
 # How often the console loop wakes to notice a resized window.
 _POLL_INTERVAL = 0.05
@@ -79,3 +79,9 @@ def windows_key_table(key: Any) -> Dict[str, Action]:
 def quiet_terminal(fd: int) -> Iterator[None]:
     """Nothing to do: the Windows console does not echo keys that no one reads."""
     yield
+
+
+def open_terminal_output(stdin: IO[Any]) -> Optional[IO[str]]:
+    """None: the console session writes through ``sys.stdout`` (colorama),
+    so with stdout redirected the keys are read as a stream, as before."""
+    return None
