@@ -63,7 +63,7 @@ def main(argv: List[str]) -> int:
     parser.add_argument("--plain", type=float, default=0.0, help="plain TD(0) with this rate instead of TC")
     parser.add_argument("--fine-from", type=int, default=0, help="from this game on, plain TD uses --fine-rate")
     parser.add_argument("--fine-rate", type=float, default=0.01)
-    parser.add_argument("--init", help="start from this weights file (e.g. a checkpoint) instead of zeros")
+    parser.add_argument("--init", help="start from this per-tuple weights file (a checkpoint's .tuples) instead of 0")
     parser.add_argument("--checkpoint", type=int, default=5000, help="write the weights every N games")
     parser.add_argument("--log-every", type=int, default=1000)
     parser.add_argument("--out", default="ansi2048/ai/ntuple4x4.bin")
@@ -78,11 +78,15 @@ def main(argv: List[str]) -> int:
     m = len(flat)
     size = TABLE * len(TUPLES)
     w = [0.0] * size
+    init_games = 0
     if args.init:
         with open(args.init, "rb") as fh:
             header, quantised = unpack_weights(fh.read())
+        if "positions" in header:
+            sys.exit(f"{args.init}: a folded (shipped) file; --init needs the per-tuple .tuples file")
         scale = float(header["scale"])
         w = [q * scale for table in quantised for q in table]
+        init_games = int(header.get("games", 0)) + int(header.get("init_games", 0))
         print(f"# starting from {args.init} ({header.get('games')} games)", flush=True)
     tc = not args.plain
     e_sum = [0.0] * size if tc else []
@@ -124,13 +128,16 @@ def main(argv: List[str]) -> int:
             "alpha": args.plain or args.alpha,
             "fine_from": args.fine_from,
             "fine_rate": args.fine_rate,
+            "init": os.path.basename(args.init) if args.init else None,
+            "init_games": init_games,
         }
-        data = pack_weights(tabs, meta)
-        tmp = args.out + ".tmp"
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, args.out)
-        print(f"# saved {args.out} after {played} games ({len(data)} bytes)", flush=True)
+        # The shipped file (folded per position) and the per-tuple form --init resumes from.
+        forms = ((args.out, pack_weights(tabs, meta)), (args.out + ".tuples", pack_weights(tabs, meta, False)))
+        for path, data in forms:
+            with open(path + ".tmp", "wb") as fh:
+                fh.write(data)
+            os.replace(path + ".tmp", path)
+            print(f"# saved {path} after {played} games ({len(data)} bytes)", flush=True)
 
     while played < args.games:
         if args.plain and args.fine_from and played == args.fine_from:

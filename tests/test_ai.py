@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from ansi2048.ai import DEFAULT_WEIGHTS, Player, WeightsWarning, best_move, heuristic
 from ansi2048.ai.bitboard import decode, encode, moves, row_tables, transpose
-from ansi2048.ai.ntuple import load_network, reference_value, unpack_weights
+from ansi2048.ai.ntuple import TUPLES, Network, load_network, pack_weights, reference_value
 from ansi2048.engine import Direction, Game, _geometry, slide_lines
 
 Board = Tuple[Tuple[int, ...], ...]
@@ -165,14 +165,18 @@ def test_shipped_weights_load_and_are_small() -> None:
 
 
 def test_folded_evaluator_matches_the_definition() -> None:
-    data = Path(DEFAULT_WEIGHTS).read_bytes()
-    net = load_network(data)
-    _, tables = unpack_weights(data)
     rng = random.Random(5)
+    tables = [[float(rng.randrange(-1000, 1000)) for _ in range(65536)] for _ in TUPLES]
+    direct = Network({"scale": 1.0, "tuples": [list(t) for t in TUPLES]}, tables)
+    packed = load_network(pack_weights(tables, {}))
+    step = packed.scale
     for _ in range(100):
         b = encode([rng.choice(TILES[:-1]) for _ in range(16)])
         assert b is not None
-        assert net.value(b) == pytest.approx(reference_value(tables, b) * net.scale, rel=1e-9, abs=1e-6)
+        exact = reference_value(tables, b)
+        assert direct.value(b) == exact
+        # 17 int16-rounded sums: each off by at most half a quantisation step.
+        assert abs(packed.value(b) - exact) <= 17 * step / 2 + 1e-6
 
 
 def test_damaged_weights_fall_back_with_a_warning(tmp_path: Path) -> None:

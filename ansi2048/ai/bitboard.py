@@ -40,51 +40,41 @@ class RowTables:
     def __init__(self) -> None:
         left: List[int] = [0] * _ROWS
         score: List[int] = [0] * _ROWS
-        for row in range(_ROWS):
-            left[row], score[row] = _slide_row(row)
-        rev = [_reverse(row) for row in range(_ROWS)]
-        right = [rev[left[rev[row]]] for row in range(_ROWS)]
-        spread = [_spread(row) for row in range(_ROWS)]
+        # Straight-line code over the 65536 rows, nibble 0 fastest: about 3x
+        # quicker than a helper call per row, and this is the first hint's wait.
+        row = 0
+        for d in range(16):
+            for c in range(16):
+                for b in range(16):
+                    for a in range(16):
+                        tiles = [x for x in (a, b, c, d) if x]
+                        out = points = shift = j = 0
+                        n = len(tiles)
+                        while j < n:
+                            x = tiles[j]
+                            if j + 1 < n and tiles[j + 1] == x and x < MAX_RANK:
+                                x += 1
+                                points += 1 << x
+                                j += 2
+                            else:
+                                j += 1
+                            out |= x << shift
+                            shift += 4
+                        left[row] = out
+                        score[row] = points
+                        row += 1
+        rev = [((x & 0xF) << 12) | ((x & 0xF0) << 4) | ((x >> 4) & 0xF0) | (x >> 12) for x in range(_ROWS)]
+        right = [rev[left[rev[x]]] for x in range(_ROWS)]
         self.left = left
         self.right = right
         # A run of equal tiles merges into the same tiles from either end, so
         # a row scores the same sliding left or right (tested).
         self.score = score
         # Up on the board is left on the transposed board: a column read top
-        # to bottom is a row of the transpose; spreading puts it back.
-        self.up = [spread[left[row]] for row in range(_ROWS)]
-        self.down = [spread[right[row]] for row in range(_ROWS)]
-
-
-def _slide_row(row: int) -> Tuple[int, int]:
-    """Slide one 4-nibble row toward nibble 0; (new row, points gained)."""
-    tiles = [(row >> shift) & 0xF for shift in (0, 4, 8, 12)]
-    tiles = [t for t in tiles if t]
-    out: List[int] = []
-    gained = 0
-    i = 0
-    while i < len(tiles):
-        rank = tiles[i]
-        if i + 1 < len(tiles) and tiles[i + 1] == rank and rank < MAX_RANK:
-            out.append(rank + 1)
-            gained += 1 << (rank + 1)
-            i += 2
-        else:
-            out.append(rank)
-            i += 1
-    result = 0
-    for j, rank in enumerate(out):
-        result |= rank << (4 * j)
-    return result, gained
-
-
-def _reverse(row: int) -> int:
-    return ((row & 0xF) << 12) | ((row & 0xF0) << 4) | ((row >> 4) & 0xF0) | (row >> 12)
-
-
-def _spread(row: int) -> int:
-    """Nibble j of a row to nibble 4 * j of a board (a column of column 0)."""
-    return (row & 0xF) | ((row & 0xF0) << 12) | ((row & 0xF00) << 24) | ((row & 0xF000) << 36)
+        # to bottom is a row of the transpose; spreading nibble j to nibble
+        # 4 * j puts it back as column 0 of a board.
+        self.up = [(x & 0xF) | ((x & 0xF0) << 12) | ((x & 0xF00) << 24) | ((x & 0xF000) << 36) for x in left]
+        self.down = [(x & 0xF) | ((x & 0xF0) << 12) | ((x & 0xF00) << 24) | ((x & 0xF000) << 36) for x in right]
 
 
 _tables: Optional[RowTables] = None
