@@ -7,8 +7,10 @@ from typing import List, Sequence, Tuple
 
 import pyte
 
+from ansi2048.render.color import BASIC_RGB
 from ansi2048.render.frame import Layout
 from ansi2048.render.repaint import FRAME_END
+from ansi2048.render.style import xterm_rgb
 
 # What ends every frame drawn in place, as a pattern for pexpect and re.
 FRAME_END_PATTERN = re.escape(FRAME_END)
@@ -65,3 +67,36 @@ def read_board(display: Sequence[str], layout: Layout, rows: int, cols: int) -> 
             values.append(parse_tile(line[x0 : x0 + layout.tile_width]))
         board.append(values)
     return board
+
+
+def emitted_colours(line: str) -> List[Tuple[str, Tuple[int, int, int], Tuple[int, int, int]]]:
+    """(character, text RGB, background RGB) of each visible character of a
+    painted line, from the SGR codes actually in it."""
+    out = []
+    fg = bg = (-1, -1, -1)  # the terminal's default: never expected in a banner
+    for match in re.finditer(r"\x1b\[([0-9;]*)m|([^\x1b])", line):
+        if match.group(2) is not None:
+            out.append((match.group(2), fg, bg))
+            continue
+        codes = [int(c) for c in match.group(1).split(";") if c]
+        while codes:
+            code = codes.pop(0)
+            if code == 0:
+                fg = bg = (-1, -1, -1)
+            elif code in (38, 48):
+                kind = codes.pop(0)
+                if kind == 5:
+                    index = codes.pop(0)
+                    assert index >= 16  # the palette never picks the terminal-defined 16
+                    rgb = xterm_rgb(index)
+                else:
+                    rgb = (codes.pop(0), codes.pop(0), codes.pop(0))
+                if code == 38:
+                    fg = rgb
+                else:
+                    bg = rgb
+            elif code in BASIC_RGB:
+                fg = BASIC_RGB[code]
+            elif code - 10 in BASIC_RGB:
+                bg = BASIC_RGB[code - 10]
+    return out

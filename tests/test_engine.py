@@ -1,4 +1,4 @@
-"""The engine against the rules of design.md §1 and against simple references.
+"""The engine against the rules of the original game (the README's "Rules and randomness") and against simple references.
 
 Every expected value here comes from the rules table, from a deliberately naive
 reference slide (squeeze, merge, squeeze) written below, or from a reference
@@ -144,7 +144,7 @@ def check_move_against_reference(game: Game, direction: Direction) -> None:
 
 
 # --------------------------------------------------------------------------
-# The rules table (design.md §1)
+# The rules table: rows slid left and right by the original game's rules, with their points
 # --------------------------------------------------------------------------
 
 RULES = [

@@ -15,7 +15,7 @@ from ansi2048.keys import Action, KeyDecoder
 UP, DOWN, LEFT, RIGHT = Action.UP, Action.DOWN, Action.LEFT, Action.RIGHT
 ESC = b"\x1b"
 
-# design.md §6: WASD, hjkl, u r q (and Ctrl-C); the recording's canonical keys.
+# The README's key table: WASD, hjkl, u r q (and Ctrl-C); the recording's canonical keys.
 KEY_TABLE = {
     "w": UP,
     "a": LEFT,

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from ansi2048.engine import Game
 from ansi2048.keys import Action
+from ansi2048.render.color import contrast_ratio
 from ansi2048.render.frame import (
     BIG,
     COMPACT,
@@ -32,7 +33,7 @@ from ansi2048.render.repaint import Repainter, visible_width
 from ansi2048.render.style import ColorDepth, choose_depth, nearest_xterm256
 from ansi2048.session import Session, Status
 
-from .screen import NUMBER, dump, find_header, parse_tile, read_board, terminal
+from .screen import NUMBER, dump, emitted_colours, find_header, parse_tile, read_board, terminal
 
 DEPTHS = list(ColorDepth)
 COLOUR_DEPTHS = [d for d in ColorDepth if d is not ColorDepth.NONE]
@@ -205,7 +206,7 @@ def test_nearest_xterm256_agrees_with_brute_force_at_every_level() -> None:
 
 # -- palette ----------------------------------------------------------------------
 
-# design.md section 5: the original game's backgrounds.
+# The original game's backgrounds (gabrielecirulli/2048, style/main.scss).
 SPEC_BACKGROUNDS = {
     2: "eee4da",
     4: "ede0c8",
@@ -520,13 +521,14 @@ def test_lines_fit_property(
 
 def test_layout_order_and_sizes() -> None:
     view = make_view([[0] * 4] * 4)
-    assert BIG.board_size(4, 4) == (37, 17)
-    assert MEDIUM.board_size(4, 4) == (33, 9)
-    assert COMPACT.board_size(4, 4) == (33, 6)
-    assert NARROW.board_size(4, 4) == (29, 6)
-    assert layout_for(view, 38, 21) is BIG
-    assert layout_for(view, 37, 21) is MEDIUM  # lines must stay narrower than the terminal
-    assert layout_for(view, 38, 20) is MEDIUM  # and the last row stays free
+    # 4 tiles and 5 gaps: 2 columns a gap where rows have a 1-line gap, else 1.
+    assert BIG.board_size(4, 4) == (4 * 8 + 5 * 2, 17)
+    assert MEDIUM.board_size(4, 4) == (4 * 7 + 5 * 2, 9)
+    assert COMPACT.board_size(4, 4) == (4 * 7 + 5, 6)
+    assert NARROW.board_size(4, 4) == (4 * 6 + 5, 6)
+    assert layout_for(view, 43, 21) is BIG
+    assert layout_for(view, 42, 21) is MEDIUM  # lines must stay narrower than the terminal
+    assert layout_for(view, 43, 20) is MEDIUM  # and the last row stays free
     assert layout_for(view, 34, 10) is COMPACT
     assert layout_for(view, 30, 10) is NARROW
     assert layout_for(view, 29, 10) is None
@@ -609,81 +611,10 @@ def test_banners_stay_within_the_board(depth: ColorDepth, shape: Tuple[int, int]
                 assert visible_width(lines[-2]) <= board_width, (status, goal, width, lines[-2])
 
 
-# The conventional xterm colours for the 16 SGR colour codes (30-37, 90-97).
-XTERM_16 = {
-    30: (0, 0, 0),
-    31: (205, 0, 0),
-    32: (0, 205, 0),
-    33: (205, 205, 0),
-    34: (0, 0, 238),
-    35: (205, 0, 205),
-    36: (0, 205, 205),
-    37: (229, 229, 229),
-    90: (127, 127, 127),
-    91: (255, 0, 0),
-    92: (0, 255, 0),
-    93: (255, 255, 0),
-    94: (92, 92, 255),
-    95: (255, 0, 255),
-    96: (0, 255, 255),
-    97: (255, 255, 255),
-}
-
-
-def emitted_colours(line: str) -> List[Tuple[str, Tuple[int, int, int], Tuple[int, int, int]]]:
-    """(character, text RGB, background RGB) of each visible character of a
-    painted line, from the SGR codes actually in it."""
-    out = []
-    fg = bg = (-1, -1, -1)  # the terminal's default: never expected in a banner
-    for match in re.finditer(r"\x1b\[([0-9;]*)m|([^\x1b])", line):
-        if match.group(2) is not None:
-            out.append((match.group(2), fg, bg))
-            continue
-        codes = [int(c) for c in match.group(1).split(";") if c]
-        while codes:
-            code = codes.pop(0)
-            if code == 0:
-                fg = bg = (-1, -1, -1)
-            elif code in (38, 48):
-                kind = codes.pop(0)
-                if kind == 5:
-                    index = codes.pop(0)
-                    rgb = nearest_rgb(index)
-                else:
-                    rgb = (codes.pop(0), codes.pop(0), codes.pop(0))
-                if code == 38:
-                    fg = rgb
-                else:
-                    bg = rgb
-            elif code in XTERM_16:
-                fg = XTERM_16[code]
-            elif code - 10 in XTERM_16:
-                bg = XTERM_16[code - 10]
-    return out
-
-
-def nearest_rgb(index: int) -> Tuple[int, int, int]:
-    from ansi2048.render.style import xterm_rgb
-
-    assert index >= 16  # the palette never picks the terminal-defined 16
-    return xterm_rgb(index)
-
-
-def contrast(a: Tuple[int, int, int], b: Tuple[int, int, int]) -> float:
-    """WCAG 2 contrast ratio of two sRGB colours."""
-
-    def luminance(rgb: Tuple[int, int, int]) -> float:
-        linear = [c / 255 / 12.92 if c <= 10 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
-        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-
-    high, low = sorted((luminance(a), luminance(b)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
-
-
 def test_contrast_of_the_reported_banner() -> None:
     # White on gold, as the win banner was: 1.6:1.
-    assert round(contrast((0xF9, 0xF6, 0xF2), (0xED, 0xC2, 0x2E)), 1) == 1.6
-    assert round(contrast((0, 0, 0), (255, 255, 255)), 1) == 21.0
+    assert round(contrast_ratio((0xF9, 0xF6, 0xF2), (0xED, 0xC2, 0x2E)), 1) == 1.6
+    assert round(contrast_ratio((0, 0, 0), (255, 255, 255)), 1) == 21.0
 
 
 @pytest.mark.parametrize("depth", COLOUR_DEPTHS)
@@ -695,7 +626,7 @@ def test_banners_are_readable(depth: ColorDepth) -> None:
         assert cells, status_line
         for char, fg, bg in cells:
             assert -1 not in fg + bg, (status, status_line)  # both colours set
-            assert contrast(fg, bg) >= 4.5, (status, char, fg, bg, contrast(fg, bg))
+            assert contrast_ratio(fg, bg) >= 4.5, (status, char, fg, bg, contrast_ratio(fg, bg))
 
 
 def test_going_on_after_the_goal_names_the_next_tile() -> None:

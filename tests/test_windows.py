@@ -20,7 +20,7 @@ from ansi2048.keys import Action, KeyDecoder
 from ansi2048.terminal import windows as windows_console
 from ansi2048.terminal.console import Console, ScreenHooks
 
-# What colorama's AnsiToWin32 converts on a legacy console (design §4).
+# What colorama's AnsiToWin32 converts on a legacy console (colorama 0.4.6's ansitowin32.py).
 _CONVERTIBLE_SGR = {0, 1, 2, 22, 39, 49, *range(30, 38), *range(40, 48), *range(90, 98), *range(100, 108)}
 _CSI = re.compile(r"\x1b\[([0-9;?]*)([A-Za-z])")
 

@@ -73,24 +73,29 @@ class View:
 
 @dataclass(frozen=True)
 class Layout:
-    """The board's geometry: tiles of ``tile_width`` x ``tile_height``, one
-    grid column between tiles and around the board, and ``row_gap`` grid lines
-    between rows of tiles (0 in the compact layouts: rows touch)."""
+    """The board's geometry: tiles of ``tile_width`` x ``tile_height``,
+    ``col_gap`` grid columns between tiles and beside the board, one grid
+    line above and below it, and ``row_gap`` grid lines between rows of tiles
+    (0 in the compact layouts: rows touch). A terminal cell is about twice
+    as tall as it is wide, so two columns look as wide as one line is tall:
+    the layouts with a row gap take two columns between tiles, for gaps that
+    look even both ways."""
 
     name: str
     tile_width: int
     tile_height: int
     row_gap: int
+    col_gap: int = 1
 
     def board_size(self, rows: int, cols: int) -> Tuple[int, int]:
         """(width, height) of the board including its border."""
-        width = cols * (self.tile_width + 1) + 1
+        width = cols * (self.tile_width + self.col_gap) + self.col_gap
         height = rows * self.tile_height + (rows - 1) * self.row_gap + 2
         return width, height
 
     def tile_origin(self, row: int, col: int) -> Tuple[int, int]:
         """(line, column) of a tile's top-left cell, relative to the board's."""
-        return 1 + row * (self.tile_height + self.row_gap), 1 + col * (self.tile_width + 1)
+        return 1 + row * (self.tile_height + self.row_gap), self.col_gap + col * (self.tile_width + self.col_gap)
 
     @property
     def number_line(self) -> int:
@@ -102,8 +107,8 @@ class Layout:
 # 6-digit numbers with a space each side (7 digits still fit) and keeps the
 # new tile's marker on its own line; the others are one line tall, the last
 # so that a 10x10 board fits an 80-column terminal.
-BIG = Layout("big", 8, 3, 1)
-MEDIUM = Layout("medium", 7, 1, 1)
+BIG = Layout("big", 8, 3, 1, 2)
+MEDIUM = Layout("medium", 7, 1, 1, 2)
 COMPACT = Layout("compact", 7, 1, 0)
 NARROW = Layout("narrow", 6, 1, 0)
 LAYOUTS = (BIG, MEDIUM, COMPACT, NARROW)
@@ -226,12 +231,14 @@ def _board_lines(view: View, layout: Layout, depth: ColorDepth, glyphs: _Glyphs,
     width, _ = layout.board_size(rows, cols)
     if depth is ColorDepth.NONE:
         # No backgrounds to draw the grid with: ASCII lines, same geometry.
-        rule: List[Span] = [("+" + ("-" * layout.tile_width + "+") * cols, PLAIN)]
-        gap: Span = ("|", PLAIN)
+        # A wider gap draws its bar in its first column: "| 2 | 4 |".
+        pad = " " * (layout.col_gap - 1)
+        rule: List[Span] = [("+" + ("-" * (layout.tile_width + layout.col_gap - 1) + "+") * cols + pad, PLAIN)]
+        gap: Span = ("|" + pad, PLAIN)
     else:
         grid = style(None, palette.grid)
         rule = [(" " * width, grid)]
-        gap = (" ", grid)
+        gap = (" " * layout.col_gap, grid)
     lines: List[List[Span]] = [rule]
     for r, row in enumerate(view.board):
         if r:
