@@ -17,10 +17,14 @@ from .limits import MAX_GOAL, MAX_SEED_DIGITS, MAX_SIDE, MIN_GOAL, MIN_SIDE
 if TYPE_CHECKING:
     from .context import Options
 
-__all__ = ["EXIT_USAGE", "build_parser", "parse_options"]
+__all__ = ["EXIT_USAGE", "THEME_CHOICES", "build_parser", "parse_options"]
 
 # The exit status for a bad command line (and for a bad --record file).
 EXIT_USAGE = 2
+
+# The names of render.themes.THEMES, spelled here so that --help need not
+# load the renderer (tests/test_themes.py checks that the two agree).
+THEME_CHOICES = ("classic", "dark", "high-contrast")
 
 _KEYS_HELP = """\
 keys:
@@ -130,7 +134,31 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--new", action="store_true", help="start a new game instead of resuming the saved one (u brings it back)"
     )
+    parser.add_argument("--theme", choices=THEME_CHOICES, help="colours of the board (default classic)")
+    parser.add_argument(
+        "--cast", metavar="FILE", help="write the game as an asciicast v2 file (asciinema play, agg) to FILE"
+    )
+    parser.add_argument("--no-animation", dest="animation", action="store_false", help="no tile animations")
+    parser.add_argument(
+        "--config-path",
+        action=_ConfigPath,
+        help="print where the config file is read from (theme, size, goal, keys) and exit",
+    )
     return parser
+
+
+class _ConfigPath(argparse.Action):
+    """Prints the config file's path and exits, like --version."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: Optional[str] = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        import os
+
+        from .config import config_path
+
+        parser.exit(0, config_path(os.environ) + "\n")
 
 
 def parse_options(argv: Optional[Sequence[str]]) -> Options:
@@ -149,4 +177,7 @@ def parse_options(argv: Optional[Sequence[str]]) -> Options:
         delay=args.delay,
         color=args.color,
         new=args.new,
+        theme=args.theme,
+        cast=args.cast,
+        animation=args.animation,
     )

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Dict, FrozenSet, List, Mapping, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, List, Mapping, Sequence, Tuple
 
 from .style import Color, Rgb, nearest_xterm256, rgb_distance, xterm_rgb
 
-__all__ = ["Palette", "classic", "separated_xterm"]
+__all__ = ["Palette", "TilePair", "classic", "hex_rgb", "separated_xterm"]
 
 TilePair = Tuple[Color, Color]  # (background, text)
 
@@ -48,24 +48,30 @@ class Palette:
 _MIN_SEPARATION = 30**2
 
 
-def separated_xterm(colors: Sequence[Rgb]) -> Dict[Rgb, int]:
+def separated_xterm(
+    colors: Sequence[Rgb], exclude: Callable[[Rgb, int], bool] = lambda rgb, index: False
+) -> Dict[Rgb, int]:
     """256-colour indices for ``colors``, in order: each the nearest one that
     keeps clear of those already taken. Plain nearest maps 256, 512 and 1024
     (near-identical yellows) to one colour, and the grid and the empty cells
-    to greys one step apart; distinct things should look distinct."""
+    to greys one step apart; distinct things should look distinct.
+    ``exclude(rgb, index)`` rules out more indices for a colour (a theme
+    that must keep its text readable on whichever index is picked)."""
     taken: List[int] = []
     table: Dict[Rgb, int] = {}
     for rgb in colors:
         crowded: FrozenSet[int] = frozenset(
             i for i in range(16, 256) if any(rgb_distance(xterm_rgb(i), xterm_rgb(t)) < _MIN_SEPARATION for t in taken)
         )
-        index = nearest_xterm256(rgb, crowded | frozenset(taken))
+        ruled_out = frozenset(i for i in range(16, 256) if exclude(rgb, i))
+        index = nearest_xterm256(rgb, crowded | frozenset(taken) | ruled_out)
         table[rgb] = index
         taken.append(index)
     return table
 
 
-def _hex(value: int) -> Rgb:
+def hex_rgb(value: int) -> Rgb:
+    """``0xRRGGBB`` as an (r, g, b) triple."""
     return ((value >> 16) & 0xFF, (value >> 8) & 0xFF, value & 0xFF)
 
 
@@ -93,10 +99,10 @@ def classic() -> Palette:
     }
     beyond: Tuple[Tuple[int, int], Tuple[int, int]] = ((0x3C3A32, 30), (light, 97))  # every tile above 2048
     backgrounds = [grid[0], empty[0], *(bg[0] for bg, _ in tiles.values()), beyond[0][0]]
-    xterm = separated_xterm([_hex(bg) for bg in backgrounds])
+    xterm = separated_xterm([hex_rgb(bg) for bg in backgrounds])
 
     def background(spec: Tuple[int, int]) -> Color:
-        return Color.of(spec[0], spec[1], xterm[_hex(spec[0])])
+        return Color.of(spec[0], spec[1], xterm[hex_rgb(spec[0])])
 
     def pair(spec: Tuple[Tuple[int, int], Tuple[int, int]]) -> TilePair:
         return background(spec[0]), Color.of(*spec[1])
