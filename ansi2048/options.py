@@ -28,14 +28,16 @@ THEME_CHOICES = ("classic", "dark", "high-contrast")
 
 _KEYS_HELP = """\
 keys:
-  w a s d, h j k l (vim), arrow keys   move up / left / down / right (capitals too)
-  u                                    undo (the same move then spawns the same tile)
-  r                                    new game (undo brings the old one back)
-  q, Ctrl-C                            quit (the game is kept for next time)
+  arrows, w a s d, h j k l (vim)  move up / left / down / right (capitals too)
+  u                               undo (redoing a move brings the same tile)
+  r                               new game (undo brings the old one back)
+  q, Ctrl-C                       quit (the game is kept for next time)
+  more keys, a default theme, size and goal: the config file (--config-path)
 
 piped keys: the same characters; '#' starts a comment to the end of the line;
-  anything else is ignored. A recording's first line (# ansi2048 seed=... size=...
-  goal=...) sets up the game it was recorded from, so `ansi2048 < game.keys` replays it.
+  anything else is ignored. A recording's first line (# ansi2048 seed=...
+  size=... goal=...) sets up the game it was recorded from, so
+  `ansi2048 < game.keys` replays it.
 """
 
 
@@ -101,7 +103,7 @@ def _delay(text: str) -> float:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="ansi2048",
-        description="Play 2048 in the terminal, or over pipes: replay recorded keys, or let a bot play with --json.",
+        description="Play 2048 in the terminal, or over pipes: replay recorded keys,\nor let a bot play with --json.",
         epilog=_KEYS_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -155,10 +157,12 @@ class _ConfigPath(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
         import os
+        import sys
 
         from .config import config_path
 
-        parser.exit(0, config_path(os.environ) + "\n")
+        sys.stdout.write(config_path(os.environ) + "\n")
+        parser.exit(0)
 
 
 def parse_options(argv: Optional[Sequence[str]]) -> Options:
