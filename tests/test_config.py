@@ -14,13 +14,10 @@ import pytest
 
 from ansi2048.config import Config, apply_config, config_path, load_config, parse_config
 from ansi2048.context import Context, Options
-from ansi2048.engine import Game
 from ansi2048.interactive import play_terminal
 from ansi2048.keys import Action, KeyDecoder
 from ansi2048.options import parse_options
-from ansi2048.recording import replay
 from ansi2048.render.themes import dark
-from ansi2048.session import Session
 from ansi2048.terminal.console import Console, ScreenHooks
 
 from .conftest import run_cli
@@ -59,7 +56,10 @@ def test_a_syntax_error_is_one_warning_naming_the_line_and_the_defaults_are_used
 
 
 def test_bad_keys_and_values_are_one_warning_naming_them_and_the_rest_is_kept() -> None:
-    text = 'theme = "neon"\ncolour = "red"\nsize = "11"\ngoal = 2048\nanimation = "yes"\n[keys]\njump = ["x"]\nup = ["é", "i"]\n'
+    text = (
+        'theme = "neon"\ncolour = "red"\nsize = "11"\ngoal = 2048\nanimation = "yes"\n'
+        '[keys]\njump = ["x"]\nup = ["é", "i"]\n'
+    )
     config, warning = parse_config(text, "config.toml")
     assert config == Config(goal=2048, bindings=((b"i", Action.UP), (b"I", Action.UP)))
     assert warning is not None and "\n" not in warning
@@ -166,11 +166,8 @@ def test_the_keyboard_game_uses_the_configs_size_and_keys(tmp_path: Path) -> Non
 
     ctx = Context(options, io.StringIO(), io.StringIO(), env, lambda message: None, lambda: 0)
     assert play_terminal(ctx, console) == 0
-    header, _, keys = (tmp_path / "game-3x5-2048.keys").read_bytes().partition(b"\n")
-    assert keys == b"wa"  # i was saved as the up it means
-    expected = Session(Game(3, 5, 2048, seed=4))
-    replay(expected, keys)
-    assert expected.game.moves == 2
+    saved = (tmp_path / "game-3x5-2048.keys").read_bytes()  # the config's size
+    assert saved.partition(b"\n")[2] == b"wa"  # i was played, and saved, as the up it means
 
 
 @pytest.mark.parametrize("option", ["--version", "--help"])
