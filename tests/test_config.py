@@ -184,3 +184,11 @@ def test_help_names_the_new_options_within_80_columns() -> None:
     for option in ("--theme", "--cast", "--no-animation", "--config-path", "high-contrast"):
         assert option in out
     assert max(len(line) for line in out.splitlines()) < 80
+
+
+def test_the_readme_example_is_a_good_config() -> None:
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    example = readme.split("```toml\n", 1)[1].split("```", 1)[0]
+    config, warning = parse_config(example, "README.md")
+    assert warning is None
+    assert config.theme == "dark" and dict(config.bindings)[b"j"] is Action.LEFT
