@@ -18,7 +18,9 @@ Core:
 - ``protocol``   the JSON Lines objects a bot reads (``--json``)
 - ``recording``  the recording format, header splitting, replay, the writer
 - ``render``     frames: ``style`` (colour depths, SGR), ``palette``,
-  ``frame`` (views, layouts, lines), ``repaint`` (control codes, in place)
+  ``themes`` (the --theme palettes), ``frame`` (views, layouts, lines),
+  ``repaint`` (control codes, in place)
+- ``cast``       asciicast v2 files of the frames (``--cast``)
 - ``screen``     a session drawn through given ``write`` and ``size``
 - ``context``    the options and the run's context, as values
 
@@ -29,6 +31,7 @@ Shell:
 - ``piped``        keys from a pipe: replays, bots (JSON Lines), summaries
 - ``interactive``  the keyboard game, its loop and the best-score writer
 - ``storage``      the saved game and best scores in the user data directory
+- ``config``       the config file: option defaults and extra keys
 - ``terminal``     raw mode, keys, size, signals; POSIX or Windows, chosen once
 
 Importing the package loads nothing but this docstring: ``Game`` and

@@ -60,8 +60,31 @@ def _random_seed() -> int:
     return int.from_bytes(os.urandom(4), "big")
 
 
+def _cast_problem(path: str, stdin: IO[Any], record: Optional[str]) -> Optional[str]:
+    """Why --cast may not write ``path``, if it may not: an existing file is
+    overwritten only if it is empty, an asciicast or a recording."""
+    from .cast import is_ours
+
+    if _same_file(stdin, path):
+        return f"{path!r} is the input being replayed"
+    if record is not None and os.path.abspath(record) == os.path.abspath(path):
+        return f"{path!r} is also the --record file"
+    try:
+        with open(path, "rb") as file:
+            head = file.read(4096)
+    except OSError:
+        return None  # missing (fine), or unreadable: opening it for writing says why
+    if not is_ours(head):
+        return f"{path!r} exists and is not an asciicast or a recording; not overwriting it"
+    return None
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     options = parse_options(argv)  # --help, --version and bad options end here
+    import time
+
+    from .cast import CastWriter
+    from .config import apply_config, load_config
     from .context import Context
     from .recording import Recorder, RecordError
     from .terminal.signals import Hangup
@@ -75,6 +98,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if stdin is None or stdout is None:
         _say(stderr, "ansi2048: error: no standard input or output\n")
         return EXIT_ERROR
+
+    def warn(message: str) -> None:
+        _say(stderr, f"ansi2048: warning: {message}\n")
+
+    # Keys typed on a terminal are the keyboard game (frames on that
+    # terminal, even with stdout redirected); anything else (a pipe, a file,
+    # --json for a bot) is a stream of keys.
+    keyboard = isatty(stdin) and not options.json
+    options = apply_config(options, load_config(env, warn), keyboard)
+    if options.cast is not None:
+        problem = _cast_problem(options.cast, stdin, options.record)
+        if problem:
+            return _usage_error(f"argument --cast: {problem}", stderr)
     record_stream: Optional[IO[str]] = None
     if options.record is not None:
         if _same_file(stdin, options.record):
@@ -85,17 +121,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return _usage_error(f"argument --record: {error}", stderr)
         except OSError as error:
             return _usage_error(f"argument --record: cannot write {options.record!r}: {error.strerror}", stderr)
-
-    def warn(message: str) -> None:
-        _say(stderr, f"ansi2048: warning: {message}\n")
+    cast_writer: Optional[CastWriter] = None
+    if options.cast is not None:
+        try:
+            cast_stream = open(options.cast, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+        except OSError as error:
+            if record_stream is not None:
+                record_stream.close()
+            return _usage_error(f"argument --cast: cannot write {options.cast!r}: {error.strerror}", stderr)
+        theme = options.theme or "classic"
+        cast_writer = CastWriter(cast_stream, time.monotonic, warn, timestamp=int(time.time()), env=env, theme=theme)
 
     recorder = Recorder(record_stream, warn)
-    ctx = Context(options, stdin, stdout, env, warn, _random_seed, recorder)
+    ctx = Context(options, stdin, stdout, env, warn, _random_seed, recorder, clock=time.monotonic, cast=cast_writer)
     try:
-        # Keys typed on a terminal are the keyboard game (frames on that
-        # terminal); anything else (a pipe, a file, --json for a bot) is a
-        # stream of keys.
-        if isatty(stdin) and not options.json:
+        if keyboard:
             if isatty(stdout):
                 from .interactive import play_terminal
 
@@ -123,6 +163,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_ERROR
     finally:
         recorder.close()
+        if cast_writer is not None:
+            cast_writer.close()
 
 
 def _play_beside_stdout(ctx: Context) -> Optional[int]:

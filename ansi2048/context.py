@@ -6,16 +6,21 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import IO, Any, Callable, Mapping, Optional
+from typing import IO, TYPE_CHECKING, Any, Callable, Mapping, Optional, Tuple
 
+from .keys import Action
 from .recording import Recorder
+
+if TYPE_CHECKING:
+    from .cast import CastWriter
 
 __all__ = ["Context", "Options"]
 
 
 @dataclass(frozen=True)
 class Options:
-    """The command line, parsed; None where the user said nothing."""
+    """The command line, parsed; None where the user said nothing. The
+    config file fills in what it left unsaid (``config.apply_config``)."""
 
     rows: Optional[int] = None
     cols: Optional[int] = None
@@ -26,6 +31,11 @@ class Options:
     delay: float = 0.0
     color: str = "auto"
     new: bool = False
+    theme: Optional[str] = None  # a name in render.themes.THEMES; None: classic
+    cast: Optional[str] = None
+    animation: bool = True
+    # Extra keys for the keyboard game, from the config file: (byte, action).
+    bindings: Tuple[Tuple[bytes, Action], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -43,3 +53,4 @@ class Context:
     recorder: Recorder = field(default_factory=lambda: Recorder(None, lambda message: None))
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], None] = time.sleep
+    cast: Optional[CastWriter] = None  # writes --cast; None without it

@@ -13,7 +13,7 @@ from .context import Context, Options
 from .engine import Game, default_goal
 from .keys import Action, KeyDecoder
 from .limits import DEFAULT_SIZE
-from .screen import Screen, color_depth
+from .screen import Screen, color_depth, palette_for
 from .session import Session
 from .storage import Keeper
 from .terminal.console import Console, ScreenHooks
@@ -129,7 +129,7 @@ def _farewell(options: Options, rows: int, cols: int, kept: bool) -> str:
 def _loop(
     session: Session, ctx: Context, keeper: Keeper, notes: List[str], open_console: OpenConsole, greeting: str = ""
 ) -> int:
-    decoder = KeyDecoder(comments=False)
+    decoder = KeyDecoder(comments=False, extra=ctx.options.bindings)
     screen: Optional[Screen] = None
     best = BestWriter(keeper.record_best, ctx.clock, session.best)
 
@@ -142,12 +142,17 @@ def _loop(
             screen.close()
 
     with open_console(ctx.stdin, ctx.stdout, ScreenHooks(redraw, leave)) as console:
+        write = console.write
+        if ctx.cast is not None:
+            game = session.game
+            write = ctx.cast.tee(write, console.size, f"ansi2048 {game.rows}x{game.cols} seed {game.seed}")
         screen = Screen(
-            console.write,
+            write,
             console.size,
             color_depth(ctx.options, ctx.stdout, ctx.env, console.legacy),
             ctx.env,
             legacy=console.legacy,
+            palette=palette_for(ctx.options),
         )
         screen.note = greeting  # until the first key: then the latest warning, if any
         try:

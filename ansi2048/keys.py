@@ -9,7 +9,7 @@ sequences, NUL, control bytes, invalid UTF-8 (bytes >= 0x80).
 from __future__ import annotations
 
 from enum import Enum
-from typing import List, Optional
+from typing import Iterable, List, Optional, Tuple
 
 from .engine import Direction
 
@@ -78,10 +78,19 @@ class KeyDecoder:
     ``comments``: '#' starts a comment that runs to the end of the line (for
     recordings and bot scripts). The terminal turns it off, so a stray '#'
     typed during play does not swallow the keys after it.
+
+    ``extra``: more (byte, action) keys (the config file's); a byte that
+    already meant another action means the new one instead.
     """
 
-    def __init__(self, comments: bool = True) -> None:
+    def __init__(self, comments: bool = True, extra: Iterable[Tuple[bytes, Action]] = ()) -> None:
         self._comments = comments
+        self._by_byte = _BY_BYTE
+        extra = tuple(extra)
+        if extra:
+            self._by_byte = list(_BY_BYTE)
+            for key, action in extra:
+                self._by_byte[key[0]] = action
         self._state = _State.GROUND
         self._csi_length = 0
 
@@ -98,7 +107,7 @@ class KeyDecoder:
 
     def feed(self, data: bytes) -> List[Action]:
         actions: List[Action] = []
-        by_byte = _BY_BYTE
+        by_byte = self._by_byte
         state = self._state
         i = 0
         end = len(data)

@@ -17,10 +17,14 @@ from .limits import DEFAULT_SIZE, MAX_GOAL, MAX_SEED_DIGITS, MAX_SIDE, MIN_GOAL,
 if TYPE_CHECKING:
     from .context import Options
 
-__all__ = ["EXIT_USAGE", "build_parser", "parse_options"]
+__all__ = ["EXIT_USAGE", "THEME_CHOICES", "build_parser", "parse_options"]
 
 # The exit status for a bad command line (and for a bad --record file).
 EXIT_USAGE = 2
+
+# The names of render.themes.THEMES, spelled here so that --help need not
+# load the renderer (tests/test_themes.py checks that the two agree).
+THEME_CHOICES = ("classic", "dark", "high-contrast")
 
 _KEYS_HELP = """\
 keys, as on the screen:
@@ -29,6 +33,7 @@ keys, as on the screen:
   r                             new game (u brings the old one back)
   q, Ctrl-C                     quit (the game is kept for next time)
   Ctrl-Z                        suspend (fg comes back to the game)
+  more keys, a default theme, size and goal: the config file (--config-path)
 
 piped keys: the same characters; '#' starts a comment to the end of the line;
   anything else is ignored. A recording's first line
@@ -139,7 +144,33 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--new", action="store_true", help="start a new game instead of resuming the saved one (u brings it back)"
     )
+    parser.add_argument("--theme", choices=THEME_CHOICES, help="colours of the board (default classic)")
+    parser.add_argument(
+        "--cast", metavar="FILE", help="write the game as an asciicast v2 file (asciinema play, agg) to FILE"
+    )
+    parser.add_argument("--no-animation", dest="animation", action="store_false", help="no tile animations")
+    parser.add_argument(
+        "--config-path",
+        action=_ConfigPath,
+        help="print where the config file is read from (theme, size, goal, keys) and exit",
+    )
     return parser
+
+
+class _ConfigPath(argparse.Action):
+    """Prints the config file's path and exits, like --version."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: Optional[str] = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        import os
+        import sys
+
+        from .config import config_path
+
+        sys.stdout.write(config_path(os.environ) + "\n")
+        parser.exit(0)
 
 
 def parse_options(argv: Optional[Sequence[str]]) -> Options:
@@ -166,4 +197,7 @@ def parse_options(argv: Optional[Sequence[str]]) -> Options:
         delay=args.delay,
         color=args.color,
         new=args.new,
+        theme=args.theme,
+        cast=args.cast,
+        animation=args.animation,
     )

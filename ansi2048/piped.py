@@ -12,6 +12,7 @@ from contextlib import ExitStack, suppress
 from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from . import __version__
+from .cast import HEADLESS_SIZE, REPLAY_STEP
 from .context import Context, Options
 from .engine import Game, check_goal, check_size, default_goal
 from .keys import Action, KeyDecoder
@@ -19,7 +20,8 @@ from .limits import DEFAULT_SIZE
 from .protocol import ACTION_NAMES, event, start_event
 from .recording import FirstLine, Header
 from .render.frame import View, summary_text
-from .screen import Screen, color_depth
+from .render.style import choose_depth
+from .screen import Screen, color_depth, palette_for
 from .session import Session
 from .terminal import quiet_terminal
 from .terminal.signals import hangup_signals, shield_hangups
@@ -116,27 +118,37 @@ def play_piped(ctx: Context) -> int:
     decoder = KeyDecoder(comments=True)
 
     screen: Optional[Screen] = None
-    if not options.json and isatty(stdout):
-        out_fd = stdout.fileno()
-        screen = Screen(
-            lambda text: write_all(out_fd, text.encode("utf-8", "replace")),
-            lambda: terminal_size(out_fd),
-            color_depth(options, stdout, ctx.env),
-            ctx.env,
-            replay=True,
-        )
+    # Frames go to a terminal to watch, or only into the --cast file.
+    watching = isatty(stdout) and not options.json
+    out_fd = stdout.fileno() if watching else -1
+
+    def write(text: str) -> None:
+        if watching:
+            write_all(out_fd, text.encode("utf-8", "replace"))
+
+    def size() -> Tuple[int, int]:
+        return terminal_size(out_fd) if watching else HEADLESS_SIZE
+
+    # A cast alone is drawn as this terminal would show it.
+    depth = color_depth(options, stdout, ctx.env) if watching else choose_depth(options.color, True, ctx.env)
+    if watching or ctx.cast is not None:
+        frames: Callable[[str], None] = write
+        if ctx.cast is not None:
+            ctx.cast.step = options.delay or REPLAY_STEP
+            frames = ctx.cast.tee(write, size, f"ansi2048 replay {game.rows}x{game.cols} seed {game.seed}")
+        screen = Screen(frames, size, depth, ctx.env, replay=True, palette=palette_for(options))
         screen.note = f"replay · seed {game.seed}"
 
     def take(actions: List[Action]) -> bool:
         """Apply actions; False once the game is quit."""
         for action in actions:
-            if options.delay and (screen is not None or options.json):
+            if options.delay and (watching or options.json):
                 ctx.sleep(options.delay)
             outcome = session.apply(action)
             ctx.recorder.action(action)
             if options.json:
                 emit_json(event(game, ACTION_NAMES[action], outcome.moved, outcome.spawn))
-            elif screen is not None:
+            if screen is not None:
                 screen.show(session)
             if session.quit:
                 return False
@@ -150,9 +162,14 @@ def play_piped(ctx: Context) -> int:
                 break
             going = take(decoder.feed(data))
 
-    if screen is None:
+    if not watching:
+        if screen is not None:  # drawn for the cast alone
+            screen.show(session)
         play()
+        if screen is not None:
+            screen.close()
     else:
+        assert screen is not None
         # Drawing on a terminal: restore it (cursor, echo) whatever ends the
         # replay, shielded from a second signal while doing so.
         with hangup_signals():
@@ -167,12 +184,12 @@ def play_piped(ctx: Context) -> int:
                     with suppress(OSError):
                         screen.close()
                     restore.close()
-    if not options.json and screen is None:
+    if not options.json and not watching:
         write_summary(stdout, session, options, ctx.env)
     return EXIT_OK
 
 
 def write_summary(stdout: IO[str], session: Session, options: Options, env: Mapping[str, str]) -> None:
     """The final board and one line of numbers, for a pipe or a file."""
-    stdout.write(summary_text(View.of(session), color_depth(options, stdout, env)))
+    stdout.write(summary_text(View.of(session), color_depth(options, stdout, env), palette_for(options)))
     stdout.flush()

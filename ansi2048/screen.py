@@ -5,21 +5,28 @@ so the same screen draws on a real terminal, the Windows console or a test)."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import IO, Any, Callable, Mapping, Tuple
+from typing import IO, Any, Callable, Mapping, Optional, Tuple
 
 from .context import Options
 from .render.frame import View, frame_lines, layout_for
+from .render.palette import Palette
 from .render.repaint import Repainter
 from .render.style import ColorDepth, choose_depth
+from .render.themes import THEMES
 from .session import Session
 from .terminal.streams import isatty
 
-__all__ = ["Screen", "color_depth"]
+__all__ = ["Screen", "color_depth", "palette_for"]
 
 
 def color_depth(options: Options, stream: IO[Any], env: Mapping[str, str], legacy: bool = False) -> ColorDepth:
     """The colour depth for ``--color`` on ``stream`` (see ``choose_depth``)."""
     return choose_depth(options.color, isatty(stream), env, legacy_console=legacy)
+
+
+def palette_for(options: Options) -> Palette:
+    """The palette of ``--theme`` (or the config's; classic by default)."""
+    return THEMES[options.theme or "classic"]()
 
 
 class Screen:
@@ -33,8 +40,10 @@ class Screen:
         env: Mapping[str, str],
         legacy: bool = False,
         replay: bool = False,
+        palette: Optional[Palette] = None,
     ) -> None:
         self._write = write
+        self._palette = palette
         self._size = size
         self._depth = depth
         self._replay = replay
@@ -50,7 +59,8 @@ class Screen:
         width, height = self._size()
         view = replace(View.of(session, self.note, self._replay), ending=ending)
         self.fits = layout_for(view, width, height) is not None
-        self._write(self._repainter.frame(frame_lines(view, self._depth, width, height), width, height))
+        lines = frame_lines(view, self._depth, width, height, palette=self._palette)
+        self._write(self._repainter.frame(lines, width, height))
 
     def close(self) -> None:
         """Leave the final frame on screen, the cursor shown, below it."""

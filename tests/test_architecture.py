@@ -22,11 +22,13 @@ PURE = {
     "ansi2048.session",
     "ansi2048.protocol",
     "ansi2048.recording",
+    "ansi2048.cast",
     "ansi2048.render",
     "ansi2048.render.style",
     "ansi2048.render.color",
     "ansi2048.render.motion",
     "ansi2048.render.palette",
+    "ansi2048.render.themes",
     "ansi2048.render.frame",
     "ansi2048.render.repaint",
 }

@@ -1,4 +1,4 @@
-"""The engine against the rules of the original game (the README's "Rules and randomness") and against simple references.
+"""The engine against the original game's rules (the README's "Rules and randomness") and simple references.
 
 Every expected value here comes from the rules table, from a deliberately naive
 reference slide (squeeze, merge, squeeze) written below, or from a reference

@@ -11,12 +11,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cache
-from typing import Dict, List, Mapping, Sequence, Tuple
+from typing import Callable, Dict, List, Mapping, Sequence, Tuple
 
 from .color import Lab, contrast_ratio, delta_e, lab, shown_rgb
 from .style import Color, ColorDepth, Rgb, xterm_rgb
 
-__all__ = ["MIN_TEXT_CONTRAST", "Palette", "classic", "readable_text", "separated_xterm"]
+__all__ = ["MIN_TEXT_CONTRAST", "Palette", "TilePair", "classic", "hex_rgb", "readable_text", "separated_xterm"]
 
 TilePair = Tuple[Color, Color]  # (background, text)
 
@@ -79,12 +79,18 @@ def _allowed(candidate: Lab, target: Lab, chroma: float) -> bool:
 _SHORTLIST = 24
 
 
-def separated_xterm(colors: Sequence[Rgb], shortlist: int = _SHORTLIST) -> Dict[Rgb, int]:
+def separated_xterm(
+    colors: Sequence[Rgb],
+    exclude: Callable[[Rgb, int], bool] = lambda rgb, index: False,
+    shortlist: int = _SHORTLIST,
+) -> Dict[Rgb, int]:
     """256-colour indices for ``colors``, in order: each the one nearest in
     CIEDE2000 that keeps its hue (for a chromatic colour) and stays clearly
     apart from those already taken. Plain nearest maps 256, 512 and 1024 to
     one yellow and the beige board to greys; distinct things should look
-    distinct, and warm things warm."""
+    distinct, and warm things warm. ``exclude(rgb, index)`` rules out more
+    indices for a colour (a theme that must keep its text readable on
+    whichever index is picked)."""
     labs = _xterm_labs()
     taken: List[int] = []
     table: Dict[Rgb, int] = {}
@@ -92,7 +98,8 @@ def separated_xterm(colors: Sequence[Rgb], shortlist: int = _SHORTLIST) -> Dict[
         target = lab(rgb)
         chroma = math.hypot(target[1], target[2])
         allowed = sorted(
-            (i for i in labs if _allowed(labs[i], target, chroma)), key=lambda i: math.dist(target, labs[i])
+            (i for i in labs if _allowed(labs[i], target, chroma) and not exclude(rgb, i)),
+            key=lambda i: math.dist(target, labs[i]),
         )
         ranked = sorted(allowed[:shortlist], key=lambda i: delta_e(target, labs[i])) + allowed[shortlist:]
         for index in ranked:
@@ -123,7 +130,8 @@ def readable_text(background: Color, preferred: Color, candidates: Sequence[Colo
     return max(candidates, key=lambda text: _min_contrast(background, text))
 
 
-def _hex(value: int) -> Rgb:
+def hex_rgb(value: int) -> Rgb:
+    """``0xRRGGBB`` as an (r, g, b) triple."""
     return ((value >> 16) & 0xFF, (value >> 8) & 0xFF, value & 0xFF)
 
 
@@ -154,13 +162,13 @@ def classic() -> Palette:
     beyond: Tuple[Tuple[int, int], Tuple[int, int]] = ((0x3C3A32, 30), (light, 97))  # every tile above 2048
     # The empty cells first: they are most of the board early on.
     backgrounds = [empty[0], grid[0], *(bg[0] for bg, _ in tiles.values()), beyond[0][0]]
-    xterm = separated_xterm([_hex(bg) for bg in backgrounds])
+    xterm = separated_xterm([hex_rgb(bg) for bg in backgrounds])
     # Text that reads on every tile: the original's where it reaches 3:1,
     # else the game's own darkest or lightest colour, whichever reads best.
     inks = [Color.of(light, 97), Color.of(0xFFFFFF, 97), Color.of(dark, 30), Color.of(0x3C3A32, 30)]
 
     def background(spec: Tuple[int, int]) -> Color:
-        return Color.of(spec[0], spec[1], xterm[_hex(spec[0])])
+        return Color.of(spec[0], spec[1], xterm[hex_rgb(spec[0])])
 
     def pair(spec: Tuple[Tuple[int, int], Tuple[int, int]]) -> TilePair:
         tile = background(spec[0])

@@ -1,0 +1,169 @@
+"""asciicast v2 files (pure): the frames a screen got, timed, for
+``asciinema play``, ``asciinema cat`` and agg (GIFs).
+
+One JSON header line, then one event per line: ``[seconds, "o", text]`` for
+output, ``[seconds, "r", "COLSxROWS"]`` when the terminal is resized. The
+writer is handed the stream and the clock; :meth:`CastWriter.tee` wraps a
+screen's ``write`` so every frame reaches both the terminal and the file.
+
+Timing: events carry the clock's time since the first frame, but never
+less than ``step`` after the event before. Interactive play passes 0 and
+keeps real time; a replay passes its ``--delay`` or :data:`REPLAY_STEP`, so
+a replay read from a file in a blink still plays back at a watchable pace.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import suppress
+from typing import IO, Callable, Dict, List, Mapping, Optional, Tuple, Union
+
+from .render.color import BASIC_RGB
+from .render.palette import hex_rgb
+from .render.style import Rgb
+from .render.themes import TERMINALS
+
+__all__ = ["HEADLESS_SIZE", "IDLE_TIME_LIMIT", "REPLAY_STEP", "CastWriter", "cast_theme", "is_ours"]
+
+# Seconds between frames of a replay that has no --delay.
+REPLAY_STEP = 0.15
+# Pauses longer than this play back shortened to it (asciinema's own option):
+# a player thinking for a minute should not make the viewer wait a minute.
+IDLE_TIME_LIMIT = 2.0
+# The terminal a cast is drawn for when output goes to a pipe, not a terminal.
+HEADLESS_SIZE = (80, 30)
+
+# The 16 colours in asciicast order (0-7, then the bright 8-15), as the
+# 16-colour palettes were chosen against (xterm's defaults).
+_SIXTEEN = (30, 31, 32, 33, 34, 35, 36, 37, 90, 91, 92, 93, 94, 95, 96, 97)
+
+
+def _hex(rgb: Rgb) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
+
+
+def cast_theme(theme: str) -> Dict[str, str]:
+    """The asciicast header's ``theme`` for a board theme: its terminal's
+    text and background, and the 16 colours."""
+    colors = TERMINALS[theme]
+    return {
+        "fg": _hex(hex_rgb(colors.fg)),
+        "bg": _hex(hex_rgb(colors.bg)),
+        "palette": ":".join(_hex(BASIC_RGB[code]) for code in _SIXTEEN),
+    }
+
+
+def is_ours(head: bytes) -> bool:
+    """Whether a file starting with ``head`` may be overwritten by --cast:
+    empty, or an asciicast (a JSON header with a ``version``), or a
+    recording; anything else the user would lose."""
+    from .recording import MAGIC, strip_bom
+
+    head = strip_bom(head)
+    if not head.strip():
+        return True
+    first = head.partition(b"\n")[0]
+    if first.startswith(MAGIC.encode()):
+        return True
+    try:
+        header = json.loads(first.decode("utf-8"))
+    except ValueError:  # also a UnicodeDecodeError
+        return False
+    return isinstance(header, dict) and header.get("version") in (1, 2) and "width" in header
+
+
+class CastWriter:
+    """Writes an asciicast v2 file to ``stream``: the header with the first
+    frame (the size is known then), then one event per write. A write that
+    fails (a full disk) stops the cast with one warning; the game goes on."""
+
+    def __init__(
+        self,
+        stream: IO[str],
+        clock: Callable[[], float],
+        warn: Callable[[str], None],
+        *,
+        timestamp: int,
+        env: Mapping[str, str],
+        theme: str = "classic",
+    ) -> None:
+        self._stream: Optional[IO[str]] = stream
+        self._clock = clock
+        self.warn = warn
+        self._timestamp = timestamp
+        self._env = {name: env[name] for name in ("TERM", "SHELL") if env.get(name)}
+        self._theme = theme
+        self._start: Optional[float] = None  # the clock at the first frame
+        self._last = 0.0  # time of the last event
+        self._last_frame = 0.0  # and of the last "o" event
+        self._frames = 0
+        self._size: Optional[Tuple[int, int]] = None
+        self.step = 0.0
+        self.title = "ansi2048"
+
+    def tee(
+        self, write: Callable[[str], None], size: Callable[[], Tuple[int, int]], title: str = "ansi2048"
+    ) -> Callable[[str], None]:
+        """``write``, also writing what it is given into the cast (sized by ``size``)."""
+        self.title = title
+
+        def both(text: str) -> None:
+            write(text)
+            self.output(text, size())
+
+        return both
+
+    def output(self, text: str, size: Tuple[int, int]) -> None:
+        """One "o" event, after a resize event if ``size`` changed."""
+        if self._stream is None:
+            return
+        now = self._clock()
+        if self._start is None:
+            self._start = now
+            self._size = size
+            self._line(self._header(size))
+        elif size != self._size:
+            self._size = size
+            self._event(now, "r", "{}x{}".format(*size))
+        self._event(now, "o", text)
+
+    def _header(self, size: Tuple[int, int]) -> Dict[str, object]:
+        return {
+            "version": 2,
+            "width": size[0],
+            "height": size[1],
+            "timestamp": self._timestamp,
+            "idle_time_limit": IDLE_TIME_LIMIT,
+            "title": self.title,
+            "env": self._env,
+            "theme": cast_theme(self._theme),
+        }
+
+    def _event(self, now: float, kind: str, data: str) -> None:
+        assert self._start is not None
+        elapsed = now - self._start
+        # Rising; frames at least `step` apart (the first is at 0).
+        at = max(elapsed, self._last)
+        if kind == "o":
+            if self._frames:
+                at = max(at, self._last_frame + self.step)
+            self._frames += 1
+            self._last_frame = at
+        self._last = at
+        self._line([round(at, 6), kind, data])
+
+    def _line(self, value: Union[Dict[str, object], List[object]]) -> None:
+        if self._stream is None:
+            return  # stopped by a failed write just before
+        try:
+            self._stream.write(json.dumps(value, ensure_ascii=False) + "\n")
+            self._stream.flush()
+        except OSError as error:
+            self.warn(f"cannot write the cast ({error.strerror or error}); cast stopped")
+            self.close()
+
+    def close(self) -> None:
+        if self._stream is not None:
+            with suppress(OSError):
+                self._stream.close()
+            self._stream = None
