@@ -53,3 +53,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item
     for item in items:
         if item.get_closest_marker("posix") is not None:
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_user_config(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Tests never read the developer's own config file: the game and every
+    program a test starts look for one that does not exist (tests of the
+    config set ANSI2048_CONFIG themselves)."""
+    os.environ["ANSI2048_CONFIG"] = str(tmp_path_factory.mktemp("config") / "absent.toml")
