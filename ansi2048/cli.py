@@ -1,6 +1,7 @@
 """The entry point: options, the run's context, the play mode, exit codes.
 
-Modes, chosen from what stdin and stdout are:
+Modes: ``--stats`` and ``--replay-best`` show your records
+(:mod:`.records_cli`); otherwise, chosen from what stdin and stdout are:
 - stdin and stdout a terminal (and no ``--json``): interactive play
   (:mod:`.interactive`), with the game kept between runs;
 - otherwise a stream of keys (:mod:`.piped`): with ``--json`` one JSON object
@@ -70,6 +71,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     recorder = Recorder(record_stream, warn)
     ctx = Context(options, stdin, stdout, env, warn, _random_seed, recorder)
     try:
+        if options.stats or options.replay_best is not None:
+            from .records_cli import NoSuchGame, replay_best, show_stats
+
+            try:
+                return show_stats(ctx) if options.stats else replay_best(ctx)
+            except NoSuchGame as error:
+                return _usage_error(str(error), stderr)
         # The keyboard game needs a terminal on both ends; anything else
         # (a pipe, a file, --json for a bot) is a stream of keys.
         if isatty(stdin) and isatty(stdout) and not options.json:

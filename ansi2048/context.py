@@ -23,16 +23,22 @@ class Options:
     seed: Optional[int] = None
     record: Optional[str] = None
     json: bool = False
-    delay: float = 0.0
+    delay: Optional[float] = None  # seconds between piped keys; None: not given
     color: str = "auto"
     new: bool = False
+    stats: bool = False  # print your records instead of playing
+    replay_best: Optional[int] = None  # replay the Nth of the board's top 10
+    daily: bool = False  # today's game, the same for everyone
+    no_undo: bool = False  # hard mode: undo is off
 
 
 @dataclass(frozen=True)
 class Context:
     """The edge of one run: where keys come from and frames go, the
     environment, where warnings go, where new seeds come from, and the
-    clock. ``recorder`` writes ``--record`` (a no-op without it)."""
+    clocks. ``recorder`` writes ``--record`` (a no-op without it).
+    ``clock`` measures intervals; ``now`` is the wall clock (seconds since
+    the epoch), for the history's dates and the daily game's day."""
 
     options: Options
     stdin: IO[Any]
@@ -43,3 +49,4 @@ class Context:
     recorder: Recorder = field(default_factory=lambda: Recorder(None, lambda message: None))
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], None] = time.sleep
+    now: Callable[[], float] = time.time

@@ -17,21 +17,26 @@ from .limits import MAX_GOAL, MAX_SEED_DIGITS, MAX_SIDE, MIN_GOAL, MIN_SIDE
 if TYPE_CHECKING:
     from .context import Options
 
-__all__ = ["EXIT_USAGE", "build_parser", "parse_options"]
+__all__ = ["EXIT_USAGE", "REPLAY_DELAY", "build_parser", "parse_options"]
 
 # The exit status for a bad command line (and for a bad --record file).
 EXIT_USAGE = 2
 
+TOP_GAMES = 10  # the top list per board (records.TOP, not imported: keep this light)
+REPLAY_DELAY = 0.05  # seconds between keys of --replay-best on a terminal, unless --delay
+
+# Kept within 80 columns, like the rest of --help.
 _KEYS_HELP = """\
 keys:
-  w a s d, h j k l (vim), arrow keys   move up / left / down / right (capitals too)
-  u                                    undo (the same move then spawns the same tile)
-  r                                    new game (undo brings the old one back)
-  q, Ctrl-C                            quit (the game is kept for next time)
+  arrows, w a s d, h j k l (vim)  move up / left / down / right (capitals too)
+  u                               undo (a move then spawns the same tile again)
+  r                               new game (undo brings the old one back)
+  q, Ctrl-C                       quit (the game is kept for next time)
 
 piped keys: the same characters; '#' starts a comment to the end of the line;
-  anything else is ignored. A recording's first line (# ansi2048 seed=... size=...
-  goal=...) sets up the game it was recorded from, so `ansi2048 < game.keys` replays it.
+  anything else is ignored. A recording's first line (# ansi2048 seed=...
+  size=... goal=...) sets up the game it was recorded from, so
+  `ansi2048 < game.keys` replays it.
 """
 
 
@@ -84,6 +89,12 @@ def _seed(text: str) -> int:
     return int(text)
 
 
+def _rank(text: str) -> int:
+    if not re.fullmatch(r"\s*[0-9]{1,2}\s*", text) or not 1 <= int(text) <= TOP_GAMES:
+        raise _bad(f"a place in the top {TOP_GAMES}, 1 to {TOP_GAMES}", text)
+    return int(text)
+
+
 def _delay(text: str) -> float:
     try:
         delay = float(text)
@@ -97,7 +108,7 @@ def _delay(text: str) -> float:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="ansi2048",
-        description="Play 2048 in the terminal, or over pipes: replay recorded keys, or let a bot play with --json.",
+        description="Play 2048 in the terminal, or over pipes: replay recorded keys,\nor let a bot play with --json.",
         epilog=_KEYS_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -119,7 +130,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--json", action="store_true", help="print one JSON object per line: the start, then one per key"
     )
     parser.add_argument(
-        "--delay", type=_delay, metavar="SECONDS", default=0.0, help="pause between piped keys, to watch a replay"
+        "--delay",
+        type=_delay,
+        metavar="SECONDS",
+        help=f"pause between piped keys, to watch a replay (default 0; {REPLAY_DELAY} when --replay-best draws)",
     )
     parser.add_argument(
         "--color",
@@ -130,12 +144,29 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--new", action="store_true", help="start a new game instead of resuming the saved one (u brings it back)"
     )
+    parser.add_argument(
+        "--daily", action="store_true", help="today's game (UTC date): the same tiles for everyone, its own best"
+    )
+    parser.add_argument("--no-undo", action="store_true", help="hard mode: u does nothing in this game")
+    parser.add_argument(
+        "--stats", action="store_true", help="show your records: games, best scores, charts (--json: as JSON)"
+    )
+    parser.add_argument(
+        "--replay-best",
+        type=_rank,
+        metavar="N",
+        help=f"replay the Nth of your top {TOP_GAMES} games on this --size/--goal",
+    )
     return parser
 
 
 def parse_options(argv: Optional[Sequence[str]]) -> Options:
     """The options in ``argv``; ``--help``, ``--version`` and bad options exit here."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    for option, given in (("--replay-best", args.replay_best is not None), ("--daily", args.daily)):
+        if given and args.seed is not None:
+            parser.error(f"argument {option}: not allowed with argument --seed (it picks the game)")
     from .context import Options  # only now: --help and --version never need it
 
     rows, cols = args.size if args.size else (None, None)
@@ -149,4 +180,8 @@ def parse_options(argv: Optional[Sequence[str]]) -> Options:
         delay=args.delay,
         color=args.color,
         new=args.new,
+        stats=args.stats,
+        replay_best=args.replay_best,
+        daily=args.daily,
+        no_undo=args.no_undo,
     )

@@ -9,7 +9,7 @@ import json
 import os
 import stat
 from contextlib import ExitStack, suppress
-from typing import IO, Any, Callable, Dict, List, Optional, Tuple
+from typing import IO, Any, Callable, Dict, List, Optional, Tuple, Union
 
 from . import __version__
 from .context import Context, Options
@@ -36,7 +36,18 @@ _MAX_HEADER = 4096
 EXIT_OK = 0
 
 
-def _read_header(reader: ChunkReader, wait: Optional[float]) -> Tuple[Optional[Header], bytes]:
+class _Given:
+    """Keys given whole (``--replay-best``), read as a pipe is: one chunk, then the end."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data: Optional[bytes] = data
+
+    def read(self, timeout: Optional[float] = None) -> bytes:
+        data, self._data = self._data or b"", None
+        return data
+
+
+def _read_header(reader: Union[ChunkReader, _Given], wait: Optional[float]) -> Tuple[Optional[Header], bytes]:
     """The recording header at the start of the input, if one comes in time,
     and the bytes read past it."""
     data = reader.read(timeout=wait)
@@ -94,12 +105,18 @@ def _is_regular_file(stream: IO[Any]) -> bool:
         return False
 
 
-def play_piped(ctx: Context) -> int:
+def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
+    """Play the keys on stdin, or ``keys`` (a recording) if given."""
     options, stdout = ctx.options, ctx.stdout
-    reader = ChunkReader(ctx.stdin.fileno())
-    header, pending = _read_header(reader, None if _is_regular_file(ctx.stdin) else HEADER_WAIT)
+    reader: Union[ChunkReader, _Given]
+    if keys is not None:
+        reader, wait = _Given(keys), None
+    else:
+        reader = ChunkReader(ctx.stdin.fileno())
+        wait = None if _is_regular_file(ctx.stdin) else HEADER_WAIT
+    header, pending = _read_header(reader, wait)
     game = resolve_game(options, header, ctx.random_seed, ctx.warn)
-    session = Session(game)
+    session = Session(game, undo=not options.no_undo)
     ctx.recorder.start(game.seed, game.rows, game.cols, game.goal)
     decoder = KeyDecoder(comments=True)
 
@@ -124,7 +141,8 @@ def play_piped(ctx: Context) -> int:
             if options.delay and (screen is not None or options.json):
                 ctx.sleep(options.delay)
             outcome = session.apply(action)
-            ctx.recorder.action(action)
+            if not outcome.refused:  # a refused undo (--no-undo) would undo when replayed
+                ctx.recorder.action(action)
             if options.json:
                 emit_json(event(game, ACTION_NAMES[action], outcome.moved, outcome.spawn))
             elif screen is not None:

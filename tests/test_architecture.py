@@ -22,12 +22,14 @@ PURE = {
     "ansi2048.session",
     "ansi2048.protocol",
     "ansi2048.recording",
+    "ansi2048.records",
     "ansi2048.render",
     "ansi2048.render.style",
     "ansi2048.render.color",
     "ansi2048.render.palette",
     "ansi2048.render.frame",
     "ansi2048.render.repaint",
+    "ansi2048.render.stats",
 }
 
 # What a pure module may not import: streams, files, processes, the clock,
