@@ -254,12 +254,12 @@ def screen_of(lines: Sequence[str], width: int = 80):  # type: ignore[no-untyped
 
 def test_stats_drawn_in_colour_read_back_off_a_terminal() -> None:
     games = [record(score=s * 10, seed=s, biggest=b) for s, b in enumerate([64, 64, 64, 64, 128, 128, 256], 1)]
-    games.append(record(score=5, seed=50, biggest=256, undo=True, ai=True))
+    games.append(record(score=500, seed=50, biggest=256, undo=True, ai=True))
     lines = stats_lines(board_stats(games), ColorDepth.TRUE, width=80)
     screen = screen_of(lines)
     text = dump(screen.display)
     assert "Your records: 8 games on 1 board" in text
-    assert "4x4 to 2048  8 played · 0 won · best 70 ·" in text
+    assert "4x4 to 2048: 8 played · 0 won" in text and "best 500 (70 without undo or AI) · median 45" in text
     bars = {}
     for y, line in enumerate(screen.display):
         parts = line.split()
@@ -269,11 +269,11 @@ def test_stats_drawn_in_colour_read_back_off_a_terminal() -> None:
             color = screen.buffer[y][x].fg
             assert color == "{:02x}{:02x}{:02x}".format(*classic().tile(int(parts[0]))[0].rgb)
     assert bars == {256: (15, 2), 128: (15, 2), 64: (30, 4)}  # the most common tile has the longest bar
-    spark = next(line for line in screen.display if "low 5, high 70" in line).split()[0]
-    assert len(spark) == 8 and spark[-1] == "▁" and spark[-2] == "█"
+    spark = next(line for line in screen.display if "low 10, high 500" in line).split()[0]
+    assert len(spark) == 8 and spark[0] == "▁" and spark[-1] == "█"
     top = [line.split() for line in screen.display if line.strip()[:2].strip().isdigit() and "2026-11-22" in line]
-    assert [int(row[1]) for row in top] == [70, 60, 50, 40, 30, 20, 10, 5]
-    assert top[-1][-2:] == ["undo", "AI"]
+    assert [int(row[1]) for row in top] == [500, 70, 60, 50, 40, 30, 20, 10]
+    assert top[0][-2:] == ["undo", "AI"] and top[1][-1] == "7"  # the seed, unmarked
 
 
 def test_stats_plain_have_no_escapes_and_ascii_when_asked() -> None:
@@ -283,6 +283,15 @@ def test_stats_plain_have_no_escapes_and_ascii_when_asked() -> None:
     assert plain.isascii()
     assert "##" in plain
     assert all(len(line) < 80 for line in plain.splitlines())
+
+
+
+def test_stats_fit_a_narrow_terminal_cutting_long_seeds() -> None:
+    games = [record(score=s, seed=2**63 + s, undo=True) for s in range(1, 12)]
+    for width in (60, 80):
+        lines = stats_lines(board_stats(games), ColorDepth.NONE, width=width)
+        assert all(len(line) < width for line in lines), [line for line in lines if len(line) >= width]
+    assert any(str(2**63 + 11) in line for line in stats_lines(board_stats(games), ColorDepth.NONE, width=80))
 
 
 def test_stats_name_the_replay_command_for_another_board() -> None:

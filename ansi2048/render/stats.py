@@ -75,15 +75,12 @@ def _marks(game: Record) -> str:
 
 def _board_lines(board: BoardStats, depth: ColorDepth, width: int, glyphs: _Glyphs, palette: Palette) -> List[str]:
     d = glyphs.dot
-    headline: List[Span] = [
-        (_board_name(board), BOLD),
-        (f"  {board.played} played {d} {board.won} won {d} best ", PLAIN),
-        (str(board.best), BOLD),
-    ]
+    headline: List[Span] = [(_board_name(board), BOLD), (f": {board.played} played {d} {board.won} won", PLAIN)]
+    scores: List[Span] = [("  best ", PLAIN), (str(board.best), BOLD)]
     if board.best_unaided != board.best:
-        headline.append((f" (without undo or AI {board.best_unaided})", PLAIN))
-    headline.append((f" {d} median {_median(board.median)}", PLAIN))
-    lines = [paint(headline, depth), ""]
+        scores.append((f" ({board.best_unaided} without undo or AI)", PLAIN))
+    scores.append((f" {d} median {_median(board.median)}", PLAIN))
+    lines = [paint(headline, depth), paint(scores, depth), ""]
 
     lines.append(paint([("  Biggest tile", BOLD)], depth))
     label_width = max(len(str(tile)) for tile, _ in board.tiles)
@@ -101,13 +98,14 @@ def _board_lines(board: BoardStats, depth: ColorDepth, width: int, glyphs: _Glyp
     lines.append(f"    {sparkline(shown, glyphs.levels)}  low {min(shown)}, high {max(shown)}")
 
     lines.append(paint([(f"  Top {len(board.top)}", BOLD), (f" (replay one: {_replay_command(board)})", PLAIN)], depth))
-    lines.append("     #   score   tile  moves  date              seed")
+    lines.append("     #   score   tile  moves  date        seed")
     for rank, game in enumerate(board.top, 1):
-        date = game.date.replace("T", " ")[:16]
-        seed = _short(str(game.seed), _SEED_ROOM)
-        row = f"    {rank:>2} {game.score:>7} {game.biggest:>6} {game.moves:>6}  {date:<16}  {seed}"
+        row = f"    {rank:>2} {game.score:>7} {game.biggest:>6} {game.moves:>6}  {game.date[:10]:<10}  "
         marks = _marks(game)
-        lines.append(row + (f"  {marks}" if marks else ""))
+        marks = f"  {marks}" if marks else ""
+        # The seed takes the room left on the line (a 64-bit one, as r draws, whole at 80 columns).
+        room = max(4, min(_SEED_ROOM, width - 1 - len(row) - len(marks)))
+        lines.append(row + _short(str(game.seed), room) + marks)
     return lines
 
 
