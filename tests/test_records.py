@@ -285,7 +285,6 @@ def test_stats_plain_have_no_escapes_and_ascii_when_asked() -> None:
     assert all(len(line) < 80 for line in plain.splitlines())
 
 
-
 def test_stats_fit_a_narrow_terminal_cutting_long_seeds() -> None:
     games = [record(score=s, seed=2**63 + s, undo=True) for s in range(1, 12)]
     for width in (60, 80):
