@@ -17,9 +17,11 @@ Core:
 - ``session``    the state machine around a game: win banner, best, quit
 - ``protocol``   the JSON Lines objects a bot reads (``--json``)
 - ``recording``  the recording format, header splitting, replay, the writer
+- ``records``    history records, statistics, the top 10, the daily seed
 - ``render``     frames: ``style`` (colour depths, SGR), ``palette``,
   ``themes`` (the --theme palettes), ``frame`` (views, layouts, lines),
-  ``repaint`` (control codes, in place)
+  ``repaint`` (control codes, in place), ``stats`` (``--stats`` drawn: bar
+  chart, sparkline, top 10)
 - ``cast``       asciicast v2 files of the frames (``--cast``)
 - ``screen``     a session drawn through given ``write`` and ``size``
 - ``context``    the options and the run's context, as values
@@ -32,6 +34,8 @@ Shell:
 - ``interactive``  the keyboard game, its loop and the best-score writer
 - ``storage``      the saved game and best scores in the user data directory
 - ``config``       the config file: option defaults and extra keys
+- ``history``      the history file of finished games, and UTC dates
+- ``records_cli``  ``--stats`` and ``--replay-best``
 - ``terminal``     raw mode, keys, size, signals; POSIX or Windows, chosen once
 
 Importing the package loads nothing but this docstring: ``Game`` and

@@ -1,6 +1,7 @@
 """The entry point: options, the run's context, the play mode, exit codes.
 
-Modes, chosen from what stdin and stdout are:
+Modes: ``--stats`` and ``--replay-best`` show your records
+(:mod:`.records_cli`); otherwise, chosen from what stdin and stdout are:
 - stdin a terminal (and no ``--json``): interactive play (:mod:`.interactive`),
   with the game kept between runs; when stdout is not that terminal
   (``ansi2048 | tee log``, ``ansi2048 > out``) the frames go to the terminal
@@ -135,6 +136,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     recorder = Recorder(record_stream, warn)
     ctx = Context(options, stdin, stdout, env, warn, _random_seed, recorder, clock=time.monotonic, cast=cast_writer)
     try:
+        if options.stats or options.replay_best is not None:
+            from .records_cli import NoSuchGame, replay_best, show_stats
+
+            try:
+                return show_stats(ctx) if options.stats else replay_best(ctx)
+            except NoSuchGame as error:
+                return _usage_error(str(error), stderr)
         if keyboard:
             if isatty(stdout):
                 from .interactive import play_terminal

@@ -28,7 +28,7 @@ class Options:
     seed: Optional[int] = None
     record: Optional[str] = None
     json: bool = False
-    delay: float = 0.0
+    delay: Optional[float] = None  # seconds between piped keys; None: not given
     color: str = "auto"
     new: bool = False
     theme: Optional[str] = None  # a name in render.themes.THEMES; None: classic
@@ -36,13 +36,19 @@ class Options:
     animation: bool = True
     # Extra keys for the keyboard game, from the config file: (byte, action).
     bindings: Tuple[Tuple[bytes, Action], ...] = ()
+    stats: bool = False  # print your records instead of playing
+    replay_best: Optional[int] = None  # replay the Nth of the board's top 10
+    daily: bool = False  # today's game, the same for everyone
+    no_undo: bool = False  # hard mode: undo is off
 
 
 @dataclass(frozen=True)
 class Context:
     """The edge of one run: where keys come from and frames go, the
     environment, where warnings go, where new seeds come from, and the
-    clock. ``recorder`` writes ``--record`` (a no-op without it)."""
+    clocks. ``recorder`` writes ``--record`` (a no-op without it).
+    ``clock`` measures intervals; ``now`` is the wall clock (seconds since
+    the epoch), for the history's dates and the daily game's day."""
 
     options: Options
     stdin: IO[Any]
@@ -54,3 +60,4 @@ class Context:
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], None] = time.sleep
     cast: Optional[CastWriter] = None  # writes --cast; None without it
+    now: Callable[[], float] = time.time

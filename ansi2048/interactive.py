@@ -7,25 +7,30 @@ in-process with a scripted console and a fake clock."""
 from __future__ import annotations
 
 from contextlib import suppress
-from typing import IO, Any, Callable, ContextManager, List, Optional
+from typing import IO, Any, Callable, ContextManager, List, Optional, Tuple
 
 from .context import Context, Options
 from .engine import Game, default_goal
+from .history import utc_date, utc_timestamp
 from .keys import Action, KeyDecoder
 from .limits import DEFAULT_SIZE
+from .records import Record, daily_seed
 from .screen import Screen, color_depth, palette_for
-from .session import Session
+from .session import Played, Run, Session
 from .storage import Keeper
 from .terminal.console import Console, ScreenHooks
 from .terminal.signals import Hangup, shield_hangups
 
-__all__ = ["BEST_WRITE_INTERVAL", "BestWriter", "OpenConsole", "play_terminal"]
+__all__ = ["BEST_WRITE_INTERVAL", "NO_UNDO_NOTE", "BestWriter", "GameKeeper", "OpenConsole", "play_terminal"]
 
 # Seconds between writes of a rising best score during play: a write costs
 # up to ~10 ms here, which the next key should not wait for.
 BEST_WRITE_INTERVAL = 1.0
 
 EXIT_OK = 0
+
+# Shown for one frame when u is pressed in a game without undo.
+NO_UNDO_NOTE = "undo is off (--no-undo)"
 
 OpenConsole = Callable[[IO[Any], IO[Any], ScreenHooks], ContextManager[Console]]
 
@@ -61,6 +66,25 @@ class BestWriter:
             self.stored = self._store(best)
 
 
+class GameKeeper:
+    """Puts finished games in the history, dated by ``now``. A game can end
+    more than once (game over, then r): the same game with the same keys is
+    kept once. ``daily`` marks the day's game (the one from its seed)."""
+
+    def __init__(self, keeper: Keeper, now: Callable[[], float], daily: Optional[str]) -> None:
+        self._keeper = keeper
+        self._now = now
+        self._daily = daily
+        self._last: Optional[Played] = None
+
+    def keep(self, played: Optional[Played]) -> None:
+        if played is None or played == self._last:
+            return
+        self._last = played
+        daily = self._daily if self._daily is not None and played.seed == daily_seed(self._daily) else None
+        self._keeper.keep(Record.of(played, utc_timestamp(self._now()), daily))
+
+
 def play_terminal(
     ctx: Context, open_console: Optional[OpenConsole] = None, on_end: Optional[Callable[[Session], None]] = None
 ) -> int:
@@ -75,32 +99,44 @@ def play_terminal(
     goal = options.goal or default_goal(rows, cols)
     notes: List[str] = []  # shown under the board once play has started
 
-    keeper = Keeper(ctx.env, rows, cols, goal, ctx.warn)
+    # The daily game: today's (UTC) date is its seed, for everyone.
+    daily = utc_date(ctx.now()) if options.daily else None
+    keeper = Keeper(ctx.env, rows, cols, goal, ctx.warn, daily)
+    games = GameKeeper(keeper, ctx.now, daily)
     try:
         resumed = keeper.resume()
-        if resumed is not None and options.seed is not None:
-            # --seed asks for another game: the unfinished one is kept aside.
+        if resumed is not None and (
+            options.seed is not None
+            or (daily is not None and (options.new or _run_seed(resumed.runs, resumed.game) != daily_seed(daily)))
+        ):
+            # --seed asks for another game, and a daily save may hold another
+            # day's game (or --new asks for today's afresh): the unfinished
+            # one is kept aside.
             keeper.set_aside()
             resumed = None
+        undo = not options.no_undo
         if resumed is not None:
-            game = resumed.game
+            session = Session(resumed.game, keeper.best(), resumed.runs, undo=undo)
             recorder.start(resumed.seed, rows, cols, goal, resumed.keys)
             if options.new:
                 # A new game as the `r` key starts one: `u` brings the old back.
-                game.restart()
+                games.keep(session.apply(Action.RESTART).ended)
                 keeper.append(Action.RESTART)
                 recorder.action(Action.RESTART)
         else:
-            seed = options.seed if options.seed is not None else ctx.random_seed()
+            if daily is not None:
+                seed = daily_seed(daily)
+            else:
+                seed = options.seed if options.seed is not None else ctx.random_seed()
             game = Game(rows, cols, goal, seed)
             keeper.begin(game)
             recorder.start(game.seed, rows, cols, goal)
-        session = Session(game, keeper.best())
+            session = Session(game, keeper.best(), undo=undo)
         for message in keeper.drain_warnings():
             ctx.warn(message)
         keeper.warn = recorder.warn = notes.append  # from here on the board is up: warn on it
-        greeting = _resumed_note(game.moves) if resumed is not None and not options.new else ""
-        status = _loop(session, ctx, keeper, notes, open_console, greeting)
+        greeting = _resumed_note(session.game.moves) if resumed is not None and not options.new else ""
+        status = _loop(session, ctx, keeper, games, notes, open_console, greeting)
         if on_end is not None:
             on_end(session)
         return status
@@ -119,6 +155,8 @@ def _farewell(options: Options, rows: int, cols: int, kept: bool) -> str:
     if not kept:
         return "this game could not be saved (see the warning above)"
     command = "ansi2048"
+    if options.daily:
+        command += " --daily"
     if options.rows is not None:
         command += f" --size {rows}" if rows == cols else f" --size {rows}x{cols}"
     if options.goal is not None:
@@ -126,8 +164,19 @@ def _farewell(options: Options, rows: int, cols: int, kept: bool) -> str:
     return f"game kept for next time: {command} resumes it"
 
 
+def _run_seed(runs: Optional[Tuple[Run, List[Run]]], game: Game) -> int:
+    """The seed the game on the board started from."""
+    return runs[0].seed if runs is not None else game.seed
+
+
 def _loop(
-    session: Session, ctx: Context, keeper: Keeper, notes: List[str], open_console: OpenConsole, greeting: str = ""
+    session: Session,
+    ctx: Context,
+    keeper: Keeper,
+    games: GameKeeper,
+    notes: List[str],
+    open_console: OpenConsole,
+    greeting: str = "",
 ) -> int:
     decoder = KeyDecoder(comments=False, extra=ctx.options.bindings)
     screen: Optional[Screen] = None
@@ -158,16 +207,22 @@ def _loop(
         try:
             screen.show(session)
             while True:
+                refused = False
                 for action in console.read_actions(decoder):
                     if not screen.fits and action is not Action.QUIT:
                         continue  # no playing blind while the board cannot be shown
                     outcome = session.apply(action)
+                    if outcome.refused:
+                        # Not recorded: replayed where undo is on, it would undo.
+                        refused = True
+                        continue
                     ctx.recorder.action(action)
                     if outcome.moved:
                         keeper.append(action)  # saved before the frame shows it
+                    games.keep(outcome.ended)
                     if session.quit:
                         break
-                screen.note = notes[-1] if notes else ""
+                screen.note = NO_UNDO_NOTE if refused else notes[-1] if notes else ""
                 if session.quit:
                     # The last frame says where the game went, not keys that no longer work.
                     game = session.game
@@ -181,6 +236,18 @@ def _loop(
             # A second signal must not cut the saving and the restore short.
             with shield_hangups():
                 best.flush(session.best)
+                _keep_at_exit(session, keeper, games)
                 with suppress(OSError, Hangup):  # the window may be gone already
                     screen.close()
     return EXIT_OK
+
+
+def _keep_at_exit(session: Session, keeper: Keeper, games: GameKeeper) -> None:
+    """Quitting a finished game (won, or over) ends it: into the history.
+    An unfinished one stays in its save, to be resumed; its score may
+    still be the best without undo or AI."""
+    game = session.game
+    if session.quit and (game.over or game.won):
+        games.keep(session.played())
+    elif game.moves and not (session.used_undo or session.assisted):
+        keeper.record_unaided(game.score)

@@ -17,10 +17,13 @@ from .limits import DEFAULT_SIZE, MAX_GOAL, MAX_SEED_DIGITS, MAX_SIDE, MIN_GOAL,
 if TYPE_CHECKING:
     from .context import Options
 
-__all__ = ["EXIT_USAGE", "THEME_CHOICES", "build_parser", "parse_options"]
+__all__ = ["EXIT_USAGE", "REPLAY_DELAY", "THEME_CHOICES", "build_parser", "parse_options"]
 
 # The exit status for a bad command line (and for a bad --record file).
 EXIT_USAGE = 2
+
+TOP_GAMES = 10  # the top list per board (records.TOP, not imported: keep this light)
+REPLAY_DELAY = 0.05  # seconds between keys of --replay-best on a terminal, unless --delay
 
 # The names of render.themes.THEMES, spelled here so that --help need not
 # load the renderer (tests/test_themes.py checks that the two agree).
@@ -91,6 +94,12 @@ def _seed(text: str) -> int:
     return int(text)
 
 
+def _rank(text: str) -> int:
+    if not re.fullmatch(r"\s*[0-9]{1,2}\s*", text) or not 1 <= int(text) <= TOP_GAMES:
+        raise _bad(f"a place in the top {TOP_GAMES}, 1 to {TOP_GAMES}", text)
+    return int(text)
+
+
 def _delay(text: str) -> float:
     try:
         delay = float(text)
@@ -133,7 +142,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--json", action="store_true", help="print one JSON object per line: the start, then one per key"
     )
     parser.add_argument(
-        "--delay", type=_delay, metavar="SECONDS", default=0.0, help="pause between piped keys, to watch a replay"
+        "--delay",
+        type=_delay,
+        metavar="SECONDS",
+        help=f"pause between piped keys, to watch a replay (default 0; {REPLAY_DELAY} when --replay-best draws)",
     )
     parser.add_argument(
         "--color",
@@ -153,6 +165,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--config-path",
         action=_ConfigPath,
         help="print where the config file is read from (theme, size, goal, keys) and exit",
+    )
+    parser.add_argument(
+        "--daily", action="store_true", help="today's game (UTC date): the same tiles for everyone, its own best"
+    )
+    parser.add_argument("--no-undo", action="store_true", help="hard mode: u does nothing in this game")
+    parser.add_argument(
+        "--stats", action="store_true", help="show your records: games, best scores, charts (--json: as JSON)"
+    )
+    parser.add_argument(
+        "--replay-best",
+        type=_rank,
+        metavar="N",
+        help=f"replay the Nth of your top {TOP_GAMES} games on this --size/--goal",
     )
     return parser
 
@@ -177,6 +202,9 @@ def parse_options(argv: Optional[Sequence[str]]) -> Options:
     """The options in ``argv``; ``--help``, ``--version`` and bad options exit here."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    for option, given in (("--replay-best", args.replay_best is not None), ("--daily", args.daily)):
+        if given and args.seed is not None:
+            parser.error(f"argument {option}: not allowed with argument --seed (it picks the game)")
     from .context import Options  # only now: --help and --version never need it
 
     rows, cols = args.size if args.size else (None, None)
@@ -200,4 +228,8 @@ def parse_options(argv: Optional[Sequence[str]]) -> Options:
         theme=args.theme,
         cast=args.cast,
         animation=args.animation,
+        stats=args.stats,
+        replay_best=args.replay_best,
+        daily=args.daily,
+        no_undo=args.no_undo,
     )

@@ -9,7 +9,7 @@ import json
 import os
 import stat
 from contextlib import ExitStack, suppress
-from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import __version__
 from .cast import HEADLESS_SIZE, REPLAY_STEP
@@ -32,7 +32,18 @@ __all__ = ["play_piped", "resolve_game", "write_summary"]
 EXIT_OK = 0
 
 
-def _read_first_line(reader: ChunkReader) -> Tuple[Optional[Header], bytes]:
+class _Given:
+    """Keys given whole (``--replay-best``), read as a pipe is: one chunk, then the end."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data: Optional[bytes] = data
+
+    def read(self, timeout: Optional[float] = None) -> bytes:
+        data, self._data = self._data or b"", None
+        return data
+
+
+def _read_first_line(reader: Union[ChunkReader, _Given]) -> Tuple[Optional[Header], bytes]:
     """The recording header at the start of the input, if there is one, and
     the bytes read past it. Waits as long as the input takes to say (no
     timeout: a recording piped in late is still a recording)."""
@@ -92,11 +103,12 @@ def _is_regular_file(stream: IO[Any]) -> bool:
         return False
 
 
-def play_piped(ctx: Context) -> int:
+def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
+    """Play the keys on stdin, or ``keys`` (a recording) if given."""
     options, stdout = ctx.options, ctx.stdout
-    reader = ChunkReader(ctx.stdin.fileno())
+    reader: Union[ChunkReader, _Given] = _Given(keys) if keys is not None else ChunkReader(ctx.stdin.fileno())
     emit_json = _json_writer(stdout)
-    if options.json and not _is_regular_file(ctx.stdin):
+    if options.json and keys is None and not _is_regular_file(ctx.stdin):
         # A bot may wait for the start object before it sends a key: it comes
         # at once, and again for the game a recording header sets up.
         game = resolve_game(options, None, ctx.random_seed, ctx.warn)
@@ -108,12 +120,12 @@ def play_piped(ctx: Context) -> int:
             emit_json(start_event(game, __version__))
     else:
         # Nothing to show before the input says which game it is (a file
-        # says at once): wait for it.
+        # or given keys say at once): wait for it.
         header, pending = _read_first_line(reader)
         game = resolve_game(options, header, ctx.random_seed, ctx.warn)
         if options.json:
             emit_json(start_event(game, __version__))
-    session = Session(game)
+    session = Session(game, undo=not options.no_undo)
     ctx.recorder.start(game.seed, game.rows, game.cols, game.goal)
     decoder = KeyDecoder(comments=True)
 
@@ -145,7 +157,8 @@ def play_piped(ctx: Context) -> int:
             if options.delay and (watching or options.json):
                 ctx.sleep(options.delay)
             outcome = session.apply(action)
-            ctx.recorder.action(action)
+            if not outcome.refused:  # a refused undo (--no-undo) would undo when replayed
+                ctx.recorder.action(action)
             if options.json:
                 emit_json(event(game, ACTION_NAMES[action], outcome.moved, outcome.spawn))
             if screen is not None:

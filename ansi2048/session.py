@@ -3,18 +3,24 @@
 Playing -> Won (a banner, once, when a tile first reaches the goal; any move
 keeps going) -> Over (no move changes the board; ``r`` restarts, ``u`` undoes).
 Moves on a finished board change nothing by the rules, so Over needs no guard.
+
+The session also follows *the game on the board from its start* (a
+:class:`Run`): the seed it began from and the keys that changed something
+since, so a finished game can be kept in the history and replayed exactly,
+and whether undo or the AI helped. ``r`` starts a new run; undoing that
+``r`` brings the previous run back.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
-from .engine import Game
+from .engine import UNDO_DEPTH, Game
 from .keys import Action
 
-__all__ = ["Outcome", "Session", "Status"]
+__all__ = ["Outcome", "Played", "Run", "Session", "Status"]
 
 
 class Status(Enum):
@@ -30,17 +36,93 @@ class Outcome:
     action: Action
     moved: bool  # did this key change the board
     spawn: Optional[Tuple[int, int]]  # (row, col) of the tile this key spawned
+    ended: Optional[Played] = None  # the game this key finished (game over) or left (r)
+    refused: bool = False  # undo pressed with undo off (--no-undo)
+
+
+@dataclass
+class Run:
+    """One game from its start: the seed it began with and the action keys
+    that changed something since (keys that changed nothing replay as
+    nothing, so they are left out); with ``seed`` they recreate the game."""
+
+    seed: int
+    keys: List[str] = field(default_factory=list)
+    used_undo: bool = False
+    assisted: bool = False  # the AI played or hinted in this game
+    depth: int = 0  # moves undo can step back before it reaches the r that began the run
+
+
+@dataclass(frozen=True)
+class Played:
+    """A game as the history keeps it (the date is added by the shell)."""
+
+    rows: int
+    cols: int
+    goal: int
+    seed: int
+    keys: str
+    score: int
+    moves: int
+    biggest: int
+    won: bool
+    over: bool
+    used_undo: bool
+    assisted: bool
 
 
 class Session:
     """A game plus what the screen needs beyond the rules: the win banner,
     the best score, and whether the player has quit."""
 
-    def __init__(self, game: Game, best: int = 0) -> None:
+    def __init__(
+        self, game: Game, best: int = 0, runs: Optional[Tuple[Run, List[Run]]] = None, undo: bool = True
+    ) -> None:
         self.game = game
         self.best = max(best, game.score)
         self.quit = False
+        self.undo = undo  # False for --no-undo: ``u`` is refused
+        # A resumed game brings its runs (``runs()`` of the session that
+        # replayed the save); otherwise the game on the board starts here.
+        self.run, self._left = runs if runs is not None else (Run(game.seed), [])
         self._celebrating = False
+
+    @property
+    def used_undo(self) -> bool:
+        """Undo stepped back a move in the game on the board."""
+        return self.run.used_undo
+
+    @property
+    def assisted(self) -> bool:
+        """The AI played or hinted in the game on the board."""
+        return self.run.assisted
+
+    @assisted.setter
+    def assisted(self, value: bool) -> None:
+        self.run.assisted = value
+
+    def runs(self) -> Tuple[Run, List[Run]]:
+        """The game on the board's run and those ``r`` left (undo brings them
+        back): what a session resuming this game starts from."""
+        return self.run, self._left
+
+    def played(self) -> Played:
+        """The game on the board as the history keeps it."""
+        game, run = self.game, self.run
+        return Played(
+            rows=game.rows,
+            cols=game.cols,
+            goal=game.goal,
+            seed=run.seed,
+            keys="".join(run.keys),
+            score=game.score,
+            moves=game.moves,
+            biggest=game.biggest,
+            won=game.won,
+            over=game.over,
+            used_undo=run.used_undo,
+            assisted=run.assisted,
+        )
 
     @property
     def status(self) -> Status:
@@ -56,16 +138,37 @@ class Session:
         was_won = game.won
         self._celebrating = False
         spawn: Optional[Tuple[int, int]] = None
+        ended: Optional[Played] = None
+        run = self.run
         direction = action.direction
         if direction is not None:
             moved = game.move(direction)
             if moved:
                 spawn = game.spawned
                 self._celebrating = game.won and not was_won
+                run.depth += 1
+                run.keys.append(action.value)
+                if game.over:
+                    ended = self.played()
         elif action is Action.UNDO:
+            if not self.undo:
+                return Outcome(action, False, None, refused=True)
             moved = game.undo()
+            if moved:
+                if run.depth == 0 and self._left:
+                    # That undid the r which began this run: the game it left is back.
+                    self.run = self._left.pop()
+                else:
+                    run.depth = max(0, run.depth - 1)
+                    run.used_undo = True
+                    run.keys.append(action.value)
         elif action is Action.RESTART:
+            if game.moves:  # a game never played is not worth keeping
+                ended = self.played()
             game.restart()
+            self._left.append(run)
+            del self._left[:-UNDO_DEPTH]  # the engine cannot undo further back either
+            self.run = Run(game.seed)
             moved = True
             spawn = game.spawned
         elif action is Action.QUIT:
@@ -75,4 +178,4 @@ class Session:
             raise ValueError(f"unknown action {action!r}")
         if game.score > self.best:
             self.best = game.score
-        return Outcome(action, moved, spawn)
+        return Outcome(action, moved, spawn, ended)

@@ -7,6 +7,8 @@ and its whole undo history. An append of one byte either happened or not, so
 SIGKILL at any instant leaves the previous state or the new one; the header
 is written by temp file + ``os.replace``, so it is whole or absent.
 
+Finished games go to the history (:mod:`.history`), one line each.
+
 Best scores live in one small JSON file, merged under a lock (re-read, keep
 the higher, replace atomically) so two games running at once never lower or
 lose each other's best. Play writes it at most once a second and at the end
@@ -26,18 +28,16 @@ from typing import IO, Any, Callable, Dict, Iterator, List, Mapping, Optional, S
 
 from . import __version__
 from .engine import Game
+from .history import HISTORY_FILE, History
 from .keys import Action
 from .recording import format_header, recorded_actions, split_header
-from .session import Session
+from .records import Record, config_key, daily_key, unaided_key
+from .session import Run, Session
 
 __all__ = ["DataDir", "Keeper", "Resumed", "SaveFile", "config_key", "data_dir"]
 
 _BEST_FILE = "best.json"
 _LOCK_FILE = "best.lock"
-
-
-def config_key(rows: int, cols: int, goal: int) -> str:
-    return f"{rows}x{cols}-{goal}"
 
 
 def data_dir(env: Mapping[str, str]) -> str:
@@ -58,6 +58,9 @@ class Resumed:
     seed: int  # the seed in the save's header: with ``keys`` it recreates ``game``
     keys: bytes  # the saved keys, for --record to write the whole game
     best_seen: int = 0  # the highest score the saved keys reached, in any game
+    # The game on the board from its start, and the games r left (undo brings
+    # them back): see ``Session.runs``. None: the game starts here.
+    runs: Optional[Tuple[Run, List[Run]]] = None
 
 
 def _version_tuple(version: str) -> Tuple[int, ...]:
@@ -107,7 +110,7 @@ class SaveFile:
             return None
         # The log holds every score it reached: a best that a killed game had
         # not written yet is recovered here.
-        resumed = Resumed(session.game, header.seed, keys, session.best)
+        resumed = Resumed(session.game, header.seed, keys, session.best, session.runs())
         if last_restart >= 0:
             return self._compacted(resumed, seed_after_restart, actions[last_restart + 1 :])
         return resumed
@@ -125,7 +128,7 @@ class SaveFile:
             return resumed
         keys = "".join(a.value for a in since).encode("ascii")
         _atomic_write(self.path, _header(after.game, seed) + keys)
-        return Resumed(after.game, seed, keys, resumed.best_seen)
+        return Resumed(after.game, seed, keys, resumed.best_seen, after.runs())
 
     def quarantine(self) -> str:
         """Move a bad save aside (never delete it); returns the new name."""
@@ -239,8 +242,15 @@ class DataDir:
     def ensure(self) -> None:
         os.makedirs(self.path, exist_ok=True)
 
-    def save_file(self, rows: int, cols: int, goal: int) -> SaveFile:
-        return SaveFile(os.path.join(self.path, f"game-{config_key(rows, cols, goal)}.keys"), rows, cols, goal)
+    @property
+    def history(self) -> History:
+        return History(os.path.join(self.path, HISTORY_FILE))
+
+    def save_file(self, rows: int, cols: int, goal: int, slot: str = "") -> SaveFile:
+        """The save for a board; ``slot`` names another one for the same
+        board (``daily-``: the daily game does not take the regular one's place)."""
+        name = f"game-{slot}{config_key(rows, cols, goal)}.keys"
+        return SaveFile(os.path.join(self.path, name), rows, cols, goal)
 
     def _read_best(self) -> Dict[str, int]:
         """Best scores. A file that is not what this version writes is moved
@@ -305,18 +315,29 @@ class DataDir:
 class Keeper:
     """What interactive play keeps between runs: the saved game and the best
     score for this board. Every failure here becomes a warning, never an end
-    to the game: without a data directory the game is simply not kept."""
+    to the game: without a data directory the game is simply not kept.
 
-    def __init__(self, env: Mapping[str, str], rows: int, cols: int, goal: int, warn: Callable[[str], None]):
+    ``daily`` (a date) keeps the daily game: its own save, and the day's best."""
+
+    def __init__(
+        self,
+        env: Mapping[str, str],
+        rows: int,
+        cols: int,
+        goal: int,
+        warn: Callable[[str], None],
+        daily: Optional[str] = None,
+    ):
         self.warn = warn
-        self._key = config_key(rows, cols, goal)
+        self._key = config_key(rows, cols, goal) if daily is None else daily_key(daily, rows, cols, goal)
         self._store: Optional[DataDir] = None
         self._save: Optional[SaveFile] = None
         self._lock: Optional[int] = None
+        self._history_broken = False
         store = DataDir(data_dir(env))
         try:
             store.ensure()
-            save = store.save_file(rows, cols, goal)
+            save = store.save_file(rows, cols, goal, "" if daily is None else "daily-")
             self._lock = store.claim(save)
         except OSError as error:
             warn(f"cannot use {store.path} ({error.strerror or error}); this game will not be saved")
@@ -408,6 +429,30 @@ class Keeper:
         for warning in self.drain_warnings():  # e.g. a best.json broken meanwhile
             self.warn(warning)
         return best
+
+    def keep(self, record: Record) -> None:
+        """Add a finished game to the history (and raise the best without
+        undo or AI if it qualifies)."""
+        if self._store is None:
+            return
+        if not self._history_broken:
+            try:
+                self._store.history.append(record)
+            except OSError as error:
+                self.warn(f"cannot write the history ({error.strerror or error}); games are not kept there")
+                self._history_broken = True
+        if record.unaided:
+            self.record_unaided(record.score)
+
+    def record_unaided(self, score: int) -> None:
+        """Raise the best of the games played without undo or the AI."""
+        if self._store is None:
+            return
+        try:
+            self._store.record_best(unaided_key(self._key), score)
+        except OSError as error:
+            self.warn(f"cannot write best scores ({error.strerror or error})")
+            self._store = None
 
     def drain_warnings(self) -> List[str]:
         if self._store is None:

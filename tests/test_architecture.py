@@ -23,6 +23,7 @@ PURE = {
     "ansi2048.protocol",
     "ansi2048.recording",
     "ansi2048.cast",
+    "ansi2048.records",
     "ansi2048.render",
     "ansi2048.render.style",
     "ansi2048.render.color",
@@ -31,6 +32,7 @@ PURE = {
     "ansi2048.render.themes",
     "ansi2048.render.frame",
     "ansi2048.render.repaint",
+    "ansi2048.render.stats",
 }
 
 # What a pure module may not import: streams, files, processes, the clock,

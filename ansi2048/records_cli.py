@@ -1,0 +1,77 @@
+"""``--stats`` and ``--replay-best`` (the shell): your records read from the
+history file, drawn by :mod:`.render.stats`, or one top game replayed
+through the piped replay (:mod:`.piped`), as ``ansi2048 < game.keys`` would."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import IO, Any
+
+from . import __version__
+from .context import Context
+from .limits import DEFAULT_GOAL, DEFAULT_SIZE
+from .options import REPLAY_DELAY
+from .piped import play_piped
+from .recording import format_header
+from .records import board_stats, stats_document, top_games
+from .render.stats import stats_lines
+from .screen import color_depth
+from .storage import DataDir, data_dir
+from .terminal.streams import isatty, terminal_size
+
+__all__ = ["NoSuchGame", "replay_best", "show_stats"]
+
+EXIT_OK = 0
+
+
+class NoSuchGame(Exception):
+    """``--replay-best N`` asks for a place the top list does not have."""
+
+
+def can_encode(stream: IO[Any], text: str) -> bool:
+    """``stream``'s encoding has every character of ``text``."""
+    try:
+        text.encode(getattr(stream, "encoding", None) or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def show_stats(ctx: Context) -> int:
+    options, stdout = ctx.options, ctx.stdout
+    history = DataDir(data_dir(ctx.env)).history
+    stats = board_stats(history.read(ctx.warn))
+    if options.json:
+        stdout.write(json.dumps(stats_document(stats, __version__), indent=1) + "\n")
+    elif not stats:
+        stdout.write(f"No finished games yet. They will be kept in {history.path}\n")
+    else:
+        tty = isatty(stdout)
+        width = terminal_size(stdout.fileno())[0] if tty else 80
+        # Plain text on a pipe, in block characters if its encoding has them.
+        ascii_only = not can_encode(stdout, "▁▂▃▄▅▆▇█·")
+        lines = stats_lines(stats, color_depth(options, stdout, ctx.env), width, ascii_only)
+        stdout.write("\n".join(lines) + "\n")
+    stdout.flush()
+    return EXIT_OK
+
+
+def replay_best(ctx: Context) -> int:
+    """Replay the Nth game of the top list for the board of ``--size``/``--goal``."""
+    options = ctx.options
+    assert options.replay_best is not None
+    rows, cols = options.rows or DEFAULT_SIZE, options.cols or DEFAULT_SIZE
+    goal = options.goal or DEFAULT_GOAL
+    top = top_games(DataDir(data_dir(ctx.env)).history.read(ctx.warn), rows, cols, goal)
+    rank = options.replay_best
+    if rank > len(top):
+        raise NoSuchGame(
+            f"argument --replay-best: your top list for {rows}x{cols} to {goal} has {len(top)} "
+            f"game{'s' if len(top) != 1 else ''} (see ansi2048 --stats)"
+        )
+    game = top[rank - 1]
+    keys = format_header(game.seed, rows, cols, goal, __version__).encode("ascii") + game.keys.encode("ascii")
+    if options.delay is None and isatty(ctx.stdout) and not options.json:
+        ctx = dataclasses.replace(ctx, options=dataclasses.replace(options, delay=REPLAY_DELAY))
+    return play_piped(ctx, keys)
