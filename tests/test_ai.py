@@ -62,7 +62,7 @@ def test_bitboard_moves_match_the_engine() -> None:
             assert points == gained
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(shaped_boards())
 def test_heuristic_moves_match_the_engine(board: Board) -> None:
     ranks = heuristic.to_ranks(board)
@@ -166,7 +166,8 @@ def test_shipped_weights_load_and_are_small() -> None:
 
 def test_folded_evaluator_matches_the_definition() -> None:
     rng = random.Random(5)
-    tables = [[float(rng.randrange(-1000, 1000)) for _ in range(65536)] for _ in TUPLES]
+    # Arbitrary distinct-looking weights, cheaper to make than 327,680 random draws.
+    tables = [[float((i * 2654435761 + 97 * t) % 2001 - 1000) for i in range(65536)] for t in range(len(TUPLES))]
     direct = Network({"scale": 1.0, "tuples": [list(t) for t in TUPLES]}, tables)
     packed = load_network(pack_weights(tables, {}))
     step = packed.scale
