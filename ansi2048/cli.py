@@ -16,12 +16,15 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from dataclasses import replace
-from typing import IO, TYPE_CHECKING, Any, Optional, Sequence, cast
 
 from .options import EXIT_USAGE, parse_options
 
+# Not typing's: --version and --help import as little as they can (see
+# benchmarks/startup.py); mypy treats any name TYPE_CHECKING as true.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import IO, Any, Optional, Sequence
+
     from .context import Context
 
 __all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_USAGE", "main"]
@@ -92,9 +95,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from .terminal.streams import isatty
 
     # Optional: under pythonw (no console) these are None.
-    stdin = cast(Optional[IO[Any]], sys.stdin)
-    stdout = cast(Optional[IO[str]], sys.stdout)
-    stderr = cast(Optional[IO[str]], sys.stderr)
+    stdin: Optional[IO[Any]] = sys.stdin
+    stdout: Optional[IO[str]] = sys.stdout
+    stderr: Optional[IO[str]] = sys.stderr
     env = os.environ
     if stdin is None or stdout is None:
         _say(stderr, "ansi2048: error: no standard input or output\n")
@@ -179,6 +182,8 @@ def _play_beside_stdout(ctx: Context) -> Optional[int]:
     """The keyboard game on the terminal stdin reads, with stdout elsewhere
     (``ansi2048 | tee log``): frames on that terminal, the final board and
     summary on stdout. None if the terminal cannot be written to."""
+    from dataclasses import replace
+
     from .interactive import play_terminal
     from .piped import write_summary
     from .terminal import open_terminal_output
