@@ -13,17 +13,21 @@ from .context import Context
 from .engine import Game
 from .keys import Action, KeyDecoder
 from .limits import DEFAULT_GOAL, DEFAULT_SIZE
+from .recording import Item, Reseed
+from .render.repaint import ERASE_LINE
 from .screen import Screen, color_depth
 from .session import Session
 from .storage import Keeper
 from .terminal.console import Console, ScreenHooks
 from .terminal.signals import Hangup, shield_hangups
 
-__all__ = ["BEST_WRITE_INTERVAL", "BestWriter", "OpenConsole", "play_terminal"]
+__all__ = ["BEST_WRITE_INTERVAL", "PROGRESS_AFTER", "BestWriter", "OpenConsole", "ResumeProgress", "play_terminal"]
 
 # Seconds between writes of a rising best score during play: a write costs
 # up to ~10 ms here, which the next key should not wait for.
 BEST_WRITE_INTERVAL = 1.0
+# Seconds a resume may take before it says how far it is.
+PROGRESS_AFTER = 1.0
 
 EXIT_OK = 0
 
@@ -48,10 +52,11 @@ class BestWriter:
         self.stored = stored
         self._written_at = clock()
 
-    def offer(self, best: int) -> int:
-        """Write ``best`` if it is higher and the interval has passed; the
-        best to show (another game may have stored a higher one)."""
-        if best > self.stored and self._clock() - self._written_at >= self._interval:
+    def offer(self, best: int, urgent: bool = False) -> int:
+        """Write ``best`` if it is higher and the interval has passed (or
+        ``urgent``: nothing else would recover it after a kill); the best to
+        show (another game may have stored a higher one)."""
+        if best > self.stored and (urgent or self._clock() - self._written_at >= self._interval):
             self.stored = self._store(best)
             self._written_at = self._clock()
         return max(best, self.stored)
@@ -59,6 +64,34 @@ class BestWriter:
     def flush(self, best: int) -> None:
         if best > self.stored:
             self.stored = self._store(best)
+
+
+class ResumeProgress:
+    """Says how far a long resume is, on one line of the terminal before the
+    board is up; silent if the resume takes less than ``PROGRESS_AFTER``."""
+
+    def __init__(self, stream: IO[str], clock: Callable[[], float]) -> None:
+        self._stream = stream
+        self._clock = clock
+        self._started = clock()
+        self._shown = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        if self._clock() - self._started < PROGRESS_AFTER:
+            return
+        percent = min(100, done * 100 // max(total, 1))
+        if percent != self._shown:
+            self._shown = percent
+            self._write(f"\rresuming your saved game: {percent}%")
+
+    def end(self) -> None:
+        if self._shown >= 0:
+            self._write("\r" + ERASE_LINE)
+
+    def _write(self, text: str) -> None:
+        with suppress(OSError):
+            self._stream.write(text)
+            self._stream.flush()
 
 
 def play_terminal(ctx: Context, open_console: Optional[OpenConsole] = None) -> int:
@@ -74,19 +107,19 @@ def play_terminal(ctx: Context, open_console: Optional[OpenConsole] = None) -> i
 
     keeper = Keeper(ctx.env, rows, cols, goal, ctx.warn)
     try:
-        resumed = keeper.resume()
-        if resumed is not None and options.seed is not None:
-            # --seed asks for another game: the unfinished one is kept aside.
-            keeper.set_aside()
-            resumed = None
+        progress = ResumeProgress(ctx.stdout, ctx.clock)
+        resumed = keeper.resume(progress)
+        progress.end()
         if resumed is not None:
             game = resumed.game
-            recorder.start(resumed.seed, rows, cols, goal, resumed.keys)
-            if options.new:
-                # A new game as the `r` key starts one: `u` brings the old back.
-                game.restart()
-                keeper.append(Action.RESTART)
-                recorder.action(Action.RESTART)
+            recorder.start(resumed.seed, rows, cols, goal, resumed.items())
+            if options.new or options.seed is not None:
+                # A new game as the `r` key starts one, `u` brings the old one
+                # back; --seed names the new game's seed, saved as a directive.
+                restart: Item = Action.RESTART if options.seed is None else Reseed(options.seed)
+                game.restart(options.seed)
+                keeper.append(restart)
+                recorder.action(restart)
         else:
             seed = options.seed if options.seed is not None else ctx.random_seed()
             game = Game(rows, cols, goal, seed)
@@ -140,7 +173,9 @@ def _loop(session: Session, ctx: Context, keeper: Keeper, notes: List[str], open
                 screen.show(session)
                 if session.quit:
                     break
-                session.best = best.offer(session.best)
+                # Written at once when no later key will come to write it (the
+                # game is over) or no save holds it meanwhile.
+                session.best = best.offer(session.best, urgent=session.game.over or not keeper.saving)
         finally:
             # A second signal must not cut the saving and the restore short.
             with shield_hangups():

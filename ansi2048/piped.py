@@ -14,10 +14,10 @@ from typing import IO, Any, Callable, Dict, List, Optional, Tuple
 from . import __version__
 from .context import Context, Options
 from .engine import Game, check_goal, check_size
-from .keys import Action, KeyDecoder
+from .keys import Action
 from .limits import DEFAULT_GOAL, DEFAULT_SIZE
 from .protocol import ACTION_NAMES, event, start_event
-from .recording import Header, split_header, strip_bom
+from .recording import BodyDecoder, Header, Item, Reseed, apply_item, split_header, strip_bom
 from .render.frame import View, summary_text
 from .screen import Screen, color_depth
 from .session import Session
@@ -101,7 +101,7 @@ def play_piped(ctx: Context) -> int:
     game = resolve_game(options, header, ctx.random_seed, ctx.warn)
     session = Session(game)
     ctx.recorder.start(game.seed, game.rows, game.cols, game.goal)
-    decoder = KeyDecoder(comments=True)
+    decoder = BodyDecoder()
 
     screen: Optional[Screen] = None
     emit_json = _json_writer(stdout)
@@ -118,15 +118,16 @@ def play_piped(ctx: Context) -> int:
         )
         screen.note = f"replay · seed {game.seed}"
 
-    def take(actions: List[Action]) -> bool:
+    def take(actions: List[Item]) -> bool:
         """Apply actions; False once the game is quit."""
         for action in actions:
             if options.delay and (screen is not None or options.json):
                 ctx.sleep(options.delay)
-            outcome = session.apply(action)
+            outcome = apply_item(session, action)
             ctx.recorder.action(action)
             if options.json:
-                emit_json(event(game, ACTION_NAMES[action], outcome.moved, outcome.spawn))
+                name = ACTION_NAMES[Action.RESTART if isinstance(action, Reseed) else action]
+                emit_json(event(game, name, outcome.moved, outcome.spawn))
             elif screen is not None:
                 screen.show(session)
             if session.quit:
@@ -140,6 +141,8 @@ def play_piped(ctx: Context) -> int:
             if not data:
                 break
             going = take(decoder.feed(data))
+        if going:
+            take(decoder.finish())
 
     if screen is None:
         play()

@@ -51,6 +51,12 @@ class Session:
             return Status.OVER
         return Status.PLAYING
 
+    def restart(self, seed: int) -> Outcome:
+        """Restart into ``seed``, undoably, as ``r`` restarts into a drawn one."""
+        self._celebrating = False
+        self.game.restart(seed)
+        return Outcome(Action.RESTART, True, self.game.spawned)
+
     def apply(self, action: Action) -> Outcome:
         game = self.game
         was_won = game.won

@@ -88,7 +88,11 @@ def test_a_finished_game_is_not_resumed(tmp_path: Path) -> None:
             if session.apply(action).moved:
                 save.append(action)
     save.close()
-    assert save.load() is None
+    loaded = save.load()
+    assert loaded is not None and loaded.game.over
+    keeper = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 2, 2, 2048, print)
+    assert keeper.resume() is None
+    keeper.close()
 
 
 @pytest.mark.parametrize(
@@ -256,7 +260,7 @@ def test_a_save_that_cannot_be_appended_to_is_left_alone(tmp_path: Path, monkeyp
     path = _save_with(tmp_path, 3, "wasd")
     before = path.read_bytes()
 
-    def refuse(self: SaveFile) -> None:
+    def refuse(self: SaveFile, end_line: bool = False) -> None:
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(SaveFile, "open_for_append", refuse)
@@ -269,21 +273,6 @@ def test_a_save_that_cannot_be_appended_to_is_left_alone(tmp_path: Path, monkeyp
     keeper.close()
     assert path.read_bytes() == before
     assert len(warnings) == 1 and "not be saved" in warnings[0]
-
-
-def test_setting_a_game_aside_keeps_it(tmp_path: Path) -> None:
-    path = _save_with(tmp_path, 3, "wasd")
-    before = path.read_bytes()
-    warnings: List[str] = []
-    keeper = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, warnings.append)
-    assert keeper.resume() is not None
-    keeper.set_aside()
-    keeper.begin(Game(seed=5))
-    keeper.close()
-    kept = [p for p in tmp_path.iterdir() if ".unfinished-" in p.name]
-    assert len(kept) == 1 and kept[0].read_bytes() == before
-    assert "seed=5 " in path.read_text()
-    assert len(warnings) == 1 and kept[0].name in warnings[0]
 
 
 def test_a_best_file_broken_during_play_is_reported(tmp_path: Path) -> None:
