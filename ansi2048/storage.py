@@ -5,13 +5,22 @@ action key, appended and flushed before the frame that shows the key is
 drawn. Resuming is replaying it, so a resumed game has the same future spawns
 and its whole undo history. An append of one byte either happened or not, so
 SIGKILL at any instant leaves the previous state or the new one; the header
-is written by temp file + ``os.replace``, so it is whole or absent.
+is written by temp file + ``os.replace``, so it is whole or absent. A save
+is replayed in chunks (memory does not grow with it), and decoded strictly
+(:class:`~.recording.BodyDecoder`): a stray byte never hides later keys.
+
+Every file here is opened only if it is a regular file of its own: never
+through a symlink (``O_NOFOLLOW``, an ``lstat`` on Windows), never blocking
+on a FIFO (``O_NONBLOCK``, then ``fstat``). Anything else is set aside as
+``.bad-<time>`` with one warning, like a file that cannot be parsed.
 
 Best scores live in one small JSON file, merged under a lock (re-read, keep
 the higher, replace atomically) so two games running at once never lower or
-lose each other's best. Play writes it at most once a second and at the end
-(see ``interactive.BestWriter``); a best reached but not yet written is
-recovered from the saved game on the next start.
+lose each other's best. Play writes it at most once a second, at once when
+the game is over or not saved, and at the end (see
+``interactive.BestWriter``); a best reached but not yet written is
+recovered from the saved game on the next start, before anything else is
+done with it.
 """
 
 from __future__ import annotations

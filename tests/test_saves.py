@@ -22,7 +22,7 @@ from ansi2048.context import Context, Options
 from ansi2048.interactive import ResumeProgress, play_terminal
 from ansi2048.keys import Action
 from ansi2048.piped import play_piped
-from ansi2048.recording import replay
+from ansi2048.recording import BodyDecoder, Reseed, replay
 from ansi2048.session import Session
 from ansi2048.storage import DataDir, Keeper, SaveFile
 from ansi2048.terminal.console import Console, ScreenHooks
@@ -343,3 +343,17 @@ def test_resume_progress_is_shown_only_after_a_second() -> None:
     assert out.getvalue().count("37%") == 1
     progress.end()
     assert out.getvalue().endswith("\x1b[K")
+
+
+@pytest.mark.parametrize("saved", [True, False])
+def test_a_restart_line_decodes_the_same_however_it_is_split(saved: bool) -> None:
+    body = b"wa\n# ansi2048 seed=77\nsd#x\n# a comment\nwu\n# ansi2048 seed=5"
+    whole = BodyDecoder(saved=saved)
+    want = whole.feed(body) + whole.finish()
+    assert Reseed(77) in want and Reseed(5) not in want  # cut short: no restart
+    for size in (1, 2, 3, 7):
+        decoder = BodyDecoder(saved=saved)
+        got: List[Any] = []
+        for at in range(0, len(body), size):
+            got += decoder.feed(body[at : at + size])
+        assert got + decoder.finish() == want
