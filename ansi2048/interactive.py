@@ -12,7 +12,7 @@ from typing import IO, Any, Callable, ContextManager, List, Optional, Sequence, 
 from .context import Context, Options
 from .engine import Game, Slide, default_goal, trace_move
 from .history import utc_date, utc_timestamp
-from .keys import Action, KeyDecoder
+from .keys import SCREEN_KEYS, Action, KeyDecoder
 from .limits import DEFAULT_SIZE
 from .recording import Item, Reseed
 from .records import Record, daily_seed
@@ -229,7 +229,7 @@ def _loop(
     open_console: OpenConsole,
     greeting: str = "",
 ) -> int:
-    decoder = KeyDecoder(comments=False, extra=ctx.options.bindings)
+    decoder = KeyDecoder(comments=False, extra=SCREEN_KEYS + tuple(ctx.options.bindings))
     screen: Optional[Screen] = None
     best = BestWriter(keeper.record_best, ctx.clock, session.best)
 
@@ -256,9 +256,16 @@ def _loop(
         )
         screen.note = greeting  # until the first key: then the latest warning, if any
         motion = Motion(console.key_ready, ctx.clock) if animates(ctx, console) else None
+        helping = False  # the help screen is up
         try:
             screen.show(session)
             while True:
+                if helping:
+                    # Any key closes the help and is used up doing so.
+                    console.read_actions(decoder)
+                    helping = False
+                    screen.show(session)
+                    continue
                 refused = False
                 stuck = ""  # a move that changed nothing: say so
                 gained = 0
@@ -271,6 +278,9 @@ def _loop(
                 for action in actions:
                     if not screen.fits and action is not Action.QUIT:
                         continue  # no playing blind while the board cannot be shown
+                    if not action.in_game:
+                        helping = action is Action.HELP
+                        continue
                     game = session.game
                     before, score = game.cells, game.score
                     outcome = session.apply(action)
@@ -290,6 +300,9 @@ def _loop(
                             slides = trace_move(before, game.rows, game.cols, direction)
                     if session.quit:
                         break
+                if helping:
+                    screen.show_help(session)
+                    continue
                 screen.note = NO_UNDO_NOTE if refused else stuck or (notes[-1] if notes else "")
                 if session.quit:
                     # The last frame says where the game went, not keys that no longer work.

@@ -13,11 +13,15 @@ from typing import Iterable, List, Optional, Tuple
 
 from .engine import Direction
 
-__all__ = ["ACTION_BYTES", "Action", "KeyDecoder"]
+__all__ = ["ACTION_BYTES", "SCREEN_KEYS", "Action", "KeyDecoder"]
 
 
 class Action(Enum):
-    """An action key; the value is its canonical character in recordings."""
+    """An action key; the value is its canonical character in recordings.
+
+    The game's own actions change the game and are recorded; the others
+    (``HELP``) only change what the keyboard game shows: never recorded,
+    never read from a pipe."""
 
     UP = "w"
     LEFT = "a"
@@ -26,11 +30,22 @@ class Action(Enum):
     UNDO = "u"
     RESTART = "r"
     QUIT = "q"
+    HELP = "?"
 
     @property
     def direction(self) -> Optional[Direction]:
         return _DIRECTIONS.get(self)
 
+    @property
+    def in_game(self) -> bool:
+        """An action of the game itself (recorded, replayed), not of the screen."""
+        return self not in _SCREEN_ONLY
+
+
+_SCREEN_ONLY = frozenset({Action.HELP})
+
+# Keys only the keyboard game has: ``KeyDecoder(extra=SCREEN_KEYS)``.
+SCREEN_KEYS = ((b"?", Action.HELP),)
 
 _DIRECTIONS = {
     Action.UP: Direction.UP,

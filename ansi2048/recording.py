@@ -201,7 +201,7 @@ _MAX_DIRECTIVE = 2048
 # The characters the game writes to a save, one per action (quit is never saved).
 _SAVED: List[Optional[Action]] = [None] * 256
 for _action in Action:
-    if _action is not Action.QUIT:
+    if _action.in_game and _action is not Action.QUIT:
         _SAVED[ord(_action.value)] = _action
 del _action
 _NOT_SAVED = bytes(b for b in range(256) if _SAVED[b] is None)

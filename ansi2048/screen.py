@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import IO, Any, Callable, Mapping, Optional, Sequence, Tuple
 
 from .context import Options
-from .render.frame import View, frame_lines, layout_for
+from .render.frame import View, frame_lines, help_lines, layout_for
 from .render.motion import Sprite
 from .render.palette import Palette
 from .render.repaint import Repainter
@@ -71,6 +71,12 @@ class Screen:
         view = replace(View.of(session, self.note, self._replay), ending=ending, gained=gained)
         self.fits = layout_for(view, width, height) is not None
         lines = frame_lines(view, self._depth, width, height, palette=self._palette, sprites=sprites, shake=shake)
+        self._write(self._repainter.frame(lines, width, height))
+
+    def show_help(self, session: Session) -> None:
+        """The help screen in the board's place (any key brings the board back)."""
+        width, height = self._size()
+        lines = help_lines(session.game.goal, self._depth, width, height)
         self._write(self._repainter.frame(lines, width, height))
 
     def close(self) -> None:

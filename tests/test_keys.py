@@ -52,14 +52,19 @@ def test_action_keys_in_both_cases(key: str, action: Action) -> None:
 
 
 def test_action_values_and_directions() -> None:
-    # The canonical recording characters are WASD + u r q.
-    assert {a.value for a in Action} == set("wasdurq")
+    # The canonical recording characters are WASD + u r q; the screen's own
+    # keys (help) are never recorded.
+    assert {a.value for a in Action if a.in_game} == set("wasdurq")
+    assert {a for a in Action if not a.in_game} == {Action.HELP}
     assert UP.direction is Direction.UP and DOWN.direction is Direction.DOWN
     assert LEFT.direction is Direction.LEFT and RIGHT.direction is Direction.RIGHT
     for action in (Action.UNDO, Action.RESTART, Action.QUIT):
         assert action.direction is None
     for action in Action:  # a recording's character decodes to its action
-        assert decode(action.value.encode()) == [action]
+        if action.in_game:
+            assert decode(action.value.encode()) == [action]
+        else:  # not from a pipe or a recording
+            assert decode(action.value.encode()) == []
 
 
 @pytest.mark.parametrize("final, action", sorted(ARROW_FINALS.items()))

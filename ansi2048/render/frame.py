@@ -25,6 +25,7 @@ __all__ = [
     "Layout",
     "View",
     "frame_lines",
+    "help_lines",
     "layout_for",
     "summary_text",
 ]
@@ -436,13 +437,55 @@ def _keys(glyphs: _Glyphs, replay: bool, ending: str) -> List[List[Span]]:
     if replay:  # the keyboard does not play a replay: only Ctrl-C stops it
         return [[("replay " + d + " Ctrl-C stops", PLAIN)], [("Ctrl-C stops", PLAIN)]]
     texts = [
-        f"{a} / wasd / hjkl move {d} u undo {d} r new game {d} q quit",
-        f"{a} wasd hjkl move {d} u undo {d} r new {d} q quit",
-        f"{a} move {d} u undo {d} r new {d} q quit",
-        f"u undo {d} r new {d} q quit",
+        f"{a} wasd hjkl move {d} u undo {d} r new game {d} ? help {d} q quit",
+        f"{a} move {d} u undo {d} r new {d} ? help {d} q quit",
+        f"u undo {d} r new {d} ? help {d} q quit",
+        f"? help {d} q quit",
         "q quit",
     ]
     return [[(text, PLAIN)] for text in texts]
+
+
+def help_lines(
+    goal: int, depth: ColorDepth, width: int, height: int, *, ascii_only: Optional[bool] = None
+) -> List[str]:
+    """The help screen (``?``): the keys in the order the key line gives
+    them, the rules in two lines, what the marks mean. Within ``width`` x
+    ``height`` like a frame: what does not fit is left off from the end,
+    and the closing line always shows."""
+    if ascii_only is None:
+        ascii_only = depth is ColorDepth.NONE
+    glyphs = _ASCII if ascii_only else _UNICODE
+    rows: List[Tuple[str, str]] = [
+        (f"{glyphs.arrows} wasd hjkl", "slide the tiles"),
+        ("u", "undo (redoing a move brings the same tile)"),
+        ("r", "new game (u brings the old one back)"),
+        ("q, Ctrl-C", "quit: the game is kept for next time"),
+        ("Ctrl-Z", "suspend to the shell; fg comes back"),
+    ]
+    marks = [
+        (f"{glyphs.marker} in a corner", "the tile that just appeared"),
+        ("+N by the score", "the last move's points"),
+    ]
+    column = max(len(key) for key, _ in rows + marks) + 3
+    body: List[List[Span]] = [
+        [("keys", BOLD)],
+        *[[(f"  {key.ljust(column)}{text}", PLAIN)] for key, text in rows],
+        [("", PLAIN)],
+        [("rules", BOLD)],
+        [("  Tiles slide as far as they go; two equal tiles merge into one.", PLAIN)],
+        [(f"  After each move a 2 (or a 4) appears. Make the {goal} tile!", PLAIN)],
+        [("", PLAIN)],
+        [("marks", BOLD)],
+        *[[(f"  {key.ljust(column)}{text}", PLAIN)] for key, text in marks],
+    ]
+    title = [(f"ansi2048 {glyphs.dash} help", BOLD)]
+    closing = [("any key closes this help", BOLD)]
+    room = height - 1
+    lines = [title, [("", PLAIN)], *body[: max(0, room - 4)], [("", PLAIN)], closing]
+    if len(lines) > room:
+        lines = lines[-room:] if room > 0 else []
+    return [paint(fit([spans], width - 1), depth) for spans in lines]
 
 
 def _too_small(view: View, width: int, height: int) -> List[str]:
