@@ -806,3 +806,21 @@ def test_a_narrowed_reflowing_terminal_still_gets_one_board() -> None:
     stream.feed(repainter.frame(narrow, 20))
     shown = [line.rstrip() for line in screen.display if line.strip()]
     assert shown == [line.rstrip() for line in narrow if line.strip()]
+
+
+@pytest.mark.parametrize("depth", DEPTHS)
+def test_the_new_tile_is_outlined_in_tall_tiles_and_bracketed_in_short_ones(depth: ColorDepth) -> None:
+    board = [[2, 4, 8, 16], [32, 64, 128, 256], [512, 1024, 2048, 4], [2, 4, 8, 16]]
+    view = make_view(board, (1, 1))
+    display = render(view, depth, 100, 40).display
+    top = find_header(display)
+    y0, x0 = BIG.tile_origin(1, 1)
+    tile = [display[top + 1 + y0 + dy][x0 : x0 + BIG.tile_width] for dy in range(BIG.tile_height)]
+    corners = "++++" if depth is ColorDepth.NONE else "┌┐└┘"
+    assert (tile[0][0], tile[0][-1], tile[-1][0], tile[-1][-1]) == tuple(corners), tile
+    assert "64" in tile[1]
+    # Every other tile has no outline.
+    y1, x1 = BIG.tile_origin(0, 0)
+    assert set(display[top + 1 + y1][x1 : x1 + BIG.tile_width]) == {" "}
+    small = render(view, depth, 40, 12).display
+    assert "[64]" in "\n".join(small)

@@ -154,13 +154,14 @@ class _Glyphs:
     arrows: str
     dot: str  # separates the key hints
     dash: str
+    frame: str  # the new tile's outline in a tall tile: corners, then the rules
 
 
 # Glyphs that the Windows console fonts (Consolas, Lucida Console) have and
 # that are single-width in non-CJK locales; NONE depth keeps to ASCII, since
 # a pipe or a log may not be UTF-8.
-_UNICODE = _Glyphs(marker="•", arrows="←↑↓→", dot="·", dash="—")
-_ASCII = _Glyphs(marker="*", arrows="arrows", dot="-", dash="-")
+_UNICODE = _Glyphs(marker="•", arrows="←↑↓→", dot="·", dash="—", frame="┌┐└┘─│")
+_ASCII = _Glyphs(marker="*", arrows="arrows", dot="-", dash="-", frame="++++-|")
 
 
 def _label(value: int, room: int) -> str:
@@ -217,14 +218,18 @@ def _tile_line(
     # brighter text colour, which would cost contrast on every light tile.
     bold = not plain and (new or depth is not ColorDepth.BASIC)
     number_style = PLAIN if plain else style(fg, bg, bold, new)
-    marker_here = new and line == 0
+    # The new tile is outlined where the tile is tall enough (findable at a
+    # glance on a busy board, in every depth); a one-line tile gets its
+    # number bracketed and the marker in its corner instead.
+    outlined = new and layout.tile_height >= 3
+    marker_here = new and line == 0 and not outlined
+    edge_style = PLAIN if plain else style(fg, bg, True)
     cells: List[Span] = [(" ", base)] * width
     if line == layout.number_line:
-        room = width - 1 if marker_here else width
+        room = width - (2 if outlined else 1 if marker_here else 0)
         if value:
             text = _label(value, room)
-            # No colour to set it apart: brackets as well as the corner marker.
-            if plain and new and len(text) + 2 <= room:
+            if new and not outlined and len(text) + 2 <= room:
                 text = f"[{text}]"
         else:
             text = "." if plain else ""
@@ -233,8 +238,16 @@ def _tile_line(
             left = 1
         for offset, char in enumerate(text):
             cells[left + offset] = (char, number_style)
+    if outlined:
+        top_left, top_right, bottom_left, bottom_right, rule, side = tuple(glyphs.frame)
+        if line == 0:
+            cells = [(top_left + rule * (width - 2) + top_right, edge_style)]
+        elif line == layout.tile_height - 1:
+            cells = [(bottom_left + rule * (width - 2) + bottom_right, edge_style)]
+        else:
+            cells[0] = cells[-1] = (side, edge_style)
     if marker_here:
-        cells[0] = (glyphs.marker, PLAIN if plain else style(fg, bg, True))
+        cells[0] = (glyphs.marker, edge_style)
     return tuple(merge_spans(cells))
 
 
