@@ -48,6 +48,7 @@ _PRUNE = 1e-4
 # per hint on the development machine, depending on the shape (benchmarks/ai.py).
 DEFAULT_BUDGET = 80000
 
+_CACHE_LIMIT = 200_000
 _slid: Dict[Line, Tuple[Line, int]] = {}
 _scores: Dict[Line, float] = {}
 
@@ -78,6 +79,8 @@ def _slide(line: Line) -> Tuple[Line, int]:
             out.append(tiles[i])
             i += 1
     result = (tuple(out + [0] * (len(line) - len(out))), points)
+    if len(_slid) >= _CACHE_LIMIT:
+        _slid.clear()  # a long game on a big board meets ever new lines; keep memory bounded
     _slid[line] = result
     return result
 
@@ -112,6 +115,8 @@ def _line_score(line: Line) -> float:
         else:
             up += b**4 - a**4
     score = _LINE_BASE + _EMPTY * empty + _MERGES * merges - _MONOTONICITY * min(down, up) - _SUM * total
+    if len(_scores) >= _CACHE_LIMIT:
+        _scores.clear()
     _scores[line] = score
     return score
 
