@@ -134,6 +134,9 @@ def test_a_header_line_of_any_length_is_read_in_bounded_memory() -> None:
         (b"# ansi2048 seed=5 " + b"wasd " * 200_000, 5, 4),  # a 1 MB header comment
         (b"# ansi2048 size=3x3 seed=" + b"9" * 70_000 + b" goal=64 wasd", None, 3),  # a 70,000-digit seed
     ],
+    # Short ids: pytest puts the id in PYTEST_CURRENT_TEST, and a megabyte of
+    # it in the environment makes every program the test starts fail (E2BIG).
+    ids=["padding", "1MB-comment", "70k-digit-seed"],
 )
 def test_a_long_header_line_never_yields_keys(line: bytes, seed: Optional[int], size: int) -> None:
     result = run_cli(["--json"], line + b"\nd")
