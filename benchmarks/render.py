@@ -2,7 +2,10 @@
 
 Builds frames for a game in progress (random moves on seed 1) at 80x30 and
 prints the mean time to build a frame (frame_lines + Repainter) and the bytes
-written per frame.
+written per frame. Then, per depth, what an animated move writes (its motion
+frames and its settled frame, through the same repainter) against one whole
+frame, and the largest and mean ratio over the moves of the game: the target
+is an animated move at most 3x one frame, at 24-bit.
 
     python benchmarks/render.py [--frames 2000]
 """
@@ -14,8 +17,10 @@ import random
 import sys
 import time
 
-from ansi2048 import Game
+from ansi2048 import Direction, Game
+from ansi2048.engine import trace_move
 from ansi2048.render.frame import View, frame_lines
+from ansi2048.render.motion import motion_frames
 from ansi2048.render.repaint import Repainter
 from ansi2048.render.style import ColorDepth
 from ansi2048.session import Session
@@ -42,6 +47,50 @@ def main() -> None:
             elapsed += time.perf_counter() - start
             total_bytes += len(text.encode())
         print(f"{depth.name:10} {elapsed / frames * 1000:9.3f} {frames / elapsed:9.0f} {total_bytes // frames:12}")
+    print()
+    print(f"{'depth':10} {'one frame':>10} {'moving':>8} {'ratio mean':>11} {'ratio max':>10}   (bytes; 300 moves)")
+    for depth in ColorDepth:
+        one, moving = animated_move_bytes(depth, 300)
+        ratios = [m / o for o, m in zip(one, moving)]
+        print(
+            f"{depth.name:10} {sum(one) // len(one):10} {sum(moving) // len(moving):8}"
+            f" {sum(ratios) / len(ratios):11.2f} {max(ratios):10.2f}"
+        )
+
+
+def animated_move_bytes(depth: ColorDepth, moves: int) -> "tuple[list[int], list[int]]":
+    """Per move: bytes of one whole frame of the board, and bytes of the
+    animated move (motion frames then the settled frame) repainted over the
+    frame before it."""
+    rng = random.Random(1)
+    session = Session(Game(seed=1))
+    game = session.game
+    repainter = Repainter()
+    repainter.frame(frame_lines(View.of(session), depth, 80, 30), 80, 30)
+    one: list = []  # type: ignore[type-arg]
+    moving: list = []  # type: ignore[type-arg]
+    while len(one) < moves:
+        if game.over:
+            game.restart()
+            repainter.frame(frame_lines(View.of(session), depth, 80, 30), 80, 30)
+        direction = rng.choice(list(Direction))
+        before, score = game.cells, game.score
+        if not game.move(direction):
+            continue
+        slides = trace_move(before, game.rows, game.cols, direction)
+        spawn = game.spawned
+        value = game.board[spawn[0]][spawn[1]] if spawn else 0
+        view = View.of(session)
+        gained = game.score - score
+        written = 0
+        for _, sprites in motion_frames(slides, game.cols, spawn, value):
+            lines = frame_lines(view, depth, 80, 30, sprites=sprites)
+            written += len(repainter.frame(lines, 80, 30).encode())
+        settled = frame_lines(View(**{**view.__dict__, "gained": gained}), depth, 80, 30)
+        written += len(repainter.frame(settled, 80, 30).encode())
+        moving.append(written)
+        one.append(len(Repainter().frame(settled, 80, 30).encode()))
+    return one, moving
 
 
 if __name__ == "__main__":

@@ -213,10 +213,12 @@ def _tile_line(
     width = layout.tile_width
     plain = depth is ColorDepth.NONE
     bg, fg = colors or palette.tile(value)
-    base = PLAIN if plain else style(fg, bg)
     # BASIC keeps bold for the new tile: on the legacy console bold means a
     # brighter text colour, which would cost contrast on every light tile.
     bold = not plain and (new or depth is not ColorDepth.BASIC)
+    # The blanks of a tile share its number's weight (invisible on a blank):
+    # one style across the tile, so painting it changes style once, not three times.
+    base = PLAIN if plain else style(fg, bg, bold)
     number_style = PLAIN if plain else style(fg, bg, bold, new)
     # The new tile is outlined where the tile is tall enough (findable at a
     # glance on a busy board, in every depth); a one-line tile gets its
@@ -262,7 +264,9 @@ def _board_lines(view: View, layout: Layout, depth: ColorDepth, glyphs: _Glyphs,
         rule: List[Span] = [("+" + ("-" * (layout.tile_width + layout.col_gap - 1) + "+") * cols + pad, PLAIN)]
         gap: Span = ("|" + pad, PLAIN)
     else:
-        grid = style(None, palette.grid)
+        # A text colour that the gaps never show, the tiles' usual one: going
+        # from a tile to a gap then changes only the background.
+        grid = style(palette.empty[1], palette.grid)
         rule = [(" " * width, grid)]
         gap = (" " * layout.col_gap, grid)
     lines: List[List[Span]] = [rule]

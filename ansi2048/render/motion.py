@@ -10,10 +10,14 @@ frame      time   what it shows
 =========  =====  ===========================================================
 slide 1    33 ms  tiles a quarter of the way (ease-in-out of 1/3)
 slide 2    67 ms  three quarters of the way
-arrive    100 ms  tiles in place; merged tiles popped (emphasised); no new tile
-appear    150 ms  merged tiles settling; the new tile faded in half way
+arrive    100 ms  tiles in place; merged tiles popped (emphasised); the new
+                  tile faded in half way
 settled   200 ms  the static frame, exactly as without animation
 =========  =====  ===========================================================
+
+Four writes a move: each rewrites most of the board, so a fifth (a frame
+between the pop and the settled board) would take an animated move past 3x
+the bytes of one frame (benchmarks/render.py).
 
 The caller shows each frame at its time and cuts the motion short the
 moment a key arrives, jumping to the settled frame.
@@ -47,13 +51,12 @@ SETTLE_SECONDS = 0.200
 GAIN_SECONDS = 0.600
 SHAKE_SECONDS = 0.060
 # When each frame of a move is due, from the key; the last is the settled frame.
-FRAME_TIMES = (0.033, 0.067, 0.100, 0.150, SETTLE_SECONDS)
+FRAME_TIMES = (0.033, 0.067, 0.100, SETTLE_SECONDS)
 
 
 class Phase(Enum):
     SLIDING = "sliding"
     POPPED = "popped"  # a merged tile at its biggest
-    SETTLING = "settling"  # a merged tile on its way back to normal
     APPEARING = "appearing"  # the new tile, half faded in
 
 
@@ -103,16 +106,15 @@ def motion_frames(
             r1, c1 = divmod(slide.end, cols)
             sprites.append(Sprite(slide.value, r0 + (r1 - r0) * progress, c0 + (c1 - c0) * progress))
         frames.append((time, tuple(sprites)))
-    for time, phase in ((FRAME_TIMES[2], Phase.POPPED), (FRAME_TIMES[3], Phase.SETTLING)):
-        landed = {}
-        for slide in slides:
-            row, col = divmod(slide.end, cols)
-            if slide.merged:
-                landed[slide.end] = Sprite(slide.value * 2, row, col, phase)
-            else:
-                landed[slide.end] = Sprite(slide.value, row, col)
-        sprites = [landed[end] for end in sorted(landed)]
-        if spawn is not None and phase is Phase.SETTLING:
-            sprites.append(Sprite(spawn_value, spawn[0], spawn[1], Phase.APPEARING))
-        frames.append((time, tuple(sprites)))
+    landed = {}
+    for slide in slides:
+        row, col = divmod(slide.end, cols)
+        if slide.merged:
+            landed[slide.end] = Sprite(slide.value * 2, row, col, Phase.POPPED)
+        else:
+            landed[slide.end] = Sprite(slide.value, row, col)
+    sprites = [landed[end] for end in sorted(landed)]
+    if spawn is not None:
+        sprites.append(Sprite(spawn_value, spawn[0], spawn[1], Phase.APPEARING))
+    frames.append((FRAME_TIMES[2], tuple(sprites)))
     return tuple(frames)

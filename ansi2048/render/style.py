@@ -192,15 +192,38 @@ def _sgr(style: Style, depth: ColorDepth) -> str:
     if style.underline and depth is not ColorDepth.BASIC:
         codes.append("4")
     for color, base in ((style.fg, 38), (style.bg, 48)):
-        if color is None:
-            continue
-        if depth is ColorDepth.TRUE:
-            codes.append("{};2;{};{};{}".format(base, *color.rgb))
-        elif depth is ColorDepth.EXTENDED:
-            codes.append(f"{base};5;{color.xterm}")
-        else:
-            codes.append(str(color.basic + (10 if base == 48 else 0)))
+        if color is not None:
+            codes.append(_color_code(color, base, depth))
     return sgr(codes)
+
+
+def _color_code(color: Color, base: int, depth: ColorDepth) -> str:
+    """The SGR parameters for ``color`` as text (``base`` 38) or background (48)."""
+    if depth is ColorDepth.TRUE:
+        return "{};2;{};{};{}".format(base, *color.rgb)
+    if depth is ColorDepth.EXTENDED:
+        return f"{base};5;{color.xterm}"
+    return str(color.basic + (10 if base == 48 else 0))
+
+
+@cache
+def _change(before: Style, after: Style, depth: ColorDepth) -> str:
+    """The shortest SGR from ``before`` to ``after``: only what differs when
+    nothing needs turning off, else the complete sequence from a reset. A
+    24-bit colour code is ~20 bytes, and a frame changes style ~100 times:
+    repeating what did not change was a third of what a frame wrote."""
+    turned_off = (before.bold and not after.bold) or (before.underline and not after.underline)
+    if before is PLAIN or turned_off or (before.fg and not after.fg) or (before.bg and not after.bg):
+        return _sgr(after, depth)
+    codes = []
+    if after.bold and not before.bold:
+        codes.append("1")
+    if after.underline and not before.underline and depth is not ColorDepth.BASIC:
+        codes.append("4")
+    for old, new, base in ((before.fg, after.fg, 38), (before.bg, after.bg, 48)):
+        if new is not None and new != old:
+            codes.append(_color_code(new, base, depth))
+    return sgr(codes) if codes else ""
 
 
 # -- spans ------------------------------------------------------------------------
@@ -219,7 +242,7 @@ def paint(spans: Sequence[Span], depth: ColorDepth) -> str:
         if not text:
             continue
         if span_style is not current:  # styles are interned: identity is equality
-            out.append(_sgr(span_style, depth))
+            out.append(_change(current, span_style, depth))
             current = span_style
         out.append(text)
     if current is not PLAIN:
