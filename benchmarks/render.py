@@ -16,6 +16,7 @@ import argparse
 import random
 import sys
 import time
+from typing import List, Tuple
 
 from ansi2048 import Direction, Game
 from ansi2048.engine import trace_move
@@ -58,7 +59,7 @@ def main() -> None:
         )
 
 
-def animated_move_bytes(depth: ColorDepth, moves: int) -> "tuple[list[int], list[int]]":
+def animated_move_bytes(depth: ColorDepth, moves: int) -> Tuple[List[int], List[int]]:
     """Per move: bytes of one whole frame of the board, and bytes of the
     animated move (motion frames then the settled frame) repainted over the
     frame before it."""
@@ -67,8 +68,8 @@ def animated_move_bytes(depth: ColorDepth, moves: int) -> "tuple[list[int], list
     game = session.game
     repainter = Repainter()
     repainter.frame(frame_lines(View.of(session), depth, 80, 30), 80, 30)
-    one: list = []  # type: ignore[type-arg]
-    moving: list = []  # type: ignore[type-arg]
+    one: List[int] = []
+    moving: List[int] = []
     while len(one) < moves:
         if game.over:
             game.restart()
