@@ -4,6 +4,10 @@ Feed it bytes as they arrive, in chunks of any size (an escape sequence may be
 split across chunks); it returns the actions completed so far. Anything that
 is not an action key is ignored one key at a time: unknown or broken escape
 sequences, NUL, control bytes, invalid UTF-8 (bytes >= 0x80).
+
+The AI's keys (hint, autoplay and its pace) are the keyboard's alone: they are
+decoded only when asked for (``assist=True``), so a pipe, a recording or a save
+reads them as nothing, and :class:`~ansi2048.session.Session` never sees them.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from typing import Iterable, List, Optional, Tuple
 
 from .engine import Direction
 
-__all__ = ["ACTION_BYTES", "Action", "KeyDecoder"]
+__all__ = ["ACTION_BYTES", "ASSIST_BYTES", "Action", "KeyDecoder", "move_action"]
 
 
 class Action(Enum):
@@ -26,10 +30,30 @@ class Action(Enum):
     UNDO = "u"
     RESTART = "r"
     QUIT = "q"
+    # The AI's keys, on the keyboard only: never applied to a game, recorded,
+    # saved or reported (see ``game``).
+    HINT = "t"
+    AUTOPLAY = "p"
+    FASTER = "+"
+    SLOWER = "-"
 
     @property
     def direction(self) -> Optional[Direction]:
         return _DIRECTIONS.get(self)
+
+    @property
+    def game(self) -> bool:
+        """A key of the game itself (moves, undo, new game, quit), which
+        ``Session.apply`` takes and recordings keep; the AI's keys are not."""
+        return self not in _ASSIST
+
+
+def move_action(direction: Direction) -> Action:
+    """The key that makes ``direction``'s move (the AI's moves are played as keys)."""
+    return _MOVES[direction]
+
+
+_ASSIST = frozenset((Action.HINT, Action.AUTOPLAY, Action.FASTER, Action.SLOWER))
 
 
 _DIRECTIONS = {
@@ -38,6 +62,8 @@ _DIRECTIONS = {
     Action.DOWN: Direction.DOWN,
     Action.RIGHT: Direction.RIGHT,
 }
+
+_MOVES = {direction: action for action, direction in _DIRECTIONS.items()}
 
 # Plain keys: WASD, vim hjkl, u r q, in either case (caps lock on), Ctrl-C.
 ACTION_BYTES = {
@@ -52,6 +78,14 @@ for _key, _action in ACTION_BYTES.items():
     _BY_BYTE[_key[0]] = _action
     _BY_BYTE[_key.upper()[0]] = _action
 _BY_BYTE[0x03] = Action.QUIT  # Ctrl-C arrives as a byte: the terminal runs with ISIG off
+
+# The AI's keys, added for the keyboard (``assist``): t hint, p autoplay, + and
+# - its pace ('=' too: '+' without shift on most layouts).
+ASSIST_BYTES = {b"t": Action.HINT, b"p": Action.AUTOPLAY, b"+": Action.FASTER, b"=": Action.FASTER, b"-": Action.SLOWER}
+_WITH_ASSIST = list(_BY_BYTE)
+for _key, _action in ASSIST_BYTES.items():
+    _WITH_ASSIST[_key[0]] = _action
+    _WITH_ASSIST[_key.upper()[0]] = _action
 del _key, _action
 
 # Final byte of an arrow key, in both CSI (ESC [ A) and SS3 (ESC O A) form.
@@ -81,14 +115,17 @@ class KeyDecoder:
 
     ``extra``: more (byte, action) keys (the config file's); a byte that
     already meant another action means the new one instead.
+
+    ``assist``: decode the AI's keys too (the keyboard game); otherwise they
+    are ignored like any other key that is not an action.
     """
 
-    def __init__(self, comments: bool = True, extra: Iterable[Tuple[bytes, Action]] = ()) -> None:
+    def __init__(self, comments: bool = True, extra: Iterable[Tuple[bytes, Action]] = (), assist: bool = False) -> None:
         self._comments = comments
-        self._by_byte = _BY_BYTE
+        self._by_byte = _WITH_ASSIST if assist else _BY_BYTE
         extra = tuple(extra)
         if extra:
-            self._by_byte = list(_BY_BYTE)
+            self._by_byte = list(self._by_byte)
             for key, action in extra:
                 self._by_byte[key[0]] = action
         self._state = _State.GROUND

@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import IO, Any, Callable, Mapping, Optional, Tuple
 
 from .context import Options
+from .engine import Direction
 from .render.frame import View, frame_lines, layout_for
 from .render.palette import Palette
 from .render.repaint import Repainter
@@ -51,13 +52,23 @@ class Screen:
         in_place = env.get("TERM") != "dumb"
         self._repainter = Repainter(hide_cursor=in_place and not legacy, in_place=in_place)
         self.note = ""
+        # The AI's part of the note line: a hint (or that there is no move), autoplay's pace.
+        self.hint: Optional[Direction] = None
+        self.stuck = False
+        self.autoplay = 0
         self.fits = True  # the last frame showed the board, not "too small"
 
     def show(self, session: Session, ending: str = "") -> None:
         """Draw the session; ``ending`` (play is over, no key works any
         more) replaces the line of keys, for the last frame."""
         width, height = self._size()
-        view = replace(View.of(session, self.note, self._replay), ending=ending)
+        view = replace(
+            View.of(session, self.note, self._replay),
+            ending=ending,
+            hint=self.hint,
+            stuck=self.stuck,
+            autoplay=self.autoplay,
+        )
         self.fits = layout_for(view, width, height) is not None
         lines = frame_lines(view, self._depth, width, height, palette=self._palette)
         self._write(self._repainter.frame(lines, width, height))

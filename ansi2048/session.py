@@ -73,7 +73,10 @@ class Played:
 
 class Session:
     """A game plus what the screen needs beyond the rules: the win banner,
-    the best score, and whether the player has quit."""
+    the best score, and whether the player has quit.
+
+    Only the game's own keys are applied (``Action.game``): the AI's keys
+    (hint, autoplay) are the shell's, which marks the run ``assisted``."""
 
     def __init__(
         self, game: Game, best: int = 0, runs: Optional[Tuple[Run, List[Run]]] = None, undo: bool = True
@@ -176,6 +179,7 @@ class Session:
             self.quit = True
         else:
             raise ValueError(f"unknown action {action!r}")
-        if game.score > self.best:
+        # A game the AI played or hinted in does not raise the best score.
+        if game.score > self.best and not self.run.assisted:
             self.best = game.score
         return Outcome(action, moved, spawn, ended)

@@ -36,6 +36,11 @@ from .session import Run, Session
 
 __all__ = ["DataDir", "Keeper", "Resumed", "SaveFile", "config_key", "data_dir"]
 
+# In a save, between the keys: the AI played or hinted from here on in the
+# game then on the board, whose score must then not raise the best when the
+# save is resumed. A comment to a recording: replays read it as nothing.
+ASSISTED_MARK = b"#ai\n"
+
 _BEST_FILE = "best.json"
 _LOCK_FILE = "best.lock"
 
@@ -99,11 +104,11 @@ class SaveFile:
             raise ValueError("the header has no version")
         if _version_tuple(header.version) > _version_tuple(__version__):
             raise ValueError(f"written by ansi2048 {header.version}, newer than this {__version__}")
-        actions = recorded_actions(keys)
+        actions = _saved_actions(keys)
         session = Session(Game(self.rows, self.cols, self.goal, header.seed))
         last_restart, seed_after_restart = -1, header.seed
         for index, action in enumerate(actions):
-            session.apply(action)
+            _apply(session, action)
             if action is Action.RESTART:
                 last_restart, seed_after_restart = index, session.game.seed
         if session.game.over:
@@ -115,7 +120,7 @@ class SaveFile:
             return self._compacted(resumed, seed_after_restart, actions[last_restart + 1 :])
         return resumed
 
-    def _compacted(self, resumed: Resumed, seed: int, since: Sequence[Action]) -> Resumed:
+    def _compacted(self, resumed: Resumed, seed: int, since: Sequence[Optional[Action]]) -> Resumed:
         """Drop the games before the last restart from the save, if the game
         on the board is the one that restart began (an undo can have brought
         an earlier game back: then nothing is dropped). Keeps the save from
@@ -123,10 +128,10 @@ class SaveFile:
         in this run too, so the screen and the save always agree."""
         after = Session(Game(self.rows, self.cols, self.goal, seed))
         for action in since:
-            after.apply(action)
+            _apply(after, action)
         if _state(after.game) != _state(resumed.game):
             return resumed
-        keys = "".join(a.value for a in since).encode("ascii")
+        keys = b"".join(ASSISTED_MARK if a is None else a.value.encode("ascii") for a in since)
         _atomic_write(self.path, _header(after.game, seed) + keys)
         return Resumed(after.game, seed, keys, resumed.best_seen, after.runs())
 
@@ -148,14 +153,39 @@ class SaveFile:
         self._stream = open(self.path, "ab", buffering=0)  # noqa: SIM115
 
     def append(self, action: Action) -> None:
-        if self._stream is not None and action is not Action.QUIT:
+        if self._stream is not None and action is not Action.QUIT and action.game:
             self._stream.write(action.value.encode("ascii"))
+
+    def mark_assisted(self) -> None:
+        """From here on the AI helped in the game on the board (one write:
+        the mark is whole or absent)."""
+        if self._stream is not None:
+            self._stream.write(ASSISTED_MARK)
 
     def close(self) -> None:
         if self._stream is not None:
             with suppress(OSError):
                 self._stream.close()
             self._stream = None
+
+
+def _saved_actions(keys: bytes) -> List[Optional[Action]]:
+    """The actions of a save's keys, with None where the AI began to help
+    (``ASSISTED_MARK``) in the game being played at that point."""
+    chunks = keys.split(ASSISTED_MARK)
+    actions: List[Optional[Action]] = []
+    for index, chunk in enumerate(chunks):
+        actions.extend(recorded_actions(chunk))
+        if index < len(chunks) - 1:
+            actions.append(None)
+    return actions
+
+
+def _apply(session: Session, action: Optional[Action]) -> None:
+    if action is None:
+        session.assisted = True
+    else:
+        session.apply(action)
 
 
 def _set_aside(path: str, why: str) -> str:
@@ -399,6 +429,15 @@ class Keeper:
         if self._save is not None:
             try:
                 self._save.append(action)
+            except OSError as error:
+                self._stop_saving(f"cannot write the saved game ({error.strerror or error})")
+
+    def mark_assisted(self) -> None:
+        """The AI helps in the game on the board: kept in the save, so that
+        resuming it does not count its score as a best."""
+        if self._save is not None:
+            try:
+                self._save.mark_assisted()
             except OSError as error:
                 self._stop_saving(f"cannot write the saved game ({error.strerror or error})")
 

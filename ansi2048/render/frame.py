@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import List, Optional, Tuple
 
-from ..engine import biggest_tile
+from ..engine import Direction, biggest_tile
 from ..session import Session, Status
 from .palette import Palette, classic
 from .style import BOLD, PLAIN, ColorDepth, Span, fit, merge_spans, paint, style
@@ -50,6 +50,10 @@ class View:
     replay: bool = False  # keys come from a pipe: the keys line says how to stop instead
     reached: bool = False  # a tile has reached the goal (the banner may be gone)
     ending: str = ""  # play has ended: this line instead of the keys, and no key offered
+    hint: Optional[Direction] = None  # the AI's suggested move (t), on the note line
+    stuck: bool = False  # a hint was asked for and no move changes the board
+    autoplay: int = 0  # the AI is playing, this many moves a second (p); 0: it is not
+    assisted: bool = False  # the AI played or hinted in this game: its score is no best
 
     @classmethod
     def of(cls, session: Session, note: str = "", replay: bool = False) -> View:
@@ -68,6 +72,7 @@ class View:
             note=note,
             replay=replay,
             reached=game.won,
+            assisted=session.assisted,
         )
 
 
@@ -117,8 +122,12 @@ LAYOUTS = (BIG, MEDIUM, COMPACT, NARROW)
 _HEADER_LINES = 1
 
 
+def _has_note(view: View) -> bool:
+    return bool(view.note or view.hint or view.stuck or view.autoplay)
+
+
 def _text_lines(view: View) -> int:
-    return _HEADER_LINES + 2 + (1 if view.note else 0)
+    return _HEADER_LINES + 2 + (1 if _has_note(view) else 0)
 
 
 def _needs(view: View, layout: Layout) -> Tuple[int, int]:
@@ -157,6 +166,8 @@ class _Glyphs:
 # a pipe or a log may not be UTF-8.
 _UNICODE = _Glyphs(marker="•", arrows="←↑↓→", dot="·", dash="—")
 _ASCII = _Glyphs(marker="*", arrows="arrows", dot="-", dash="-")
+# The hint's arrow per direction; ASCII has none that reads as one, the word says it.
+_HINT_ARROWS = {Direction.LEFT: "←", Direction.UP: "↑", Direction.DOWN: "↓", Direction.RIGHT: "→"}
 
 
 def _label(value: int, room: int) -> str:
@@ -269,13 +280,20 @@ def _header(view: View) -> List[List[Span]]:
     moves = [("  Moves ", PLAIN), (str(view.moves), BOLD)]
     seed = [("  Seed ", PLAIN), (str(view.seed), PLAIN)]
     gap = ("  ", PLAIN)
-    return [
+    variants = [
         [title, gap, *score, *best, *moves, *seed],
         [title, gap, *score, *best, *moves],
         [*score, *best, *moves],
         [*score, *best],
         score,
     ]
+    if not view.assisted:
+        return variants
+    # Said where the best is: this game's score does not count for it.
+    marked: List[List[Span]] = []
+    for variant in variants:
+        marked += [[*variant, ("  assisted", PLAIN)], variant]
+    return marked
 
 
 def _status(view: View, glyphs: _Glyphs, depth: ColorDepth, palette: Palette, width: int) -> List[List[Span]]:
@@ -342,6 +360,26 @@ def _keys(glyphs: _Glyphs, replay: bool, ending: str) -> List[List[Span]]:
     return [[(text, PLAIN)] for text in texts]
 
 
+def _note(view: View, glyphs: _Glyphs) -> List[List[Span]]:
+    """The note line: the hint or autoplay's pace, then the note (a warning,
+    say), shortest last; the AI's part stays when the note does not fit."""
+    dot = glyphs.dot
+    ai = ""
+    if view.hint is not None:
+        word = view.hint.value
+        ai = f"hint: {word}" if glyphs is _ASCII else f"hint: {_HINT_ARROWS[view.hint]} {word}"
+    elif view.stuck:
+        ai = "hint: no move changes the board"
+    elif view.autoplay:
+        ai = f"autoplay {view.autoplay}/s {dot} p or any move takes over"
+    note = _clean(view.note)
+    if not ai:
+        return [[(note, PLAIN)]]
+    if not note:
+        return [[(ai, PLAIN)]]
+    return [[(f"{ai} {dot} {note}", PLAIN)], [(ai, PLAIN)]]
+
+
 def _too_small(view: View, width: int, height: int) -> List[str]:
     """A plain message naming the smallest terminal that fits, wrapped over
     the lines there are, shortened when even that does not fit."""
@@ -397,8 +435,8 @@ def frame_lines(
     lines.extend(_board_lines(view, layout, depth, glyphs, palette))
     status_width = min(limit, board_width)
     lines.append(fit(_status(view, glyphs, depth, palette, status_width), limit))
-    if view.note:
-        lines.append(fit([[(_clean(view.note), PLAIN)]], limit))
+    if _has_note(view):
+        lines.append(fit(_note(view, glyphs), limit))
     lines.append(fit(_keys(glyphs, view.replay, view.ending), limit))
     return [paint(spans, depth) for spans in lines]
 

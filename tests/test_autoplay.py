@@ -1,0 +1,234 @@
+"""The AI at play, outside the keyboard loop: headless autoplay (its JSON is
+the protocol's, its recordings replay), the hint and autoplay on the note
+line, assisted games and the best score, and the AI's option checks."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, List
+
+import pytest
+
+from ansi2048.autoplay import Advisor, play_headless
+from ansi2048.context import Context, Options
+from ansi2048.engine import Direction, Game
+from ansi2048.keys import Action
+from ansi2048.render.frame import View, frame_lines
+from ansi2048.render.style import ColorDepth
+from ansi2048.session import Session
+from ansi2048.storage import DataDir
+
+from .conftest import json_lines, run_cli
+
+NAMES = {"up": "w", "left": "a", "down": "s", "right": "d"}
+
+
+class NoInput:
+    """A stdin that fails the test if anything reads it."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"stdin.{name} was used: headless autoplay must not read input")
+
+
+def headless(tmp_path: Path, **options: Any) -> str:
+    out = io.StringIO()
+    ctx = Context(Options(**options), NoInput(), out, {"TERM": "dumb"}, pytest.fail, lambda: 1)  # type: ignore[arg-type]
+    assert play_headless(ctx) == 0
+    return out.getvalue()
+
+
+def test_headless_json_is_the_protocols_and_replays_to_the_same_boards() -> None:
+    result = run_cli(["--autoplay", "--seed", "5", "--size", "2x4", "--json"])
+    assert result.returncode == 0, result.stderr
+    objects = json_lines(result.stdout)
+    start, moves = objects[0], objects[1:]
+    assert start["action"] == "start" and (start["rows"], start["cols"], start["seed"]) == (2, 4, 5)
+    assert moves and all(o["action"] in NAMES and o["moved"] for o in moves)
+    assert moves[-1]["over"] and not any(o["over"] for o in moves[:-1])
+    # The same moves typed to a piped game of the same seed: the same objects.
+    keys = "".join(NAMES[o["action"]] for o in moves).encode()
+    replayed = run_cli(["--json", "--seed", "5", "--size", "2x4"], keys)
+    assert json_lines(replayed.stdout) == objects
+
+
+def test_headless_reads_no_input_and_ends_at_game_over() -> None:
+    # A pipe kept open: reading it would block until the timeout.
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, b"q")
+        result = subprocess.run(
+            [sys.executable, "-m", "ansi2048", "--autoplay", "--seed", "2", "--size", "2x3"],
+            stdin=read_end,
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert result.returncode == 0, result.stderr
+    last = result.stdout.decode().splitlines()[-1]
+    assert last.startswith("score ") and "seed 2" in last and last.endswith("game over")
+
+
+def test_a_headless_recording_replays_identically(tmp_path: Path) -> None:
+    record = tmp_path / "ai.keys"
+    played = run_cli(["--autoplay", "--seed", "9", "--size", "2x3", "--record", str(record)])
+    assert played.returncode == 0, played.stderr
+    replayed = run_cli([], record.read_bytes())
+    assert replayed.stdout == played.stdout
+    assert b"game over" in played.stdout
+
+
+def test_headless_in_process_summary_names_the_game(tmp_path: Path) -> None:
+    out = headless(tmp_path, rows=2, cols=3, seed=4)
+    assert out.splitlines()[-1].startswith("score ") and "seed 4" in out and "game over" in out
+
+
+@pytest.mark.parametrize(
+    "args, option",
+    [
+        (["--ai-time", "0"], "--ai-time"),
+        (["--ai-time", "-1"], "--ai-time"),
+        (["--ai-time", "61"], "--ai-time"),
+        (["--ai-time", "nan"], "--ai-time"),
+        (["--ai-time", "soon"], "--ai-time"),
+        (["--autoplay", "--stats"], "--autoplay"),
+        (["--autoplay", "--replay-best", "1"], "--autoplay"),
+    ],
+)
+def test_bad_ai_options_get_one_line_and_status_2(args: List[str], option: str) -> None:
+    result = run_cli(args)
+    err = result.stderr.decode()
+    assert result.returncode == 2
+    assert len(err.strip().splitlines()) == 1 and option in err and "Traceback" not in err
+
+
+def test_ai_time_gives_the_player_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ansi2048.ai
+
+    made: List[Any] = []
+
+    class Spy(ansi2048.ai.Player):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(ansi2048.ai, "Player", Spy)
+    game = Game(3, 3, 256, 1)
+    Advisor(Options(ai_time=0.05), pytest.fail).move(game)
+    Advisor(Options(), pytest.fail).move(game)
+    assert [(p.level, p.time_budget) for p in made] == [(2, 0.05), (1, None)]
+
+
+def test_damaged_weights_warn_once_and_the_heuristic_plays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import ansi2048.ai
+
+    damaged = tmp_path / "damaged.bin"
+    damaged.write_bytes(b"not weights")
+    monkeypatch.setattr(ansi2048.ai, "DEFAULT_WEIGHTS", str(damaged))
+    warnings: List[str] = []
+    advisor = Advisor(Options(), warnings.append)
+    game = Game(4, 4, 2048, 3)
+    for _ in range(3):
+        direction = advisor.move(game)
+        assert direction is not None and game.move(direction)
+    assert len(warnings) == 1 and "damaged.bin" in warnings[0]
+
+
+# -- on the note line -----------------------------------------------------------
+
+
+def view(**fields: Any) -> View:
+    return replace(View.of(Session(Game(4, 4, 2048, 1))), **fields)
+
+
+def text(v: View, depth: ColorDepth = ColorDepth.NONE, ascii_only: bool = False) -> List[str]:
+    return frame_lines(v, depth, 80, 30, ascii_only=ascii_only)
+
+
+def test_the_hint_shows_arrow_and_word_and_the_ascii_word() -> None:
+    assert "hint: ← left" in text(view(hint=Direction.LEFT))
+    lines = text(view(hint=Direction.UP), ascii_only=True)
+    assert "hint: up" in lines and all(ch.isascii() for line in lines for ch in line)
+    # With a warning the hint comes first, on the one note line.
+    both = text(view(hint=Direction.DOWN, note="a warning"))
+    assert "hint: ↓ down · a warning" in both
+    assert len(both) == len(text(view(hint=Direction.DOWN)))
+
+
+def test_no_move_left_is_said_and_autoplay_shows_its_pace() -> None:
+    assert "hint: no move changes the board" in text(view(stuck=True))
+    assert "autoplay 8/s · p or any move takes over" in text(view(autoplay=8))
+    assert not any("autoplay" in line or "hint" in line for line in text(view()))
+
+
+def test_an_assisted_game_says_so_in_the_header() -> None:
+    session = Session(Game(4, 4, 2048, 1))
+    assert "assisted" not in text(View.of(session))[0]
+    session.assisted = True
+    assert "assisted" in text(View.of(session))[0]
+    # On a narrow terminal the header still fits, the marker dropped first.
+    narrow = frame_lines(View.of(session), ColorDepth.NONE, 40, 30)
+    assert len(narrow[0]) < 40 and "Score" in narrow[0]
+
+
+# -- the save remembers the AI's help -----------------------------------------
+
+
+def test_a_resumed_assisted_game_stays_assisted_and_its_score_is_no_best(tmp_path: Path) -> None:
+    store = DataDir(str(tmp_path))
+    save = store.save_file(4, 4, 2048)
+    session = Session(Game(seed=21))
+    save.begin(session.game)
+
+    def play(keys: str) -> None:
+        for key in keys:
+            action = Action(key)
+            if session.apply(action).moved:
+                save.append(action)
+
+    play("wasd")
+    before = session.game.score
+    session.assisted = True
+    save.mark_assisted()
+    play("wasdwasdwasdwasd")
+    assert session.game.score > before
+    save.close()
+    resumed = store.save_file(4, 4, 2048).load()
+    assert resumed is not None and resumed.runs is not None
+    assert resumed.game.board == session.game.board
+    assert resumed.runs[0].assisted
+    assert resumed.best_seen == before  # the AI's points are not recovered as a best
+
+
+def test_a_compacted_save_keeps_the_mark(tmp_path: Path) -> None:
+    store = DataDir(str(tmp_path))
+    save = store.save_file(4, 4, 2048)
+    session = Session(Game(seed=3))
+    save.begin(session.game)
+    for key in "wasdr":
+        action = Action(key)
+        if session.apply(action).moved:
+            save.append(action)
+    save.mark_assisted()
+    save.append(Action.LEFT)
+    save.close()
+    first = store.save_file(4, 4, 2048).load()
+    assert first is not None and first.runs is not None and first.runs[0].assisted
+    again = store.save_file(4, 4, 2048).load()  # from the compacted file
+    assert again is not None and again.runs is not None and again.runs[0].assisted
+    assert again.game.board == first.game.board
+
+
+def test_piped_play_ignores_the_ais_keys_and_never_records_them(tmp_path: Path) -> None:
+    record = tmp_path / "game.keys"
+    result = run_cli(["--json", "--seed", "3", "--record", str(record)], b"tp+-=w")
+    objects = json_lines(result.stdout)
+    assert [o["action"] for o in objects] == ["start", "up"]
+    assert record.read_bytes().splitlines()[1:] == [b"w"]
