@@ -24,7 +24,7 @@ from .session import Session
 if TYPE_CHECKING:
     from .ai import Player
 
-__all__ = ["DEFAULT_PACE", "PACES", "Advisor", "play_headless"]
+__all__ = ["DEFAULT_PACE", "PACES", "Advisor", "Pilot", "play_headless"]
 
 EXIT_OK = 0
 
@@ -62,6 +62,44 @@ class Advisor:
             self._warned = True
             self._warn(self._player.warning)
         return direction
+
+
+class Pilot:
+    """Autoplay in the keyboard game: on or off, its pace, and when its next
+    move is due by ``clock``. The loop waits for a key until then
+    (``Console.key_ready``), so a key cuts the wait short and the pace holds
+    whatever else is typed meanwhile."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self._clock = clock
+        self.playing = False
+        self.pace = DEFAULT_PACE  # moves a second, one of PACES
+        self._due = 0.0
+
+    def start(self) -> None:
+        """Play, the first move at once."""
+        self.playing = True
+        self._due = self._clock()
+
+    def stop(self) -> None:
+        self.playing = False
+
+    def faster(self) -> None:
+        self.pace = PACES[min(PACES.index(self.pace) + 1, len(PACES) - 1)]
+
+    def slower(self) -> None:
+        self.pace = PACES[max(PACES.index(self.pace) - 1, 0)]
+
+    def wait(self) -> float:
+        """Seconds until the next move is due (0: now)."""
+        return max(0.0, self._due - self._clock())
+
+    def moved(self) -> None:
+        """A move was played: the next is due one step of the pace after it
+        was due, or after now if that is already past (no catching up in a
+        burst after a slow frame)."""
+        step = 1.0 / self.pace
+        self._due = max(self._due + step, self._clock() + step / 2)
 
 
 def play_headless(ctx: Context) -> int:

@@ -14,7 +14,7 @@ from typing import Any, List
 
 import pytest
 
-from ansi2048.autoplay import Advisor, play_headless
+from ansi2048.autoplay import DEFAULT_PACE, PACES, Advisor, Pilot, play_headless
 from ansi2048.context import Context, Options
 from ansi2048.engine import Direction, Game
 from ansi2048.keys import Action
@@ -232,3 +232,27 @@ def test_piped_play_ignores_the_ais_keys_and_never_records_them(tmp_path: Path) 
     objects = json_lines(result.stdout)
     assert [o["action"] for o in objects] == ["start", "up"]
     assert record.read_bytes().splitlines()[1:] == [b"w"]
+
+
+def test_the_pilot_keeps_its_pace_and_steps_through_the_paces() -> None:
+    now = [100.0]
+    pilot = Pilot(lambda: now[0])
+    assert not pilot.playing and pilot.pace == DEFAULT_PACE == 4
+    pilot.start()
+    assert pilot.playing and pilot.wait() == 0.0  # the first move at once
+    pilot.moved()
+    assert pilot.wait() == pytest.approx(0.25)
+    now[0] += 0.1  # a key came meanwhile: the move is still due on time
+    assert pilot.wait() == pytest.approx(0.15)
+    now[0] += 5.0  # a long stall: the next move soon, not a burst to catch up
+    pilot.moved()
+    pilot.moved()
+    assert pilot.wait() > 0
+    for _ in range(6):
+        pilot.faster()
+    assert pilot.pace == PACES[-1] == 16
+    for _ in range(6):
+        pilot.slower()
+    assert pilot.pace == PACES[0] == 1
+    pilot.stop()
+    assert not pilot.playing
