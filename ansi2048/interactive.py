@@ -9,10 +9,11 @@ from __future__ import annotations
 from contextlib import suppress
 from typing import IO, Any, Callable, ContextManager, List, Optional, Tuple
 
+from .autoplay import Advisor, Pilot
 from .context import Context, Options
-from .engine import Game, default_goal
+from .engine import Direction, Game, default_goal
 from .history import utc_date, utc_timestamp
-from .keys import Action, KeyDecoder
+from .keys import Action, KeyDecoder, move_action
 from .limits import DEFAULT_SIZE
 from .records import Record, daily_seed
 from .screen import Screen, color_depth, palette_for
@@ -251,3 +252,73 @@ def _keep_at_exit(session: Session, keeper: Keeper, games: GameKeeper) -> None:
         games.keep(session.played())
     elif game.moves and not (session.used_undo or session.assisted):
         keeper.record_unaided(game.score)
+
+
+class _Assist:
+    """The AI's keys in the keyboard game: ``t`` the hint, ``p`` autoplay,
+    ``+``/``-`` its pace. The AI is made on the first of them (never at
+    start-up); the first hint or autoplayed move marks the game assisted,
+    in the session (no best from it) and in the save (it stays so)."""
+
+    def __init__(self, session: Session, ctx: Context, keeper: Keeper, timed: bool) -> None:
+        self._session = session
+        self._ctx = ctx
+        self._keeper = keeper
+        self._timed = timed  # the console can wait for a key with a timeout: autoplay works
+        self._advisor: Optional[Advisor] = None
+        self.pilot = Pilot(ctx.clock)
+        self.hint: Optional[Direction] = None
+        self.stuck = False  # the hint found no move that changes the board
+        self.note = ""  # for the next frame only: the AI's warning, or why autoplay cannot run
+
+    def _move(self) -> Optional[Direction]:
+        if self._advisor is None:
+            self._advisor = Advisor(self._ctx.options, self._say)
+        session = self._session
+        if not session.assisted:
+            session.assisted = True
+            self._keeper.mark_assisted()
+        return self._advisor.move(session.game)
+
+    def _say(self, message: str) -> None:
+        self.note = message
+
+    def start(self) -> None:
+        if self._timed:
+            self.pilot.start()
+        else:
+            self.note = "autoplay needs a console that can wait for keys"
+
+    def key(self, action: Action) -> None:
+        """One of the AI's keys (never a game's)."""
+        if action is Action.HINT:
+            self.hint = self._move()
+            self.stuck = self.hint is None
+        elif action is Action.AUTOPLAY:
+            if self.pilot.playing:
+                self.pilot.stop()
+            else:
+                self.start()
+        elif action is Action.FASTER:
+            self.pilot.faster()
+        elif action is Action.SLOWER:
+            self.pilot.slower()
+
+    def next_key(self) -> None:
+        """A key came, or the AI moved: the hint and the one-frame note go."""
+        self.hint, self.stuck, self.note = None, False, ""
+
+    def autoplayed(self) -> Optional[Action]:
+        """The AI's next move, as its key; None, and autoplay off, when no move is left."""
+        direction = self._move()
+        if direction is None:
+            self.pilot.stop()
+            return None
+        self.pilot.moved()
+        return move_action(direction)
+
+    def show(self, screen: Screen) -> None:
+        screen.hint, screen.stuck = self.hint, self.stuck
+        screen.autoplay = self.pilot.pace if self.pilot.playing else 0
+        if self.note:
+            screen.note = self.note
