@@ -7,15 +7,16 @@ in-process with a scripted console and a fake clock."""
 from __future__ import annotations
 
 from contextlib import suppress
-from typing import IO, Any, Callable, ContextManager, List, Optional, Tuple
+from typing import IO, Any, Callable, ContextManager, List, Optional, Sequence, Tuple
 
 from .autoplay import Advisor, Pilot
 from .context import Context, Options
-from .engine import Direction, Game, default_goal
+from .engine import Direction, Game, Slide, default_goal, trace_move
 from .history import utc_date, utc_timestamp
 from .keys import Action, KeyDecoder, move_action
 from .limits import DEFAULT_SIZE
 from .records import Record, daily_seed
+from .render.motion import GAIN_SECONDS, SETTLE_SECONDS, SHAKE_SECONDS, motion_frames
 from .screen import Screen, color_depth, palette_for
 from .session import Played, Run, Session
 from .storage import Keeper
@@ -179,7 +180,7 @@ def _loop(
     open_console: OpenConsole,
     greeting: str = "",
 ) -> int:
-    decoder = KeyDecoder(comments=False, extra=ctx.options.bindings)
+    decoder = KeyDecoder(comments=False, extra=ctx.options.bindings, assist=True)
     screen: Optional[Screen] = None
     best = BestWriter(keeper.record_best, ctx.clock, session.best)
 
@@ -205,13 +206,50 @@ def _loop(
             palette=palette_for(ctx.options),
         )
         screen.note = greeting  # until the first key: then the latest warning, if any
+        motion = Motion(console.key_ready, ctx.clock) if animates(ctx, console) else None
+        assist = _Assist(session, ctx, keeper, console.key_ready)
+        if ctx.options.autoplay:
+            assist.start()
         try:
+            assist.show(screen)
             screen.show(session)
             while True:
                 refused = False
-                for action in console.read_actions(decoder):
+                stuck = ""  # a move that changed nothing: say so
+                gained = 0
+                pilot = assist.pilot
+                if pilot.playing and screen.fits and not assist.key_ready(pilot.wait()):
+                    # No key came before the AI's next move was due: it plays,
+                    # as if its key had been typed.
+                    move = assist.autoplayed()
+                    actions = [move] if move is not None else []
+                    autoplayed = True
+                else:
+                    actions = console.read_actions(decoder)
+                    if actions:
+                        assist.next_key()
+                    autoplayed = False
+                typed_at = ctx.clock()
+                # One move read alone is shown moving; typed-ahead keys are
+                # all played and the screen catches up in a single frame.
+                # Autoplay's moves move too, when its pace leaves them the time.
+                animated = (
+                    motion is not None
+                    and len(actions) == 1
+                    and screen.fits
+                    and (not autoplayed or 1.0 / pilot.pace >= SETTLE_SECONDS)
+                )
+                slides: Tuple[Slide, ...] = ()
+                for action in actions:
                     if not screen.fits and action is not Action.QUIT:
                         continue  # no playing blind while the board cannot be shown
+                    if not action.game:
+                        assist.key(action)  # the AI's keys: never the game's, nor saved or recorded
+                        continue
+                    if not autoplayed:
+                        assist.took_over()  # any typed key of the game takes control back
+                    game = session.game
+                    before, score = game.cells, game.score
                     outcome = session.apply(action)
                     if outcome.refused:
                         # Not recorded: replayed where undo is on, it would undo.
@@ -221,18 +259,28 @@ def _loop(
                     if outcome.moved:
                         keeper.append(action)  # saved before the frame shows it
                     games.keep(outcome.ended)
+                    direction = action.direction
+                    if direction is not None:
+                        gained = game.score - score
+                        stuck = "" if outcome.moved else f"can't move {direction.value}"
+                        if animated and outcome.moved:
+                            slides = trace_move(before, game.rows, game.cols, direction)
                     if session.quit:
                         break
-                screen.note = NO_UNDO_NOTE if refused else notes[-1] if notes else ""
+                screen.note = NO_UNDO_NOTE if refused else stuck or (notes[-1] if notes else "")
+                assist.show(screen)
                 if session.quit:
                     # The last frame says where the game went, not keys that no longer work.
                     game = session.game
                     screen.show(session, ending=_farewell(ctx.options, game.rows, game.cols, keeper.saving))
                     break
-                # One frame for everything read at once: typed-ahead keys are
-                # all played, and the screen catches up in a single repaint.
-                screen.show(session)
+                if motion is not None and animated:
+                    motion.play(screen, session, slides, typed_at, gained, shake=bool(stuck))
+                screen.show(session, gained=gained)
                 session.best = best.offer(session.best)
+                if motion is not None and gained and not pilot.playing:
+                    # (While the AI plays, its next move comes first.)
+                    motion.fade_gain(screen, session, typed_at)
         finally:
             # A second signal must not cut the saving and the restore short.
             with shield_hangups():
@@ -241,6 +289,61 @@ def _loop(
                 with suppress(OSError, Hangup):  # the window may be gone already
                     screen.close()
     return EXIT_OK
+
+
+def animates(ctx: Context, console: Console) -> bool:
+    """Whether moves are shown moving: not when asked not to (``--no-animation``,
+    ``animation = false``, ``ANSI2048_NO_ANIMATION``), nor where frames cannot
+    be timed or repainted cheaply (``TERM=dumb``, the legacy Windows console)."""
+    return (
+        ctx.options.animation
+        and not ctx.env.get("ANSI2048_NO_ANIMATION")
+        and ctx.env.get("TERM") != "dumb"
+        and not console.legacy
+        and console.key_ready is not None
+    )
+
+
+class Motion:
+    """Plays the frames of a move at their times (:mod:`.render.motion`),
+    and stops the moment a key is typed: the caller then draws the settled
+    frame and plays the key at once, so motion never costs a key or a
+    millisecond of response."""
+
+    def __init__(self, key_ready: Optional[Callable[[float], bool]], clock: Callable[[], float]) -> None:
+        assert key_ready is not None
+        self._key_ready = key_ready
+        self._clock = clock
+
+    def _wait_until(self, moment: float) -> bool:
+        """Wait until ``moment``; False if a key came first."""
+        left = moment - self._clock()
+        return left <= 0 or not self._key_ready(left)
+
+    def play(
+        self, screen: Screen, session: Session, slides: Sequence[Slide], start: float, gained: int, shake: bool
+    ) -> None:
+        """The frames before the settled one, each at its time from ``start``."""
+        if shake:
+            # A move that changes nothing: the board nudges right and back.
+            screen.show(session, shake=1)
+            self._wait_until(start + SHAKE_SECONDS)
+            return
+        if not slides:
+            return
+        game = session.game
+        spawn = game.spawned
+        spawn_value = game.board[spawn[0]][spawn[1]] if spawn is not None else 0
+        for time, sprites in motion_frames(slides, game.cols, spawn, spawn_value):
+            if not self._wait_until(start + time):
+                return
+            screen.show(session, gained=gained, sprites=sprites)
+        self._wait_until(start + SETTLE_SECONDS)
+
+    def fade_gain(self, screen: Screen, session: Session, start: float) -> None:
+        """Take the "+N" away once it has shown for GAIN_SECONDS, unless a key comes first."""
+        if self._wait_until(start + GAIN_SECONDS):
+            screen.show(session)
 
 
 def _keep_at_exit(session: Session, keeper: Keeper, games: GameKeeper) -> None:
@@ -260,11 +363,13 @@ class _Assist:
     start-up); the first hint or autoplayed move marks the game assisted,
     in the session (no best from it) and in the save (it stays so)."""
 
-    def __init__(self, session: Session, ctx: Context, keeper: Keeper, timed: bool) -> None:
+    def __init__(
+        self, session: Session, ctx: Context, keeper: Keeper, key_ready: Optional[Callable[[float], bool]]
+    ) -> None:
         self._session = session
         self._ctx = ctx
         self._keeper = keeper
-        self._timed = timed  # the console can wait for a key with a timeout: autoplay works
+        self._key_ready = key_ready  # waits for a key with a timeout: autoplay's timer
         self._advisor: Optional[Advisor] = None
         self.pilot = Pilot(ctx.clock)
         self.hint: Optional[Direction] = None
@@ -283,8 +388,13 @@ class _Assist:
     def _say(self, message: str) -> None:
         self.note = message
 
+    def key_ready(self, seconds: float) -> bool:
+        """Wait up to ``seconds`` for a key; whether one came."""
+        assert self._key_ready is not None  # autoplay only starts with it
+        return self._key_ready(seconds)
+
     def start(self) -> None:
-        if self._timed:
+        if self._key_ready is not None:
             self.pilot.start()
         else:
             self.note = "autoplay needs a console that can wait for keys"
@@ -304,12 +414,19 @@ class _Assist:
         elif action is Action.SLOWER:
             self.pilot.slower()
 
+    def took_over(self) -> None:
+        """The player typed a key of the game: autoplay stops, the hint goes."""
+        self.pilot.stop()
+        self.hint, self.stuck = None, False
+
     def next_key(self) -> None:
         """A key came, or the AI moved: the hint and the one-frame note go."""
         self.hint, self.stuck, self.note = None, False, ""
 
     def autoplayed(self) -> Optional[Action]:
-        """The AI's next move, as its key; None, and autoplay off, when no move is left."""
+        """The AI's next move, as its key; None, and autoplay off, when no
+        move is left. A hint goes (a note stays until a key is typed)."""
+        self.hint, self.stuck = None, False
         direction = self._move()
         if direction is None:
             self.pilot.stop()

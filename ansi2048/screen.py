@@ -5,11 +5,12 @@ so the same screen draws on a real terminal, the Windows console or a test)."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import IO, Any, Callable, Mapping, Optional, Tuple
+from typing import IO, Any, Callable, Mapping, Optional, Sequence, Tuple
 
 from .context import Options
 from .engine import Direction
 from .render.frame import View, frame_lines, layout_for
+from .render.motion import Sprite
 from .render.palette import Palette
 from .render.repaint import Repainter
 from .render.style import ColorDepth, choose_depth
@@ -58,19 +59,30 @@ class Screen:
         self.autoplay = 0
         self.fits = True  # the last frame showed the board, not "too small"
 
-    def show(self, session: Session, ending: str = "") -> None:
+    def show(
+        self,
+        session: Session,
+        ending: str = "",
+        *,
+        gained: int = 0,
+        sprites: Optional[Sequence[Sprite]] = None,
+        shake: int = 0,
+    ) -> None:
         """Draw the session; ``ending`` (play is over, no key works any
-        more) replaces the line of keys, for the last frame."""
+        more) replaces the line of keys, for the last frame. ``gained`` shows
+        "+N" by the score; ``sprites`` and ``shake`` draw a frame of motion
+        (see ``frame_lines``)."""
         width, height = self._size()
         view = replace(
             View.of(session, self.note, self._replay),
             ending=ending,
+            gained=gained,
             hint=self.hint,
             stuck=self.stuck,
             autoplay=self.autoplay,
         )
         self.fits = layout_for(view, width, height) is not None
-        lines = frame_lines(view, self._depth, width, height, palette=self._palette)
+        lines = frame_lines(view, self._depth, width, height, palette=self._palette, sprites=sprites, shake=shake)
         self._write(self._repainter.frame(lines, width, height))
 
     def close(self) -> None:

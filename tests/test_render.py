@@ -435,13 +435,14 @@ def test_basic_depth_is_what_colorama_converts() -> None:
     sequences = _CSI.findall(output)
     assert output.count("\x1b") == len(sequences), "an escape that is not a CSI sequence"
     finals = {final for _, _, final in sequences}
-    assert finals <= {"m", "A", "K", "J"}
-    assert {"m", "A", "K", "J"} <= finals  # the test saw every kind
+    # colorama converts SGR, cursor moves A B C D, and erase J K (ansitowin32.py).
+    assert finals <= {"m", "A", "B", "K", "J"}
+    assert {"m", "A", "B", "K", "J"} <= finals  # the test saw every kind
     for params, intermediates, final in sequences:
         assert not intermediates and not params.startswith("?")
         if final == "m":
             assert {int(p) for p in params.split(";")} <= ALLOWED_SGR, params
-        elif final == "A":
+        elif final in "AB":
             assert params.isdigit()
         else:
             assert params == ""

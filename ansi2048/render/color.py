@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 from typing import Optional, Tuple
 
-from .style import Color, ColorDepth, Rgb, xterm_rgb
+from .style import Color, ColorDepth, Rgb, nearest_xterm256, xterm_rgb
 
-__all__ = ["BASIC_RGB", "Lab", "contrast_ratio", "delta_e", "lab", "relative_luminance", "shown_rgb"]
+__all__ = ["BASIC_RGB", "Lab", "contrast_ratio", "delta_e", "lab", "mix", "relative_luminance", "shown_rgb"]
 
 Lab = Tuple[float, float, float]
 
@@ -131,3 +131,15 @@ def delta_e(first: Lab, second: Lab) -> float:
     sh = 1 + 0.015 * cp_mean * t
     rt = -math.sin(math.radians(2 * d_theta)) * rc
     return math.sqrt((dl / sl) ** 2 + (dc / sc) ** 2 + (dhh / sh) ** 2 + rt * (dc / sc) * (dhh / sh))
+
+
+def mix(first: Color, second: Color, amount: float) -> Color:
+    """``first`` moved ``amount`` (0 to 1) of the way to ``second``: the
+    24-bit colour blended, its nearest 256-colour stand-in, and the 16-colour
+    code of whichever end it is nearer (16 colours cannot blend)."""
+    rgb = (
+        round(first.rgb[0] + (second.rgb[0] - first.rgb[0]) * amount),
+        round(first.rgb[1] + (second.rgb[1] - first.rgb[1]) * amount),
+        round(first.rgb[2] + (second.rgb[2] - first.rgb[2]) * amount),
+    )
+    return Color(rgb, first.basic if amount < 0.5 else second.basic, nearest_xterm256(rgb))

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import textwrap
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from ..engine import Direction, biggest_tile
 from ..session import Session, Status
-from .palette import Palette, classic
+from .color import mix
+from .motion import Phase, Sprite
+from .palette import Palette, TilePair, classic
 from .style import BOLD, PLAIN, ColorDepth, Span, fit, merge_spans, paint, style
 
 __all__ = [
@@ -50,6 +52,7 @@ class View:
     replay: bool = False  # keys come from a pipe: the keys line says how to stop instead
     reached: bool = False  # a tile has reached the goal (the banner may be gone)
     ending: str = ""  # play has ended: this line instead of the keys, and no key offered
+    gained: int = 0  # points the last move made: "+N" beside the score, briefly
     hint: Optional[Direction] = None  # the AI's suggested move (t), on the note line
     stuck: bool = False  # a hint was asked for and no move changes the board
     autoplay: int = 0  # the AI is playing, this many moves a second (p); 0: it is not
@@ -201,15 +204,24 @@ def _unprintable(char: str) -> bool:
 
 @cache
 def _tile_line(
-    value: int, new: bool, line: int, layout: Layout, depth: ColorDepth, glyphs: _Glyphs, palette: Palette
+    value: int,
+    new: bool,
+    line: int,
+    layout: Layout,
+    depth: ColorDepth,
+    glyphs: _Glyphs,
+    palette: Palette,
+    colors: Optional[TilePair] = None,
 ) -> Tuple[Span, ...]:
-    """Line ``line`` of one tile, exactly ``layout.tile_width`` columns.
+    """Line ``line`` of one tile, exactly ``layout.tile_width`` columns;
+    ``colors`` (background, text) instead of the palette's, for a tile
+    fading in.
 
     Cached: a board repeats few distinct tiles, and building spans per cell
     per frame was most of the render time (benchmarks/render.py)."""
     width = layout.tile_width
     plain = depth is ColorDepth.NONE
-    bg, fg = palette.tile(value)
+    bg, fg = colors or palette.tile(value)
     base = PLAIN if plain else style(fg, bg)
     # BASIC keeps bold for the new tile: on the legacy console bold means a
     # brighter text colour, which would cost contrast on every light tile.
@@ -264,6 +276,45 @@ def _board_lines(view: View, layout: Layout, depth: ColorDepth, glyphs: _Glyphs,
     return lines
 
 
+def _cells(spans: Sequence[Span]) -> List[Span]:
+    """One (character, style) per column."""
+    return [(char, span_style) for text, span_style in spans for char in text]
+
+
+def _sprite_board_lines(
+    view: View, sprites: Sequence[Sprite], layout: Layout, depth: ColorDepth, glyphs: _Glyphs, palette: Palette
+) -> List[List[Span]]:
+    """The board in the middle of a move: the empty board, then each tile
+    drawn where it is on this frame (between cells while it slides)."""
+    rows = len(view.board)
+    cols = len(view.board[0]) if rows else 0
+    empty = replace(view, board=((0,) * cols,) * rows, spawned=None)
+    canvas = [_cells(spans) for spans in _board_lines(empty, layout, depth, glyphs, palette)]
+    width = len(canvas[0])
+    step_y, step_x = layout.tile_height + layout.row_gap, layout.tile_width + layout.col_gap
+    for sprite in sprites:
+        top = 1 + round(sprite.row * step_y)
+        left = layout.col_gap + round(sprite.col * step_x)
+        colors: Optional[TilePair] = None
+        if sprite.phase is Phase.APPEARING and depth is not ColorDepth.NONE:
+            # Half faded in from the empty cell's colours: the original's "appear".
+            (bg, fg), (empty_bg, _) = palette.tile(sprite.value), palette.empty
+            colors = (mix(empty_bg, bg, 0.5), mix(empty_bg, fg, 0.5))
+        for line in range(layout.tile_height):
+            tile = _cells(_tile_line(sprite.value, False, line, layout, depth, glyphs, palette, colors))
+            if sprite.phase is Phase.POPPED and depth is not ColorDepth.NONE:
+                # The pop: a column wider each side, over the gap, bold.
+                pad = (" ", style(None, palette.tile(sprite.value)[0]))
+                tile = [pad] + [(char, style(cell.fg, cell.bg, True)) for char, cell in tile] + [pad]
+                start = left - 1
+            else:
+                start = left
+            for offset, cell in enumerate(tile):
+                if 0 <= start + offset < width:
+                    canvas[top + line][start + offset] = cell
+    return [merge_spans(line) for line in canvas]
+
+
 # -- the text around the board --------------------------------------------------
 
 
@@ -276,6 +327,8 @@ def _title(goal: int) -> str:
 def _header(view: View) -> List[List[Span]]:
     title = (_title(view.goal), BOLD)
     score = [("Score ", PLAIN), (str(view.score), BOLD)]
+    if view.gained:
+        score.append((f" +{view.gained}", BOLD))
     best = [("  Best ", PLAIN), (str(view.best), BOLD)]
     moves = [("  Moves ", PLAIN), (str(view.moves), BOLD)]
     seed = [("  Seed ", PLAIN), (str(view.seed), PLAIN)]
@@ -412,6 +465,8 @@ def frame_lines(
     *,
     ascii_only: Optional[bool] = None,
     palette: Optional[Palette] = None,
+    sprites: Optional[Sequence[Sprite]] = None,
+    shake: int = 0,
 ) -> List[str]:
     """The frame for a ``width`` x ``height`` terminal, one string per line,
     without newlines. Every line's visible width is < ``width`` and there are
@@ -419,7 +474,10 @@ def frame_lines(
 
     ``ascii_only`` picks ASCII glyphs for the marker, arrows and dashes; by
     default they are ASCII exactly when ``depth`` is NONE. ``palette``
-    defaults to the original game's colours.
+    defaults to the original game's colours. ``sprites`` draws the board in
+    the middle of a move (:mod:`.motion`) instead of ``view.board``;
+    ``shake`` shifts the board that many columns right, where it fits (a
+    move that changes nothing).
     """
     layout = layout_for(view, width, height)
     if layout is None:
@@ -432,7 +490,14 @@ def frame_lines(
     rows = len(view.board)
     board_width, _ = layout.board_size(rows, len(view.board[0]) if rows else 0)
     lines = [fit(_header(view), limit)]
-    lines.extend(_board_lines(view, layout, depth, glyphs, palette))
+    if sprites is None:
+        board = _board_lines(view, layout, depth, glyphs, palette)
+    else:
+        board = _sprite_board_lines(view, sprites, layout, depth, glyphs, palette)
+    shake = min(shake, limit - board_width)
+    if shake > 0:
+        board = [[(" " * shake, PLAIN), *line] for line in board]
+    lines.extend(board)
     status_width = min(limit, board_width)
     lines.append(fit(_status(view, glyphs, depth, palette, status_width), limit))
     if _has_note(view):

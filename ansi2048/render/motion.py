@@ -27,10 +27,25 @@ from typing import Optional, Sequence, Tuple
 
 from ..engine import Slide
 
-__all__ = ["FRAME_TIMES", "SETTLE_SECONDS", "SLIDE_SECONDS", "Phase", "Sprite", "ease_in_out", "motion_frames"]
+__all__ = [
+    "FRAME_TIMES",
+    "GAIN_SECONDS",
+    "SETTLE_SECONDS",
+    "SHAKE_SECONDS",
+    "SLIDE_SECONDS",
+    "Phase",
+    "Sprite",
+    "ease_in_out",
+    "motion_frames",
+]
 
 SLIDE_SECONDS = 0.100
 SETTLE_SECONDS = 0.200
+# The "+N" by the score shows this long from the key (the original's rises
+# and fades over 600 ms); a move that changes nothing nudges the board for
+# SHAKE_SECONDS.
+GAIN_SECONDS = 0.600
+SHAKE_SECONDS = 0.060
 # When each frame of a move is due, from the key; the last is the settled frame.
 FRAME_TIMES = (0.033, 0.067, 0.100, 0.150, SETTLE_SECONDS)
 

@@ -15,6 +15,7 @@ __all__ = [
     "SGR_RESET",
     "SHOW_CURSOR",
     "Repainter",
+    "cursor_down",
     "cursor_up",
     "sgr",
     "visible_width",
@@ -35,6 +36,11 @@ FRAME_END = ERASE_DOWN
 def cursor_up(rows: int) -> str:
     """Move the cursor ``rows`` lines up (nothing for 0)."""
     return f"{CSI}{rows}A" if rows > 0 else ""
+
+
+def cursor_down(rows: int) -> str:
+    """Move the cursor ``rows`` lines down, never scrolling (nothing for 0)."""
+    return f"{CSI}{rows}B" if rows > 0 else ""
 
 
 def sgr(codes: Sequence[str]) -> str:
@@ -77,6 +83,8 @@ class Repainter:
         # terminal's history (at most; see _rows_up): a taller window brings
         # them back above the frame on screen.
         self._stale = 0
+        self._lines: List[str] = []  # the frame on screen, for repainting only what changed
+        self._columns: Optional[int] = None  # the terminal's width when it was drawn
 
     def _rows_above(self, width: Optional[int]) -> int:
         """How far up the frame on screen starts, from its last line.
@@ -123,6 +131,8 @@ class Repainter:
         if not self._in_place:
             self._height = len(lines)
             return ("\n" if self._height else "") + "\n".join(lines) + "\n"
+        if self._height == len(lines) and (width, height) == (self._columns, self._rows):
+            return self._changes(lines)
         out: List[str] = []
         if self._height:
             out.append("\r")
@@ -136,8 +146,33 @@ class Repainter:
         out.append(FRAME_END)
         self._height = len(lines)
         self._widths = [visible_width(line) for line in lines]
+        self._lines = list(lines)
+        self._columns = width
         if height is not None:
             self._rows = height
+        return "".join(out)
+
+    def _changes(self, lines: Sequence[str]) -> str:
+        """Repaint only the lines that differ from the frame on screen (same
+        height, same terminal size): an animation frame moves a few tiles, and
+        rewriting the whole board each time would triple what a move writes.
+        The last line is always written, so the cursor ends where a full
+        frame leaves it, before FRAME_END."""
+        last = len(lines) - 1
+        changed = [i for i, (old, new) in enumerate(zip(self._lines, lines)) if old != new and i != last]
+        changed.append(last)
+        out = ["\r", cursor_up(last - changed[0])]
+        at = changed[0]
+        for index in changed:
+            if index == at + 1:
+                out.append("\n")  # the next line, as a full frame goes (ONLCR)
+            elif index != at:
+                out.append("\r" + cursor_down(index - at))
+            at = index
+            out.append(_closed(lines[index]) + ERASE_LINE)
+        out.append(FRAME_END)
+        self._lines = list(lines)
+        self._widths = [visible_width(line) for line in lines]
         return "".join(out)
 
     def close(self) -> str:
@@ -160,6 +195,7 @@ class Repainter:
         the next frame is drawn from the cursor, as the first one was."""
         self._height = 0
         self._widths = []
+        self._lines = []
         self._rows = None
         self._stale = 0
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, List, Tuple
+from typing import Callable, List, Optional, Tuple
 
 from ..keys import Action, KeyDecoder
 
@@ -12,12 +12,18 @@ __all__ = ["Console", "ScreenHooks"]
 
 @dataclass
 class Console:
-    """An interactive terminal session: keys in, frames out, size."""
+    """An interactive terminal session: keys in, frames out, size.
+
+    ``key_ready(seconds)`` waits up to ``seconds`` for a key (or anything
+    else ``read_actions`` must see, such as a resize) and says whether one
+    came: it times animation frames and cuts them short. A console without
+    it gets no animation."""
 
     read_actions: Callable[[KeyDecoder], List[Action]]
     write: Callable[[str], None]
     size: Callable[[], Tuple[int, int]]
     legacy: bool  # colorama wraps stdout (old Windows console): 16 colours, no private modes
+    key_ready: Optional[Callable[[float], bool]] = None
 
 
 @dataclass(frozen=True)

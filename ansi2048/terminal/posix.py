@@ -170,6 +170,11 @@ def open_console(stdin: IO[Any], stdout: IO[Any], hooks: ScreenHooks) -> Iterato
             elif not ready:
                 decoder.flush()  # the ESC stood alone
 
+    def key_ready(seconds: float) -> bool:
+        """Wait up to ``seconds`` for input or a signal to act on."""
+        ready, _, _ = select.select([in_fd, wake_r], [], [], max(0.0, seconds))
+        return bool(ready) or bool(pending)
+
     def write(text: str) -> None:
         try:
             write_all(out_fd, text.encode("utf-8", "replace"))
@@ -184,7 +189,7 @@ def open_console(stdin: IO[Any], stdout: IO[Any], hooks: ScreenHooks) -> Iterato
                 terminal.enter()
                 for signum in noted:
                     signal.signal(signum, note)
-                yield Console(read_actions, write, lambda: terminal_size(out_fd), legacy=False)
+                yield Console(read_actions, write, lambda: terminal_size(out_fd), legacy=False, key_ready=key_ready)
             finally:
                 with shield_hangups():
                     for signum in noted:

@@ -16,6 +16,8 @@ __all__ = ["open_console", "open_terminal_output", "quiet_terminal", "windows_ke
 
 # How often the console loop wakes to notice a resized window.
 _POLL_INTERVAL = 0.05
+# How often a wait for a key during an animation looks: well under a frame.
+_KEY_POLL = 0.005
 
 
 @contextmanager
@@ -62,11 +64,21 @@ def open_console(stdin: IO[Any], stdout: IO[Any], hooks: ScreenHooks) -> Iterato
             actions += read_key(decoder)
         return actions
 
+    def key_ready(seconds: float) -> bool:
+        """Wait up to ``seconds`` for a key: the console has no select, so poll."""
+        deadline = time.monotonic() + seconds
+        while not msvcrt.kbhit():  # type: ignore[attr-defined,unused-ignore]
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(left, _KEY_POLL))
+        return True
+
     def write(text: str) -> None:
         out.write(text)
         out.flush()
 
-    yield Console(read_actions, write, lambda: terminal_size(1), legacy=legacy)
+    yield Console(read_actions, write, lambda: terminal_size(1), legacy=legacy, key_ready=key_ready)
 
 
 def windows_key_table(key: Any) -> Dict[str, Action]:
