@@ -85,10 +85,15 @@ class Pilot:
         self.playing = False
 
     def faster(self) -> None:
-        self.pace = PACES[min(PACES.index(self.pace) + 1, len(PACES) - 1)]
+        self._set_pace(PACES[min(PACES.index(self.pace) + 1, len(PACES) - 1)])
 
     def slower(self) -> None:
-        self.pace = PACES[max(PACES.index(self.pace) - 1, 0)]
+        self._set_pace(PACES[max(PACES.index(self.pace) - 1, 0)])
+
+    def _set_pace(self, pace: int) -> None:
+        # The move already waited for comes at the new pace too.
+        self._due += 1.0 / pace - 1.0 / self.pace
+        self.pace = pace
 
     def wait(self) -> float:
         """Seconds until the next move is due (0: now)."""

@@ -82,12 +82,13 @@ class Session:
         self, game: Game, best: int = 0, runs: Optional[Tuple[Run, List[Run]]] = None, undo: bool = True
     ) -> None:
         self.game = game
-        self.best = max(best, game.score)
         self.quit = False
         self.undo = undo  # False for --no-undo: ``u`` is refused
         # A resumed game brings its runs (``runs()`` of the session that
         # replayed the save); otherwise the game on the board starts here.
         self.run, self._left = runs if runs is not None else (Run(game.seed), [])
+        # A resumed game the AI helped in has a score that is no best.
+        self.best = best if self.run.assisted else max(best, game.score)
         self._celebrating = False
 
     @property

@@ -5,25 +5,33 @@ line, assisted games and the best score, and the AI's option checks."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, List
+from typing import IO, Any, Iterator, List, Optional, Sequence, Tuple
 
 import pytest
 
+from ansi2048.ai import best_move
 from ansi2048.autoplay import DEFAULT_PACE, PACES, Advisor, Pilot, play_headless
 from ansi2048.context import Context, Options
 from ansi2048.engine import Direction, Game
-from ansi2048.keys import Action
-from ansi2048.render.frame import View, frame_lines
+from ansi2048.interactive import play_terminal
+from ansi2048.keys import Action, KeyDecoder
+from ansi2048.recording import Recorder, recorded_actions, split_header
+from ansi2048.render.frame import BIG, View, frame_lines
 from ansi2048.render.style import ColorDepth
 from ansi2048.session import Session
-from ansi2048.storage import DataDir
+from ansi2048.storage import ASSISTED_MARK, DataDir
+from ansi2048.terminal.console import Console, ScreenHooks
 
 from .conftest import json_lines, run_cli
+from .screen import emulate, read_board
+from .test_interactive import HEIGHT, WIDTH, FakeClock, ScriptedConsole, context, played, saved_keys
 
 NAMES = {"up": "w", "left": "a", "down": "s", "right": "d"}
 
@@ -256,3 +264,182 @@ def test_the_pilot_keeps_its_pace_and_steps_through_the_paces() -> None:
     assert pilot.pace == PACES[0] == 1
     pilot.stop()
     assert not pilot.playing
+
+
+def test_a_resumed_assisted_game_shows_the_best_it_did_not_make() -> None:
+    game = Game(4, 4, 2048, 8)
+    for direction in (Direction.LEFT, Direction.UP, Direction.RIGHT, Direction.DOWN) * 4:
+        game.move(direction)
+    assert game.score > 0
+    helped = Session(Game(4, 4, 2048, 8))
+    helped.assisted = True
+    assert Session(game, best=0, runs=helped.runs()).best == 0
+    assert Session(game, best=0).best == game.score
+
+
+# -- in the keyboard game's loop ------------------------------------------------
+
+
+class TimedConsole(ScriptedConsole):
+    """A scripted console that can wait for a key (``key_ready``): each
+    batch of typed keys comes after ``idle`` waits that time out, each
+    moving the fake clock by the time waited; autoplay moves in those."""
+
+    def __init__(self, script: Sequence[Tuple[int, bytes]], clock: FakeClock) -> None:
+        super().__init__([keys for _, keys in script])
+        self.idles = [idle for idle, _ in script]
+        self.clock = clock
+        self.waits: List[float] = []
+
+    def key_ready(self, seconds: float) -> bool:
+        assert self.idles, "the loop waited past the end of the script"
+        if self.idles[0] > 0:
+            self.idles[0] -= 1
+            self.waits.append(seconds)
+            self.clock.now += seconds
+            return False
+        return True
+
+    def read_actions(self, decoder: KeyDecoder) -> List[Action]:
+        self.idles.pop(0)  # waits left over: autoplay stopped by itself (game over)
+        return super().read_actions(decoder)
+
+    @contextmanager
+    def open(self, stdin: IO[Any], stdout: IO[Any], hooks: ScreenHooks) -> Iterator[Console]:
+        yield Console(self.read_actions, self.write, lambda: (WIDTH, HEIGHT), False, self.key_ready)
+
+    @property
+    def display(self) -> List[str]:
+        return list(emulate(self.screen_bytes, WIDTH, HEIGHT).display)
+
+
+def loop_context(data: Path, clock: FakeClock, record: Optional[io.StringIO] = None, **options: Any) -> Context:
+    ctx = context(data, clock, animation=False, **options)
+    if record is not None:
+        ctx = replace(ctx, recorder=Recorder(record, pytest.fail))
+    return ctx
+
+
+def test_autoplay_plays_saves_and_records_its_moves_like_typed_ones(data_home: Path) -> None:
+    clock = FakeClock()
+    record = io.StringIO()
+    record.close = lambda: None  # type: ignore[method-assign]  # read after the game
+    console = TimedConsole([(0, b"p"), (6, b"q")], clock)
+    assert play_terminal(loop_context(data_home, clock, record, seed=8), console.open) == 0
+    _, keys = split_header((data_home / "game-4x4-2048.keys").read_bytes())
+    assert keys.startswith(ASSISTED_MARK)
+    moves = keys[len(ASSISTED_MARK) :]
+    assert len(moves) == 6 and set(moves) <= set(b"wasd")
+    # The --record file holds the same moves, and replays to the board on screen.
+    rec_header, rec_keys = split_header(record.getvalue().encode())
+    assert rec_header is not None and rec_header.seed == 8
+    assert recorded_actions(rec_keys) == recorded_actions(moves)
+    session = played(8, rec_keys)
+    assert read_board(console.display, BIG, 4, 4) == [list(row) for row in session.game.board]
+    # The first move at once, then one every quarter of a second (4/s).
+    assert console.waits[0] == 0 and console.waits[1:] == [pytest.approx(0.25)] * 5
+    assert not (data_home / "best.json").exists() or "4x4-2048" not in json.loads((data_home / "best.json").read_text())
+
+
+def test_a_typed_move_takes_over_and_the_pace_changes(data_home: Path) -> None:
+    clock = FakeClock()
+    # p: the AI plays 2 moves; + (8/s): 2 more; w: the player's; then no more AI.
+    console = TimedConsole([(0, b"p"), (2, b"+"), (2, b"w"), (0, b"q")], clock)
+    play_terminal(loop_context(data_home, clock, seed=8), console.open)
+    keys = saved_keys(data_home)
+    assert keys.startswith(ASSISTED_MARK) and len(keys) == len(ASSISTED_MARK) + 5
+    assert console.waits[2:] == [pytest.approx(0.125), pytest.approx(0.125)]
+    assert not any("autoplay" in line for line in console.display)
+
+
+def test_autoplay_shows_its_pace_and_p_stops_it(data_home: Path) -> None:
+    clock = FakeClock()
+    console = TimedConsole([(0, b"p"), (1, b"-"), (1, b"p"), (0, b"q")], clock)
+    seen: List[str] = []
+    console.on_write = lambda text: seen.append(text)
+    play_terminal(loop_context(data_home, clock, seed=8), console.open)
+    screens = "".join(seen)
+    assert "autoplay 4/s - p or any move takes over" in screens  # ASCII: stdout is no terminal here
+    assert "autoplay 2/s" in screens
+    assert len(saved_keys(data_home)) == len(ASSISTED_MARK) + 2  # p stopped it after 2 moves
+    assert not any("autoplay" in line for line in console.display)
+
+
+def test_the_hint_shows_the_ais_move_without_moving_and_goes_at_the_next_key(data_home: Path) -> None:
+    clock = FakeClock()
+    console = TimedConsole([(0, b"w"), (0, b"t")], clock)
+    console.batches.append(b"q")
+    console.idles.append(0)
+    boards: List[Any] = []
+
+    def after_hint(text: str) -> None:
+        if len(boards) == 0 and "hint" in "".join(console.output):
+            boards.append(console.display)
+
+    console.on_write = after_hint
+    play_terminal(loop_context(data_home, clock, seed=8), console.open)
+    shown = boards[0]
+    expected = best_move(played(8, b"w").game)
+    assert expected is not None
+    assert any(f"hint: {expected.value}" in line for line in shown)  # ASCII: no arrow
+    assert read_board(shown, BIG, 4, 4) == [list(row) for row in played(8, b"w").game.board]
+    assert not any("hint" in line for line in console.display)  # q took it away
+    assert saved_keys(data_home) == b"w" + ASSISTED_MARK
+    assert "assisted" in console.display[0]
+
+
+def test_a_hint_with_no_move_left_says_so(data_home: Path) -> None:
+    clock = FakeClock()
+    # 2x2, goal 8: the AI plays to the end, stops by itself; t then finds nothing.
+    console = TimedConsole([(0, b"p"), (1000, b"t"), (0, b"q")], clock)
+    play_terminal(loop_context(data_home, clock, rows=2, cols=2, seed=3), console.open)
+    output = "".join(console.output)
+    assert "Game over" in output and "hint: no move changes the board" in output
+    assert output.index("Game over") < output.index("hint: no move")
+    # The finished game is kept as the AI's: no best without undo or AI from it.
+    (line,) = (data_home / "history.jsonl").read_text().splitlines()
+    assert json.loads(line)["ai"] is True and json.loads(line)["over"] is True
+    assert not (data_home / "best.json").exists()  # nor any best at all
+
+
+def test_autoplay_from_the_start_with_the_option(data_home: Path) -> None:
+    clock = FakeClock()
+    console = TimedConsole([(3, b"q")], clock)
+    play_terminal(loop_context(data_home, clock, seed=8, autoplay=True), console.open)
+    assert len(saved_keys(data_home)) == len(ASSISTED_MARK) + 3
+
+
+def test_the_ai_is_loaded_on_the_first_hint_never_at_start_up() -> None:
+    code = "import sys, ansi2048.cli, ansi2048.interactive, ansi2048.autoplay; print('ansi2048.ai' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True).stdout
+    assert out.strip() == b"False"
+
+
+@pytest.mark.posix
+def test_hint_and_autoplay_keys_in_a_pty(tmp_path: Path, data_home: Path) -> None:
+    from .test_terminal import FRAME_END, Run
+
+    record = tmp_path / "ai.keys"
+    run = Run(tmp_path, ["--seed", "7", "--new", "--record", str(record)], data_home)
+    run.frame()
+    run.child.send("t")
+    run.child.expect(rb"hint: \S+ (left|right|up|down)")
+    run.output += run.child.before + run.child.after
+    run.child.send("p")
+    run.child.expect("autoplay 4/s")
+    run.output += run.child.before + run.child.after
+    save = data_home / "game-4x4-2048.keys"
+    while len(split_header(save.read_bytes())[1].replace(ASSISTED_MARK, b"")) < 3:
+        run.child.expect(FRAME_END)  # each move draws frames; the pexpect timeout bounds the wait
+        run.output += run.child.before + run.child.after
+    run.child.send("w")  # takes over: the AI stops
+    run.frame()
+    run.child.send("q")
+    status, output = run.finish()
+    assert status == 0 and run.stty_unchanged()
+    display = emulate(output, 80, 30).display
+    assert "assisted" in display[0] or any("assisted" in line for line in display)
+    # The recording (the AI's moves and the player's) replays to the board on screen.
+    replayed = json_lines(run_cli(["--json"], record.read_bytes()).stdout)
+    assert replayed[-1]["board"] == read_board(display, BIG, 4, 4)
+    assert replayed[-1]["moves"] >= 4
