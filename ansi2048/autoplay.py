@@ -13,12 +13,15 @@ import warnings
 from typing import TYPE_CHECKING, Callable, Optional
 
 from . import __version__
+from .cast import HEADLESS_SIZE
 from .context import Context, Options
 from .engine import Direction, Game
 from .history import utc_date
 from .keys import move_action
 from .protocol import ACTION_NAMES, event, start_event
 from .records import daily_seed
+from .render.style import choose_depth
+from .screen import Screen, palette_for
 from .session import Session
 
 if TYPE_CHECKING:
@@ -126,6 +129,17 @@ def play_headless(ctx: Context) -> int:
     if emit is not None:
         emit(start_event(game, __version__))
     advisor = Advisor(options, ctx.warn)
+    screen: Optional[Screen] = None
+    if ctx.cast is not None:
+        # --cast: the game as a terminal would show it, a frame per move at
+        # autoplay's default pace (or --delay).
+        ctx.cast.step = options.delay or 1.0 / DEFAULT_PACE
+        title = f"ansi2048 --autoplay {game.rows}x{game.cols} seed {game.seed}"
+        frames = ctx.cast.tee(lambda text: None, lambda: HEADLESS_SIZE, title)
+        depth = choose_depth(options.color, True, ctx.env)
+        screen = Screen(frames, lambda: HEADLESS_SIZE, depth, ctx.env, replay=True, palette=palette_for(options))
+        screen.note = f"autoplay, seed {game.seed}"
+        screen.show(session)
     while True:
         direction = advisor.move(game)
         if direction is None:
@@ -137,6 +151,10 @@ def play_headless(ctx: Context) -> int:
         ctx.recorder.action(action)
         if emit is not None:
             emit(event(game, ACTION_NAMES[action], outcome.moved, outcome.spawn))
+        if screen is not None:
+            screen.show(session)
+    if screen is not None:
+        screen.close()
     if emit is None:
         write_summary(ctx.stdout, session, options, ctx.env)
     return EXIT_OK

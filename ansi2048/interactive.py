@@ -33,6 +33,8 @@ EXIT_OK = 0
 
 # Shown for one frame when u is pressed in a game without undo.
 NO_UNDO_NOTE = "undo is off (--no-undo)"
+# Shown while the AI loads, on the first t or p (ASCII: any depth).
+LOADING_NOTE = "loading the AI..."
 
 OpenConsole = Callable[[IO[Any], IO[Any], ScreenHooks], ContextManager[Console]]
 
@@ -208,6 +210,13 @@ def _loop(
         screen.note = greeting  # until the first key: then the latest warning, if any
         motion = Motion(console.key_ready, ctx.clock) if animates(ctx, console) else None
         assist = _Assist(session, ctx, keeper, console.key_ready)
+
+        def loading() -> None:
+            assert screen is not None
+            screen.note = LOADING_NOTE
+            screen.show(session)
+
+        assist.loading = loading
         if ctx.options.autoplay:
             assist.start()
         try:
@@ -375,9 +384,13 @@ class _Assist:
         self.hint: Optional[Direction] = None
         self.stuck = False  # the hint found no move that changes the board
         self.note = ""  # for the next frame only: the AI's warning, or why autoplay cannot run
+        # Called before the AI's first move: loading it takes a moment (about
+        # 0.2 s on 4x4), so the screen says so at once.
+        self.loading: Callable[[], None] = lambda: None
 
     def _move(self) -> Optional[Direction]:
         if self._advisor is None:
+            self.loading()
             self._advisor = Advisor(self._ctx.options, self._say)
         session = self._session
         if not session.assisted:

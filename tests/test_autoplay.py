@@ -385,6 +385,10 @@ def test_the_hint_shows_the_ais_move_without_moving_and_goes_at_the_next_key(dat
     assert read_board(shown, BIG, 4, 4) == [list(row) for row in played(8, b"w").game.board]
     assert not any("hint" in line for line in console.display)  # q took it away
     assert saved_keys(data_home) == b"w" + ASSISTED_MARK
+    # The AI loads on that first t: the screen said so at once, before the hint.
+    output = "".join(console.output)
+    assert output.count("loading the AI...") == 1
+    assert output.index("loading the AI...") < output.index("hint: ")
     assert "assisted" in console.display[0]
 
 
@@ -443,3 +447,17 @@ def test_hint_and_autoplay_keys_in_a_pty(tmp_path: Path, data_home: Path) -> Non
     replayed = json_lines(run_cli(["--json"], record.read_bytes()).stdout)
     assert replayed[-1]["board"] == read_board(display, BIG, 4, 4)
     assert replayed[-1]["moves"] >= 4
+
+
+def test_a_headless_game_can_be_cast(tmp_path: Path) -> None:
+    cast = tmp_path / "ai.cast"
+    result = run_cli(["--autoplay", "--seed", "3", "--size", "2x3", "--cast", str(cast)])
+    assert result.returncode == 0, result.stderr
+    moves = int(result.stdout.decode().split("moves ")[1].split()[0])
+    header, *events = [json.loads(line) for line in cast.read_text().splitlines()]
+    assert header["title"] == "ansi2048 --autoplay 2x3 seed 3"
+    frames = [e for e in events if "\x1b[?25h" not in e[2]]
+    assert len(frames) == 1 + moves  # the start, then one frame per move
+    # At autoplay's pace at least (a slow machine may add to it, never take away).
+    assert all(b[0] - a[0] >= 0.25 - 1e-6 for a, b in zip(frames, frames[1:]))
+    assert "Game over" in frames[-1][2]
