@@ -461,3 +461,28 @@ def test_a_headless_game_can_be_cast(tmp_path: Path) -> None:
     # At autoplay's pace at least (a slow machine may add to it, never take away).
     assert all(b[0] - a[0] >= 0.25 - 1e-6 for a, b in zip(frames, frames[1:]))
     assert "Game over" in frames[-1][2]
+
+
+@pytest.mark.posix
+def test_autoplay_goes_on_after_a_key_that_is_no_action_and_a_resize(tmp_path: Path, data_home: Path) -> None:
+    from .test_terminal import FRAME_END, Run
+
+    run = Run(tmp_path, ["--seed", "7", "--new", "--autoplay"], data_home)
+    run.frame()  # the game is up, its save begun
+    save = data_home / "game-4x4-2048.keys"
+
+    def moves() -> int:
+        return len(split_header(save.read_bytes())[1].replace(ASSISTED_MARK, b""))
+
+    def wait_for(count: int) -> None:
+        while moves() < count:
+            run.child.expect(FRAME_END)  # the pexpect timeout fails a game that stopped
+
+    wait_for(2)
+    run.child.send("x\x1b")  # no action, then a lone ESC: the AI plays on
+    wait_for(moves() + 3)
+    run.child.setwinsize(32, 90)  # a resize: it plays on too
+    wait_for(moves() + 3)
+    run.child.send("q")
+    status, _ = run.finish()
+    assert status == 0 and run.stty_unchanged()
