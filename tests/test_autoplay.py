@@ -486,3 +486,12 @@ def test_autoplay_goes_on_after_a_key_that_is_no_action_and_a_resize(tmp_path: P
     run.child.send("q")
     status, _ = run.finish()
     assert status == 0 and run.stty_unchanged()
+
+
+def test_the_keys_line_offers_the_hint_and_autoplay_where_it_has_room() -> None:
+    for ascii_only in (False, True):
+        keys = text(view(), ascii_only=ascii_only)[-1]
+        assert "t hint" in keys and "p autoplay" in keys and "q quit" in keys
+    narrow = frame_lines(view(), ColorDepth.NONE, 60, 30)[-1]
+    assert "q quit" in narrow and len(narrow) < 60
+    assert "t hint" not in text(view(replay=True))[-1]

@@ -404,6 +404,8 @@ def _keys(glyphs: _Glyphs, replay: bool, ending: str) -> List[List[Span]]:
     if replay:  # the keyboard does not play a replay: only Ctrl-C stops it
         return [[("replay " + d + " Ctrl-C stops", PLAIN)], [("Ctrl-C stops", PLAIN)]]
     texts = [
+        f"{a} / wasd / hjkl move {d} u undo {d} r new game {d} t hint {d} p autoplay {d} q quit",
+        f"{a} wasd hjkl move {d} u undo {d} r new {d} t hint {d} p autoplay {d} q quit",
         f"{a} / wasd / hjkl move {d} u undo {d} r new game {d} q quit",
         f"{a} wasd hjkl move {d} u undo {d} r new {d} q quit",
         f"{a} move {d} u undo {d} r new {d} q quit",
