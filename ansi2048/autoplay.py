@@ -123,7 +123,7 @@ def play_headless(ctx: Context) -> int:
         random_seed = lambda: day  # noqa: E731
     game = resolve_game(options, None, random_seed, ctx.warn)
     session = Session(game)
-    session.assisted = True
+    session.assist()
     ctx.recorder.start(game.seed, game.rows, game.cols, game.goal)
     emit = json_writer(ctx.stdout) if options.json else None
     if emit is not None:

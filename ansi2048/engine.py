@@ -385,10 +385,13 @@ class Game:
         self.over = self._is_over()
         return True
 
-    def restart(self) -> None:
-        """Start a new game (undoable) with a seed drawn from this game's generator."""
+    def restart(self, seed: Optional[int] = None) -> None:
+        """Start a new game (undoable): with ``seed`` if given (``--seed`` over
+        an unfinished game), else with a seed drawn from this game's generator."""
+        if seed is not None:
+            seed_state(seed)  # a bad seed must fail before the game is touched
         self._history.append(self._snapshot())
-        self._start(self._rng.next())
+        self._start(self._rng.next() if seed is None else seed)
 
     # -- internals ---------------------------------------------------------
 

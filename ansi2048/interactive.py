@@ -15,19 +15,32 @@ from .engine import Direction, Game, Slide, default_goal, trace_move
 from .history import utc_date, utc_timestamp
 from .keys import Action, KeyDecoder, move_action
 from .limits import DEFAULT_SIZE
+from .recording import ASSISTED, Item, Reseed
 from .records import Record, daily_seed
 from .render.motion import GAIN_SECONDS, SETTLE_SECONDS, SHAKE_SECONDS, motion_frames
+from .render.repaint import ERASE_LINE
 from .screen import Screen, color_depth, palette_for
 from .session import Played, Run, Session
 from .storage import Keeper
 from .terminal.console import Console, ScreenHooks
 from .terminal.signals import Hangup, shield_hangups
 
-__all__ = ["BEST_WRITE_INTERVAL", "NO_UNDO_NOTE", "BestWriter", "GameKeeper", "OpenConsole", "play_terminal"]
+__all__ = [
+    "BEST_WRITE_INTERVAL",
+    "NO_UNDO_NOTE",
+    "PROGRESS_AFTER",
+    "BestWriter",
+    "GameKeeper",
+    "OpenConsole",
+    "ResumeProgress",
+    "play_terminal",
+]
 
 # Seconds between writes of a rising best score during play: a write costs
 # up to ~10 ms here, which the next key should not wait for.
 BEST_WRITE_INTERVAL = 1.0
+# Seconds a resume may take before it says how far it is.
+PROGRESS_AFTER = 1.0
 
 EXIT_OK = 0
 
@@ -57,10 +70,11 @@ class BestWriter:
         self.stored = stored
         self._written_at = clock()
 
-    def offer(self, best: int) -> int:
-        """Write ``best`` if it is higher and the interval has passed; the
-        best to show (another game may have stored a higher one)."""
-        if best > self.stored and self._clock() - self._written_at >= self._interval:
+    def offer(self, best: int, urgent: bool = False) -> int:
+        """Write ``best`` if it is higher and the interval has passed (or
+        ``urgent``: nothing else would recover it after a kill); the best to
+        show (another game may have stored a higher one)."""
+        if best > self.stored and (urgent or self._clock() - self._written_at >= self._interval):
             self.stored = self._store(best)
             self._written_at = self._clock()
         return max(best, self.stored)
@@ -89,6 +103,34 @@ class GameKeeper:
         self._keeper.keep(Record.of(played, utc_timestamp(self._now()), daily))
 
 
+class ResumeProgress:
+    """Says how far a long resume is, on one line of the terminal before the
+    board is up; silent if the resume takes less than ``PROGRESS_AFTER``."""
+
+    def __init__(self, stream: IO[str], clock: Callable[[], float]) -> None:
+        self._stream = stream
+        self._clock = clock
+        self._started = clock()
+        self._shown = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        if self._clock() - self._started < PROGRESS_AFTER:
+            return
+        percent = min(100, done * 100 // max(total, 1))
+        if percent != self._shown:
+            self._shown = percent
+            self._write(f"\rresuming your saved game: {percent}%")
+
+    def end(self) -> None:
+        if self._shown >= 0:
+            self._write("\r" + ERASE_LINE)
+
+    def _write(self, text: str) -> None:
+        with suppress(OSError):
+            self._stream.write(text)
+            self._stream.flush()
+
+
 def play_terminal(
     ctx: Context, open_console: Optional[OpenConsole] = None, on_end: Optional[Callable[[Session], None]] = None
 ) -> int:
@@ -108,25 +150,32 @@ def play_terminal(
     keeper = Keeper(ctx.env, rows, cols, goal, ctx.warn, daily)
     games = GameKeeper(keeper, ctx.now, daily)
     try:
-        resumed = keeper.resume()
-        if resumed is not None and (
-            options.seed is not None
-            or (daily is not None and (options.new or _run_seed(resumed.runs, resumed.game) != daily_seed(daily)))
+        progress = ResumeProgress(ctx.stdout, ctx.clock)
+        resumed = keeper.resume(progress)
+        progress.end()
+        if (
+            resumed is not None
+            and daily is not None
+            and (options.new or _run_seed(resumed.runs, resumed.game) != daily_seed(daily))
         ):
-            # --seed asks for another game, and a daily save may hold another
-            # day's game (or --new asks for today's afresh): the unfinished
-            # one is kept aside.
-            keeper.set_aside()
-            resumed = None
+            # The daily save holds another day's game (or --new asks for
+            # today's afresh): today's starts as a restart into today's seed,
+            # so `u` still brings the other one back.
+            restart_seed: Optional[int] = daily_seed(daily)
+        else:
+            restart_seed = options.seed
         undo = not options.no_undo
         if resumed is not None:
             session = Session(resumed.game, keeper.best(), resumed.runs, undo=undo)
-            recorder.start(resumed.seed, rows, cols, goal, resumed.keys)
-            if options.new:
-                # A new game as the `r` key starts one: `u` brings the old back.
-                games.keep(session.apply(Action.RESTART).ended)
-                keeper.append(Action.RESTART)
-                recorder.action(Action.RESTART)
+            recorder.start(resumed.seed, rows, cols, goal, resumed.items())
+            if options.new or restart_seed is not None:
+                # A new game as the `r` key starts one, `u` brings the old one
+                # back; --seed (or the day) names the new game's seed, saved
+                # as a directive.
+                restart: Item = Action.RESTART if restart_seed is None else Reseed(restart_seed)
+                games.keep(session.restart(restart_seed).ended)
+                keeper.append(restart)
+                recorder.action(restart)
         else:
             if daily is not None:
                 seed = daily_seed(daily)
@@ -139,7 +188,8 @@ def play_terminal(
         for message in keeper.drain_warnings():
             ctx.warn(message)
         keeper.warn = recorder.warn = notes.append  # from here on the board is up: warn on it
-        greeting = _resumed_note(session.game.moves) if resumed is not None and not options.new else ""
+        restarted = options.new or restart_seed is not None
+        greeting = _resumed_note(session.game.moves) if resumed is not None and not restarted else ""
         status = _loop(session, ctx, keeper, games, notes, open_console, greeting)
         if on_end is not None:
             on_end(session)
@@ -286,7 +336,9 @@ def _loop(
                 if motion is not None and animated:
                     motion.play(screen, session, slides, typed_at, gained, shake=bool(stuck))
                 screen.show(session, gained=gained)
-                session.best = best.offer(session.best)
+                # Written at once when no later key will come to write it (the
+                # game is over) or no save holds it meanwhile.
+                session.best = best.offer(session.best, urgent=session.game.over or not keeper.saving)
                 if motion is not None and gained and not pilot.playing:
                     # (While the AI plays, its next move comes first.)
                     motion.fade_gain(screen, session, typed_at)
@@ -394,8 +446,8 @@ class _Assist:
             self._advisor = Advisor(self._ctx.options, self._say)
         session = self._session
         if not session.assisted:
-            session.assisted = True
-            self._keeper.mark_assisted()
+            session.assist()
+            self._keeper.append(ASSISTED)  # the save keeps it: resumed, the game stays assisted
         return self._advisor.move(session.game)
 
     def _say(self, message: str) -> None:

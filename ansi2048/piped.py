@@ -15,10 +15,10 @@ from . import __version__
 from .cast import HEADLESS_SIZE, REPLAY_STEP
 from .context import Context, Options
 from .engine import Game, check_goal, check_size, default_goal
-from .keys import Action, KeyDecoder
+from .keys import Action
 from .limits import DEFAULT_SIZE
 from .protocol import ACTION_NAMES, event, start_event
-from .recording import FirstLine, Header
+from .recording import Assisted, BodyDecoder, FirstLine, Header, Item, Reseed, apply_item
 from .render.frame import View, summary_text
 from .render.style import choose_depth
 from .screen import Screen, color_depth, palette_for
@@ -127,7 +127,7 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
             emit_json(start_event(game, __version__))
     session = Session(game, undo=not options.no_undo)
     ctx.recorder.start(game.seed, game.rows, game.cols, game.goal)
-    decoder = KeyDecoder(comments=True)
+    decoder = BodyDecoder()
 
     screen: Optional[Screen] = None
     # Frames go to a terminal to watch, or only into the --cast file.
@@ -151,16 +151,19 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
         screen = Screen(frames, size, depth, ctx.env, replay=True, palette=palette_for(options))
         screen.note = f"replay · seed {game.seed}"
 
-    def take(actions: List[Action]) -> bool:
+    def take(actions: List[Item]) -> bool:
         """Apply actions; False once the game is quit."""
         for action in actions:
+            if isinstance(action, Assisted):
+                continue  # a save's mark: never decoded from a pipe (BodyDecoder(saved=False))
             if options.delay and (watching or options.json):
                 ctx.sleep(options.delay)
-            outcome = session.apply(action)
+            outcome = apply_item(session, action)
             if not outcome.refused:  # a refused undo (--no-undo) would undo when replayed
                 ctx.recorder.action(action)
             if options.json:
-                emit_json(event(game, ACTION_NAMES[action], outcome.moved, outcome.spawn))
+                name = ACTION_NAMES[Action.RESTART if isinstance(action, Reseed) else action]
+                emit_json(event(game, name, outcome.moved, outcome.spawn))
             if screen is not None:
                 screen.show(session)
             if session.quit:
@@ -174,6 +177,8 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
             if not data:
                 break
             going = take(decoder.feed(data))
+        if going:
+            take(decoder.finish())
 
     if not watching:
         if screen is not None:  # drawn for the cast alone

@@ -3,10 +3,20 @@
     # ansi2048 version=0.1.0 seed=7 size=4x4 goal=2048
     wasdwwu...
 
-Any further line starting with '#' is a comment. The header is what makes a
-bare ``ansi2048 < game.keys`` replay the recorded game exactly. Saved games
-use the same format, so splitting off the header and replaying the keys live
-here for both the command line and storage.
+Any further line starting with '#' is a comment, except a line that is itself
+a header with a seed (``# ansi2048 seed=N``): that restarts into seed N, as
+``r`` restarts into a drawn seed (``--seed N`` over an unfinished saved game
+writes one, so ``u`` still brings the old game back). The header is what
+makes a bare ``ansi2048 < game.keys`` replay the recorded game exactly. Saved
+games use the same format, so splitting off the header and replaying the keys
+live here for both the command line and storage.
+
+A saved game is decoded strictly (``BodyDecoder(saved=True)``): only the
+characters the game writes are keys, and only whole ``# `` lines are
+directives, so no stray byte in a save (a '#', an ESC) can hide the keys
+after it. A save also has the line ``# ai`` where the AI began to help in the
+game then on the board (:data:`ASSISTED`), so a resumed game stays assisted;
+a recording has no such line (to a replay it would be a comment).
 """
 
 from __future__ import annotations
@@ -14,22 +24,29 @@ from __future__ import annotations
 import re
 from contextlib import suppress
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Callable, List, Optional, Tuple
+from typing import IO, TYPE_CHECKING, Callable, Iterable, List, Optional, Tuple, Union
 
 from . import __version__
 from .keys import Action, KeyDecoder
 from .limits import MAX_SEED_DIGITS
 
 if TYPE_CHECKING:
-    from .session import Session
+    from .session import Outcome, Session
 
 __all__ = [
+    "ASSISTED",
     "BOM",
     "MAGIC",
+    "Assisted",
+    "BodyDecoder",
     "FirstLine",
     "Header",
+    "Item",
     "RecordError",
     "Recorder",
+    "Reseed",
+    "apply_item",
+    "encode_item",
     "format_header",
     "parse_header",
     "recorded_actions",
@@ -170,16 +187,164 @@ class FirstLine:
         self._word = b""
 
 
-def recorded_actions(keys: bytes) -> List[Action]:
-    """The actions that recorded ``keys`` replay: comments skipped, and quit
+@dataclass(frozen=True)
+class Reseed:
+    """A restart into ``seed`` (undoable): a header line inside the body."""
+
+    seed: int
+
+
+@dataclass(frozen=True)
+class Assisted:
+    """In a save: from here on the AI played or hinted in the game on the board."""
+
+
+ASSISTED = Assisted()
+_ASSISTED_LINE = b"# ai"
+
+# What a recording's body holds: action keys and restarts into a given seed
+# (and, in a save, where the AI began to help).
+Item = Union[Action, Reseed, Assisted]
+
+_NEWLINE = ord("\n")
+_SPACE = ord(" ")
+# A '#' line longer than this is no directive (a header with the longest seed
+# is about 1100 bytes): it is dropped as it streams, never held in memory.
+_MAX_DIRECTIVE = 2048
+# The characters the game writes to a save, one per action (quit is never saved).
+_SAVED: List[Optional[Action]] = [None] * 256
+for _action in Action:
+    if _action is not Action.QUIT and _action.game:  # the AI's keys are never saved
+        _SAVED[ord(_action.value)] = _action
+del _action
+_NOT_SAVED = bytes(b for b in range(256) if _SAVED[b] is None)
+
+
+def encode_item(item: Item) -> str:
+    """How ``item`` is written in a recording or save."""
+    if isinstance(item, Reseed):
+        return f"\n{MAGIC} seed={item.seed}\n"
+    if isinstance(item, Assisted):
+        return "\n" + _ASSISTED_LINE.decode("ascii") + "\n"
+    return item.value
+
+
+def apply_item(session: Session, item: Item) -> Outcome:
+    """Apply one recorded item to ``session``; its :class:`~.session.Outcome`."""
+    if isinstance(item, Reseed):
+        return session.restart(item.seed)
+    if isinstance(item, Assisted):
+        return session.assist()
+    return session.apply(item)
+
+
+class BodyDecoder:
+    """Incremental bytes -> items for a recording's body (what follows the
+    header line, so it starts at the beginning of a line).
+
+    ``saved=False`` (replays, bots): keys as :class:`~.keys.KeyDecoder` reads
+    them, '#' starts a comment. ``saved=True`` (the saved game): only the
+    characters the game writes count, and a '#' that does not start a
+    ``# `` line is a stray byte, so what was appended after it still counts.
+    In both, a line that is a header with a seed is a :class:`Reseed`.
+    """
+
+    def __init__(self, saved: bool = False) -> None:
+        self._saved = saved
+        self._keys = KeyDecoder(comments=False)
+        self._line: Optional[bytearray] = None  # a line that began with '#', so far
+        self._skipping = False  # inside a comment: drop bytes up to the newline
+        self._line_start = True
+
+    @property
+    def open_line(self) -> bool:
+        """True if the input so far ends inside a '#' line (a directive cut
+        short, say): a writer must end that line before appending keys."""
+        return self._line is not None or self._skipping
+
+    def _decode(self, data: bytes) -> List[Action]:
+        if not data:
+            return []
+        self._line_start = data[-1] == _NEWLINE
+        if self._saved:
+            table = _SAVED
+            return [table[b] for b in data.translate(None, _NOT_SAVED)]  # type: ignore[misc]
+        return self._keys.feed(data)
+
+    def _end_line(self, line: bytes) -> List[Item]:
+        """A whole line that began with '#': a directive, a comment, or (in a
+        save, '#' not followed by a space) a stray '#' before keys."""
+        header = parse_header(line.decode("utf-8", "replace")) if len(line) <= _MAX_DIRECTIVE else None
+        if header is not None and header.seed is not None:
+            return [Reseed(header.seed)]
+        if self._saved and line.rstrip(b"\r") == _ASSISTED_LINE:
+            return [ASSISTED]
+        if self._saved and line[1:2] != b" ":
+            return list(self._decode(line[1:]))
+        return []
+
+    def feed(self, data: bytes) -> List[Item]:
+        items: List[Item] = []
+        i, end = 0, len(data)
+        while i < end:
+            if self._skipping:
+                newline = data.find(b"\n", i)
+                if newline < 0:
+                    break
+                i, self._skipping, self._line_start = newline + 1, False, True
+            elif self._line is not None:
+                newline = data.find(b"\n", i)
+                stop = end if newline < 0 else newline
+                self._line += data[i:stop]
+                i = stop
+                if len(self._line) > _MAX_DIRECTIVE:
+                    line, self._line = bytes(self._line), None
+                    if self._saved and line[1:2] != b" ":
+                        items += self._decode(line[1:])
+                    else:
+                        self._skipping = True
+                elif newline >= 0:
+                    line, self._line = bytes(self._line), None
+                    items += self._end_line(line)
+                    i, self._line_start = newline + 1, True
+            else:
+                hash_at = data.find(b"#", i)
+                stop = end if hash_at < 0 else hash_at
+                items += self._decode(data[i:stop])
+                if hash_at < 0:
+                    break
+                i = hash_at + 1
+                if self._keys.pending:
+                    items += self._decode(b"#")  # inside an escape sequence
+                elif self._line_start:
+                    self._line = bytearray(b"#")
+                elif not self._saved:
+                    self._skipping = True
+                self._line_start = False
+        return items
+
+    def finish(self) -> List[Item]:
+        """The end of the input: a '#' line cut short gives what it holds."""
+        line, self._line, self._skipping = self._line, None, False
+        if line is None:
+            return []
+        if self._saved and line[1:2] != b" ":
+            return list(self._decode(bytes(line[1:])))
+        return []
+
+
+def recorded_actions(keys: bytes) -> List[Item]:
+    """The items that recorded ``keys`` replay: comments skipped, and quit
     dropped, because quitting is not part of a game."""
-    return [action for action in KeyDecoder(comments=True).feed(keys) if action is not Action.QUIT]
+    decoder = BodyDecoder()
+    items = decoder.feed(keys) + decoder.finish()
+    return [item for item in items if item is not Action.QUIT]
 
 
 def replay(session: Session, keys: bytes) -> None:
     """Apply recorded ``keys`` to ``session``."""
-    for action in recorded_actions(keys):
-        session.apply(action)
+    for item in recorded_actions(keys):
+        apply_item(session, item)
 
 
 # -- writing a recording ------------------------------------------------------
@@ -199,20 +364,22 @@ class Recorder:
         self._stream = stream
         self.warn = warn
 
-    def start(self, seed: int, rows: int, cols: int, goal: int, keys: bytes = b"") -> None:
-        """The header, and the keys already played (a resumed game is recorded whole)."""
+    def start(self, seed: int, rows: int, cols: int, goal: int, items: Iterable[Item] = ()) -> None:
+        """The header, and the items already played (a resumed game is recorded whole)."""
         if self._stream is not None:
             try:
-                self._stream.write(format_header(seed, rows, cols, goal, __version__))
-                self._stream.write(keys.decode("ascii", "replace"))
+                write = self._stream.write
+                write(format_header(seed, rows, cols, goal, __version__))
+                for item in items:
+                    write(encode_item(item))
                 self._stream.flush()
             except OSError as error:
                 raise RecordError(f"cannot write {self._stream.name!r}: {error.strerror or error}") from None
 
-    def action(self, action: Action) -> None:
+    def action(self, action: Item) -> None:
         if self._stream is not None:
             try:
-                self._stream.write(action.value)
+                self._stream.write(encode_item(action))
                 self._stream.flush()
             except OSError as error:
                 self.warn(f"cannot write the recording ({error.strerror or error}); recording stopped")

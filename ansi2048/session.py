@@ -137,6 +137,25 @@ class Session:
             return Status.OVER
         return Status.PLAYING
 
+    def restart(self, seed: Optional[int] = None) -> Outcome:
+        """Restart, undoably: into ``seed`` (``--seed`` over a saved game), or
+        as ``r`` does, into a seed drawn from the game's generator. The game
+        left, if it was played, is reported as ended; its run is kept for undo."""
+        self._celebrating = False
+        game = self.game
+        ended = self.played() if game.moves else None  # a game never played is not worth keeping
+        game.restart(seed)
+        self._left.append(self.run)
+        del self._left[:-UNDO_DEPTH]  # the engine cannot undo further back either
+        self.run = Run(game.seed)
+        return Outcome(Action.RESTART, True, game.spawned, ended)
+
+    def assist(self) -> Outcome:
+        """The AI helps (a hint, or its move) in the game on the board: from
+        now on its score raises no best. Nothing on the board changes."""
+        self.run.assisted = True
+        return Outcome(Action.HINT, False, None)
+
     def apply(self, action: Action) -> Outcome:
         game = self.game
         was_won = game.won
@@ -167,14 +186,7 @@ class Session:
                     run.used_undo = True
                     run.keys.append(action.value)
         elif action is Action.RESTART:
-            if game.moves:  # a game never played is not worth keeping
-                ended = self.played()
-            game.restart()
-            self._left.append(run)
-            del self._left[:-UNDO_DEPTH]  # the engine cannot undo further back either
-            self.run = Run(game.seed)
-            moved = True
-            spawn = game.spawned
+            return self.restart()
         elif action is Action.QUIT:
             moved = False
             self.quit = True

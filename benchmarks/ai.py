@@ -35,10 +35,10 @@ from ansi2048.ai import Player, heuristic
 from ansi2048.engine import Game
 
 
-def play(job: Tuple[str, int, int, int, int, Optional[float], int]) -> Dict[str, Any]:
-    kind, rows, cols, seed, level, budget, max_moves = job
+def play(job: Tuple[str, int, int, int, int, Optional[float], int, Optional[str]]) -> Dict[str, Any]:
+    kind, rows, cols, seed, level, budget, max_moves, weights = job
     game = Game(rows, cols, goal=2048, seed=seed)
-    player = Player(level=level, time_budget=budget)
+    player = Player(level=level, time_budget=budget, weights=weights)
     if kind == "ai":
         player.network()  # load outside the timed moves; the load is measured on its own
     times: List[float] = []
@@ -65,6 +65,8 @@ def main(argv: List[str]) -> int:
     parser.add_argument("--budget", type=float, default=None, help="time cap per move, seconds")
     parser.add_argument("--player", action="append", choices=("ai", "greedy"), help="repeatable; default ai")
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--tiles", help="comma-separated tiles to report, e.g. 256,512,1024")
+    parser.add_argument("--weights", help="4x4 weights file (default: the shipped one)")
     parser.add_argument("--max-moves", type=int, default=10**6, help="stop a game after this many moves")
     args = parser.parse_args(argv)
     rows, _, cols = args.size.partition("x")
@@ -79,19 +81,20 @@ def main(argv: List[str]) -> int:
         from ansi2048.ai import load_network
 
         start = time.perf_counter()
-        net, warning = load_network()
+        net, warning = load_network(args.weights)
         print(
             f"# first load (row tables are separate): {1000 * (time.perf_counter() - start):.0f} ms"
             + (f"; {warning}" if warning else f", {net.header.get('games') if net else '?'} training games")
         )
     print(
         f"{'player':8} {'games':>5} "
-        + " ".join(f"{t:>6}" for t in _tiles(shape))
+        + " ".join(f"{t:>6}" for t in _tiles(shape, args.tiles))
         + f" {'mean':>8} {'median':>8} {'ms/move':>8} {'p99 ms':>7} {'moves':>9}"
     )
+    tiles = _tiles(shape, args.tiles)
     for kind in args.player or ["ai"]:
         jobs = [
-            (kind, shape[0], shape[1], args.seed + i, args.level, args.budget, args.max_moves)
+            (kind, shape[0], shape[1], args.seed + i, args.level, args.budget, args.max_moves, args.weights)
             for i in range(args.games)
         ]
         if args.jobs > 1:
@@ -103,9 +106,7 @@ def main(argv: List[str]) -> int:
             results = [play(job) for job in jobs]
         times = sorted(t for r in results for t in r["times"])
         scores = [r["score"] for r in results]
-        shares = " ".join(
-            f"{100.0 * sum(1 for r in results if r['biggest'] >= t) / len(results):5.1f}%" for t in _tiles(shape)
-        )
+        shares = " ".join(f"{100.0 * sum(1 for r in results if r['biggest'] >= t) / len(results):5.1f}%" for t in tiles)
         print(
             f"{kind:8} {len(results):5d} {shares} {statistics.mean(scores):8.0f} {statistics.median(scores):8.0f} "
             f"{1000 * statistics.mean(times):8.2f} {1000 * times[int(0.99 * (len(times) - 1))]:7.1f} "
@@ -115,12 +116,15 @@ def main(argv: List[str]) -> int:
     return 0
 
 
-def _tiles(shape: Tuple[int, int]) -> List[int]:
-    """The tiles worth a column: the top five the shape can reasonably reach."""
+def _tiles(shape: Tuple[int, int], wanted: Optional[str]) -> List[int]:
+    """The tiles worth a column: ``--tiles`` if given, else five powers of two
+    around what a good player reaches on that many cells."""
+    if wanted:
+        return [int(t) for t in wanted.split(",")]
     cells = shape[0] * shape[1]
-    top = {4: 64, 6: 256, 8: 1024, 9: 1024, 10: 1024, 12: 2048, 15: 4096, 16: 16384}.get(cells)
+    top = {4: 32, 6: 256, 8: 512, 9: 1024, 12: 2048, 15: 4096, 16: 16384, 25: 16384, 36: 32768}.get(cells)
     if top is None:
-        top = 2 ** min(cells + 1, 31) if cells < 16 else 2 ** min(14 + (cells - 16) // 6, 20)
+        top = 2 ** min(cells // 2 + 6, 31)
     return [top >> k for k in range(4, -1, -1)]
 
 

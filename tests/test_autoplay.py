@@ -22,17 +22,19 @@ from ansi2048.context import Context, Options
 from ansi2048.engine import Direction, Game
 from ansi2048.interactive import play_terminal
 from ansi2048.keys import Action, KeyDecoder
-from ansi2048.recording import Recorder, recorded_actions, split_header
+from ansi2048.recording import ASSISTED, Recorder, encode_item, recorded_actions, split_header
 from ansi2048.render.frame import BIG, View, frame_lines
 from ansi2048.render.style import ColorDepth
 from ansi2048.session import Session
-from ansi2048.storage import ASSISTED_MARK, DataDir
+from ansi2048.storage import DataDir
 from ansi2048.terminal.console import Console, ScreenHooks
 
 from .conftest import json_lines, run_cli
 from .screen import emulate, read_board
 from .test_interactive import HEIGHT, WIDTH, FakeClock, ScriptedConsole, context, played, saved_keys
 
+# The line a save gets where the AI began to help.
+ASSISTED_MARK = encode_item(ASSISTED).encode()
 NAMES = {"up": "w", "left": "a", "down": "s", "right": "d"}
 
 
@@ -173,7 +175,7 @@ def test_the_hint_shows_arrow_and_word_and_the_ascii_word() -> None:
 def test_no_move_left_is_said_and_autoplay_shows_its_pace() -> None:
     assert "hint: no move changes the board" in text(view(stuck=True))
     assert "autoplay 8/s · p or any move takes over" in text(view(autoplay=8))
-    assert not any("autoplay" in line or "hint" in line for line in text(view()))
+    assert not any("autoplay" in line or "hint" in line for line in text(view())[:-1])  # the keys line offers them
 
 
 def test_an_assisted_game_says_so_in_the_header() -> None:
@@ -204,7 +206,7 @@ def test_a_resumed_assisted_game_stays_assisted_and_its_score_is_no_best(tmp_pat
     play("wasd")
     before = session.game.score
     session.assisted = True
-    save.mark_assisted()
+    save.append(ASSISTED)
     play("wasdwasdwasdwasd")
     assert session.game.score > before
     save.close()
@@ -224,11 +226,14 @@ def test_a_compacted_save_keeps_the_mark(tmp_path: Path) -> None:
         action = Action(key)
         if session.apply(action).moved:
             save.append(action)
-    save.mark_assisted()
+    save.append(ASSISTED)
     save.append(Action.LEFT)
     save.close()
     first = store.save_file(4, 4, 2048).load()
     assert first is not None and first.runs is not None and first.runs[0].assisted
+    compacted = store.save_file(4, 4, 2048).compact(first)
+    assert compacted is not None and compacted.runs is not None and compacted.runs[0].assisted
+    assert ASSISTED_MARK in (tmp_path / "game-4x4-2048.keys").read_bytes()
     again = store.save_file(4, 4, 2048).load()  # from the compacted file
     assert again is not None and again.runs is not None and again.runs[0].assisted
     assert again.game.board == first.game.board
@@ -349,7 +354,7 @@ def test_a_typed_move_takes_over_and_the_pace_changes(data_home: Path) -> None:
     keys = saved_keys(data_home)
     assert keys.startswith(ASSISTED_MARK) and len(keys) == len(ASSISTED_MARK) + 5
     assert console.waits[2:] == [pytest.approx(0.125), pytest.approx(0.125)]
-    assert not any("autoplay" in line for line in console.display)
+    assert not any("takes over" in line for line in console.display)
 
 
 def test_autoplay_shows_its_pace_and_p_stops_it(data_home: Path) -> None:
@@ -362,7 +367,7 @@ def test_autoplay_shows_its_pace_and_p_stops_it(data_home: Path) -> None:
     assert "autoplay 4/s - p or any move takes over" in screens  # ASCII: stdout is no terminal here
     assert "autoplay 2/s" in screens
     assert len(saved_keys(data_home)) == len(ASSISTED_MARK) + 2  # p stopped it after 2 moves
-    assert not any("autoplay" in line for line in console.display)
+    assert not any("takes over" in line for line in console.display)
 
 
 def test_the_hint_shows_the_ais_move_without_moving_and_goes_at_the_next_key(data_home: Path) -> None:
@@ -373,7 +378,7 @@ def test_the_hint_shows_the_ais_move_without_moving_and_goes_at_the_next_key(dat
     boards: List[Any] = []
 
     def after_hint(text: str) -> None:
-        if len(boards) == 0 and "hint" in "".join(console.output):
+        if len(boards) == 0 and "hint: " in "".join(console.output):
             boards.append(console.display)
 
     console.on_write = after_hint
@@ -383,7 +388,7 @@ def test_the_hint_shows_the_ais_move_without_moving_and_goes_at_the_next_key(dat
     assert expected is not None
     assert any(f"hint: {expected.value}" in line for line in shown)  # ASCII: no arrow
     assert read_board(shown, BIG, 4, 4) == [list(row) for row in played(8, b"w").game.board]
-    assert not any("hint" in line for line in console.display)  # q took it away
+    assert not any("hint: " in line for line in console.display)  # q took it away
     assert saved_keys(data_home) == b"w" + ASSISTED_MARK
     # The AI loads on that first t: the screen said so at once, before the hint.
     output = "".join(console.output)
@@ -495,3 +500,12 @@ def test_the_keys_line_offers_the_hint_and_autoplay_where_it_has_room() -> None:
     narrow = frame_lines(view(), ColorDepth.NONE, 60, 30)[-1]
     assert "q quit" in narrow and len(narrow) < 60
     assert "t hint" not in text(view(replay=True))[-1]
+
+
+def test_a_save_reads_its_ai_line_and_never_the_ais_keys() -> None:
+    from ansi2048.recording import BodyDecoder
+
+    body = b"wt+p-=" + ASSISTED_MARK + b"d"
+    assert BodyDecoder(saved=True).feed(body) == [Action.UP, ASSISTED, Action.RIGHT]
+    # To a replay the line is a comment (and the AI's keys nothing).
+    assert BodyDecoder().feed(body) == [Action.UP, Action.RIGHT]

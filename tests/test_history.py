@@ -18,10 +18,11 @@ from ansi2048.interactive import NO_UNDO_NOTE, play_terminal
 from ansi2048.keys import KeyDecoder
 from ansi2048.recording import Recorder, split_header
 from ansi2048.records import Record, daily_seed, latest
+from ansi2048.render.frame import BIG
 from ansi2048.session import Session
 
 from .conftest import run_cli
-from .screen import dump, emulate
+from .screen import dump, emulate, read_board
 from .test_interactive import HEIGHT, WIDTH, ScriptedConsole, context
 
 # 2026-11-22T12:43:28Z
@@ -174,16 +175,21 @@ def test_the_daily_game_is_seeded_by_the_utc_date_with_its_own_save_and_best(dat
     best = json.loads((data / "best.json").read_text())
     assert best["daily-2026-11-22-4x4-2048"] > 0
 
-    # The next run the same day resumes it; the next day's run keeps it aside
-    # and starts that day's game.
+    # The next run the same day resumes it; the next day's run starts that
+    # day's game as a restart into its seed (as --seed does: `u` brings
+    # yesterday's back), leaving no stray file.
     play_terminal(ctx_at(data, daily=True), ScriptedConsole([b"q"]).open)
     assert split_header((data / "game-daily-4x4-2048.keys").read_bytes())[1] == keys
     warnings: List[str] = []
     play_terminal(ctx_at(data, now=NOW + 86400, warnings=warnings, daily=True), ScriptedConsole([b"q"]).open)
-    header, _ = split_header((data / "game-daily-4x4-2048.keys").read_bytes())
-    assert header is not None and header.seed == 20261123
-    assert any("kept as" in w for w in warnings)
-    assert any(p.name.startswith("game-daily-4x4-2048.keys.unfinished-") for p in data.iterdir())
+    save = (data / "game-daily-4x4-2048.keys").read_bytes()
+    assert b"\n# ansi2048 seed=20261123\n" in save
+    assert not warnings
+    assert not any(".unfinished-" in p.name for p in data.iterdir())
+    console = ScriptedConsole([b"q"])
+    play_terminal(ctx_at(data, now=NOW + 86400, daily=True), console.open)
+    shown = read_board(emulate(console.screen_bytes, WIDTH, HEIGHT).display, BIG, 4, 4)
+    assert shown == [list(row) for row in Game(seed=20261123).board]
 
 
 def test_a_finished_daily_game_is_marked_daily(data: Path) -> None:

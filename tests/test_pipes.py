@@ -70,9 +70,11 @@ def test_a_recording_piped_in_late_replays_that_recording() -> None:
 
 
 def test_keys_before_any_header_keep_the_first_start_object() -> None:
+    # A header line after keys starts no new game set-up: it is a restart
+    # into its seed, as in a saved game (`--seed` over an unfinished one).
     events = json_lines(run_cli(["--json", "--seed", "3"], b"w\n# ansi2048 seed=9\nw").stdout)
-    assert [e["action"] for e in events] == ["start", "up", "up"]
-    assert {e["seed"] for e in events} == {3}
+    assert [e["action"] for e in events] == ["start", "up", "restart", "up"]
+    assert [e["seed"] for e in events] == [3, 3, 9, 9]
 
 
 # -- item 15: long header lines, split anywhere ---------------------------------

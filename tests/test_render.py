@@ -579,10 +579,10 @@ def test_banners(depth: ColorDepth) -> None:
     assert "Game over" not in playing and "You reached" not in playing
     assert "2048" in playing  # the goal is on screen
     won = text(Status.WON, False, goal=4096)
-    assert "You reached 4096! Any move plays on" in won
+    assert "You reached 4096!" in won and "any move plays on" in won
     assert "Game over" not in won
     over = text(Status.OVER, True)
-    assert "Game over" in over and "u undo, r new game" in over and "You reached" not in over
+    assert "Game over" in over and "u undo" in over and "r new game" in over and "You reached" not in over
     both = text(Status.WON, True)
     assert "You reached 2048! Game over" in both
     # Narrow terminals keep the gist.
@@ -593,6 +593,12 @@ def test_banners(depth: ColorDepth) -> None:
 
 
 BANNERS = [(Status.WON, False), (Status.OVER, True), (Status.WON, True)]
+MESSAGES = ("You reached", "You won!", "Won!", "Game over", "Over")
+
+
+def message_lines(lines: Sequence[str]) -> List[int]:
+    """The frame lines that hold the win or game-over message."""
+    return [i for i, line in enumerate(lines) if any(m in re.sub(r"\x1b\[[0-9;]*m", "", line) for m in MESSAGES)]
 
 
 @pytest.mark.parametrize("depth", DEPTHS)
@@ -608,8 +614,11 @@ def test_banners_stay_within_the_board(depth: ColorDepth, shape: Tuple[int, int]
                 if layout is None:
                     continue
                 lines = frame_lines(view, depth, width, height)
-                board_width = layout.board_size(rows, cols)[0]
-                assert visible_width(lines[-2]) <= board_width, (status, goal, width, lines[-2])
+                board_width, board_height = layout.board_size(rows, cols)
+                on_board = message_lines(lines)
+                # The message sits on the board (an overlay), as wide as the board at most.
+                assert on_board and all(1 <= i <= board_height for i in on_board), (status, width, lines)
+                assert all(visible_width(lines[i]) <= board_width for i in range(1, 1 + board_height))
 
 
 def test_contrast_of_the_reported_banner() -> None:
@@ -622,12 +631,23 @@ def test_contrast_of_the_reported_banner() -> None:
 def test_banners_are_readable(depth: ColorDepth) -> None:
     for status, over in BANNERS:
         view = make_view(new_tile_boards()[0][0], status=status, over=over)
-        status_line = frame_lines(view, depth, 100, 40)[-2]
-        cells = [(char, fg, bg) for char, fg, bg in emitted_colours(status_line) if char != " "]
-        assert cells, status_line
+        lines = frame_lines(view, depth, 100, 40)
+        (line,) = (lines[i] for i in message_lines(lines))
+        cells = [(char, fg, bg) for char, fg, bg in emitted_colours(line) if char.isalpha()]
+        assert cells, line
         for char, fg, bg in cells:
-            assert -1 not in fg + bg, (status, status_line)  # both colours set
+            assert -1 not in fg + bg, (status, line)  # both colours set
             assert contrast_ratio(fg, bg) >= 4.5, (status, char, fg, bg, contrast_ratio(fg, bg))
+
+
+@pytest.mark.parametrize("depth", COLOUR_DEPTHS)
+def test_the_board_dims_under_the_message(depth: ColorDepth) -> None:
+    board = new_tile_boards()[0][0]
+    playing = frame_lines(make_view(board), depth, 100, 40)
+    over = frame_lines(make_view(board, status=Status.OVER, over=True), depth, 100, 40)
+    top_row = 2  # the first line of tiles, above the message
+    assert emitted_colours(playing[top_row]) != emitted_colours(over[top_row])
+    assert re.sub(r"\x1b\[[0-9;]*m", "", playing[top_row]) == re.sub(r"\x1b\[[0-9;]*m", "", over[top_row])
 
 
 def test_going_on_after_the_goal_names_the_next_tile() -> None:

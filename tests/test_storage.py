@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 from pathlib import Path
 from typing import Any, List
 
@@ -88,7 +89,11 @@ def test_a_finished_game_is_not_resumed(tmp_path: Path) -> None:
             if session.apply(action).moved:
                 save.append(action)
     save.close()
-    assert save.load() is None
+    loaded = save.load()
+    assert loaded is not None and loaded.game.over
+    keeper = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 2, 2, 2048, print)
+    assert keeper.resume() is None
+    keeper.close()
 
 
 @pytest.mark.parametrize(
@@ -256,7 +261,7 @@ def test_a_save_that_cannot_be_appended_to_is_left_alone(tmp_path: Path, monkeyp
     path = _save_with(tmp_path, 3, "wasd")
     before = path.read_bytes()
 
-    def refuse(self: SaveFile) -> None:
+    def refuse(self: SaveFile, end_line: bool = False) -> None:
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(SaveFile, "open_for_append", refuse)
@@ -269,21 +274,6 @@ def test_a_save_that_cannot_be_appended_to_is_left_alone(tmp_path: Path, monkeyp
     keeper.close()
     assert path.read_bytes() == before
     assert len(warnings) == 1 and "not be saved" in warnings[0]
-
-
-def test_setting_a_game_aside_keeps_it(tmp_path: Path) -> None:
-    path = _save_with(tmp_path, 3, "wasd")
-    before = path.read_bytes()
-    warnings: List[str] = []
-    keeper = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, warnings.append)
-    assert keeper.resume() is not None
-    keeper.set_aside()
-    keeper.begin(Game(seed=5))
-    keeper.close()
-    kept = [p for p in tmp_path.iterdir() if ".unfinished-" in p.name]
-    assert len(kept) == 1 and kept[0].read_bytes() == before
-    assert "seed=5 " in path.read_text()
-    assert len(warnings) == 1 and kept[0].name in warnings[0]
 
 
 def test_a_best_file_broken_during_play_is_reported(tmp_path: Path) -> None:
@@ -362,7 +352,15 @@ def test_best_scores_are_replaced_whole_never_rewritten_in_place(
         stream = real_open(file, mode, *args, **kwargs)
         return HalfWriter(stream) if "w" in mode and str(file).startswith(str(tmp_path)) else stream
 
+    real_fdopen = os.fdopen
+
+    def failing_fdopen(fd: int, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        stream = real_fdopen(fd, mode, *args, **kwargs)
+        return HalfWriter(stream) if "w" in mode else stream
+
+    # Every way a file may be written: by name, or through a descriptor.
     monkeypatch.setattr(builtins, "open", failing_open)
+    monkeypatch.setattr(os, "fdopen", failing_fdopen)
     with pytest.raises(OSError):
         store.record_best("4x4-2048", 2000)
     monkeypatch.undo()

@@ -49,6 +49,7 @@ def choose(
     depth: int,
     clock: Optional[Callable[[], float]] = None,
     deadline: float = 0.0,
+    twos_only: bool = False,
 ) -> Tuple[int, float]:
     """(index into MOVE_NAMES, expected value) of the best move; (-1, 0.0) if none.
 
@@ -57,6 +58,7 @@ def choose(
     ``clock()`` passes ``deadline`` (checked at every chance node).
     """
     value = net.value
+    top_depth = depth
     cache: Dict[Tuple[int, int], float] = {}
     leaves: Dict[int, float] = {}
 
@@ -74,8 +76,13 @@ def choose(
             raise Deadline
         empty = empty_cells(after)
         total = 0.0
-        for shift in empty:
-            total += 0.9 * best(after | (1 << shift), depth - 1) + 0.1 * best(after | (2 << shift), depth - 1)
+        if depth < top_depth and depth == 1 and twos_only:
+            # The last level of a deeper search: the 2s only, half the leaves.
+            for shift in empty:
+                total += best(after | (1 << shift), 0)
+        else:
+            for shift in empty:
+                total += 0.9 * best(after | (1 << shift), depth - 1) + 0.1 * best(after | (2 << shift), depth - 1)
         result = total / len(empty)
         cache[key] = result
         return result

@@ -349,36 +349,86 @@ def _header(view: View) -> List[List[Span]]:
     return marked
 
 
-def _status(view: View, glyphs: _Glyphs, depth: ColorDepth, palette: Palette, width: int) -> List[List[Span]]:
-    """The line under the board; the win and game-over banners are at most
-    ``width`` columns, the board's width."""
-    goal, dash, dot = view.goal, glyphs.dash, glyphs.dot
+def _banner(view: View, glyphs: _Glyphs, palette: Palette) -> Optional[Tuple[List[str], TilePair]]:
+    """The win or game-over message (variants, longest first) and its
+    colours, or None while neither is up."""
+    goal = view.goal
+    won = view.status is Status.WON
+    over = view.over or view.status is Status.OVER
+    if won and over:
+        return [f"You reached {goal}! Game over", "Won! Game over", "Game over"], palette.won
+    if won:
+        return [f"You reached {goal}!", "You won!", "Won!"], palette.won
+    if over:
+        return ["Game over", "Over"], palette.over
+    return None
+
+
+def _status(view: View, glyphs: _Glyphs) -> List[List[Span]]:
+    """The line under the board: what to do next, or the goal."""
+    dot = glyphs.dot
     won = view.status is Status.WON
     over = view.over or view.status is Status.OVER
     # Key hints only while keys work: not in a replay, not once play has ended.
     keys = not view.replay and not view.ending
-    if won and over:
-        texts = [f"You reached {goal}! Game over", "Won! Game over", "Game over"]
-        colors = palette.won
-    elif won:
-        texts = [f"You reached {goal}! Any move plays on", f"You reached {goal}! Play on"] if keys else []
-        texts += [f"You reached {goal}!", "You won!"]
-        colors = palette.won
-    elif over:
-        texts = [f"Game over {dash} u undo, r new game", "Game over: u undo, r new"] if keys else []
-        texts.append("Game over")
-        colors = palette.over
-    elif view.reached:
+    if over:
+        texts = [f"no moves left {dot} u undo {dot} r new game", "u undo, r new game", "u undo, r new"] if keys else []
+        return [[(text, PLAIN)] for text in texts] or [[("", PLAIN)]]
+    if won:
+        texts = [f"any move plays on {dot} r new game", "any move plays on", "play on"] if keys else []
+        return [[(text, PLAIN)] for text in texts] or [[("", PLAIN)]]
+    if view.reached:
         return [[(text, PLAIN)] for text in _going_on(view, dot)]
-    else:
-        return [[(f"Join the tiles, get to {goal}!", PLAIN)], [(f"Get to {goal}!", PLAIN)]]
+    return [[(f"Join the tiles, get to {view.goal}!", PLAIN)], [(f"Get to {view.goal}!", PLAIN)]]
+
+
+@cache
+def _dimmed(palette: Palette) -> Palette:
+    """``palette`` faded toward its grid colour: the board under a message."""
+
+    def dim(pair: TilePair) -> TilePair:
+        return mix(pair[0], palette.grid, _DIM), mix(pair[1], palette.grid, _DIM)
+
+    return replace(
+        palette,
+        tiles={value: dim(pair) for value, pair in palette.tiles.items()},
+        beyond=dim(palette.beyond),
+        empty=dim(palette.empty),
+    )
+
+
+# How far the board fades toward the grid under a win or game-over message.
+_DIM = 0.6
+
+
+def _overlay(
+    board: List[List[Span]], texts: Sequence[str], colors: TilePair, layout: Layout, depth: ColorDepth
+) -> List[List[Span]]:
+    """The message in a box over the middle of the board, inside its border:
+    never wider than the board."""
+    canvas = [_cells(spans) for spans in board]
+    width = len(canvas[0])
+    # Inside the grid border: ASCII draws it as one bar at each edge (and a
+    # wider gap's padding after the right one); colours as gap-wide columns.
+    start = 1 if depth is ColorDepth.NONE else layout.col_gap
+    inner = width - layout.col_gap - start
+    text = next((t for t in texts if len(t) + 2 <= inner), texts[-1][: max(0, inner - 2)])
     if depth is ColorDepth.NONE:
-        return [[(text, PLAIN)] for text in texts if len(text) <= width] or [[(texts[-1], PLAIN)]]
-    # A bar as wide as the board, the text centred on it. BASIC has no bold:
-    # the legacy console would make the dark text a lighter grey.
-    banner = style(colors[1], colors[0], depth is not ColorDepth.BASIC)
-    bars = [[(f" {text} ".center(width), banner)] for text in texts if len(text) + 2 <= width]
-    return bars or [[(texts[-1], banner)]]
+        rule = "+" + "-" * (inner - 2) + "+"
+        rows = [rule, "|" + text.center(inner - 2) + "|", rule]
+        box_style = PLAIN
+    else:
+        rows = [" " * inner, text.center(inner), " " * inner]
+        # BASIC has no bold: the legacy console would make the dark text lighter.
+        box_style = style(colors[1], colors[0], depth is not ColorDepth.BASIC)
+    middle = len(canvas) // 2
+    top = max(1, middle - len(rows) // 2) if len(canvas) >= len(rows) + 2 else max(0, middle - len(rows) // 2)
+    for offset, row in enumerate(rows):
+        line = top + offset
+        if 0 <= line < len(canvas):
+            for column, char in enumerate(row):
+                canvas[line][start + column] = (char, box_style)
+    return [merge_spans(line) for line in canvas]
 
 
 def _going_on(view: View, dot: str) -> List[str]:
@@ -492,16 +542,19 @@ def frame_lines(
     rows = len(view.board)
     board_width, _ = layout.board_size(rows, len(view.board[0]) if rows else 0)
     lines = [fit(_header(view), limit)]
+    banner = _banner(view, glyphs, palette) if sprites is None else None
+    board_palette = _dimmed(palette) if banner is not None and depth is not ColorDepth.NONE else palette
     if sprites is None:
-        board = _board_lines(view, layout, depth, glyphs, palette)
+        board = _board_lines(view, layout, depth, glyphs, board_palette)
     else:
         board = _sprite_board_lines(view, sprites, layout, depth, glyphs, palette)
+    if banner is not None:
+        board = _overlay(board, banner[0], banner[1], layout, depth)
     shake = min(shake, limit - board_width)
     if shake > 0:
         board = [[(" " * shake, PLAIN), *line] for line in board]
     lines.extend(board)
-    status_width = min(limit, board_width)
-    lines.append(fit(_status(view, glyphs, depth, palette, status_width), limit))
+    lines.append(fit(_status(view, glyphs), limit))
     if _has_note(view):
         lines.append(fit(_note(view, glyphs), limit))
     lines.append(fit(_keys(glyphs, view.replay, view.ending), limit))
