@@ -32,6 +32,7 @@ Shell:
 - ``cli``          ``main``: picks the play mode, turns failures into exit codes
 - ``piped``        keys from a pipe: replays, bots (JSON Lines), summaries
 - ``interactive``  the keyboard game, its loop and the best-score writer
+- ``autoplay``     the AI at play: hints and autoplay's player, headless games
 - ``storage``      the saved game and best scores in the user data directory
 - ``config``       the config file: option defaults and extra keys
 - ``history``      the history file of finished games, and UTC dates

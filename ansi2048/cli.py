@@ -8,7 +8,10 @@ Modes: ``--stats`` and ``--replay-best`` show your records
   and stdout gets the final board and summary;
 - otherwise a stream of keys (:mod:`.piped`): with ``--json`` one JSON object
   per action key; with stdout a terminal the game is shown as frames;
-  otherwise the final board and a summary are printed at the end.
+  otherwise the final board and a summary are printed at the end;
+- ``--autoplay`` where there is no keyboard game to watch (stdout not a
+  terminal, or ``--json``): the AI plays one whole game headless
+  (:mod:`.autoplay`), reading no input.
 """
 
 from __future__ import annotations
@@ -146,6 +149,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 return show_stats(ctx) if options.stats else replay_best(ctx)
             except NoSuchGame as error:
                 return _usage_error(str(error), stderr)
+        if options.autoplay and not (keyboard and isatty(stdout)):
+            # Nothing to watch it on: the AI plays one whole game, reading no input.
+            from .autoplay import play_headless
+
+            return play_headless(ctx)
         if keyboard:
             if isatty(stdout):
                 from .interactive import play_terminal

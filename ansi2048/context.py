@@ -40,6 +40,8 @@ class Options:
     replay_best: Optional[int] = None  # replay the Nth of the board's top 10
     daily: bool = False  # today's game, the same for everyone
     no_undo: bool = False  # hard mode: undo is off
+    autoplay: bool = False  # the AI plays: on screen, or headless (not a terminal, --json)
+    ai_time: Optional[float] = None  # seconds per AI move (a deeper search); None: the default
 
 
 @dataclass(frozen=True)

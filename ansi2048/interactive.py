@@ -9,12 +9,13 @@ from __future__ import annotations
 from contextlib import suppress
 from typing import IO, Any, Callable, ContextManager, List, Optional, Sequence, Tuple
 
+from .autoplay import Advisor, Pilot
 from .context import Context, Options
-from .engine import Game, Slide, default_goal, trace_move
+from .engine import Direction, Game, Slide, default_goal, trace_move
 from .history import utc_date, utc_timestamp
-from .keys import SCREEN_KEYS, Action, KeyDecoder
+from .keys import Action, KeyDecoder, move_action
 from .limits import DEFAULT_SIZE
-from .recording import Item, Reseed
+from .recording import ASSISTED, Item, Reseed
 from .records import Record, daily_seed
 from .render.motion import GAIN_SECONDS, SETTLE_SECONDS, SHAKE_SECONDS, motion_frames
 from .render.repaint import ERASE_LINE
@@ -45,6 +46,8 @@ EXIT_OK = 0
 
 # Shown for one frame when u is pressed in a game without undo.
 NO_UNDO_NOTE = "undo is off (--no-undo)"
+# Shown while the AI loads, on the first t or p (ASCII: any depth).
+LOADING_NOTE = "loading the AI..."
 
 OpenConsole = Callable[[IO[Any], IO[Any], ScreenHooks], ContextManager[Console]]
 
@@ -229,7 +232,7 @@ def _loop(
     open_console: OpenConsole,
     greeting: str = "",
 ) -> int:
-    decoder = KeyDecoder(comments=False, extra=SCREEN_KEYS + tuple(ctx.options.bindings))
+    decoder = KeyDecoder(comments=False, extra=ctx.options.bindings, assist=True)
     screen: Optional[Screen] = None
     best = BestWriter(keeper.record_best, ctx.clock, session.best)
 
@@ -257,7 +260,18 @@ def _loop(
         screen.note = greeting  # until the first key: then the latest warning, if any
         motion = Motion(console.key_ready, ctx.clock) if animates(ctx, console) else None
         helping = False  # the help screen is up
+        assist = _Assist(session, ctx, keeper, console.key_ready)
+
+        def loading() -> None:
+            assert screen is not None
+            screen.note = LOADING_NOTE
+            screen.show(session)
+
+        assist.loading = loading
+        if ctx.options.autoplay:
+            assist.start()
         try:
+            assist.show(screen)
             screen.show(session)
             while True:
                 if helping:
@@ -269,18 +283,40 @@ def _loop(
                 refused = False
                 stuck = ""  # a move that changed nothing: say so
                 gained = 0
-                actions = console.read_actions(decoder)
+                pilot = assist.pilot
+                if pilot.playing and screen.fits and not assist.key_ready(pilot.wait()):
+                    # No key came before the AI's next move was due: it plays,
+                    # as if its key had been typed.
+                    move = assist.autoplayed()
+                    actions = [move] if move is not None else []
+                    autoplayed = True
+                else:
+                    actions = console.read_actions(decoder)
+                    if actions:
+                        assist.next_key()
+                    autoplayed = False
                 typed_at = ctx.clock()
                 # One move read alone is shown moving; typed-ahead keys are
                 # all played and the screen catches up in a single frame.
-                animated = motion is not None and len(actions) == 1 and screen.fits
+                # Autoplay's moves move too, when its pace leaves them the time.
+                animated = (
+                    motion is not None
+                    and len(actions) == 1
+                    and screen.fits
+                    and (not autoplayed or 1.0 / pilot.pace >= SETTLE_SECONDS)
+                )
                 slides: Tuple[Slide, ...] = ()
                 for action in actions:
                     if not screen.fits and action is not Action.QUIT:
                         continue  # no playing blind while the board cannot be shown
-                    if not action.in_game:
-                        helping = action is Action.HELP
+                    if not action.game:
+                        if action is Action.HELP:
+                            helping = True
+                        else:
+                            assist.key(action)  # the AI's keys: never the game's, nor saved or recorded
                         continue
+                    if not autoplayed:
+                        assist.took_over()  # any typed key of the game takes control back
                     game = session.game
                     before, score = game.cells, game.score
                     outcome = session.apply(action)
@@ -304,6 +340,7 @@ def _loop(
                     screen.show_help(session)
                     continue
                 screen.note = NO_UNDO_NOTE if refused else stuck or (notes[-1] if notes else "")
+                assist.show(screen)
                 if session.quit:
                     # The last frame says where the game went, not keys that no longer work.
                     game = session.game
@@ -315,7 +352,8 @@ def _loop(
                 # Written at once when no later key will come to write it (the
                 # game is over) or no save holds it meanwhile.
                 session.best = best.offer(session.best, urgent=session.game.over or not keeper.saving)
-                if motion is not None and gained:
+                if motion is not None and gained and not pilot.playing:
+                    # (While the AI plays, its next move comes first.)
                     motion.fade_gain(screen, session, typed_at)
         finally:
             # A second signal must not cut the saving and the restore short.
@@ -391,3 +429,91 @@ def _keep_at_exit(session: Session, keeper: Keeper, games: GameKeeper) -> None:
         games.keep(session.played())
     elif game.moves and not (session.used_undo or session.assisted):
         keeper.record_unaided(game.score)
+
+
+class _Assist:
+    """The AI's keys in the keyboard game: ``t`` the hint, ``p`` autoplay,
+    ``+``/``-`` its pace. The AI is made on the first of them (never at
+    start-up); the first hint or autoplayed move marks the game assisted,
+    in the session (no best from it) and in the save (it stays so)."""
+
+    def __init__(
+        self, session: Session, ctx: Context, keeper: Keeper, key_ready: Optional[Callable[[float], bool]]
+    ) -> None:
+        self._session = session
+        self._ctx = ctx
+        self._keeper = keeper
+        self._key_ready = key_ready  # waits for a key with a timeout: autoplay's timer
+        self._advisor: Optional[Advisor] = None
+        self.pilot = Pilot(ctx.clock)
+        self.hint: Optional[Direction] = None
+        self.stuck = False  # the hint found no move that changes the board
+        self.note = ""  # for the next frame only: the AI's warning, or why autoplay cannot run
+        # Called before the AI's first move: loading it takes a moment (about
+        # 0.2 s on 4x4), so the screen says so at once.
+        self.loading: Callable[[], None] = lambda: None
+
+    def _move(self) -> Optional[Direction]:
+        if self._advisor is None:
+            self.loading()
+            self._advisor = Advisor(self._ctx.options, self._say)
+        session = self._session
+        if not session.assisted:
+            session.assist()
+            self._keeper.append(ASSISTED)  # the save keeps it: resumed, the game stays assisted
+        return self._advisor.move(session.game)
+
+    def _say(self, message: str) -> None:
+        self.note = message
+
+    def key_ready(self, seconds: float) -> bool:
+        """Wait up to ``seconds`` for a key; whether one came."""
+        assert self._key_ready is not None  # autoplay only starts with it
+        return self._key_ready(seconds)
+
+    def start(self) -> None:
+        if self._key_ready is not None:
+            self.pilot.start()
+        else:
+            self.note = "autoplay needs a console that can wait for keys"
+
+    def key(self, action: Action) -> None:
+        """One of the AI's keys (never a game's)."""
+        if action is Action.HINT:
+            self.hint = self._move()
+            self.stuck = self.hint is None
+        elif action is Action.AUTOPLAY:
+            if self.pilot.playing:
+                self.pilot.stop()
+            else:
+                self.start()
+        elif action is Action.FASTER:
+            self.pilot.faster()
+        elif action is Action.SLOWER:
+            self.pilot.slower()
+
+    def took_over(self) -> None:
+        """The player typed a key of the game: autoplay stops, the hint goes."""
+        self.pilot.stop()
+        self.hint, self.stuck = None, False
+
+    def next_key(self) -> None:
+        """A key came, or the AI moved: the hint and the one-frame note go."""
+        self.hint, self.stuck, self.note = None, False, ""
+
+    def autoplayed(self) -> Optional[Action]:
+        """The AI's next move, as its key; None, and autoplay off, when no
+        move is left. A hint goes (a note stays until a key is typed)."""
+        self.hint, self.stuck = None, False
+        direction = self._move()
+        if direction is None:
+            self.pilot.stop()
+            return None
+        self.pilot.moved()
+        return move_action(direction)
+
+    def show(self, screen: Screen) -> None:
+        screen.hint, screen.stuck = self.hint, self.stuck
+        screen.autoplay = self.pilot.pace if self.pilot.playing else 0
+        if self.note:
+            screen.note = self.note

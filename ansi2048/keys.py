@@ -4,6 +4,10 @@ Feed it bytes as they arrive, in chunks of any size (an escape sequence may be
 split across chunks); it returns the actions completed so far. Anything that
 is not an action key is ignored one key at a time: unknown or broken escape
 sequences, NUL, control bytes, invalid UTF-8 (bytes >= 0x80).
+
+The AI's keys (hint, autoplay and its pace) are the keyboard's alone: they are
+decoded only when asked for (``assist=True``), so a pipe, a recording or a save
+reads them as nothing, and :class:`~ansi2048.session.Session` never sees them.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from typing import Iterable, List, Optional, Tuple
 
 from .engine import Direction
 
-__all__ = ["ACTION_BYTES", "SCREEN_KEYS", "Action", "KeyDecoder"]
+__all__ = ["ACTION_BYTES", "ASSIST_BYTES", "Action", "KeyDecoder", "move_action"]
 
 
 class Action(Enum):
@@ -30,22 +34,32 @@ class Action(Enum):
     UNDO = "u"
     RESTART = "r"
     QUIT = "q"
+    # The keyboard's own keys: help and the AI's. Never applied to a game,
+    # recorded, saved or reported (see ``game``).
     HELP = "?"
+    HINT = "t"
+    AUTOPLAY = "p"
+    FASTER = "+"
+    SLOWER = "-"
 
     @property
     def direction(self) -> Optional[Direction]:
         return _DIRECTIONS.get(self)
 
     @property
-    def in_game(self) -> bool:
-        """An action of the game itself (recorded, replayed), not of the screen."""
-        return self not in _SCREEN_ONLY
+    def game(self) -> bool:
+        """A key of the game itself (moves, undo, new game, quit), which
+        ``Session.apply`` takes and recordings keep; the AI's keys are not."""
+        return self not in _ASSIST
 
 
-_SCREEN_ONLY = frozenset({Action.HELP})
+def move_action(direction: Direction) -> Action:
+    """The key that makes ``direction``'s move (the AI's moves are played as keys)."""
+    return _MOVES[direction]
 
-# Keys only the keyboard game has: ``KeyDecoder(extra=SCREEN_KEYS)``.
-SCREEN_KEYS = ((b"?", Action.HELP),)
+
+_ASSIST = frozenset((Action.HELP, Action.HINT, Action.AUTOPLAY, Action.FASTER, Action.SLOWER))
+
 
 _DIRECTIONS = {
     Action.UP: Direction.UP,
@@ -53,6 +67,8 @@ _DIRECTIONS = {
     Action.DOWN: Direction.DOWN,
     Action.RIGHT: Direction.RIGHT,
 }
+
+_MOVES = {direction: action for action, direction in _DIRECTIONS.items()}
 
 # Plain keys: WASD, vim hjkl, u r q, in either case (caps lock on), Ctrl-C.
 ACTION_BYTES = {
@@ -67,6 +83,21 @@ for _key, _action in ACTION_BYTES.items():
     _BY_BYTE[_key[0]] = _action
     _BY_BYTE[_key.upper()[0]] = _action
 _BY_BYTE[0x03] = Action.QUIT  # Ctrl-C arrives as a byte: the terminal runs with ISIG off
+
+# The keyboard's own keys (``assist``): ? help, t hint, p autoplay, + and
+# - its pace ('=' too: '+' without shift on most layouts).
+ASSIST_BYTES = {
+    b"?": Action.HELP,
+    b"t": Action.HINT,
+    b"p": Action.AUTOPLAY,
+    b"+": Action.FASTER,
+    b"=": Action.FASTER,
+    b"-": Action.SLOWER,
+}
+_WITH_ASSIST = list(_BY_BYTE)
+for _key, _action in ASSIST_BYTES.items():
+    _WITH_ASSIST[_key[0]] = _action
+    _WITH_ASSIST[_key.upper()[0]] = _action
 del _key, _action
 
 # Final byte of an arrow key, in both CSI (ESC [ A) and SS3 (ESC O A) form.
@@ -96,14 +127,17 @@ class KeyDecoder:
 
     ``extra``: more (byte, action) keys (the config file's); a byte that
     already meant another action means the new one instead.
+
+    ``assist``: decode the AI's keys too (the keyboard game); otherwise they
+    are ignored like any other key that is not an action.
     """
 
-    def __init__(self, comments: bool = True, extra: Iterable[Tuple[bytes, Action]] = ()) -> None:
+    def __init__(self, comments: bool = True, extra: Iterable[Tuple[bytes, Action]] = (), assist: bool = False) -> None:
         self._comments = comments
-        self._by_byte = _BY_BYTE
+        self._by_byte = _WITH_ASSIST if assist else _BY_BYTE
         extra = tuple(extra)
         if extra:
-            self._by_byte = list(_BY_BYTE)
+            self._by_byte = list(self._by_byte)
             for key, action in extra:
                 self._by_byte[key[0]] = action
         self._state = _State.GROUND

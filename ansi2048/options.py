@@ -39,6 +39,10 @@ keys, as on the screen:
   u                             undo (the same move then spawns the same tile)
   r                             new game (u brings the old one back)
   q, Ctrl-C                     quit (the game is kept for next time)
+  t                             hint: the AI's move, shown, not played
+  p                             the AI plays (p again or a move takes over);
+                                + and - change its pace. Games the AI played
+                                or hinted in do not raise the best score
   Ctrl-Z                        suspend (fg comes back to the game)
   more keys, a default theme, size and goal: the config file (--config-path)
 
@@ -114,6 +118,16 @@ def _delay(text: str) -> float:
     return delay
 
 
+def _ai_time(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds <= 60:  # also rejects nan and inf
+        raise _bad("seconds above 0, up to 60", text)
+    return seconds
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="ansi2048",
@@ -175,6 +189,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-undo", action="store_true", help="hard mode: u does nothing in this game")
     parser.add_argument(
+        "--autoplay",
+        action="store_true",
+        help="the AI plays; not on a terminal (or --json): one whole game, headless",
+    )
+    parser.add_argument(
+        "--ai-time",
+        type=_ai_time,
+        metavar="SECONDS",
+        help="the AI thinks up to SECONDS a move, searching deeper (hint, autoplay)",
+    )
+    parser.add_argument(
         "--stats", action="store_true", help="show your records: games, best scores, charts (--json: as JSON)"
     )
     parser.add_argument(
@@ -209,6 +234,10 @@ def parse_options(argv: Optional[Sequence[str]]) -> Options:
     for option, given in (("--replay-best", args.replay_best is not None), ("--daily", args.daily)):
         if given and args.seed is not None:
             parser.error(f"argument {option}: not allowed with argument --seed (it picks the game)")
+    if args.autoplay:
+        for option, given in (("--stats", args.stats), ("--replay-best", args.replay_best is not None)):
+            if given:
+                parser.error(f"argument --autoplay: not allowed with argument {option}")
     from .context import Options  # only now: --help and --version never need it
 
     rows, cols = args.size if args.size else (None, None)
@@ -236,4 +265,6 @@ def parse_options(argv: Optional[Sequence[str]]) -> Options:
         replay_best=args.replay_best,
         daily=args.daily,
         no_undo=args.no_undo,
+        autoplay=args.autoplay,
+        ai_time=args.ai_time,
     )

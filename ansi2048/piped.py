@@ -18,7 +18,7 @@ from .engine import Game, check_goal, check_size, default_goal
 from .keys import Action
 from .limits import DEFAULT_SIZE
 from .protocol import ACTION_NAMES, event, start_event
-from .recording import BodyDecoder, FirstLine, Header, Item, Reseed, apply_item
+from .recording import Assisted, BodyDecoder, FirstLine, Header, Item, Reseed, apply_item
 from .render.frame import View, summary_text
 from .render.style import choose_depth
 from .screen import Screen, color_depth, palette_for
@@ -27,7 +27,7 @@ from .terminal import quiet_terminal
 from .terminal.signals import hangup_signals, shield_hangups
 from .terminal.streams import ChunkReader, isatty, terminal_size, write_all
 
-__all__ = ["play_piped", "resolve_game", "write_summary"]
+__all__ = ["json_writer", "play_piped", "resolve_game", "write_summary"]
 
 EXIT_OK = 0
 
@@ -86,7 +86,7 @@ def resolve_game(
     return Game(rows, cols, goal or default_goal(rows, cols), seed)
 
 
-def _json_writer(stdout: IO[str]) -> Callable[[Dict[str, Any]], None]:
+def json_writer(stdout: IO[str]) -> Callable[[Dict[str, Any]], None]:
     dumps = json.JSONEncoder(separators=(",", ":")).encode
 
     def emit(obj: Dict[str, Any]) -> None:
@@ -107,7 +107,7 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
     """Play the keys on stdin, or ``keys`` (a recording) if given."""
     options, stdout = ctx.options, ctx.stdout
     reader: Union[ChunkReader, _Given] = _Given(keys) if keys is not None else ChunkReader(ctx.stdin.fileno())
-    emit_json = _json_writer(stdout)
+    emit_json = json_writer(stdout)
     if options.json and keys is None and not _is_regular_file(ctx.stdin):
         # A bot may wait for the start object before it sends a key: it comes
         # at once, and again for the game a recording header sets up.
@@ -154,6 +154,8 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
     def take(actions: List[Item]) -> bool:
         """Apply actions; False once the game is quit."""
         for action in actions:
+            if isinstance(action, Assisted):
+                continue  # a save's mark: never decoded from a pipe (BodyDecoder(saved=False))
             if options.delay and (watching or options.json):
                 ctx.sleep(options.delay)
             outcome = apply_item(session, action)

@@ -14,7 +14,9 @@ live here for both the command line and storage.
 A saved game is decoded strictly (``BodyDecoder(saved=True)``): only the
 characters the game writes are keys, and only whole ``# `` lines are
 directives, so no stray byte in a save (a '#', an ESC) can hide the keys
-after it.
+after it. A save also has the line ``# ai`` where the AI began to help in the
+game then on the board (:data:`ASSISTED`), so a resumed game stays assisted;
+a recording has no such line (to a replay it would be a comment).
 """
 
 from __future__ import annotations
@@ -32,8 +34,10 @@ if TYPE_CHECKING:
     from .session import Outcome, Session
 
 __all__ = [
+    "ASSISTED",
     "BOM",
     "MAGIC",
+    "Assisted",
     "BodyDecoder",
     "FirstLine",
     "Header",
@@ -190,8 +194,17 @@ class Reseed:
     seed: int
 
 
-# What a recording's body holds: action keys and restarts into a given seed.
-Item = Union[Action, Reseed]
+@dataclass(frozen=True)
+class Assisted:
+    """In a save: from here on the AI played or hinted in the game on the board."""
+
+
+ASSISTED = Assisted()
+_ASSISTED_LINE = b"# ai"
+
+# What a recording's body holds: action keys and restarts into a given seed
+# (and, in a save, where the AI began to help).
+Item = Union[Action, Reseed, Assisted]
 
 _NEWLINE = ord("\n")
 _SPACE = ord(" ")
@@ -201,7 +214,7 @@ _MAX_DIRECTIVE = 2048
 # The characters the game writes to a save, one per action (quit is never saved).
 _SAVED: List[Optional[Action]] = [None] * 256
 for _action in Action:
-    if _action.in_game and _action is not Action.QUIT:
+    if _action is not Action.QUIT and _action.game:  # the keyboard's own keys are never saved
         _SAVED[ord(_action.value)] = _action
 del _action
 _NOT_SAVED = bytes(b for b in range(256) if _SAVED[b] is None)
@@ -211,6 +224,8 @@ def encode_item(item: Item) -> str:
     """How ``item`` is written in a recording or save."""
     if isinstance(item, Reseed):
         return f"\n{MAGIC} seed={item.seed}\n"
+    if isinstance(item, Assisted):
+        return "\n" + _ASSISTED_LINE.decode("ascii") + "\n"
     return item.value
 
 
@@ -218,6 +233,8 @@ def apply_item(session: Session, item: Item) -> Outcome:
     """Apply one recorded item to ``session``; its :class:`~.session.Outcome`."""
     if isinstance(item, Reseed):
         return session.restart(item.seed)
+    if isinstance(item, Assisted):
+        return session.assist()
     return session.apply(item)
 
 
@@ -260,6 +277,8 @@ class BodyDecoder:
         header = parse_header(line.decode("utf-8", "replace")) if len(line) <= _MAX_DIRECTIVE else None
         if header is not None and header.seed is not None:
             return [Reseed(header.seed)]
+        if self._saved and line.rstrip(b"\r") == _ASSISTED_LINE:
+            return [ASSISTED]
         if self._saved and line[1:2] != b" ":
             return list(self._decode(line[1:]))
         return []

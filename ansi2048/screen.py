@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import IO, Any, Callable, Mapping, Optional, Sequence, Tuple
 
 from .context import Options
+from .engine import Direction
 from .render.frame import View, frame_lines, help_lines, layout_for
 from .render.motion import Sprite
 from .render.palette import Palette
@@ -52,6 +53,10 @@ class Screen:
         in_place = env.get("TERM") != "dumb"
         self._repainter = Repainter(hide_cursor=in_place and not legacy, in_place=in_place)
         self.note = ""
+        # The AI's part of the note line: a hint (or that there is no move), autoplay's pace.
+        self.hint: Optional[Direction] = None
+        self.stuck = False
+        self.autoplay = 0
         self.fits = True  # the last frame showed the board, not "too small"
 
     def show(
@@ -68,7 +73,14 @@ class Screen:
         "+N" by the score; ``sprites`` and ``shake`` draw a frame of motion
         (see ``frame_lines``)."""
         width, height = self._size()
-        view = replace(View.of(session, self.note, self._replay), ending=ending, gained=gained)
+        view = replace(
+            View.of(session, self.note, self._replay),
+            ending=ending,
+            gained=gained,
+            hint=self.hint,
+            stuck=self.stuck,
+            autoplay=self.autoplay,
+        )
         self.fits = layout_for(view, width, height) is not None
         lines = frame_lines(view, self._depth, width, height, palette=self._palette, sprites=sprites, shake=shake)
         self._write(self._repainter.frame(lines, width, height))

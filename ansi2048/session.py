@@ -73,18 +73,22 @@ class Played:
 
 class Session:
     """A game plus what the screen needs beyond the rules: the win banner,
-    the best score, and whether the player has quit."""
+    the best score, and whether the player has quit.
+
+    Only the game's own keys are applied (``Action.game``): the AI's keys
+    (hint, autoplay) are the shell's, which marks the run ``assisted``."""
 
     def __init__(
         self, game: Game, best: int = 0, runs: Optional[Tuple[Run, List[Run]]] = None, undo: bool = True
     ) -> None:
         self.game = game
-        self.best = max(best, game.score)
         self.quit = False
         self.undo = undo  # False for --no-undo: ``u`` is refused
         # A resumed game brings its runs (``runs()`` of the session that
         # replayed the save); otherwise the game on the board starts here.
         self.run, self._left = runs if runs is not None else (Run(game.seed), [])
+        # A resumed game the AI helped in has a score that is no best.
+        self.best = best if self.run.assisted else max(best, game.score)
         self._celebrating = False
 
     @property
@@ -146,6 +150,12 @@ class Session:
         self.run = Run(game.seed)
         return Outcome(Action.RESTART, True, game.spawned, ended)
 
+    def assist(self) -> Outcome:
+        """The AI helps (a hint, or its move) in the game on the board: from
+        now on its score raises no best. Nothing on the board changes."""
+        self.run.assisted = True
+        return Outcome(Action.HINT, False, None)
+
     def apply(self, action: Action) -> Outcome:
         game = self.game
         was_won = game.won
@@ -182,6 +192,7 @@ class Session:
             self.quit = True
         else:
             raise ValueError(f"unknown action {action!r}")
-        if game.score > self.best:
+        # A game the AI played or hinted in does not raise the best score.
+        if game.score > self.best and not self.run.assisted:
             self.best = game.score
         return Outcome(action, moved, spawn, ended)

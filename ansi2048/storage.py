@@ -291,7 +291,8 @@ class SaveFile:
             self._stream.write(b"\n")
 
     def append(self, item: Item) -> None:
-        if self._stream is not None and item is not Action.QUIT:
+        """One item, in one write (whole or absent); never quit, nor the AI's keys."""
+        if self._stream is not None and item is not Action.QUIT and (not isinstance(item, Action) or item.game):
             self._stream.write(encode_item(item).encode("ascii"))
 
     def close(self) -> None:

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ansi2048.engine import Direction
-from ansi2048.keys import Action, KeyDecoder
+from ansi2048.keys import Action, KeyDecoder, move_action
 
 UP, DOWN, LEFT, RIGHT = Action.UP, Action.DOWN, Action.LEFT, Action.RIGHT
 ESC = b"\x1b"
@@ -52,19 +52,34 @@ def test_action_keys_in_both_cases(key: str, action: Action) -> None:
 
 
 def test_action_values_and_directions() -> None:
-    # The canonical recording characters are WASD + u r q; the screen's own
-    # keys (help) are never recorded.
-    assert {a.value for a in Action if a.in_game} == set("wasdurq")
-    assert {a for a in Action if not a.in_game} == {Action.HELP}
+    # The canonical recording characters are WASD + u r q; the keyboard's own
+    # keys (help, the AI's) are never recorded.
+    assert {a.value for a in Action if a.game} == set("wasdurq")
     assert UP.direction is Direction.UP and DOWN.direction is Direction.DOWN
     assert LEFT.direction is Direction.LEFT and RIGHT.direction is Direction.RIGHT
     for action in (Action.UNDO, Action.RESTART, Action.QUIT):
         assert action.direction is None
     for action in Action:  # a recording's character decodes to its action
-        if action.in_game:
+        if action.game:
             assert decode(action.value.encode()) == [action]
         else:  # not from a pipe or a recording
             assert decode(action.value.encode()) == []
+
+
+def test_the_ais_keys_only_on_the_keyboard() -> None:
+    keys = b"tTpP+=-"
+    expected = [Action.HINT] * 2 + [Action.AUTOPLAY] * 2 + [Action.FASTER] * 2 + [Action.SLOWER]
+    assert KeyDecoder(comments=False, assist=True).feed(keys + b"w") == [*expected, Action.UP]
+    # A pipe, a recording, a save: they are nothing, like any other stray key.
+    assert decode(keys + b"w") == [Action.UP]
+    # Config bindings still apply on top of them.
+    bound = KeyDecoder(comments=False, extra=[(b"t", Action.UP)], assist=True)
+    assert bound.feed(b"tp") == [Action.UP, Action.AUTOPLAY]
+
+
+def test_move_action_is_the_key_of_each_direction() -> None:
+    for direction in Direction:
+        assert move_action(direction).direction is direction
 
 
 @pytest.mark.parametrize("final, action", sorted(ARROW_FINALS.items()))

@@ -172,6 +172,35 @@ def test_property_outcomes(seed: int, actions: list[Action]) -> None:
         best = session.best
 
 
+@pytest.mark.parametrize("action", [Action.HINT, Action.AUTOPLAY, Action.FASTER, Action.SLOWER])
+def test_the_ais_keys_are_not_the_sessions(action: Action) -> None:
+    assert not action.game
+    with pytest.raises(ValueError):
+        Session(Game(4, 4, 2048, 5)).apply(action)
+
+
+def test_an_assisted_game_does_not_raise_the_best() -> None:
+    session = Session(game_with([[8, 8], [0, 0]]), best=4)
+    session.assisted = True
+    session.apply(Action.LEFT)
+    assert session.game.score == 16
+    assert session.best == 4
+    assert session.played().assisted
+    # A new game is the player's own again: its scores count.
+    session.apply(Action.RESTART)
+    assert not session.assisted
+
+
+def test_undoing_into_an_assisted_game_keeps_it_assisted() -> None:
+    session = Session(game_with([[8, 8], [0, 0]]), best=0)
+    session.assisted = True
+    session.apply(Action.RESTART)
+    session.apply(Action.UNDO)  # the assisted game is back
+    assert session.assisted
+    session.apply(Action.LEFT)
+    assert session.game.score == 16 and session.best == 0
+
+
 def test_quit_flag() -> None:
     session = Session(Game(4, 4, 2048, 5))
     for action in (*MOVES, Action.UNDO, Action.RESTART):
@@ -224,7 +253,8 @@ def test_event_fields() -> None:
 
 
 def test_action_names() -> None:
-    assert set(ACTION_NAMES) == {a for a in Action if a.in_game}  # bots see only the game's actions
+    # The protocol names the game's keys; the AI's keys are never reported.
+    assert set(ACTION_NAMES) == {action for action in Action if action.game}
     assert {ACTION_NAMES[a] for a in MOVES} == {d.value for d in Direction}
     assert ACTION_NAMES[Action.UNDO] == "undo"
     assert ACTION_NAMES[Action.RESTART] == "restart"

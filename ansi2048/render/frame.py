@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import List, Optional, Sequence, Tuple
 
-from ..engine import biggest_tile
+from ..engine import Direction, biggest_tile
 from ..session import Session, Status
 from .color import mix
 from .motion import Phase, Sprite
@@ -54,6 +54,10 @@ class View:
     reached: bool = False  # a tile has reached the goal (the banner may be gone)
     ending: str = ""  # play has ended: this line instead of the keys, and no key offered
     gained: int = 0  # points the last move made: "+N" beside the score, briefly
+    hint: Optional[Direction] = None  # the AI's suggested move (t), on the note line
+    stuck: bool = False  # a hint was asked for and no move changes the board
+    autoplay: int = 0  # the AI is playing, this many moves a second (p); 0: it is not
+    assisted: bool = False  # the AI played or hinted in this game: its score is no best
 
     @classmethod
     def of(cls, session: Session, note: str = "", replay: bool = False) -> View:
@@ -72,6 +76,7 @@ class View:
             note=note,
             replay=replay,
             reached=game.won,
+            assisted=session.assisted,
         )
 
 
@@ -121,8 +126,12 @@ LAYOUTS = (BIG, MEDIUM, COMPACT, NARROW)
 _HEADER_LINES = 1
 
 
+def _has_note(view: View) -> bool:
+    return bool(view.note or view.hint or view.stuck or view.autoplay)
+
+
 def _text_lines(view: View) -> int:
-    return _HEADER_LINES + 2 + (1 if view.note else 0)
+    return _HEADER_LINES + 2 + (1 if _has_note(view) else 0)
 
 
 def _needs(view: View, layout: Layout) -> Tuple[int, int]:
@@ -162,6 +171,8 @@ class _Glyphs:
 # a pipe or a log may not be UTF-8.
 _UNICODE = _Glyphs(marker="•", arrows="←↑↓→", dot="·", dash="—", frame="┌┐└┘─│")
 _ASCII = _Glyphs(marker="*", arrows="arrows", dot="-", dash="-", frame="++++-|")
+# The hint's arrow per direction; ASCII has none that reads as one, the word says it.
+_HINT_ARROWS = {Direction.LEFT: "←", Direction.UP: "↑", Direction.DOWN: "↓", Direction.RIGHT: "→"}
 
 
 def _label(value: int, room: int) -> str:
@@ -340,13 +351,20 @@ def _header(view: View) -> List[List[Span]]:
     moves = [("  Moves ", PLAIN), (str(view.moves), BOLD)]
     seed = [("  Seed ", PLAIN), (str(view.seed), PLAIN)]
     gap = ("  ", PLAIN)
-    return [
+    variants = [
         [title, gap, *score, *best, *moves, *seed],
         [title, gap, *score, *best, *moves],
         [*score, *best, *moves],
         [*score, *best],
         score,
     ]
+    if not view.assisted:
+        return variants
+    # Said where the best is: this game's score does not count for it.
+    marked: List[List[Span]] = []
+    for variant in variants:
+        marked += [[*variant, ("  assisted", PLAIN)], variant]
+    return marked
 
 
 def _banner(view: View, glyphs: _Glyphs, palette: Palette) -> Optional[Tuple[List[str], TilePair]]:
@@ -454,6 +472,8 @@ def _keys(glyphs: _Glyphs, replay: bool, ending: str) -> List[List[Span]]:
     if replay:  # the keyboard does not play a replay: only Ctrl-C stops it
         return [[("replay " + d + " Ctrl-C stops", PLAIN)], [("Ctrl-C stops", PLAIN)]]
     texts = [
+        f"{a} wasd hjkl {d} u undo {d} r new game {d} t hint {d} p autoplay {d} ? help {d} q quit",
+        f"{a} move {d} u undo {d} r new {d} t hint {d} p autoplay {d} ? help {d} q quit",
         f"{a} wasd hjkl move {d} u undo {d} r new game {d} ? help {d} q quit",
         f"{a} move {d} u undo {d} r new {d} ? help {d} q quit",
         f"u undo {d} r new {d} ? help {d} q quit",
@@ -503,6 +523,26 @@ def help_lines(
     if len(lines) > room:
         lines = lines[-room:] if room > 0 else []
     return [paint(fit([spans], width - 1), depth) for spans in lines]
+
+
+def _note(view: View, glyphs: _Glyphs) -> List[List[Span]]:
+    """The note line: the hint or autoplay's pace, then the note (a warning,
+    say), shortest last; the AI's part stays when the note does not fit."""
+    dot = glyphs.dot
+    ai = ""
+    if view.hint is not None:
+        word = view.hint.value
+        ai = f"hint: {word}" if glyphs is _ASCII else f"hint: {_HINT_ARROWS[view.hint]} {word}"
+    elif view.stuck:
+        ai = "hint: no move changes the board"
+    elif view.autoplay:
+        ai = f"autoplay {view.autoplay}/s {dot} p or any move takes over"
+    note = _clean(view.note)
+    if not ai:
+        return [[(note, PLAIN)]]
+    if not note:
+        return [[(ai, PLAIN)]]
+    return [[(f"{ai} {dot} {note}", PLAIN)], [(ai, PLAIN)]]
 
 
 def _too_small(view: View, width: int, height: int) -> List[str]:
@@ -575,8 +615,8 @@ def frame_lines(
         board = [[(" " * shake, PLAIN), *line] for line in board]
     lines.extend(board)
     lines.append(fit(_status(view, glyphs), limit))
-    if view.note:
-        lines.append(fit([[(_clean(view.note), PLAIN)]], limit))
+    if _has_note(view):
+        lines.append(fit(_note(view, glyphs), limit))
     lines.append(fit(_keys(glyphs, view.replay, view.ending), limit))
     return [paint(spans, depth) for spans in lines]
 

@@ -142,7 +142,10 @@ def open_console(stdin: IO[Any], stdout: IO[Any], hooks: ScreenHooks) -> Iterato
             hooks.redraw()
 
     def read_actions(decoder: KeyDecoder) -> List[Action]:
-        """Block until at least one action."""
+        """Block until at least one action, or until what ``key_ready``
+        announced has been dealt with: a signal (an empty list after a
+        resize, as on Windows) or keys that are no action. Autoplay waits
+        with ``key_ready`` and must not then block here until a real key."""
         while True:
             timeout = ESC_TIMEOUT if decoder.pending else None
             ready, _, _ = select.select([in_fd, wake_r], [], [], timeout)
@@ -150,6 +153,7 @@ def open_console(stdin: IO[Any], stdout: IO[Any], hooks: ScreenHooks) -> Iterato
                 with suppress(BlockingIOError):
                     while os.read(wake_r, 512):
                         pass
+            signalled = bool(pending)
             handle_signals()
             if in_fd in ready:
                 try:
@@ -165,10 +169,13 @@ def open_console(stdin: IO[Any], stdout: IO[Any], hooks: ScreenHooks) -> Iterato
                 if ctrl_z:
                     suspend()
                     actions += decoder.feed(after)
-                if actions:
+                if actions or not decoder.pending:
                     return actions
             elif not ready:
-                decoder.flush()  # the ESC stood alone
+                decoder.flush()  # the ESC stood alone: no action
+                return []
+            elif signalled:
+                return []
 
     def key_ready(seconds: float) -> bool:
         """Wait up to ``seconds`` for input or a signal to act on."""
