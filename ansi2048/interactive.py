@@ -7,7 +7,7 @@ in-process with a scripted console and a fake clock."""
 from __future__ import annotations
 
 from contextlib import suppress
-from typing import IO, Any, Callable, ContextManager, List, Optional, Sequence, Tuple
+from typing import IO, Any, Callable, ContextManager, List, Optional, Tuple
 
 from .autoplay import Advisor, Pilot
 from .context import Context, Options
@@ -17,9 +17,9 @@ from .keys import Action, KeyDecoder, move_action
 from .limits import DEFAULT_SIZE
 from .recording import ASSISTED, Item, Reseed
 from .records import Record, daily_seed
-from .render.motion import GAIN_SECONDS, SETTLE_SECONDS, SHAKE_SECONDS, motion_frames
+from .render.motion import SETTLE_SECONDS
 from .render.repaint import ERASE_LINE
-from .screen import Screen, color_depth, palette_for
+from .screen import Motion, Screen, color_depth, palette_for, wants_motion
 from .session import Played, Run, Session
 from .storage import Keeper
 from .terminal.console import Console, ScreenHooks
@@ -366,58 +366,10 @@ def _loop(
 
 
 def animates(ctx: Context, console: Console) -> bool:
-    """Whether moves are shown moving: not when asked not to (``--no-animation``,
-    ``animation = false``, ``ANSI2048_NO_ANIMATION``), nor where frames cannot
-    be timed or repainted cheaply (``TERM=dumb``, the legacy Windows console)."""
-    return (
-        ctx.options.animation
-        and not ctx.env.get("ANSI2048_NO_ANIMATION")
-        and ctx.env.get("TERM") != "dumb"
-        and not console.legacy
-        and console.key_ready is not None
-    )
-
-
-class Motion:
-    """Plays the frames of a move at their times (:mod:`.render.motion`),
-    and stops the moment a key is typed: the caller then draws the settled
-    frame and plays the key at once, so motion never costs a key or a
-    millisecond of response."""
-
-    def __init__(self, key_ready: Optional[Callable[[float], bool]], clock: Callable[[], float]) -> None:
-        assert key_ready is not None
-        self._key_ready = key_ready
-        self._clock = clock
-
-    def _wait_until(self, moment: float) -> bool:
-        """Wait until ``moment``; False if a key came first."""
-        left = moment - self._clock()
-        return left <= 0 or not self._key_ready(left)
-
-    def play(
-        self, screen: Screen, session: Session, slides: Sequence[Slide], start: float, gained: int, shake: bool
-    ) -> None:
-        """The frames before the settled one, each at its time from ``start``."""
-        if shake:
-            # A move that changes nothing: the board nudges right and back.
-            screen.show(session, shake=1)
-            self._wait_until(start + SHAKE_SECONDS)
-            return
-        if not slides:
-            return
-        game = session.game
-        spawn = game.spawned
-        spawn_value = game.board[spawn[0]][spawn[1]] if spawn is not None else 0
-        for time, sprites in motion_frames(slides, game.cols, spawn, spawn_value):
-            if not self._wait_until(start + time):
-                return
-            screen.show(session, gained=gained, sprites=sprites)
-        self._wait_until(start + SETTLE_SECONDS)
-
-    def fade_gain(self, screen: Screen, session: Session, start: float) -> None:
-        """Take the "+N" away once it has shown for GAIN_SECONDS, unless a key comes first."""
-        if self._wait_until(start + GAIN_SECONDS):
-            screen.show(session)
+    """Whether moves are shown moving: as :func:`.screen.wants_motion` says,
+    and where frames can be timed and cut short (the legacy Windows console
+    cannot repaint them cheaply)."""
+    return wants_motion(ctx.options, ctx.env) and not console.legacy and console.key_ready is not None
 
 
 def _keep_at_exit(session: Session, keeper: Keeper, games: GameKeeper) -> None:

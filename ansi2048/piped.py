@@ -14,14 +14,15 @@ from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Tuple, Unio
 from . import __version__
 from .cast import HEADLESS_SIZE, REPLAY_STEP
 from .context import Context, Options
-from .engine import Game, check_goal, check_size, default_goal
+from .engine import Game, check_goal, check_size, default_goal, trace_move
 from .keys import Action
 from .limits import DEFAULT_SIZE
 from .protocol import ACTION_NAMES, event, start_event
 from .recording import Assisted, BodyDecoder, FirstLine, Header, Item, Reseed, apply_item
 from .render.frame import View, summary_text
+from .render.motion import SETTLE_SECONDS
 from .render.style import choose_depth
-from .screen import Screen, color_depth, palette_for
+from .screen import Motion, Screen, color_depth, palette_for, wants_motion
 from .session import Session
 from .terminal import quiet_terminal
 from .terminal.signals import hangup_signals, shield_hangups
@@ -151,13 +152,25 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
         screen = Screen(frames, size, depth, ctx.env, replay=True, palette=palette_for(options))
         screen.note = f"replay · seed {game.seed}"
 
+    def wait(seconds: float) -> bool:
+        ctx.sleep(seconds)
+        return False  # nothing cuts a replay's motion short: Ctrl-C stops the replay
+
+    # A replay watched slowly enough (--delay) shows its moves moving too.
+    delay = options.delay or 0.0
+    slow = watching and delay >= SETTLE_SECONDS and wants_motion(options, ctx.env)
+    motion = Motion(wait, ctx.clock) if slow else None
+
     def take(actions: List[Item]) -> bool:
         """Apply actions; False once the game is quit."""
         for action in actions:
             if isinstance(action, Assisted):
                 continue  # a save's mark: never decoded from a pipe (BodyDecoder(saved=False))
-            if options.delay and (watching or options.json):
-                ctx.sleep(options.delay)
+            direction = action.direction if isinstance(action, Action) else None
+            moving = motion is not None and direction is not None
+            if delay and (watching or options.json):
+                ctx.sleep(delay - SETTLE_SECONDS if moving else delay)
+            before, score = game.cells, game.score
             outcome = apply_item(session, action)
             if not outcome.refused:  # a refused undo (--no-undo) would undo when replayed
                 ctx.recorder.action(action)
@@ -165,7 +178,11 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
                 name = ACTION_NAMES[Action.RESTART if isinstance(action, Reseed) else action]
                 emit_json(event(game, name, outcome.moved, outcome.spawn))
             if screen is not None:
-                screen.show(session)
+                gained = game.score - score if direction is not None else 0
+                if motion is not None and direction is not None and outcome.moved:
+                    slides = trace_move(before, game.rows, game.cols, direction)
+                    motion.play(screen, session, slides, ctx.clock(), gained, shake=False)
+                screen.show(session, gained=gained)
             if session.quit:
                 return False
         return True

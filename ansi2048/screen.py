@@ -8,9 +8,9 @@ from dataclasses import replace
 from typing import IO, Any, Callable, Mapping, Optional, Sequence, Tuple
 
 from .context import Options
-from .engine import Direction
+from .engine import Direction, Slide
 from .render.frame import View, frame_lines, help_lines, layout_for
-from .render.motion import Sprite
+from .render.motion import GAIN_SECONDS, SETTLE_SECONDS, SHAKE_SECONDS, Sprite, motion_frames
 from .render.palette import Palette
 from .render.repaint import Repainter
 from .render.style import ColorDepth, choose_depth
@@ -18,7 +18,7 @@ from .render.themes import THEMES
 from .session import Session
 from .terminal.streams import isatty
 
-__all__ = ["Screen", "color_depth", "palette_for"]
+__all__ = ["Motion", "Screen", "color_depth", "palette_for", "wants_motion"]
 
 
 def color_depth(options: Options, stream: IO[Any], env: Mapping[str, str], legacy: bool = False) -> ColorDepth:
@@ -94,3 +94,52 @@ class Screen:
     def close(self) -> None:
         """Leave the final frame on screen, the cursor shown, below it."""
         self._write(self._repainter.close())
+
+
+def wants_motion(options: Options, env: Mapping[str, str]) -> bool:
+    """Moves are shown moving unless asked not to (``--no-animation``,
+    ``animation = false`` in the config, ``ANSI2048_NO_ANIMATION``) or the
+    terminal cannot move its cursor (``TERM=dumb``)."""
+    return options.animation and not env.get("ANSI2048_NO_ANIMATION") and env.get("TERM") != "dumb"
+
+
+class Motion:
+    """Plays the frames of a move at their times (:mod:`.render.motion`),
+    and stops the moment a key is typed: the caller then draws the settled
+    frame and plays the key at once, so motion never costs a key or a
+    millisecond of response."""
+
+    def __init__(self, key_ready: Optional[Callable[[float], bool]], clock: Callable[[], float]) -> None:
+        assert key_ready is not None
+        self._key_ready = key_ready
+        self._clock = clock
+
+    def _wait_until(self, moment: float) -> bool:
+        """Wait until ``moment``; False if a key came first."""
+        left = moment - self._clock()
+        return left <= 0 or not self._key_ready(left)
+
+    def play(
+        self, screen: Screen, session: Session, slides: Sequence[Slide], start: float, gained: int, shake: bool
+    ) -> None:
+        """The frames before the settled one, each at its time from ``start``."""
+        if shake:
+            # A move that changes nothing: the board nudges right and back.
+            screen.show(session, shake=1)
+            self._wait_until(start + SHAKE_SECONDS)
+            return
+        if not slides:
+            return
+        game = session.game
+        spawn = game.spawned
+        spawn_value = game.board[spawn[0]][spawn[1]] if spawn is not None else 0
+        for time, sprites in motion_frames(slides, game.cols, spawn, spawn_value):
+            if not self._wait_until(start + time):
+                return
+            screen.show(session, gained=gained, sprites=sprites)
+        self._wait_until(start + SETTLE_SECONDS)
+
+    def fade_gain(self, screen: Screen, session: Session, start: float) -> None:
+        """Take the "+N" away once it has shown for GAIN_SECONDS, unless a key comes first."""
+        if self._wait_until(start + GAIN_SECONDS):
+            screen.show(session)

@@ -528,3 +528,25 @@ def test_any_ending_signal_during_a_replay_on_the_terminal_restores_it(tmp_path:
     assert f"EXIT={128 + signum}".encode() in output
     assert before.read_text() == after.read_text()
     assert output.rfind(b"\x1b[?25h") > output.rfind(b"\x1b[?25l")
+
+
+@pytest.mark.parametrize("animation", [True, False])
+def test_a_slow_replay_on_a_terminal_shows_its_moves_moving(tmp_path: Path, animation: bool) -> None:
+    keys = tmp_path / "game.keys"
+    keys.write_text("# ansi2048 version=0.1.0 seed=9 size=4x4 goal=2048\nwasd")
+    flag = "" if animation else " --no-animation"
+    child = pexpect.spawn(
+        "/bin/sh",
+        ["-c", f'"{sys.executable}" -m ansi2048 --delay 0.25{flag} < "{keys}"'],
+        env=game_env(tmp_path),
+        dimensions=(HEIGHT, WIDTH),
+        timeout=20,
+    )
+    child.expect(pexpect.EOF)
+    frames = child.before.count(FRAME_END_CODE.encode())
+    game = Game(seed=9)
+    moved = sum(game.move(NAMES[key]) for key in "wasd")
+    # The first frame, then per key its settled frame, after 3 frames of
+    # motion for a key that moves tiles; then the "end of replay" frame.
+    assert frames == 1 + 4 + (moved * 3 if animation else 0) + 1
+    assert read_board(emulate(child.before, WIDTH, HEIGHT).display, BIG, 4, 4) == [list(r) for r in game.board]
