@@ -156,9 +156,11 @@ def test_a_key_typed_during_the_motion_ends_it_and_is_played_at_once(data: Path)
     assert min(t for t, board in shown if board == boards[0]) == pytest.approx(0.05)
     assert min(t for t, board in shown if board == boards[1]) == pytest.approx(0.06)
     assert shown[-1][1] == boards[2]
-    # Nothing more of the first two moves was drawn: one frame of motion
-    # (at 33 ms), then each settled frame as the next key came.
-    assert [round(t - 101.0, 3) for t, _ in frames_between(console, 101.0, 101.061)] == [0.033, 0.05, 0.06]
+    # Nothing more of the first two moves was drawn: the first move's two
+    # frames of motion (0 and 33 ms), its settled frame when the second key
+    # came (50 ms) with that key's first frame at once, and so on.
+    times = [round(t - 101.0, 3) for t, _ in frames_between(console, 101.0, 101.061)]
+    assert times == [0.0, 0.033, 0.05, 0.05, 0.06, 0.06]
 
 
 def test_without_animation_a_move_is_one_frame(data: Path) -> None:
