@@ -21,8 +21,9 @@ level deeper wherever 5 cells or fewer are empty, and with a ``time_budget``
 keeps deepening while time remains).
 
 Nothing is loaded at import time: the weights load (and their checksum is
-checked) on the first 4x4 hint, about a quarter of a second in CPython, then
-stay cached for the process. A missing or damaged file gives one
+checked) on the first 4x4 hint, with the 65536-entry move tables: about 0.2 s
+in CPython (``Player.network()`` does it ahead), then cached for the process;
+a hint after that takes ~1-3 ms on average. A missing or damaged file gives one
 :class:`WeightsWarning` through :mod:`warnings` and sets ``Player.warning``;
 the heuristic search then plays 4x4 too.
 """
@@ -122,10 +123,16 @@ class Player:
         self._network: Optional[Network] = None
 
     def network(self) -> Optional[Network]:
-        """The 4x4 network, loading it on first use; None (and ``warning`` set) if unusable."""
+        """The 4x4 network, loading it (and the move tables) on first use; None,
+        and ``warning`` set, if unusable. Call it early to take the one-off
+        ~0.2 s off the first hint."""
         if not self._loaded:
             self._network, self.warning = load_network(self.weights)
             self._loaded = True
+            if self._network is not None:
+                from .bitboard import row_tables
+
+                row_tables()  # the search's other one-off cost, so a caller can warm up with one call
         return self._network
 
     def best_move(self, position: Union[Game, BoardLike], goal: Optional[int] = None) -> Optional[Direction]:

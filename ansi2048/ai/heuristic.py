@@ -18,8 +18,8 @@ below ``1e-4`` (the 4 branch is cut first, being 9x less likely). A game over
 is worth 0, below any live board.
 
 Iterative deepening, deterministic by default: depth 0 (the greedy
-afterstate), 1, 2, ... up to ``max_depth``; a depth that would exceed the node
-budget is abandoned and the last completed depth answers. The node count
+afterstate), 1, 2, ... up to ``max_depth``, one work budget for them all; the
+depth that runs out of it is abandoned and the last completed depth answers. The node count
 depends only on the board, so the same board and settings give the same
 move; a small board gets deep searches, a 10x10 board shallow ones, within
 about the same time. An optional wall-clock cap (an injected clock, so this
@@ -44,9 +44,11 @@ _MERGES = 700.0
 _MONOTONICITY = 47.0
 _SUM = 11.0
 _PRUNE = 1e-4
-# Work units per move (a node costs 24 + its cell count): 10-70 ms of CPython
-# per hint on the development machine, depending on the shape (benchmarks/ai.py).
-DEFAULT_BUDGET = 80000
+# Work units per hint, for all the depths together (a node costs 24 + its
+# cell count): 10-20 ms of CPython on average and ~20-60 ms at the 99th
+# percentile on the development machine under load, for every shape
+# (benchmarks/ai.py --size).
+DEFAULT_BUDGET = 160000
 
 _CACHE_LIMIT = 200_000
 _slid: Dict[Line, Tuple[Line, int]] = {}
@@ -152,11 +154,15 @@ def _put(board: Ranks, r: int, c: int, rank: int) -> Ranks:
 
 
 def _search(
-    board: Ranks, depth: int, budget: int, clock: Optional[Callable[[], float]], deadline: float
+    board: Ranks,
+    depth: int,
+    budget: int,
+    clock: Optional[Callable[[], float]],
+    deadline: float,
+    nodes: List[int],
+    cache: Dict[Tuple[Ranks, int], float],
 ) -> Tuple[int, float]:
     """One depth of the expectimax: (move index, value); may raise Budget."""
-    cache: Dict[Tuple[Ranks, int], float] = {}
-    nodes = [0]
     # Work units: a heuristic or a move generation costs about one unit per
     # cell, so one budget takes about the same time on every board size.
     cost = 24 + len(board) * len(board[0])
@@ -213,18 +219,24 @@ def choose(
 ) -> Tuple[int, int]:
     """(index into MOVE_NAMES, depth completed) of the best move; (-1, 0) if none.
 
-    Depth 0 always completes; deeper ones within ``budget`` nodes (and, with
-    ``clock`` and ``time_budget``, within that many seconds of the clock).
+    Depth 0 always completes; deeper ones while the work of all depths so far
+    stays within ``budget`` units (and, with ``clock`` and ``time_budget``,
+    within that many seconds of the clock).
     """
     deadline = clock() + time_budget if clock is not None and time_budget is not None else 0.0
     capped = clock if clock is not None and time_budget is not None else None
-    choice, _ = _search(board, 0, budget, None, 0.0)
+    # One budget for all the depths together, so a hint's work is bounded by
+    # it whatever the board; one transposition table too (deeper iterations
+    # reuse what shallower ones computed).
+    nodes = [0]
+    cache: Dict[Tuple[Ranks, int], float] = {}
+    choice, _ = _search(board, 0, budget, None, 0.0, nodes, cache)
     if choice < 0:
         return -1, 0
     done = 0
     for depth in range(1, max_depth + 1):
         try:
-            choice, _ = _search(board, depth, budget, capped, deadline)
+            choice, _ = _search(board, depth, budget, capped, deadline, nodes, cache)
         except Budget:
             break
         done = depth
