@@ -13,7 +13,9 @@ cannot drift from what the game shows.
 from __future__ import annotations
 
 import argparse
+import copy
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 from xml.sax.saxutils import escape
@@ -25,8 +27,9 @@ if str(ROOT) not in sys.path:
 
 import pyte  # noqa: E402
 
-from ansi2048.engine import Direction, Game  # noqa: E402
+from ansi2048.engine import Direction, Game, trace_move  # noqa: E402
 from ansi2048.render.frame import View, frame_lines  # noqa: E402
+from ansi2048.render.motion import SETTLE_SECONDS, motion_frames  # noqa: E402
 from ansi2048.render.repaint import Repainter  # noqa: E402
 from ansi2048.render.style import ColorDepth  # noqa: E402
 from ansi2048.session import Session  # noqa: E402
@@ -98,15 +101,46 @@ def runs(line: Sequence[pyte.screens.Char], key: str) -> List[Tuple[int, int, py
 
 
 def svg(screen: pyte.Screen, used_lines: int) -> str:
-    width = screen.columns * CELL_W + 2 * PAD
+    return "\n".join([*_svg_open(screen.columns, used_lines), *_cells(screen, used_lines), "</g>", "</svg>", ""])
+
+
+def _svg_open(columns: int, used_lines: int) -> List[str]:
+    width = columns * CELL_W + 2 * PAD
     height = used_lines * CELL_H + 2 * PAD
-    parts = [
+    return [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
         f'viewBox="0 0 {width:.1f} {height:.1f}">',
         f'<rect width="100%" height="100%" rx="8" fill="{BACKGROUND}"/>',
         f'<g font-family="DejaVu Sans Mono, Consolas, Menlo, monospace" font-size="{FONT_SIZE}" '
         'font-weight="bold" xml:space="preserve">',
     ]
+
+
+def animated_svg(screens: Sequence[Tuple[float, pyte.Screen]], used_lines: int, loop: float) -> str:
+    """Frames shown in turn, each from its time (seconds) to the next one's,
+    looping every ``loop`` seconds: CSS keyframes, no script, so it plays
+    where a README's images play."""
+    columns = screens[0][1].columns
+    parts = _svg_open(columns, used_lines)
+    parts.append("<style>g.f{opacity:0}")
+    for index, (start, _) in enumerate(screens):
+        end = screens[index + 1][0] if index + 1 < len(screens) else loop
+        a, b = 100 * start / loop, 100 * end / loop
+        parts.append(
+            f"@keyframes f{index}{{0%,{a:.3f}%{{opacity:0}}{a:.3f}%,{b:.3f}%{{opacity:1}}{b:.3f}%,100%{{opacity:0}}}}"
+            f"#f{index}{{animation:f{index} {loop:.3f}s step-end infinite}}"
+        )
+    parts.append("</style>")
+    for index, (_, screen) in enumerate(screens):
+        parts.append(f'<g class="f" id="f{index}">')
+        parts += _cells(screen, used_lines)
+        parts.append("</g>")
+    parts += ["</g>", "</svg>", ""]
+    return "\n".join(parts)
+
+
+def _cells(screen: pyte.Screen, used_lines: int) -> List[str]:
+    parts: List[str] = []
     for y in range(used_lines):
         line = [screen.buffer[y][x] for x in range(screen.columns)]
         top = PAD + y * CELL_H
@@ -131,8 +165,7 @@ def svg(screen: pyte.Screen, used_lines: int) -> str:
                     f'<rect x="{PAD + x * CELL_W:.1f}" y="{top + CELL_H - 3}" width="{CELL_W:.1f}" height="1.5" '
                     f'fill="{color(char.fg, FOREGROUND)}"/>'
                 )
-    parts += ["</g>", "</svg>", ""]
-    return "\n".join(parts)
+    return parts
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -142,8 +175,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--moves", type=int, default=MOVES)
     parser.add_argument("--size", default=f"{COLUMNS}x{LINES}", help="terminal COLUMNSxLINES")
+    parser.add_argument(
+        "--animate", type=float, metavar="SLOWER", help="one more move, animated, this many times slower than in play"
+    )
     options = parser.parse_args(argv)
     columns, lines_ = (int(n) for n in options.size.split("x"))
+    if options.animate:
+        return animate(options, columns, lines_)
 
     lines = frame_lines(View.of(play(options.seed, options.moves)), DEPTHS[options.depth], columns, lines_)
     screen = pyte.Screen(columns, lines_)
@@ -154,6 +192,39 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     options.out.parent.mkdir(parents=True, exist_ok=True)
     options.out.write_text(svg(screen, len(lines)), encoding="utf-8")
     print(f"wrote {options.out}")
+    return 0
+
+
+def animate(options: argparse.Namespace, columns: int, lines_: int) -> int:
+    """The board before a move, the move's frames of motion, the settled board
+    (as the game draws them, through one Repainter), as an animated SVG."""
+    session = play(options.seed, options.moves)
+    game = session.game
+    depth = DEPTHS[options.depth]
+    repainter = Repainter(hide_cursor=False)
+    screen = pyte.Screen(columns, lines_)
+    screen.set_mode(pyte.modes.LNM)
+    stream = pyte.Stream(screen)
+    lines = frame_lines(View.of(session), depth, columns, lines_)
+    stream.feed(repainter.frame(lines, columns, lines_))
+    hold = 0.9  # the board before and after, long enough to take in
+    shots = [(0.0, copy.deepcopy(screen))]
+    direction = next(d for d in ORDER if Game.from_board(game.board).move(d))
+    before, score = game.cells, game.score
+    game.move(direction)
+    slides = trace_move(before, game.rows, game.cols, direction)
+    spawn = game.spawned
+    value = game.board[spawn[0]][spawn[1]] if spawn else 0
+    view = replace(View.of(session), gained=game.score - score)
+    for time, sprites in motion_frames(slides, game.cols, spawn, value):
+        stream.feed(repainter.frame(frame_lines(view, depth, columns, lines_, sprites=sprites), columns, lines_))
+        shots.append((hold + time * options.animate, copy.deepcopy(screen)))
+    stream.feed(repainter.frame(frame_lines(view, depth, columns, lines_), columns, lines_))
+    shots.append((hold + SETTLE_SECONDS * options.animate, copy.deepcopy(screen)))
+    loop = shots[-1][0] + 2 * hold
+    options.out.parent.mkdir(parents=True, exist_ok=True)
+    options.out.write_text(animated_svg(shots, len(lines), loop), encoding="utf-8")
+    print(f"wrote {options.out}: {len(shots)} frames, {loop:.2f} s a loop")
     return 0
 
 
