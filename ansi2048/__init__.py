@@ -9,22 +9,29 @@ The house is a functional core and an imperative shell. The core is pure:
 it does no I/O, reads no clock or environment, and imports no terminal,
 file or platform module (``tests/test_architecture.py`` checks it).
 
-Core:
+Core (pure):
 
 - ``limits``     the numbers that bound a game (sizes, goals, seeds)
-- ``engine``     the rules: board, in-place slide, seeded spawns, undo
+- ``engine``     the rules: board, in-place slide, seeded spawns, undo, and
+  each tile's path in a move (for the animation)
 - ``keys``       bytes to actions, one decoder for keyboard and pipes
-- ``session``    the state machine around a game: win banner, best, quit
+- ``session``    the state machine around a game: win, best, quit, runs
 - ``protocol``   the JSON Lines objects a bot reads (``--json``)
 - ``recording``  the recording format, header splitting, replay, the writer
 - ``records``    history records, statistics, the top 10, the daily seed
-- ``render``     frames: ``style`` (colour depths, SGR), ``palette``,
-  ``themes`` (the --theme palettes), ``frame`` (views, layouts, lines),
-  ``repaint`` (control codes, in place), ``stats`` (``--stats`` drawn: bar
-  chart, sparkline, top 10)
+- ``render``     frames: ``style`` (colour depths, SGR), ``color`` (CIEDE2000,
+  contrast), ``palette`` and ``themes``, ``frame`` (views, layouts, lines,
+  overlays, help), ``motion`` (where tiles are during a move), ``repaint``
+  (control codes, in place, only what changed), ``stats`` (``--stats``)
 - ``cast``       asciicast v2 files of the frames (``--cast``)
-- ``screen``     a session drawn through given ``write`` and ``size``
-- ``context``    the options and the run's context, as values
+- ``ai``         the AI: n-tuple network expectimax (4x4), heuristic
+  expectimax (any board); its weights are package data, loaded on first use
+
+Between (values, and a screen driven through given functions):
+
+- ``context``    the options and the run's context (streams, clock, ...)
+- ``screen``     a session drawn through given ``write`` and ``size``, and
+  the timing of a move's motion
 
 Shell:
 
