@@ -18,12 +18,22 @@ fixed order. ``--minutes`` stops early (logging the number of games played,
 so the run can be repeated with ``--games``). A checkpoint of the weights file
 is written every ``--checkpoint`` games and at the end.
 
-Use PyPy, about 30x faster than CPython here. The shipped weights:
+Use PyPy: 300 games from scratch take 12 s in CPython 3.11 and under 2 s in
+PyPy 3.9 here, and give byte-identical files. The shipped weights, in two
+stages (the second starts from the first's per-tuple checkpoint):
 
-    nice pypy3 scripts/train_ai.py --seed 2048 --plain 0.1 --fine-from 100000 \\
-        --fine-rate 0.01 --games 120000 --minutes 75 --out ansi2048/ai/ntuple4x4.bin
+    nice pypy3 scripts/train_ai.py --seed 2048 --plain 0.1 --games 60000 \\
+        --out /tmp/stage1.bin
+    nice pypy3 scripts/train_ai.py --seed 2049 --plain 0.01 --games 19358 \\
+        --init /tmp/stage1.bin.tuples --out ansi2048/ai/ntuple4x4.bin
 
-RUN-REPORT-PLACEHOLDER
+Stage 1 took 51 minutes (3042 s; it was launched with ``--games 120000
+--fine-from 100000 --minutes 75`` and stopped by hand after its 60000-game
+checkpoint, which is what ``--games 60000`` writes); stage 2 took 12 minutes
+(721 s; ``--minutes 12`` stopped it after 19358 games). Both on a 2-core
+machine shared with other jobs, the niced process getting 30-100% of one core.
+Greedy self-play over the last 1000 games of stage 1: mean score 40084, 2048
+in 84%, 4096 in 37%; of stage 2: mean 44895, 2048 in 87%, 4096 in 46%.
 """
 
 from __future__ import annotations
