@@ -84,7 +84,7 @@ def main(argv: List[str]) -> int:
         net, warning = load_network(args.weights)
         print(
             f"# first load (row tables are separate): {1000 * (time.perf_counter() - start):.0f} ms"
-            + (f"; {warning}" if warning else f", {net.header.get('games') if net else '?'} training games")
+            + (f"; {warning}" if warning else f", {_trained(net.header) if net else '?'} training games")
         )
     print(
         f"{'player':8} {'games':>5} "
@@ -114,6 +114,11 @@ def main(argv: List[str]) -> int:
             flush=True,
         )
     return 0
+
+
+def _trained(header: Dict[str, Any]) -> int:
+    """Self-play games behind a weights file, its starting checkpoint's too."""
+    return int(header.get("games", 0)) + int(header.get("init_games") or 0)
 
 
 def _tiles(shape: Tuple[int, int], wanted: Optional[str]) -> List[int]:
