@@ -30,7 +30,7 @@ from ansi2048.storage import DataDir
 from ansi2048.terminal.console import Console, ScreenHooks
 
 from .conftest import json_lines, run_cli
-from .screen import emulate, read_board
+from .screen import dump, emulate, read_board
 from .test_interactive import HEIGHT, WIDTH, FakeClock, ScriptedConsole, context, played, saved_keys
 
 # The line a save gets where the AI began to help.
@@ -363,9 +363,10 @@ def test_autoplay_shows_its_pace_and_p_stops_it(data_home: Path) -> None:
     seen: List[str] = []
     console.on_write = lambda text: seen.append(text)
     play_terminal(loop_context(data_home, clock, seed=8), console.open)
-    screens = "".join(seen)
-    assert "autoplay 4/s - p or any move takes over" in screens  # ASCII: stdout is no terminal here
-    assert "autoplay 2/s" in screens
+    # What the screen showed after each write (a repaint writes only what changed).
+    shown = "\n".join(dump(emulate("".join(seen[: i + 1]).encode(), WIDTH, HEIGHT).display) for i in range(len(seen)))
+    assert "autoplay 4/s - p or any move takes over" in shown  # ASCII: stdout is no terminal here
+    assert "autoplay 2/s" in shown
     assert len(saved_keys(data_home)) == len(ASSISTED_MARK) + 2  # p stopped it after 2 moves
     assert not any("takes over" in line for line in console.display)
 

@@ -436,13 +436,13 @@ def test_basic_depth_is_what_colorama_converts() -> None:
     assert output.count("\x1b") == len(sequences), "an escape that is not a CSI sequence"
     finals = {final for _, _, final in sequences}
     # colorama converts SGR, cursor moves A B C D, and erase J K (ansitowin32.py).
-    assert finals <= {"m", "A", "B", "K", "J"}
+    assert finals <= {"m", "A", "B", "C", "K", "J"}
     assert {"m", "A", "B", "K", "J"} <= finals  # the test saw every kind
     for params, intermediates, final in sequences:
         assert not intermediates and not params.startswith("?")
         if final == "m":
             assert {int(p) for p in params.split(";")} <= ALLOWED_SGR, params
-        elif final in "AB":
+        elif final in "ABC":
             assert params.isdigit()
         else:
             assert params == ""

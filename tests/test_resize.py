@@ -130,7 +130,8 @@ def test_no_resize_never_goes_above_the_frame() -> None:
     """The normal case: going up exactly the frame's height, never more."""
     repainter = Repainter()
     repainter.frame(["a", "b", "c"], 40, 20)
-    assert repainter.frame(["d", "e", "f"], 40, 20) == "\r\x1b[2Ad\x1b[K\ne\x1b[K\nf\x1b[K\x1b[J"
+    # Up exactly two lines; then only what changed (the same length: no erasing), the last line whole.
+    assert repainter.frame(["d", "e", "f"], 40, 20) == "\r\x1b[2Ad\ne\nf\x1b[K\x1b[J"
     # Shorter, then taller than the frame: no history to pull back from.
     repainter.frame(["d", "e", "f"], 40, 30)
     assert repainter.frame(["g"], 40, 30).startswith("\r\x1b[2A")

@@ -110,7 +110,7 @@ def test_legacy_console_frames_hold_only_what_colorama_converts(
     output = written.getvalue()
     assert "\x1b[" in output  # it is coloured
     for params, final in _CSI.findall(output):
-        assert final in "mABKJ", f"ESC[{params}{final} is not converted by colorama"
+        assert final in "mABCKJ", f"ESC[{params}{final} is not converted by colorama"
         assert "?" not in params
         if final == "m":
             codes = {int(code or 0) for code in params.split(";")}
