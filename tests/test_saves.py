@@ -23,8 +23,9 @@ from ansi2048.interactive import ResumeProgress, play_terminal
 from ansi2048.keys import Action
 from ansi2048.piped import play_piped
 from ansi2048.recording import BodyDecoder, Reseed, replay
+from ansi2048.saves import SaveFile
 from ansi2048.session import Session
-from ansi2048.storage import DataDir, Keeper, SaveFile
+from ansi2048.storage import DataDir, Keeper
 from ansi2048.terminal.console import Console, ScreenHooks
 
 HEADER = "# ansi2048 version=0.1.0 seed={seed} size={rows}x{cols} goal=2048\n"
@@ -222,7 +223,7 @@ def test_a_save_with_a_restart_resumes_read_only_on_a_full_disk(
     def full(*args: Any, **kwargs: Any) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("ansi2048.storage._atomic_write", full)
+    monkeypatch.setattr("ansi2048.saves.atomic_write", full)
     warnings: List[str] = []
     keeper = Keeper(env_for(tmp_path), 4, 4, 2048, warnings.append)
     resumed = keeper.resume()

@@ -13,8 +13,9 @@ import pytest
 from ansi2048 import Game
 from ansi2048.keys import Action
 from ansi2048.recording import replay
+from ansi2048.saves import SaveFile
 from ansi2048.session import Session
-from ansi2048.storage import DataDir, Keeper, SaveFile
+from ansi2048.storage import DataDir, Keeper
 
 
 def play(save: SaveFile, game: Game, keys: str) -> None:

@@ -1,0 +1,246 @@
+"""The saved game (the shell): a recording in the data directory, appended
+key by key, replayed in chunks to resume, compacted past its last restart.
+
+A saved game *is* a recording: the header line, then one character per
+action key, appended and flushed before the frame that shows the key is
+drawn. Resuming is replaying it, so a resumed game has the same future spawns
+and its whole undo history. An append of one byte either happened or not, so
+SIGKILL at any instant leaves the previous state or the new one; the header
+is written by temp file + ``os.replace``, so it is whole or absent. A save
+is replayed in chunks (memory does not grow with it), and decoded strictly
+(:class:`~.recording.BodyDecoder`): a stray byte never hides later keys.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import IO, Callable, Iterator, List, Optional, Tuple
+
+from . import __version__
+from .engine import Game
+from .files import atomic_write, open_regular, set_aside
+from .keys import Action
+from .recording import BodyDecoder, Header, Item, Reseed, apply_item, encode_item, format_header, split_header
+from .session import Run, Session
+
+__all__ = ["Progress", "Resumed", "SaveFile"]
+
+# Saves are read in chunks of this size, so resuming takes the same memory
+# whatever the save's size (the game keeps a bounded undo history).
+_CHUNK = 1 << 16
+_MAX_HEADER = 4096  # a header with the longest seed is about 1100 bytes
+
+# Told (bytes read, bytes in all) as a long resume goes; the caller decides
+# whether and how to show it.
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Resumed:
+    game: Game
+    seed: int  # the seed in the save's header: with ``items`` it recreates ``game``
+    items: Callable[[], Iterator[Item]]  # the saved items, read afresh, for --record
+    best_seen: int = 0  # the highest score the saved keys reached, in any game
+    # The game on the board from its start, and the games r left (undo brings
+    # them back): see ``Session.runs``. None: the game starts here.
+    runs: Optional[Tuple[Run, List[Run]]] = None
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    """A save replayed: the game on the board and what compaction needs."""
+
+    game: Game
+    seed: int  # the header's
+    best_seen: int
+    restarts_end: int  # items up to and including the last restart; 0: none
+    seed_after_restart: int
+    open_line: bool  # the save ends inside a '#' line (a directive cut short)
+    runs: Optional[Tuple[Run, List[Run]]] = None  # see Resumed.runs
+
+
+def _version_tuple(version: str) -> Tuple[int, ...]:
+    parts = []
+    for part in version.split("."):
+        digits = "".join(ch for ch in part if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)
+
+
+def _is_restart(item: Item) -> bool:
+    return item is Action.RESTART or isinstance(item, Reseed)
+
+
+class SaveFile:
+    """The saved game for one board configuration."""
+
+    def __init__(self, path: str, rows: int, cols: int, goal: int) -> None:
+        self.path = path
+        self.rows = rows
+        self.cols = cols
+        self.goal = goal
+        self._stream: Optional[IO[bytes]] = None
+
+    def _header(self, stream: IO[bytes]) -> Tuple[Header, bytes]:
+        """The save's header, checked, and the body bytes read past it."""
+        data = b""
+        while b"\n" not in data and len(data) < _MAX_HEADER:
+            more = stream.read(_CHUNK)
+            if not more:
+                break
+            data += more
+        header, rest = split_header(data)
+        # A header line not yet ended by its newline was cut short.
+        if header is None or header.seed is None or b"\n" not in data:
+            raise ValueError("no valid header")
+        if (header.rows, header.cols, header.goal) != (self.rows, self.cols, self.goal):
+            raise ValueError("header is for another board")
+        if header.version is None:
+            raise ValueError("the header has no version")
+        if _version_tuple(header.version) > _version_tuple(__version__):
+            raise ValueError(f"written by ansi2048 {header.version}, newer than this {__version__}")
+        return header, rest
+
+    def _open_body(self) -> Tuple[IO[bytes], Header, bytes]:
+        """The save open for reading, its checked header, and the body bytes
+        read past the header line; FileNotFoundError if there is no save."""
+        stream = os.fdopen(open_regular(self.path, os.O_RDONLY), "rb")
+        try:
+            header, first = self._header(stream)
+        except BaseException:
+            stream.close()
+            raise
+        return stream, header, first
+
+    def load(self, progress: Optional[Progress] = None) -> Optional[_Loaded]:
+        """The saved game replayed (finished or not); None if there is none.
+        Raises ValueError (with the reason) if the file is corrupt or is not
+        a regular file. Streams: memory stays flat whatever the save's size."""
+        try:
+            stream, header, first = self._open_body()
+        except FileNotFoundError:
+            return None
+        assert header.seed is not None
+        session = Session(Game(self.rows, self.cols, self.goal, header.seed))
+        count, restarts_end, seed_after = 0, 0, header.seed
+
+        def play(items: List[Item]) -> None:
+            nonlocal count, restarts_end, seed_after
+            for item in items:
+                apply_item(session, item)
+                count += 1
+                if _is_restart(item):
+                    restarts_end, seed_after = count, session.game.seed
+
+        with stream:
+            decoder = BodyDecoder(saved=True)
+            for items in _chunks(stream, first, decoder, progress):
+                play(items)
+            open_line = decoder.open_line
+            play(decoder.finish())
+        # The log holds every score it reached: a best that a killed game had
+        # not written yet is recovered from it.
+        return _Loaded(session.game, header.seed, session.best, restarts_end, seed_after, open_line, session.runs())
+
+    def items(self, skip: int = 0) -> Iterator[List[Item]]:
+        """The saved items after the first ``skip``, a chunk's worth at a time
+        (decoding only: no game is played)."""
+        stream, _header, first = self._open_body()
+        with stream:
+            decoder = BodyDecoder(saved=True)
+            for items in _chain_finish(_chunks(stream, first, decoder, None), decoder):
+                if skip >= len(items):
+                    skip -= len(items)
+                    continue
+                yield items[skip:]
+                skip = 0
+
+    def compact(self, loaded: _Loaded, progress: Optional[Progress] = None) -> Optional[_Loaded]:
+        """Drop the games before the last restart from the save, if the game
+        on the board is the one that restart began (an undo can have brought
+        an earlier game back: then nothing is dropped, and None is returned).
+        Keeps the save from growing with every restart; what goes is undoing
+        past that restart, in this run too, so the screen and the save always
+        agree. Raises OSError if the shorter save cannot be written (the
+        save is then as it was)."""
+        seed = loaded.seed_after_restart
+        after = Session(Game(self.rows, self.cols, self.goal, seed))
+        for items in self.items(loaded.restarts_end):
+            for item in items:
+                apply_item(after, item)
+        if _state(after.game) != _state(loaded.game):
+            return None
+
+        def compacted() -> Iterator[bytes]:
+            yield _header(after.game, seed)
+            for items in self.items(loaded.restarts_end):
+                yield "".join(encode_item(item) for item in items).encode("ascii")
+
+        atomic_write(self.path, compacted())
+        return _Loaded(after.game, seed, loaded.best_seen, 0, seed, False, after.runs())
+
+    def quarantine(self) -> str:
+        """Move a bad save aside (never delete it); returns the new name."""
+        return set_aside(self.path, "bad")
+
+    def begin(self, game: Game) -> None:
+        """Start the save for ``game``, atomically, and keep it open for
+        appending one key at a time."""
+        self.close()
+        atomic_write(self.path, [_header(game, game.seed)])
+        self.open_for_append()
+
+    def open_for_append(self, end_line: bool = False) -> None:
+        """Keep the save open to append one key at a time (unbuffered: each
+        key reaches the file before the frame that shows it is drawn).
+        ``end_line``: the save ends inside a '#' line, which must be ended
+        first or the keys appended would land in it."""
+        self.close()
+        self._stream = os.fdopen(open_regular(self.path, os.O_WRONLY | os.O_APPEND), "ab", buffering=0)
+        if end_line:
+            self._stream.write(b"\n")
+
+    def append(self, item: Item) -> None:
+        """One item, in one write (whole or absent); never quit, nor the AI's keys."""
+        if self._stream is not None and item is not Action.QUIT and (not isinstance(item, Action) or item.game):
+            self._stream.write(encode_item(item).encode("ascii"))
+
+    def close(self) -> None:
+        if self._stream is not None:
+            with suppress(OSError):
+                self._stream.close()
+            self._stream = None
+
+
+def _chunks(
+    stream: IO[bytes], first: bytes, decoder: BodyDecoder, progress: Optional[Progress]
+) -> Iterator[List[Item]]:
+    """``first``, then the rest of ``stream``, decoded a chunk at a time."""
+    total = os.fstat(stream.fileno()).st_size
+    done = stream.tell() - len(first)
+    data = first
+    while True:
+        if data:
+            done += len(data)
+            yield decoder.feed(data)
+            if progress is not None:
+                progress(done, total)
+        data = stream.read(_CHUNK)
+        if not data:
+            return
+
+
+def _chain_finish(chunks: Iterator[List[Item]], decoder: BodyDecoder) -> Iterator[List[Item]]:
+    yield from chunks
+    yield decoder.finish()
+
+
+def _header(game: Game, seed: int) -> bytes:
+    return format_header(seed, game.rows, game.cols, game.goal, __version__).encode("ascii")
+
+
+def _state(game: Game) -> Tuple[object, ...]:
+    """Everything a resumed game must match, the generator included."""
+    return (game.cells, game.score, game.moves, game.won, game.rng_state, game.seed, game.spawned)
