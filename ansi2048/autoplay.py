@@ -17,17 +17,22 @@ from .cast import HEADLESS_SIZE
 from .context import Context, Options
 from .engine import Direction, Game
 from .history import utc_date
-from .keys import move_action
+from .keys import Action, move_action
 from .protocol import ACTION_NAMES, event, start_event
+from .recording import ASSISTED
 from .records import daily_seed
 from .render.style import choose_depth
 from .screen import Screen, palette_for
 from .session import Session
+from .storage import Keeper
 
 if TYPE_CHECKING:
     from .ai import Player
 
-__all__ = ["DEFAULT_PACE", "PACES", "Advisor", "Pilot", "play_headless"]
+__all__ = ["DEFAULT_PACE", "LOADING_NOTE", "PACES", "Advisor", "Assist", "Pilot", "play_headless"]
+
+# On the note line while the AI loads (the first hint takes ~0.2 s on 4x4).
+LOADING_NOTE = "loading the AI..."
 
 EXIT_OK = 0
 
@@ -158,3 +163,91 @@ def play_headless(ctx: Context) -> int:
     if emit is None:
         write_summary(ctx.stdout, session, options, ctx.env)
     return EXIT_OK
+
+
+class Assist:
+    """The AI's keys in the keyboard game: ``t`` the hint, ``p`` autoplay,
+    ``+``/``-`` its pace. The AI is made on the first of them (never at
+    start-up); the first hint or autoplayed move marks the game assisted,
+    in the session (no best from it) and in the save (it stays so)."""
+
+    def __init__(
+        self, session: Session, ctx: Context, keeper: Keeper, key_ready: Optional[Callable[[float], bool]]
+    ) -> None:
+        self._session = session
+        self._ctx = ctx
+        self._keeper = keeper
+        self._key_ready = key_ready  # waits for a key with a timeout: autoplay's timer
+        self._advisor: Optional[Advisor] = None
+        self.pilot = Pilot(ctx.clock)
+        self.hint: Optional[Direction] = None
+        self.stuck = False  # the hint found no move that changes the board
+        self.note = ""  # for the next frame only: the AI's warning, or why autoplay cannot run
+        # Called before the AI's first move: loading it takes a moment (about
+        # 0.2 s on 4x4), so the screen says so at once.
+        self.loading: Callable[[], None] = lambda: None
+
+    def _move(self) -> Optional[Direction]:
+        if self._advisor is None:
+            self.loading()
+            self._advisor = Advisor(self._ctx.options, self._say)
+        session = self._session
+        if not session.assisted:
+            session.assist()
+            self._keeper.append(ASSISTED)  # the save keeps it: resumed, the game stays assisted
+        return self._advisor.move(session.game)
+
+    def _say(self, message: str) -> None:
+        self.note = message
+
+    def key_ready(self, seconds: float) -> bool:
+        """Wait up to ``seconds`` for a key; whether one came."""
+        assert self._key_ready is not None  # autoplay only starts with it
+        return self._key_ready(seconds)
+
+    def start(self) -> None:
+        if self._key_ready is not None:
+            self.pilot.start()
+        else:
+            self.note = "autoplay needs a console that can wait for keys"
+
+    def key(self, action: Action) -> None:
+        """One of the AI's keys (never a game's)."""
+        if action is Action.HINT:
+            self.hint = self._move()
+            self.stuck = self.hint is None
+        elif action is Action.AUTOPLAY:
+            if self.pilot.playing:
+                self.pilot.stop()
+            else:
+                self.start()
+        elif action is Action.FASTER:
+            self.pilot.faster()
+        elif action is Action.SLOWER:
+            self.pilot.slower()
+
+    def took_over(self) -> None:
+        """The player typed a key of the game: autoplay stops, the hint goes."""
+        self.pilot.stop()
+        self.hint, self.stuck = None, False
+
+    def next_key(self) -> None:
+        """A key came, or the AI moved: the hint and the one-frame note go."""
+        self.hint, self.stuck, self.note = None, False, ""
+
+    def autoplayed(self) -> Optional[Action]:
+        """The AI's next move, as its key; None, and autoplay off, when no
+        move is left. A hint goes (a note stays until a key is typed)."""
+        self.hint, self.stuck = None, False
+        direction = self._move()
+        if direction is None:
+            self.pilot.stop()
+            return None
+        self.pilot.moved()
+        return move_action(direction)
+
+    def show(self, screen: Screen) -> None:
+        screen.hint, screen.stuck = self.hint, self.stuck
+        screen.autoplay = self.pilot.pace if self.pilot.playing else 0
+        if self.note:
+            screen.note = self.note

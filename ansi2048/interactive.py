@@ -9,13 +9,13 @@ from __future__ import annotations
 from contextlib import suppress
 from typing import IO, Any, Callable, ContextManager, List, Optional, Tuple
 
-from .autoplay import Advisor, Pilot
+from .autoplay import LOADING_NOTE, Assist
 from .context import Context, Options
-from .engine import Direction, Game, Slide, default_goal, trace_move
+from .engine import Game, Slide, default_goal, trace_move
 from .history import utc_date, utc_timestamp
-from .keys import Action, KeyDecoder, move_action
+from .keys import Action, KeyDecoder
 from .limits import DEFAULT_SIZE
-from .recording import ASSISTED, Item, Reseed
+from .recording import Item, Reseed
 from .records import Record, daily_seed
 from .render.motion import SETTLE_SECONDS
 from .render.repaint import ERASE_LINE
@@ -47,7 +47,6 @@ EXIT_OK = 0
 # Shown for one frame when u is pressed in a game without undo.
 NO_UNDO_NOTE = "undo is off (--no-undo)"
 # Shown while the AI loads, on the first t or p (ASCII: any depth).
-LOADING_NOTE = "loading the AI..."
 
 OpenConsole = Callable[[IO[Any], IO[Any], ScreenHooks], ContextManager[Console]]
 
@@ -260,7 +259,7 @@ def _loop(
         screen.note = greeting  # until the first key: then the latest warning, if any
         motion = Motion(console.key_ready, ctx.clock) if animates(ctx, console) else None
         helping = False  # the help screen is up
-        assist = _Assist(session, ctx, keeper, console.key_ready)
+        assist = Assist(session, ctx, keeper, console.key_ready)
 
         def loading() -> None:
             assert screen is not None
@@ -381,91 +380,3 @@ def _keep_at_exit(session: Session, keeper: Keeper, games: GameKeeper) -> None:
         games.keep(session.played())
     elif game.moves and not (session.used_undo or session.assisted):
         keeper.record_unaided(game.score)
-
-
-class _Assist:
-    """The AI's keys in the keyboard game: ``t`` the hint, ``p`` autoplay,
-    ``+``/``-`` its pace. The AI is made on the first of them (never at
-    start-up); the first hint or autoplayed move marks the game assisted,
-    in the session (no best from it) and in the save (it stays so)."""
-
-    def __init__(
-        self, session: Session, ctx: Context, keeper: Keeper, key_ready: Optional[Callable[[float], bool]]
-    ) -> None:
-        self._session = session
-        self._ctx = ctx
-        self._keeper = keeper
-        self._key_ready = key_ready  # waits for a key with a timeout: autoplay's timer
-        self._advisor: Optional[Advisor] = None
-        self.pilot = Pilot(ctx.clock)
-        self.hint: Optional[Direction] = None
-        self.stuck = False  # the hint found no move that changes the board
-        self.note = ""  # for the next frame only: the AI's warning, or why autoplay cannot run
-        # Called before the AI's first move: loading it takes a moment (about
-        # 0.2 s on 4x4), so the screen says so at once.
-        self.loading: Callable[[], None] = lambda: None
-
-    def _move(self) -> Optional[Direction]:
-        if self._advisor is None:
-            self.loading()
-            self._advisor = Advisor(self._ctx.options, self._say)
-        session = self._session
-        if not session.assisted:
-            session.assist()
-            self._keeper.append(ASSISTED)  # the save keeps it: resumed, the game stays assisted
-        return self._advisor.move(session.game)
-
-    def _say(self, message: str) -> None:
-        self.note = message
-
-    def key_ready(self, seconds: float) -> bool:
-        """Wait up to ``seconds`` for a key; whether one came."""
-        assert self._key_ready is not None  # autoplay only starts with it
-        return self._key_ready(seconds)
-
-    def start(self) -> None:
-        if self._key_ready is not None:
-            self.pilot.start()
-        else:
-            self.note = "autoplay needs a console that can wait for keys"
-
-    def key(self, action: Action) -> None:
-        """One of the AI's keys (never a game's)."""
-        if action is Action.HINT:
-            self.hint = self._move()
-            self.stuck = self.hint is None
-        elif action is Action.AUTOPLAY:
-            if self.pilot.playing:
-                self.pilot.stop()
-            else:
-                self.start()
-        elif action is Action.FASTER:
-            self.pilot.faster()
-        elif action is Action.SLOWER:
-            self.pilot.slower()
-
-    def took_over(self) -> None:
-        """The player typed a key of the game: autoplay stops, the hint goes."""
-        self.pilot.stop()
-        self.hint, self.stuck = None, False
-
-    def next_key(self) -> None:
-        """A key came, or the AI moved: the hint and the one-frame note go."""
-        self.hint, self.stuck, self.note = None, False, ""
-
-    def autoplayed(self) -> Optional[Action]:
-        """The AI's next move, as its key; None, and autoplay off, when no
-        move is left. A hint goes (a note stays until a key is typed)."""
-        self.hint, self.stuck = None, False
-        direction = self._move()
-        if direction is None:
-            self.pilot.stop()
-            return None
-        self.pilot.moved()
-        return move_action(direction)
-
-    def show(self, screen: Screen) -> None:
-        screen.hint, screen.stuck = self.hint, self.stuck
-        screen.autoplay = self.pilot.pace if self.pilot.playing else 0
-        if self.note:
-            screen.note = self.note
