@@ -20,8 +20,8 @@ Core (pure):
 - ``recording``  the recording format, header splitting, replay, the writer
 - ``records``    history records, statistics, the top 10, the daily seed
 - ``render``     frames: ``style`` (colour depths, SGR), ``color`` (CIEDE2000,
-  contrast), ``palette`` and ``themes``, ``frame`` (views, layouts, lines,
-  overlays, help), ``motion`` (where tiles are during a move), ``repaint``
+  contrast), ``palette`` and ``themes``, ``board`` (layouts, tiles, the board
+  moving or under a message), ``frame`` (views, the text around, help), ``motion`` (where tiles are during a move), ``repaint``
   (control codes, in place, only what changed), ``stats`` (``--stats``)
 - ``cast``       asciicast v2 files of the frames (``--cast``)
 - ``ai``         the AI: n-tuple network expectimax (4x4), heuristic
@@ -40,7 +40,9 @@ Shell:
 - ``piped``        keys from a pipe: replays, bots (JSON Lines), summaries
 - ``interactive``  the keyboard game, its loop and the best-score writer
 - ``autoplay``     the AI at play: hints and autoplay's player, headless games
-- ``storage``      the saved game and best scores in the user data directory
+- ``storage``      the best scores and the history in the data directory
+- ``saves``        the saved game: appended key by key, streamed to resume
+- ``files``        opening, replacing, locking and setting aside files safely
 - ``config``       the config file: option defaults and extra keys
 - ``history``      the history file of finished games, and UTC dates
 - ``records_cli``  ``--stats`` and ``--replay-best``

@@ -31,6 +31,7 @@ PURE = {
     "ansi2048.render.palette",
     "ansi2048.render.themes",
     "ansi2048.render.frame",
+    "ansi2048.render.board",
     "ansi2048.render.repaint",
     "ansi2048.render.stats",
 }

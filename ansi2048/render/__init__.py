@@ -4,7 +4,9 @@
   spans of styled text and their visible width.
 - :mod:`.palette`: the tile colours (the original game's), per colour depth.
 - :mod:`.color`: perceptual distance (CIEDE2000) and WCAG contrast, for choosing colours.
-- :mod:`.frame`: the :class:`~.frame.View` of a session, the layouts, and
+- :mod:`.board`: the layouts, the tiles, the board moving or under a message.
+- :mod:`.motion`: where the tiles are during a move.
+- :mod:`.frame`: the :class:`~.frame.View` of a session, and
   ``frame_lines``, which turns a view into the lines of one frame; the plain
   ``summary_text`` for pipes and logs.
 - :mod:`.repaint`: the named control codes and the ``Repainter``, which wraps

@@ -5,16 +5,29 @@ from __future__ import annotations
 
 import textwrap
 import unicodedata
-from dataclasses import dataclass, replace
-from functools import cache
+from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
 from ..engine import Direction, biggest_tile
 from ..session import Session, Status
-from .color import mix
-from .motion import Phase, Sprite
+from .board import (
+    ASCII,
+    BIG,
+    COMPACT,
+    LAYOUTS,
+    MEDIUM,
+    NARROW,
+    UNICODE,
+    Glyphs,
+    Layout,
+    board_lines,
+    dimmed,
+    overlay,
+    sprite_board_lines,
+)
+from .motion import Sprite
 from .palette import Palette, TilePair, classic
-from .style import BOLD, PLAIN, ColorDepth, Span, fit, merge_spans, paint, style
+from .style import BOLD, PLAIN, ColorDepth, Span, fit, paint, style
 
 __all__ = [
     "BIG",
@@ -80,48 +93,6 @@ class View:
         )
 
 
-@dataclass(frozen=True)
-class Layout:
-    """The board's geometry: tiles of ``tile_width`` x ``tile_height``,
-    ``col_gap`` grid columns between tiles and beside the board, one grid
-    line above and below it, and ``row_gap`` grid lines between rows of tiles
-    (0 in the compact layouts: rows touch). A terminal cell is about twice
-    as tall as it is wide, so two columns look as wide as one line is tall:
-    the layouts with a row gap take two columns between tiles, for gaps that
-    look even both ways."""
-
-    name: str
-    tile_width: int
-    tile_height: int
-    row_gap: int
-    col_gap: int = 1
-
-    def board_size(self, rows: int, cols: int) -> Tuple[int, int]:
-        """(width, height) of the board including its border."""
-        width = cols * (self.tile_width + self.col_gap) + self.col_gap
-        height = rows * self.tile_height + (rows - 1) * self.row_gap + 2
-        return width, height
-
-    def tile_origin(self, row: int, col: int) -> Tuple[int, int]:
-        """(line, column) of a tile's top-left cell, relative to the board's."""
-        return 1 + row * (self.tile_height + self.row_gap), self.col_gap + col * (self.tile_width + self.col_gap)
-
-    @property
-    def number_line(self) -> int:
-        """The line within a tile that holds its number."""
-        return self.tile_height // 2
-
-
-# Tried in this order; the first that fits the terminal wins. BIG holds
-# 6-digit numbers with a space each side (7 digits still fit) and keeps the
-# new tile's marker on its own line; the others are one line tall, the last
-# so that a 10x10 board fits an 80-column terminal.
-BIG = Layout("big", 8, 3, 1, 2)
-MEDIUM = Layout("medium", 7, 1, 1, 2)
-COMPACT = Layout("compact", 7, 1, 0)
-NARROW = Layout("narrow", 6, 1, 0)
-LAYOUTS = (BIG, MEDIUM, COMPACT, NARROW)
-
 # Lines around the board: the header above; status and keys below (+ note).
 _HEADER_LINES = 1
 
@@ -157,42 +128,6 @@ def layout_for(view: View, width: int, height: int) -> Optional[Layout]:
 # -- glyphs ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Glyphs:
-    marker: str  # in the new tile's corner
-    arrows: str
-    dot: str  # separates the key hints
-    dash: str
-    frame: str  # the new tile's outline in a tall tile: corners, then the rules
-
-
-# Glyphs that the Windows console fonts (Consolas, Lucida Console) have and
-# that are single-width in non-CJK locales; NONE depth keeps to ASCII, since
-# a pipe or a log may not be UTF-8.
-_UNICODE = _Glyphs(marker="•", arrows="←↑↓→", dot="·", dash="—", frame="┌┐└┘─│")
-_ASCII = _Glyphs(marker="*", arrows="arrows", dot="-", dash="-", frame="++++-|")
-# The hint's arrow per direction; ASCII has none that reads as one, the word says it.
-_HINT_ARROWS = {Direction.LEFT: "←", Direction.UP: "↑", Direction.DOWN: "↓", Direction.RIGHT: "→"}
-
-
-def _label(value: int, room: int) -> str:
-    """A tile's number in at most ``room`` columns: digits when they fit,
-    else the power of two ("2^20"), which fits any tile of any layout."""
-    text = str(value)
-    if len(text) <= room:
-        return text
-    if value > 0 and value & (value - 1) == 0:
-        text = f"2^{value.bit_length() - 1}"
-    return text if len(text) <= room else text[: room - 1] + "+"
-
-
-def _clean(text: str) -> str:
-    """``text`` with anything that is not one printing, single-width column
-    (control codes, combining marks, wide characters) replaced by '?', so a
-    note cannot break the line-width arithmetic."""
-    return "".join("?" if _unprintable(char) else char for char in text)
-
-
 # Controls, formats, surrogates, combining marks, line and paragraph separators.
 _ZERO_WIDTH = frozenset(("Cc", "Cf", "Cs", "Mn", "Me", "Zl", "Zp"))
 
@@ -201,136 +136,15 @@ def _unprintable(char: str) -> bool:
     return unicodedata.category(char) in _ZERO_WIDTH or unicodedata.east_asian_width(char) in ("W", "F")
 
 
-# -- the board ------------------------------------------------------------------
+# The hint's arrow per direction; ASCII has none that reads as one, the word says it.
+_HINT_ARROWS = {Direction.LEFT: "←", Direction.UP: "↑", Direction.DOWN: "↓", Direction.RIGHT: "→"}
 
 
-@cache
-def _tile_line(
-    value: int,
-    new: bool,
-    line: int,
-    layout: Layout,
-    depth: ColorDepth,
-    glyphs: _Glyphs,
-    palette: Palette,
-    colors: Optional[TilePair] = None,
-) -> Tuple[Span, ...]:
-    """Line ``line`` of one tile, exactly ``layout.tile_width`` columns;
-    ``colors`` (background, text) instead of the palette's, for a tile
-    fading in.
-
-    Cached: a board repeats few distinct tiles, and building spans per cell
-    per frame was most of the render time (benchmarks/render.py)."""
-    width = layout.tile_width
-    plain = depth is ColorDepth.NONE
-    bg, fg = colors or palette.tile(value)
-    # BASIC keeps bold for the new tile: on the legacy console bold means a
-    # brighter text colour, which would cost contrast on every light tile.
-    bold = not plain and (new or depth is not ColorDepth.BASIC)
-    # The blanks of a tile share its number's weight (invisible on a blank):
-    # one style across the tile, so painting it changes style once, not three times.
-    base = PLAIN if plain else style(fg, bg, bold)
-    number_style = PLAIN if plain else style(fg, bg, bold, new)
-    # The new tile is outlined where the tile is tall enough (findable at a
-    # glance on a busy board, in every depth); a one-line tile gets its
-    # number bracketed and the marker in its corner instead.
-    outlined = new and layout.tile_height >= 3
-    marker_here = new and line == 0 and not outlined
-    edge_style = PLAIN if plain else style(fg, bg, True)
-    cells: List[Span] = [(" ", base)] * width
-    if line == layout.number_line:
-        room = width - (2 if outlined else 1 if marker_here else 0)
-        if value:
-            text = _label(value, room)
-            if new and not outlined and len(text) + 2 <= room:
-                text = f"[{text}]"
-        else:
-            text = "." if plain else ""
-        left = (width - len(text)) // 2
-        if marker_here and left == 0:
-            left = 1
-        for offset, char in enumerate(text):
-            cells[left + offset] = (char, number_style)
-    if outlined:
-        top_left, top_right, bottom_left, bottom_right, rule, side = tuple(glyphs.frame)
-        if line == 0:
-            cells = [(top_left + rule * (width - 2) + top_right, edge_style)]
-        elif line == layout.tile_height - 1:
-            cells = [(bottom_left + rule * (width - 2) + bottom_right, edge_style)]
-        else:
-            cells[0] = cells[-1] = (side, edge_style)
-    if marker_here:
-        cells[0] = (glyphs.marker, edge_style)
-    return tuple(merge_spans(cells))
-
-
-def _board_lines(view: View, layout: Layout, depth: ColorDepth, glyphs: _Glyphs, palette: Palette) -> List[List[Span]]:
-    rows = len(view.board)
-    cols = len(view.board[0]) if rows else 0
-    width, _ = layout.board_size(rows, cols)
-    if depth is ColorDepth.NONE:
-        # No backgrounds to draw the grid with: ASCII lines, same geometry.
-        # A wider gap draws its bar in its first column: "| 2 | 4 |".
-        pad = " " * (layout.col_gap - 1)
-        rule: List[Span] = [("+" + ("-" * (layout.tile_width + layout.col_gap - 1) + "+") * cols + pad, PLAIN)]
-        gap: Span = ("|" + pad, PLAIN)
-    else:
-        # A text colour that the gaps never show, the tiles' usual one: going
-        # from a tile to a gap then changes only the background.
-        grid = style(palette.empty[1], palette.grid)
-        rule = [(" " * width, grid)]
-        gap = (" " * layout.col_gap, grid)
-    lines: List[List[Span]] = [rule]
-    for r, row in enumerate(view.board):
-        if r:
-            lines.extend([rule] * layout.row_gap)
-        for line in range(layout.tile_height):
-            spans: List[Span] = [gap]
-            for c, value in enumerate(row):
-                spans.extend(_tile_line(value, view.spawned == (r, c), line, layout, depth, glyphs, palette))
-                spans.append(gap)
-            lines.append(merge_spans(spans))
-    lines.append(rule)
-    return lines
-
-
-def _cells(spans: Sequence[Span]) -> List[Span]:
-    """One (character, style) per column."""
-    return [(char, span_style) for text, span_style in spans for char in text]
-
-
-def _sprite_board_lines(
-    view: View, sprites: Sequence[Sprite], layout: Layout, depth: ColorDepth, glyphs: _Glyphs, palette: Palette
-) -> List[List[Span]]:
-    """The board in the middle of a move: the empty board, then each tile
-    drawn where it is on this frame (between cells while it slides)."""
-    rows = len(view.board)
-    cols = len(view.board[0]) if rows else 0
-    empty = replace(view, board=((0,) * cols,) * rows, spawned=None)
-    canvas = [_cells(spans) for spans in _board_lines(empty, layout, depth, glyphs, palette)]
-    width = len(canvas[0])
-    step_y, step_x = layout.tile_height + layout.row_gap, layout.tile_width + layout.col_gap
-    for sprite in sprites:
-        top = 1 + round(sprite.row * step_y)
-        left = layout.col_gap + round(sprite.col * step_x)
-        colors: Optional[TilePair] = None
-        if sprite.phase is Phase.APPEARING and depth is not ColorDepth.NONE:
-            # Half faded in from the empty cell's colours: the original's "appear".
-            (bg, fg), (empty_bg, _) = palette.tile(sprite.value), palette.empty
-            colors = (mix(empty_bg, bg, 0.5), mix(empty_bg, fg, 0.5))
-        for line in range(layout.tile_height):
-            tile = _cells(_tile_line(sprite.value, False, line, layout, depth, glyphs, palette, colors))
-            if sprite.phase is Phase.POPPED and depth is not ColorDepth.NONE:
-                # The pop: a column wider each side, over the gap, bold.
-                pad = (" ", style(None, palette.tile(sprite.value)[0]))
-                tile = [pad] + [(char, style(cell.fg, cell.bg, True)) for char, cell in tile] + [pad]
-                start = left - 1
-            else:
-                start = left
-            for offset, cell in enumerate(tile):
-                if 0 <= start + offset < width:
-                    canvas[top + line][start + offset] = cell
-    return [merge_spans(line) for line in canvas]
+def _clean(text: str) -> str:
+    """``text`` with anything that is not one printing, single-width column
+    (control codes, combining marks, wide characters) replaced by '?', so a
+    note cannot break the line-width arithmetic."""
+    return "".join("?" if _unprintable(char) else char for char in text)
 
 
 # -- the text around the board --------------------------------------------------
@@ -367,7 +181,7 @@ def _header(view: View) -> List[List[Span]]:
     return marked
 
 
-def _banner(view: View, glyphs: _Glyphs, palette: Palette) -> Optional[Tuple[List[str], TilePair]]:
+def _banner(view: View, glyphs: Glyphs, palette: Palette) -> Optional[Tuple[List[str], TilePair]]:
     """The win or game-over message (variants, longest first) and its
     colours, or None while neither is up."""
     goal = view.goal
@@ -382,7 +196,7 @@ def _banner(view: View, glyphs: _Glyphs, palette: Palette) -> Optional[Tuple[Lis
     return None
 
 
-def _status(view: View, glyphs: _Glyphs) -> List[List[Span]]:
+def _status(view: View, glyphs: Glyphs) -> List[List[Span]]:
     """The line under the board: what to do next, or the goal."""
     dot = glyphs.dot
     won = view.status is Status.WON
@@ -398,55 +212,6 @@ def _status(view: View, glyphs: _Glyphs) -> List[List[Span]]:
     if view.reached:
         return [[(text, PLAIN)] for text in _going_on(view, dot)]
     return [[(f"Join the tiles, get to {view.goal}!", PLAIN)], [(f"Get to {view.goal}!", PLAIN)]]
-
-
-@cache
-def _dimmed(palette: Palette) -> Palette:
-    """``palette`` faded toward its grid colour: the board under a message."""
-
-    def dim(pair: TilePair) -> TilePair:
-        return mix(pair[0], palette.grid, _DIM), mix(pair[1], palette.grid, _DIM)
-
-    return replace(
-        palette,
-        tiles={value: dim(pair) for value, pair in palette.tiles.items()},
-        beyond=dim(palette.beyond),
-        empty=dim(palette.empty),
-    )
-
-
-# How far the board fades toward the grid under a win or game-over message.
-_DIM = 0.6
-
-
-def _overlay(
-    board: List[List[Span]], texts: Sequence[str], colors: TilePair, layout: Layout, depth: ColorDepth
-) -> List[List[Span]]:
-    """The message in a box over the middle of the board, inside its border:
-    never wider than the board."""
-    canvas = [_cells(spans) for spans in board]
-    width = len(canvas[0])
-    # Inside the grid border: ASCII draws it as one bar at each edge (and a
-    # wider gap's padding after the right one); colours as gap-wide columns.
-    start = 1 if depth is ColorDepth.NONE else layout.col_gap
-    inner = width - layout.col_gap - start
-    text = next((t for t in texts if len(t) + 2 <= inner), texts[-1][: max(0, inner - 2)])
-    if depth is ColorDepth.NONE:
-        rule = "+" + "-" * (inner - 2) + "+"
-        rows = [rule, "|" + text.center(inner - 2) + "|", rule]
-        box_style = PLAIN
-    else:
-        rows = [" " * inner, text.center(inner), " " * inner]
-        # BASIC has no bold: the legacy console would make the dark text lighter.
-        box_style = style(colors[1], colors[0], depth is not ColorDepth.BASIC)
-    middle = len(canvas) // 2
-    top = max(1, middle - len(rows) // 2) if len(canvas) >= len(rows) + 2 else max(0, middle - len(rows) // 2)
-    for offset, row in enumerate(rows):
-        line = top + offset
-        if 0 <= line < len(canvas):
-            for column, char in enumerate(row):
-                canvas[line][start + column] = (char, box_style)
-    return [merge_spans(line) for line in canvas]
 
 
 def _going_on(view: View, dot: str) -> List[str]:
@@ -465,7 +230,7 @@ def _going_on(view: View, dot: str) -> List[str]:
     ]
 
 
-def _keys(glyphs: _Glyphs, replay: bool, ending: str) -> List[List[Span]]:
+def _keys(glyphs: Glyphs, replay: bool, ending: str) -> List[List[Span]]:
     a, d = glyphs.arrows, glyphs.dot
     if ending:  # no key works any more: say so instead
         return [[(_clean(ending), PLAIN)]]
@@ -492,7 +257,7 @@ def help_lines(
     and the closing line always shows."""
     if ascii_only is None:
         ascii_only = depth is ColorDepth.NONE
-    glyphs = _ASCII if ascii_only else _UNICODE
+    glyphs = ASCII if ascii_only else UNICODE
     rows: List[Tuple[str, str]] = [
         (f"{glyphs.arrows} wasd hjkl", "slide the tiles"),
         ("u", "undo (redoing a move brings the same tile)"),
@@ -525,14 +290,14 @@ def help_lines(
     return [paint(fit([spans], width - 1), depth) for spans in lines]
 
 
-def _note(view: View, glyphs: _Glyphs) -> List[List[Span]]:
+def _note(view: View, glyphs: Glyphs) -> List[List[Span]]:
     """The note line: the hint or autoplay's pace, then the note (a warning,
     say), shortest last; the AI's part stays when the note does not fit."""
     dot = glyphs.dot
     ai = ""
     if view.hint is not None:
         word = view.hint.value
-        ai = f"hint: {word}" if glyphs is _ASCII else f"hint: {_HINT_ARROWS[view.hint]} {word}"
+        ai = f"hint: {word}" if glyphs is ASCII else f"hint: {_HINT_ARROWS[view.hint]} {word}"
     elif view.stuck:
         ai = "hint: no move changes the board"
     elif view.autoplay:
@@ -596,20 +361,20 @@ def frame_lines(
         return _too_small(view, width, height)
     if ascii_only is None:
         ascii_only = depth is ColorDepth.NONE
-    glyphs = _ASCII if ascii_only else _UNICODE
+    glyphs = ASCII if ascii_only else UNICODE
     palette = palette or classic()
     limit = width - 1
     rows = len(view.board)
     board_width, _ = layout.board_size(rows, len(view.board[0]) if rows else 0)
     lines = [fit(_header(view), limit)]
     banner = _banner(view, glyphs, palette) if sprites is None else None
-    board_palette = _dimmed(palette) if banner is not None and depth is not ColorDepth.NONE else palette
+    board_palette = dimmed(palette) if banner is not None and depth is not ColorDepth.NONE else palette
     if sprites is None:
-        board = _board_lines(view, layout, depth, glyphs, board_palette)
+        board = board_lines(view.board, view.spawned, layout, depth, glyphs, board_palette)
     else:
-        board = _sprite_board_lines(view, sprites, layout, depth, glyphs, palette)
+        board = sprite_board_lines(rows, len(view.board[0]) if rows else 0, sprites, layout, depth, glyphs, palette)
     if banner is not None:
-        board = _overlay(board, banner[0], banner[1], layout, depth)
+        board = overlay(board, banner[0], banner[1], layout, depth)
     shake = min(shake, limit - board_width)
     if shake > 0:
         board = [[(" " * shake, PLAIN), *line] for line in board]

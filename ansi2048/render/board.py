@@ -1,0 +1,295 @@
+"""The board (pure): its geometry (:class:`Layout`), its tiles line by
+line, the board in the middle of a move (sprites between cells), and the
+board under a win or game-over message (faded, the message on it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import List, Optional, Sequence, Tuple
+
+from .color import mix
+from .motion import Phase, Sprite
+from .palette import Palette, TilePair
+from .style import PLAIN, ColorDepth, Span, merge_spans, style
+
+__all__ = [
+    "ASCII",
+    "BIG",
+    "COMPACT",
+    "LAYOUTS",
+    "MEDIUM",
+    "NARROW",
+    "UNICODE",
+    "Glyphs",
+    "Layout",
+    "board_lines",
+    "dimmed",
+    "overlay",
+    "sprite_board_lines",
+]
+
+Board = Tuple[Tuple[int, ...], ...]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The board's geometry: tiles of ``tile_width`` x ``tile_height``,
+    ``col_gap`` grid columns between tiles and beside the board, one grid
+    line above and below it, and ``row_gap`` grid lines between rows of tiles
+    (0 in the compact layouts: rows touch). A terminal cell is about twice
+    as tall as it is wide, so two columns look as wide as one line is tall:
+    the layouts with a row gap take two columns between tiles, for gaps that
+    look even both ways."""
+
+    name: str
+    tile_width: int
+    tile_height: int
+    row_gap: int
+    col_gap: int = 1
+
+    def board_size(self, rows: int, cols: int) -> Tuple[int, int]:
+        """(width, height) of the board including its border."""
+        width = cols * (self.tile_width + self.col_gap) + self.col_gap
+        height = rows * self.tile_height + (rows - 1) * self.row_gap + 2
+        return width, height
+
+    def tile_origin(self, row: int, col: int) -> Tuple[int, int]:
+        """(line, column) of a tile's top-left cell, relative to the board's."""
+        return 1 + row * (self.tile_height + self.row_gap), self.col_gap + col * (self.tile_width + self.col_gap)
+
+    @property
+    def number_line(self) -> int:
+        """The line within a tile that holds its number."""
+        return self.tile_height // 2
+
+
+# Tried in this order; the first that fits the terminal wins. BIG holds
+# 6-digit numbers with a space each side (7 digits still fit) and keeps the
+# new tile's marker on its own line; the others are one line tall, the last
+# so that a 10x10 board fits an 80-column terminal.
+BIG = Layout("big", 8, 3, 1, 2)
+MEDIUM = Layout("medium", 7, 1, 1, 2)
+COMPACT = Layout("compact", 7, 1, 0)
+NARROW = Layout("narrow", 6, 1, 0)
+LAYOUTS = (BIG, MEDIUM, COMPACT, NARROW)
+
+
+@dataclass(frozen=True)
+class Glyphs:
+    marker: str  # in the new tile's corner
+    arrows: str
+    dot: str  # separates the key hints
+    dash: str
+    frame: str  # the new tile's outline in a tall tile: corners, then the rules
+
+
+# Glyphs that the Windows console fonts (Consolas, Lucida Console) have and
+# that are single-width in non-CJK locales; NONE depth keeps to ASCII, since
+# a pipe or a log may not be UTF-8.
+UNICODE = Glyphs(marker="•", arrows="←↑↓→", dot="·", dash="—", frame="┌┐└┘─│")
+ASCII = Glyphs(marker="*", arrows="arrows", dot="-", dash="-", frame="++++-|")
+
+
+def _label(value: int, room: int) -> str:
+    """A tile's number in at most ``room`` columns: digits when they fit,
+    else the power of two ("2^20"), which fits any tile of any layout."""
+    text = str(value)
+    if len(text) <= room:
+        return text
+    if value > 0 and value & (value - 1) == 0:
+        text = f"2^{value.bit_length() - 1}"
+    return text if len(text) <= room else text[: room - 1] + "+"
+
+
+# -- the board ------------------------------------------------------------------
+
+
+@cache
+def _tile_line(
+    value: int,
+    new: bool,
+    line: int,
+    layout: Layout,
+    depth: ColorDepth,
+    glyphs: Glyphs,
+    palette: Palette,
+    colors: Optional[TilePair] = None,
+) -> Tuple[Span, ...]:
+    """Line ``line`` of one tile, exactly ``layout.tile_width`` columns;
+    ``colors`` (background, text) instead of the palette's, for a tile
+    fading in.
+
+    Cached: a board repeats few distinct tiles, and building spans per cell
+    per frame was most of the render time (benchmarks/render.py)."""
+    width = layout.tile_width
+    plain = depth is ColorDepth.NONE
+    bg, fg = colors or palette.tile(value)
+    # BASIC keeps bold for the new tile: on the legacy console bold means a
+    # brighter text colour, which would cost contrast on every light tile.
+    bold = not plain and (new or depth is not ColorDepth.BASIC)
+    # The blanks of a tile share its number's weight (invisible on a blank):
+    # one style across the tile, so painting it changes style once, not three times.
+    base = PLAIN if plain else style(fg, bg, bold)
+    number_style = PLAIN if plain else style(fg, bg, bold, new)
+    # The new tile is outlined where the tile is tall enough (findable at a
+    # glance on a busy board, in every depth); a one-line tile gets its
+    # number bracketed and the marker in its corner instead.
+    outlined = new and layout.tile_height >= 3
+    marker_here = new and line == 0 and not outlined
+    edge_style = PLAIN if plain else style(fg, bg, True)
+    cells: List[Span] = [(" ", base)] * width
+    if line == layout.number_line:
+        room = width - (2 if outlined else 1 if marker_here else 0)
+        if value:
+            text = _label(value, room)
+            if new and not outlined and len(text) + 2 <= room:
+                text = f"[{text}]"
+        else:
+            text = "." if plain else ""
+        left = (width - len(text)) // 2
+        if marker_here and left == 0:
+            left = 1
+        for offset, char in enumerate(text):
+            cells[left + offset] = (char, number_style)
+    if outlined:
+        top_left, top_right, bottom_left, bottom_right, rule, side = tuple(glyphs.frame)
+        if line == 0:
+            cells = [(top_left + rule * (width - 2) + top_right, edge_style)]
+        elif line == layout.tile_height - 1:
+            cells = [(bottom_left + rule * (width - 2) + bottom_right, edge_style)]
+        else:
+            cells[0] = cells[-1] = (side, edge_style)
+    if marker_here:
+        cells[0] = (glyphs.marker, edge_style)
+    return tuple(merge_spans(cells))
+
+
+def board_lines(
+    board: Board,
+    spawned: Optional[Tuple[int, int]],
+    layout: Layout,
+    depth: ColorDepth,
+    glyphs: Glyphs,
+    palette: Palette,
+) -> List[List[Span]]:
+    """The board's lines: the grid, and each tile (``spawned`` the new one)."""
+    rows = len(board)
+    cols = len(board[0]) if rows else 0
+    width, _ = layout.board_size(rows, cols)
+    if depth is ColorDepth.NONE:
+        # No backgrounds to draw the grid with: ASCII lines, same geometry.
+        # A wider gap draws its bar in its first column: "| 2 | 4 |".
+        pad = " " * (layout.col_gap - 1)
+        rule: List[Span] = [("+" + ("-" * (layout.tile_width + layout.col_gap - 1) + "+") * cols + pad, PLAIN)]
+        gap: Span = ("|" + pad, PLAIN)
+    else:
+        # A text colour that the gaps never show, the tiles' usual one: going
+        # from a tile to a gap then changes only the background.
+        grid = style(palette.empty[1], palette.grid)
+        rule = [(" " * width, grid)]
+        gap = (" " * layout.col_gap, grid)
+    lines: List[List[Span]] = [rule]
+    for r, row in enumerate(board):
+        if r:
+            lines.extend([rule] * layout.row_gap)
+        for line in range(layout.tile_height):
+            spans: List[Span] = [gap]
+            for c, value in enumerate(row):
+                spans.extend(_tile_line(value, spawned == (r, c), line, layout, depth, glyphs, palette))
+                spans.append(gap)
+            lines.append(merge_spans(spans))
+    lines.append(rule)
+    return lines
+
+
+def _cells(spans: Sequence[Span]) -> List[Span]:
+    """One (character, style) per column."""
+    return [(char, span_style) for text, span_style in spans for char in text]
+
+
+def sprite_board_lines(
+    rows: int,
+    cols: int,
+    sprites: Sequence[Sprite],
+    layout: Layout,
+    depth: ColorDepth,
+    glyphs: Glyphs,
+    palette: Palette,
+) -> List[List[Span]]:
+    """The board in the middle of a move: the empty board, then each tile
+    drawn where it is on this frame (between cells while it slides)."""
+    empty = ((0,) * cols,) * rows
+    canvas = [_cells(spans) for spans in board_lines(empty, None, layout, depth, glyphs, palette)]
+    width = len(canvas[0])
+    step_y, step_x = layout.tile_height + layout.row_gap, layout.tile_width + layout.col_gap
+    for sprite in sprites:
+        top = 1 + round(sprite.row * step_y)
+        left = layout.col_gap + round(sprite.col * step_x)
+        colors: Optional[TilePair] = None
+        if sprite.phase is Phase.APPEARING and depth is not ColorDepth.NONE:
+            # Half faded in from the empty cell's colours: the original's "appear".
+            (bg, fg), (empty_bg, _) = palette.tile(sprite.value), palette.empty
+            colors = (mix(empty_bg, bg, 0.5), mix(empty_bg, fg, 0.5))
+        for line in range(layout.tile_height):
+            tile = _cells(_tile_line(sprite.value, False, line, layout, depth, glyphs, palette, colors))
+            if sprite.phase is Phase.POPPED and depth is not ColorDepth.NONE:
+                # The pop: a column wider each side, over the gap, bold.
+                pad = (" ", style(None, palette.tile(sprite.value)[0]))
+                tile = [pad] + [(char, style(cell.fg, cell.bg, True)) for char, cell in tile] + [pad]
+                start = left - 1
+            else:
+                start = left
+            for offset, cell in enumerate(tile):
+                if 0 <= start + offset < width:
+                    canvas[top + line][start + offset] = cell
+    return [merge_spans(line) for line in canvas]
+
+
+@cache
+def dimmed(palette: Palette) -> Palette:
+    """``palette`` faded toward its grid colour: the board under a message."""
+
+    def dim(pair: TilePair) -> TilePair:
+        return mix(pair[0], palette.grid, _DIM), mix(pair[1], palette.grid, _DIM)
+
+    return replace(
+        palette,
+        tiles={value: dim(pair) for value, pair in palette.tiles.items()},
+        beyond=dim(palette.beyond),
+        empty=dim(palette.empty),
+    )
+
+
+# How far the board fades toward the grid under a win or game-over message.
+_DIM = 0.6
+
+
+def overlay(
+    board: List[List[Span]], texts: Sequence[str], colors: TilePair, layout: Layout, depth: ColorDepth
+) -> List[List[Span]]:
+    """The message in a box over the middle of the board, inside its border:
+    never wider than the board."""
+    canvas = [_cells(spans) for spans in board]
+    width = len(canvas[0])
+    # Inside the grid border: ASCII draws it as one bar at each edge (and a
+    # wider gap's padding after the right one); colours as gap-wide columns.
+    start = 1 if depth is ColorDepth.NONE else layout.col_gap
+    inner = width - layout.col_gap - start
+    text = next((t for t in texts if len(t) + 2 <= inner), texts[-1][: max(0, inner - 2)])
+    if depth is ColorDepth.NONE:
+        rule = "+" + "-" * (inner - 2) + "+"
+        rows = [rule, "|" + text.center(inner - 2) + "|", rule]
+        box_style = PLAIN
+    else:
+        rows = [" " * inner, text.center(inner), " " * inner]
+        # BASIC has no bold: the legacy console would make the dark text lighter.
+        box_style = style(colors[1], colors[0], depth is not ColorDepth.BASIC)
+    middle = len(canvas) // 2
+    top = max(1, middle - len(rows) // 2) if len(canvas) >= len(rows) + 2 else max(0, middle - len(rows) // 2)
+    for offset, row in enumerate(rows):
+        line = top + offset
+        if 0 <= line < len(canvas):
+            for column, char in enumerate(row):
+                canvas[line][start + column] = (char, box_style)
+    return [merge_spans(line) for line in canvas]
