@@ -21,8 +21,9 @@ Core (pure):
 - ``records``    history records, statistics, the top 10, the daily seed
 - ``render``     frames: ``style`` (colour depths, SGR), ``color`` (CIEDE2000,
   contrast), ``palette`` and ``themes``, ``board`` (layouts, tiles, the board
-  moving or under a message), ``frame`` (views, the text around, help), ``motion`` (where tiles are during a move), ``repaint``
-  (control codes, in place, only what changed), ``stats`` (``--stats``)
+  moving or under a message), ``frame`` (views, the text around, help),
+  ``motion`` (where tiles are during a move), ``repaint`` (control codes,
+  in place, only what changed), ``stats`` (``--stats``)
 - ``cast``       asciicast v2 files of the frames (``--cast``)
 - ``ai``         the AI: n-tuple network expectimax (4x4), heuristic
   expectimax (any board); its weights are package data, loaded on first use
