@@ -26,7 +26,7 @@ from .options import EXIT_USAGE, parse_options
 # benchmarks/startup.py); mypy treats any name TYPE_CHECKING as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import IO, Any, Optional, Sequence
+    from typing import IO, Any, Callable, Optional, Sequence
 
     from .context import Context
 
@@ -68,21 +68,12 @@ def _random_seed() -> int:
 
 
 def _cast_problem(path: str, stdin: IO[Any], record: Optional[str]) -> Optional[str]:
-    """Why --cast may not write ``path``, if it may not: an existing file is
-    overwritten only if it is empty, an asciicast or a recording."""
-    from .cast import is_ours
-
+    """Why --cast may not write ``path`` before it is even opened: it is the
+    input, or the --record file (what it holds is checked on opening)."""
     if _same_file(stdin, path):
         return f"{path!r} is the input being replayed"
     if record is not None and os.path.abspath(record) == os.path.abspath(path):
         return f"{path!r} is also the --record file"
-    try:
-        with open(path, "rb") as file:
-            head = file.read(4096)
-    except OSError:
-        return None  # missing (fine), or unreadable: opening it for writing says why
-    if not is_ours(head):
-        return f"{path!r} exists and is not an asciicast or a recording; not overwriting it"
     return None
 
 
@@ -90,10 +81,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     options = parse_options(argv)  # --help, --version and bad options end here
     import time
 
-    from .cast import CastWriter
+    from .cast import CastWriter, is_ours
     from .config import apply_config, load_config
     from .context import Context
-    from .recording import Recorder, RecordError
+    from .recording import Recorder, RecordError, split_header
     from .terminal.signals import Hangup
     from .terminal.streams import isatty
 
@@ -123,15 +114,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if _same_file(stdin, options.record):
             return _usage_error(f"argument --record: {options.record!r} is the input being replayed", stderr)
         try:
-            record_stream = _open_record(options.record)
-        except RecordError as error:
+            record_stream = _open_ours(
+                options.record, lambda head: split_header(head)[0] is not None, "an ansi2048 recording", "ascii"
+            )
+        except NotOurs as error:
             return _usage_error(f"argument --record: {error}", stderr)
         except OSError as error:
             return _usage_error(f"argument --record: cannot write {options.record!r}: {error.strerror}", stderr)
     cast_writer: Optional[CastWriter] = None
     if options.cast is not None:
         try:
-            cast_stream = open(options.cast, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+            cast_stream = _open_ours(options.cast, is_ours, "an asciicast or a recording", "utf-8")
+        except NotOurs as error:
+            if record_stream is not None:
+                record_stream.close()
+            return _usage_error(f"argument --cast: {error}", stderr)
         except OSError as error:
             if record_stream is not None:
                 record_stream.close()
@@ -206,24 +203,28 @@ def _play_beside_stdout(ctx: Context) -> Optional[int]:
         )
 
 
-def _open_record(path: str) -> IO[str]:
-    """The ``--record`` file, emptied only if it is empty or a recording.
+class NotOurs(Exception):
+    """An output file (``--record``, ``--cast``) holds something else the user
+    would lose: a bad option."""
+
+
+def _open_ours(path: str, ours: Callable[[bytes], bool], what: str, encoding: str) -> IO[str]:
+    """An output file, emptied only if it is empty or ``ours`` says its
+    first bytes are one of ours; else NotOurs naming ``what`` it is not.
 
     Opened without truncating, checked, then truncated through the same
     descriptor: what was checked is what gets emptied, even if the name is
     swapped (or is a symlink) meanwhile. Not a regular file (a FIFO,
     /dev/stdout): written as it is, nothing there to destroy."""
-    from .recording import RecordError, split_header
-
     fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o666)
     try:
         info = os.fstat(fd)
         if stat.S_ISREG(info.st_mode) and info.st_size > 0:
-            if split_header(os.read(fd, 4096))[0] is None:
-                raise RecordError(f"{path!r} is not an ansi2048 recording; not overwriting it")
+            if not ours(os.read(fd, 4096)):
+                raise NotOurs(f"{path!r} is not {what}; not overwriting it")
             os.lseek(fd, 0, os.SEEK_SET)
             os.ftruncate(fd, 0)
-        stream = open(fd, "w", encoding="ascii", newline="\n")  # noqa: SIM115
+        stream = open(fd, "w", encoding=encoding, newline="\n")  # noqa: SIM115
     except BaseException:
         os.close(fd)
         raise
