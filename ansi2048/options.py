@@ -43,6 +43,7 @@ keys, as on the screen:
   p                             the AI plays (p again or a move takes over);
                                 + and - change its pace. Games the AI played
                                 or hinted in do not raise the best score
+  ?                             help: the keys, the rules, what the marks mean
   Ctrl-Z                        suspend (fg comes back to the game)
   more keys, a default theme, size and goal: the config file (--config-path)
 
