@@ -66,7 +66,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Direction", "Game", "__version__"]
 
-__version__ = "0.1.0"
+__version__ = "0.3.0"
 
 
 def __getattr__(name: str) -> Any:
