@@ -10,13 +10,15 @@ Pure: a parser in, a script out; loaded only when ``--completion`` is given.
 from __future__ import annotations
 
 import argparse
+import io
+import os
 import re
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Tuple
+from typing import IO, Callable, Dict, List, Optional, Tuple
 
 from . import __version__
 
-__all__ = ["WRITERS", "CompletedOption", "completed_options", "completion_script"]
+__all__ = ["WRITERS", "CompletedOption", "completed_options", "completion_script", "write_script"]
 
 PROG = "ansi2048"
 
@@ -208,3 +210,21 @@ def completion_script(shell: str, parser: argparse.ArgumentParser) -> str:
     if shell not in WRITERS:
         raise ValueError(f"no completion for {shell!r}: {', '.join(WRITERS)}")
     return WRITERS[shell](completed_options(parser))
+
+
+def write_script(script: str, stdout: Optional[IO[str]]) -> None:
+    """Writes ``script`` to ``stdout`` as UTF-8 bytes with '\\n' line ends (a shell
+    reads no '\\r\\n', and Windows' text streams would add them), straight to
+    its descriptor: when the reader is gone, nothing stays buffered for Python
+    to fail on again at exit. Raises OSError (or ValueError) when it cannot."""
+    if stdout is None:  # Python's own stdout when descriptor 1 was closed
+        raise OSError("standard output is closed")
+    data = script.encode("utf-8")
+    try:
+        descriptor = stdout.fileno()
+    except io.UnsupportedOperation:  # not a file (a test's StringIO): its own write
+        stdout.write(script)
+        return
+    stdout.flush()
+    while data:
+        data = data[os.write(descriptor, data) :]

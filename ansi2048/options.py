@@ -248,9 +248,14 @@ class _Completion(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, namespace: object, shell: object, *args: object) -> None:
         import sys
 
-        from .completion import completion_script  # only now: it is not needed to play
+        from .completion import completion_script, write_script  # only now: it is not needed to play
 
-        sys.stdout.write(completion_script(str(shell), parser))
+        try:
+            write_script(completion_script(str(shell), parser), sys.stdout)
+        except BrokenPipeError:  # the reader left (`| head`): not an error, as in cli.main
+            pass
+        except (OSError, ValueError) as error:  # stdout closed, a full disk
+            parser.exit(1, f"{parser.prog}: error: cannot write the completion script: {error}\n")
         parser.exit(0)
 
 

@@ -65,7 +65,8 @@ def test_only_plain_words_reach_a_script() -> None:
 def test_the_command_prints_the_script(shell: str) -> None:
     result = run_cli(["--completion", shell])
     assert result.returncode == 0 and result.stderr == b""
-    assert result.stdout.decode() == completion_script(shell, build_parser())
+    # Byte for byte: '\n' line ends on every system (a shell reads no '\r\n').
+    assert result.stdout == completion_script(shell, build_parser()).encode()
 
 
 def test_a_shell_without_completion_is_one_line_and_exit_2() -> None:
@@ -234,3 +235,42 @@ def test_fish_completes_options_choices_and_files(tmp_path: Path) -> None:
     assert fish_completions(fish, script, "ansi2048 --record ga", cwd) == ["game.cast", "game.keys", "games/"]
     assert fish_completions(fish, script, "ansi2048 --size ", cwd) == []
     assert fish_completions(fish, script, "ansi2048 ga", cwd) == []  # no file is an argument by itself
+
+
+def run_with_stdout(stdout: int, **kwargs: object) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "ansi2048", "--completion", "bash"],
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        timeout=60,
+        check=False,
+        **kwargs,  # type: ignore[call-overload]
+    )
+
+
+@pytest.mark.posix
+def test_a_reader_that_left_is_not_an_error() -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # gone before the first byte: the write fails at once
+    try:
+        result = run_with_stdout(write_end)
+    finally:
+        os.close(write_end)
+    assert result.returncode == 0 and result.stderr == b""
+
+
+@pytest.mark.posix
+def test_a_closed_stdout_is_one_line_and_exit_1() -> None:
+    result = run_with_stdout(subprocess.DEVNULL, preexec_fn=lambda: os.close(1))
+    err = result.stderr.decode()
+    assert result.returncode == 1 and len(err.strip().splitlines()) == 1, err
+    assert "standard output is closed" in err and "Traceback" not in err
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+def test_a_full_disk_is_one_line_and_exit_1() -> None:
+    with open("/dev/full", "wb") as full:
+        result = run_with_stdout(full.fileno())
+    err = result.stderr.decode()
+    assert result.returncode == 1 and len(err.strip().splitlines()) == 1, err
+    assert "No space left" in err and "Traceback" not in err
