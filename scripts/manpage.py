@@ -3,9 +3,11 @@
 
 - NAME, SYNOPSIS and OPTIONS: the command line's own parser (the options as
   the completion scripts see them, ``ansi2048.completion.completed_options``);
-- DESCRIPTION, KEYS, THEMES AND CONFIG and FILES: the README's introduction
-  and its "Keys", "Themes and config" and "Where your games are kept"
-  sections, as a package index shows the README (setup.py: no pictures);
+- DESCRIPTION, the text under OPTIONS, KEYS, RECORD, REPLAY, PIPE, THEMES AND
+  CONFIG and FILES: the README's introduction and its "Options" (all but the
+  table), "Keys", "Record, replay, pipe", "Themes and config" and "Where your
+  games are kept" sections, as a package index shows the README (setup.py:
+  no pictures);
 - the date and version: the newest release in CHANGELOG.md.
 
 So the page cannot say anything the README and ``--help`` do not; when they
@@ -38,9 +40,13 @@ MAN_PAGE = ROOT / "ansi2048.1"
 # README section -> man page section.
 README_SECTIONS = (
     ("Keys", "KEYS"),
+    ("Record, replay, pipe", "RECORD, REPLAY, PIPE"),
     ("Themes and config", "THEMES AND CONFIG"),
     ("Where your games are kept", "FILES"),
 )
+# The README's "Options" section: its table is what OPTIONS already lists from
+# the parser; the text after it (goals, colour depths, drawing) follows the list.
+OPTIONS_SECTION = "Options"
 
 # "## [0.3.0] - 2026-11-23"
 _RELEASE = re.compile(r"^## \[(?P<version>[^\]]+)\] - (?P<date>\d{4}-\d\d-\d\d)$", re.MULTILINE)
@@ -192,14 +198,18 @@ def man_page(parser: argparse.ArgumentParser, readme: str, changelog: str) -> st
     for option in options:
         heading = _option_heading(option.names, option.value, option.choices, option.takes_value)
         out += [".TP", heading, line_start(escape(option.help))]
+    if OPTIONS_SECTION not in by_title:
+        raise ValueError(f"README.md has no section '## {OPTIONS_SECTION}'")
+    prose = "\n".join(line for line in by_title[OPTIONS_SECTION].splitlines() if not line.startswith("|"))
+    out += markdown_to_roff(prose)
     for title, man_section in README_SECTIONS:
         if title not in by_title:
             raise ValueError(f"README.md has no section '## {title}'")
         out += [f".SH {man_section}", *markdown_to_roff(by_title[title])]
     out += [
         ".SH SEE ALSO",
-        "The README (options, recordings and pipes, the JSON Lines protocol, the AI,",
-        "records) and CHANGELOG.md, in the source distribution;",
+        "The README (the AI, your records, the rules and their randomness, speed) and",
+        "CHANGELOG.md, in the source distribution;",
         ".BR asciinema (1)",
         "plays the files",
         ".B \\-\\-cast",
