@@ -4,7 +4,8 @@ Written from the argparse parser itself, so they cannot drift from the
 options: every option, the choices of those that have them (themes, colour
 modes, shells), file names for those whose value is a ``FILE`` (``--record``,
 ``--cast``), and nothing to offer for values of the user's own (``--seed N``).
-Pure: a parser in, a script out; loaded only when ``--completion`` is given.
+A parser in, a script out; ``write_script`` is the one function that writes.
+Loaded only when ``--completion`` is given.
 """
 
 from __future__ import annotations
