@@ -37,6 +37,7 @@ Between (values, and a screen driven through given functions):
 Shell:
 
 - ``options``      the command line (light: ``--help`` loads no game)
+- ``completion``   ``--completion``: shell completion scripts from the parser
 - ``cli``          ``main``: picks the play mode, turns failures into exit codes
 - ``piped``        keys from a pipe: replays, bots (JSON Lines), summaries
 - ``interactive``  the keyboard game, its loop and the best-score writer
@@ -66,7 +67,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Direction", "Game", "__version__"]
 
-__version__ = "0.1.0"
+__version__ = "0.3.0"
 
 
 def __getattr__(name: str) -> Any:

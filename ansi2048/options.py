@@ -17,11 +17,11 @@ from .limits import DEFAULT_SIZE, MAX_GOAL, MAX_SEED_DIGITS, MAX_SIDE, MIN_GOAL,
 # treats any name TYPE_CHECKING as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import NoReturn, Optional, Sequence, Tuple
+    from typing import Any, NoReturn, Optional, Sequence, Tuple
 
     from .context import Options
 
-__all__ = ["EXIT_USAGE", "REPLAY_DELAY", "THEME_CHOICES", "build_parser", "parse_options"]
+__all__ = ["COMPLETION_SHELLS", "EXIT_USAGE", "REPLAY_DELAY", "THEME_CHOICES", "build_parser", "parse_options"]
 
 # The exit status for a bad command line (and for a bad --record file).
 EXIT_USAGE = 2
@@ -32,6 +32,10 @@ REPLAY_DELAY = 0.05  # seconds between keys of --replay-best on a terminal, unle
 # The names of render.themes.THEMES, spelled here so that --help need not
 # load the renderer (tests/test_themes.py checks that the two agree).
 THEME_CHOICES = ("classic", "dark", "high-contrast")
+
+# The shells --completion writes a script for (completion.py's writers; a test
+# checks that the two agree).
+COMPLETION_SHELLS = ("bash", "zsh", "fish")
 
 _KEYS_HELP = """\
 keys, as on the screen:
@@ -186,6 +190,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="print where the config file is read from (theme, size, goal, keys) and exit",
     )
     parser.add_argument(
+        "--completion",
+        action=_Completion,
+        choices=COMPLETION_SHELLS,
+        metavar="SHELL",
+        help="print the completion script for SHELL (bash, zsh or fish) and exit",
+    )
+    parser.add_argument(
         "--daily", action="store_true", help="today's game (UTC date): the same tiles for everyone, its own best"
     )
     parser.add_argument("--no-undo", action="store_true", help="hard mode: u does nothing in this game")
@@ -225,6 +236,26 @@ class _ConfigPath(argparse.Action):
         from .config import config_path
 
         sys.stdout.write(config_path(os.environ) + "\n")
+        parser.exit(0)
+
+
+class _Completion(argparse.Action):
+    """Prints the shell completion script, written from this very parser, and exits."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: object, shell: object, *args: object) -> None:
+        import sys
+
+        from .completion import completion_script, write_script  # only now: it is not needed to play
+
+        try:
+            write_script(completion_script(str(shell), parser), sys.stdout)
+        except BrokenPipeError:  # the reader left (`| head`): not an error, as in cli.main
+            pass
+        except (OSError, ValueError) as error:  # stdout closed, a full disk
+            parser.exit(1, f"{parser.prog}: error: cannot write the completion script: {error}\n")
         parser.exit(0)
 
 
