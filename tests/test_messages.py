@@ -7,37 +7,26 @@ from __future__ import annotations
 import io
 import os
 import sys
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, List, Optional, Sequence
+from typing import List, Optional, Sequence
 
 import pytest
 
 from ansi2048.context import Context, Options
 from ansi2048.interactive import play_terminal
-from ansi2048.keys import KeyDecoder
-from ansi2048.terminal.console import Console, ScreenHooks
 
+from .console import scripted
 from .screen import dump, emulate
 
 WIDTH, HEIGHT = 100, 35
 
 
 def play(data: Path, keys: Sequence[bytes], options: Optional[Options] = None) -> List[str]:
-    """Play ``keys`` (one read each) on a fresh console; the screen's
-    lines after each frame, the last one after the game closed."""
-    output: List[str] = []
+    """Play ``keys`` (one read each, then q) on a fresh console; the
+    screen's lines before each read, the last one after the game closed."""
     screens: List[str] = []
-    reads = list(keys)
-
-    def read_actions(decoder: KeyDecoder) -> List[Any]:
-        screens.append(dump(emulate("".join(output).encode(), WIDTH, HEIGHT).display))
-        return list(decoder.feed(reads.pop(0))) if reads else list(decoder.feed(b"q"))
-
-    @contextmanager
-    def console(stdin: Any, stdout: Any, hooks: ScreenHooks) -> Iterator[Console]:
-        yield Console(read_actions, output.append, lambda: (WIDTH, HEIGHT), legacy=False)
-
+    console = scripted([*keys, b"q"], on_read=lambda: screens.append(dump(console.display)))
+    console.size = (WIDTH, HEIGHT)
     warnings: List[str] = []
     ctx = Context(
         options=options or Options(),
@@ -47,8 +36,8 @@ def play(data: Path, keys: Sequence[bytes], options: Optional[Options] = None) -
         warn=warnings.append,
         random_seed=lambda: 7,
     )
-    assert play_terminal(ctx, open_console=console) == 0
-    screens.append(dump(emulate("".join(output).encode(), WIDTH, HEIGHT).display))
+    assert play_terminal(ctx, open_console=console.open) == 0
+    screens.append(dump(console.display))
     return screens
 
 

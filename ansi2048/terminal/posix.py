@@ -12,7 +12,7 @@ from contextlib import contextmanager, suppress
 from typing import IO, Any, Callable, Iterator, List, Optional, TypeVar
 
 from ..keys import Action, KeyDecoder
-from .console import Console, ScreenHooks
+from .console import ESC_TIMEOUT, Console, ScreenHooks
 from .signals import Hangup, hangup_signals, restore_signals, shield_hangups
 from .streams import terminal_gone, terminal_size, write_all
 
@@ -25,11 +25,6 @@ __all__ = [
     "raw_mode",
     "retry_eintr",
 ]
-
-# How long a lone ESC waits for the rest of an arrow key before it counts as
-# just ESC. Terminals send a whole sequence in one write; 50 ms is what vim's
-# 'ttimeoutlen' defaults to in many setups and feels instant.
-ESC_TIMEOUT = 0.05
 
 _T = TypeVar("_T")
 
