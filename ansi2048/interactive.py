@@ -217,7 +217,8 @@ def play_terminal(
             on_end(session)
         return status
     finally:
-        keeper.close()
+        with shield_hangups():  # a second signal must not cut the closing short either
+            keeper.close()
 
 
 def _resumed_note(moves: int) -> str:

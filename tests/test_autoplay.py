@@ -484,3 +484,47 @@ def test_a_save_reads_its_ai_line_and_never_the_ais_keys() -> None:
     assert BodyDecoder(saved=True).feed(body) == [Action.UP, ASSISTED, Action.RIGHT]
     # To a replay the line is a comment (and the AI's keys nothing).
     assert BodyDecoder().feed(body) == [Action.UP, Action.RIGHT]
+
+
+@pytest.mark.posix
+def test_autoplay_goes_on_after_ctrl_z_and_fg_without_a_key(tmp_path: Path, data_home: Path) -> None:
+    """Issue 20: after Ctrl-Z and fg the screen said "autoplay 4/s" but
+    nothing moved until a key (the wake-up of SIGCONT was taken for nothing
+    to do, and the read blocked)."""
+    import pexpect
+
+    from .test_terminal import FRAME_END, game_env
+
+    shell = pexpect.spawn(
+        "/bin/bash",
+        ["--norc", "--noprofile", "-i"],
+        env=dict(game_env(data_home), PS1="$ "),
+        dimensions=(HEIGHT, WIDTH),
+        timeout=20,
+    )
+    shell.delaybeforesend = None
+    save = data_home / "game-4x4-2048.keys"
+
+    def moves() -> int:
+        if not save.exists():
+            return 0
+        return len(split_header(save.read_bytes())[1].replace(ASSISTED_MARK, b""))
+
+    def wait_for(count: int) -> None:
+        while moves() < count:
+            shell.expect(FRAME_END)  # the pexpect timeout fails a game that stalled
+
+    shell.expect_exact("$ ")
+    shell.sendline(f"set -b; {sys.executable} -m ansi2048 --seed 7 --new --autoplay")
+    wait_for(2)
+    shell.send("\x1a")
+    shell.expect("Stopped")
+    shell.expect_exact("$ ")
+    stopped_at = moves()
+    shell.sendline("fg")
+    wait_for(stopped_at + 3)  # no key typed: it plays on by itself
+    shell.send("q")
+    shell.expect_exact("$ ")
+    shell.sendline("echo EXIT=$?; exit")
+    shell.expect(pexpect.EOF)
+    assert b"EXIT=0" in shell.before

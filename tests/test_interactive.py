@@ -187,3 +187,33 @@ def test_a_second_signal_during_the_restore_cannot_cut_it_short(data: Path, monk
     assert json.loads((data / "best.json").read_text()) == {"4x4-2048": second[0], "4x4-2048-unaided": second[0]}
     assert console.output[-1].endswith(SHOW_CURSOR + "\n")  # the restore went to its end
     assert console.restored
+
+
+@pytest.mark.posix
+def test_a_signal_after_the_one_that_ended_the_game_cannot_print_a_traceback(tmp_path: Path) -> None:
+    """Issue 20: SIGTERM ends the game; a SIGINT that comes while the process
+    is on its way out (here: while the interpreter waits for a thread at
+    shutdown) printed a KeyboardInterrupt traceback from threading."""
+    import subprocess
+    import sys
+
+    script = "\n".join(
+        [
+            "import os, signal, sys, threading, time",
+            "import ansi2048.piped",
+            "from ansi2048.terminal.signals import Hangup",
+            "def hang_up(ctx): raise Hangup(signal.SIGTERM)",
+            "ansi2048.piped.play_piped = hang_up",
+            "from ansi2048.cli import main",
+            "status = main([])",
+            "threading.Thread(target=time.sleep, args=(0.5,)).start()  # the shutdown waits for it",
+            "threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGINT)).start()",
+            "sys.exit(status)",
+        ]
+    )
+    env = {"ANSI2048_DATA_DIR": str(tmp_path), "PATH": os.environ.get("PATH", "")}
+    result = subprocess.run(
+        [sys.executable, "-c", script], stdin=subprocess.DEVNULL, capture_output=True, env=env, timeout=60, check=False
+    )
+    assert result.returncode == 128 + signal.SIGTERM, result.stderr
+    assert b"Traceback" not in result.stderr and b"KeyboardInterrupt" not in result.stderr, result.stderr

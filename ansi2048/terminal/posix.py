@@ -144,11 +144,15 @@ def open_console(stdin: IO[Any], stdout: IO[Any], hooks: ScreenHooks) -> Iterato
         while True:
             timeout = ESC_TIMEOUT if decoder.pending else None
             ready, _, _ = select.select([in_fd, wake_r], [], [], timeout)
+            # A wake-up is something ``key_ready`` announced, even when the
+            # signal behind it was dealt with already (the SIGCONT of a fg
+            # after Ctrl-Z): return to the caller rather than block here
+            # until a key, or autoplay would stall.
+            signalled = bool(pending) or wake_r in ready
             if wake_r in ready:
                 with suppress(BlockingIOError):
                     while os.read(wake_r, 512):
                         pass
-            signalled = bool(pending)
             handle_signals()
             if in_fd in ready:
                 try:
