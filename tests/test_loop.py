@@ -10,7 +10,7 @@ import select
 import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, List, Optional, Tuple
+from typing import Any, ClassVar, List, Optional, Tuple
 
 import pytest
 
@@ -288,3 +288,110 @@ def test_the_end_of_the_input_ends_the_game_like_a_closed_terminal(tmp_path: Pat
     with pytest.raises(Hangup):
         play_terminal(context(tmp_path, FakeClock(), seed=8, new=True), console)
     assert saved(tmp_path) == b"a"  # kept
+
+
+# -- any window ----------------------------------------------------------------------------
+
+STORM_KEYS = [b"a", b"d", b"w", b"s", b"?", b"x", b"t", b"p", b"+", b"-", b"u", b"r", b"\x1b[A", b"\x1b"]
+
+
+def storm(rng: Any, start: float, count: int, sizes: Any) -> List[Tuple[float, Any]]:
+    """``count`` resizes at random moments a few ms to a few hundred ms
+    apart, random keys in between (moves, help, the AI's keys, a lone ESC)."""
+    script: List[Tuple[float, Any]] = []
+    now = start
+    for _ in range(count):
+        now += rng.choice((0.001, 0.005, 0.02, 0.05, 0.2, 0.4))
+        if rng.random() < 0.3:
+            script.append((now, rng.choice(STORM_KEYS)))
+        else:
+            script.append((now, Resize(*sizes(rng))))
+    return script
+
+
+def guard_moves(monkeypatch: pytest.MonkeyPatch, console: PlayConsole) -> List[Action]:
+    """Fail if a key of the game other than q is played while the window
+    cannot show the board; the keys played."""
+    from ansi2048.render.frame import View, layout_for
+
+    played_keys: List[Action] = []
+    real = Session.apply
+
+    def apply(self: Session, action: Action) -> Any:
+        if action is not Action.QUIT:
+            assert layout_for(View.of(self), *console.size) is not None, (action, console.size)
+        played_keys.append(action)
+        return real(self, action)
+
+    monkeypatch.setattr(Session, "apply", apply)
+    return played_keys
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_resize_storms_during_motion_autoplay_and_help_never_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    import random
+
+    rng = random.Random(seed)
+    clock = FakeClock()
+
+    def sizes(rng: Any) -> Tuple[int, int]:
+        # From 2 columns and 2 lines (a 1-line or 1-column window is the renderer's:
+        # see the stub-frame test below for the loop at every size).
+        return rng.choice((rng.randint(2, 30), rng.randint(30, 130))), rng.randint(2, 45)
+
+    script = [(0.5, b"p"), *storm(rng, 0.5, 300, sizes), (200.0, Resize(80, 30)), (201.0, b"q")]
+    console = PlayConsole(script, clock)
+    moves = guard_moves(monkeypatch, console)
+    assert play_terminal(context(tmp_path, clock, seed=seed, new=True), console.open) == 0
+    assert moves and moves[-1] is Action.QUIT
+    display = emulate(console.screen_bytes, 80, 30).display
+    session = played(seed, saved(tmp_path).replace(encode_item(ASSISTED).encode(), b""))
+    assert read_board(display, BIG, 4, 4) == [list(row) for row in session.game.board]
+
+
+class StubScreen:
+    """Stands in for the renderer (whose frames at 1 line are its own
+    business): takes every frame at the window's size, checks nothing."""
+
+    frames: ClassVar[List[Tuple[int, int]]] = []
+
+    def __init__(self, write: Any, size: Any, *args: Any, **kwargs: Any) -> None:
+        self._size = size
+        self.fits = True
+
+    def paint(self, view: Any, sprites: Any = None, shake: int = 0) -> None:
+        StubScreen.frames.append(self._size())
+
+    def paint_help(self, goal: int) -> None:
+        StubScreen.frames.append(self._size())
+
+    def close(self) -> None:
+        pass
+
+
+def test_the_loop_is_total_at_every_window_size_from_nothing_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import random
+
+    import ansi2048.interactive
+
+    monkeypatch.setattr(ansi2048.interactive, "Screen", StubScreen)
+    StubScreen.frames = []
+    rng = random.Random(7)
+    clock = FakeClock()
+    every = [Resize(width, height) for width in range(0, 50) for height in range(0, 25)]
+    script: List[Tuple[float, Any]] = [(0.5, b"p")]
+    for index, resize in enumerate(every):
+        script.append((1.0 + index * 0.01, resize))
+        if index % 7 == 0:
+            script.append((1.0 + index * 0.01 + 0.005, rng.choice(STORM_KEYS)))
+    script += storm(rng, 20.0, 500, lambda rng: (rng.randint(0, 120), rng.randint(0, 45)))
+    script += [(300.0, Resize(80, 30)), (301.0, b"q")]
+    console = PlayConsole(script, clock)
+    moves = guard_moves(monkeypatch, console)
+    assert play_terminal(context(tmp_path, clock, seed=4, new=True), console.open) == 0
+    assert moves[-1] is Action.QUIT
+    assert {(0, 0), (1, 1), (49, 24)} <= set(StubScreen.frames)  # every size was drawn at
