@@ -9,6 +9,7 @@ ones: a recording of an autoplayed game replays identically."""
 
 from __future__ import annotations
 
+import threading
 import warnings
 from typing import TYPE_CHECKING, Callable, Optional
 
@@ -33,32 +34,52 @@ __all__ = ["DEFAULT_PACE", "LOADING_NOTE", "PACES", "Advisor", "play_headless"]
 
 
 class Advisor:
-    """The AI for one run: made (and its weights loaded) on first use, with
-    ``--ai-time`` as its per-move budget; a weights problem is said once,
-    through ``warn``, and the heuristic search plays on."""
+    """The AI for one run, with ``--ai-time`` as its per-move budget: made on
+    first use, or ahead of it on a thread of its own (:meth:`warm_up`); a
+    weights problem is said once, through ``warn``, and the heuristic search
+    plays on."""
 
     def __init__(self, options: Options, warn: Callable[[str], None]) -> None:
         self._time = options.ai_time
         self._warn = warn
         self._player: Optional[Player] = None
         self._warned = False
+        self._making = threading.Lock()  # the player is made once, by whichever thread comes first
+
+    @property
+    def ready(self) -> bool:
+        """The AI is loaded: a move costs only its search."""
+        return self._player is not None
+
+    def warm_up(self, rows: int, cols: int) -> None:
+        """Load the AI now, on a daemon thread (nothing waits for it at exit),
+        so that the first hint is as quick as later ones; a move asked for
+        meanwhile waits for it."""
+        threading.Thread(target=self._made, args=(rows, cols), name="ansi2048-ai", daemon=True).start()
+
+    def _made(self, rows: int, cols: int) -> Player:
+        with self._making:
+            if self._player is None:
+                from .ai import Player, WeightsWarning
+
+                # Said through ``warn`` instead: on the note line, not across the board.
+                warnings.filterwarnings("ignore", category=WeightsWarning)
+                # --ai-time: the stronger search, deepening while time remains.
+                player = Player(level=2, time_budget=self._time) if self._time else Player()
+                if (rows, cols) == (4, 4):
+                    player.network()  # the weights and the move tables: ~0.2 s of CPU
+                else:
+                    from .ai import heuristic  # noqa: F401  (its import is the first move's cost)
+                self._player = player
+            return self._player
 
     def move(self, game: Game) -> Optional[Direction]:
         """The AI's move for ``game``; None when no move changes the board."""
-        if self._player is None:
-            from .ai import Player
-
-            # --ai-time: the stronger search, deepening while time remains.
-            self._player = Player(level=2, time_budget=self._time) if self._time else Player()
-        from .ai import WeightsWarning
-
-        with warnings.catch_warnings():
-            # Said through ``warn`` instead: on the note line, not across the board.
-            warnings.simplefilter("ignore", WeightsWarning)
-            direction = self._player.best_move(game)
-        if self._player.warning and not self._warned:
+        player = self._made(game.rows, game.cols)
+        direction = player.best_move(game)
+        if player.warning and not self._warned:
             self._warned = True
-            self._warn(self._player.warning)
+            self._warn(player.warning)
         return direction
 
 

@@ -22,6 +22,7 @@ from .limits import DEFAULT_SIZE
 from .loop import (
     NO_UNDO_NOTE,
     AIMoved,
+    AIReady,
     Append,
     AskAI,
     Draw,
@@ -35,6 +36,7 @@ from .loop import (
     RecordKey,
     Resized,
     Settings,
+    StopRecording,
     Suspended,
     Tick,
     Warned,
@@ -47,6 +49,7 @@ from .loop import (
 from .recording import Item, Reseed
 from .records import Record, daily_seed
 from .render.repaint import ERASE_LINE
+from .saves import Resumed
 from .screen import Screen, color_depth, palette_for, wants_motion
 from .session import Played, Run, Session
 from .storage import Keeper
@@ -189,7 +192,6 @@ def play_terminal(
         undo = not options.no_undo
         if resumed is not None:
             session = Session(resumed.game, keeper.best(), resumed.runs, undo=undo)
-            recorder.start(resumed.seed, rows, cols, goal, resumed.items())
             if options.new or restart_seed is not None:
                 # A new game as the `r` key starts one, `u` brings the old one
                 # back; --seed (or the day) names the new game's seed, saved
@@ -197,7 +199,7 @@ def play_terminal(
                 restart: Item = Action.RESTART if restart_seed is None else Reseed(restart_seed)
                 games.keep(session.restart(restart_seed).ended)
                 keeper.append(restart)
-                recorder.action(restart)
+            record_from = _start_recording(ctx, session, resumed)
         else:
             if daily is not None:
                 seed = daily_seed(daily)
@@ -207,12 +209,13 @@ def play_terminal(
             keeper.begin(game)
             recorder.start(game.seed, rows, cols, goal)
             session = Session(game, keeper.best(), undo=undo)
+            record_from = 0
         for message in keeper.drain_warnings():
             ctx.warn(message)
         keeper.warn = recorder.warn = notes.append  # from here on the board is up: warn on it
         restarted = options.new or restart_seed is not None
         greeting = _resumed_note(session.game.moves) if resumed is not None and not restarted else ""
-        status = _loop(session, ctx, keeper, games, notes, open_console, greeting)
+        status = _loop(session, ctx, keeper, games, notes, open_console, greeting, daily, record_from)
         if on_end is not None:
             on_end(session)
         return status
@@ -221,16 +224,28 @@ def play_terminal(
             keeper.close()
 
 
+def _start_recording(ctx: Context, session: Session, resumed: Resumed) -> int:
+    """``--record`` over a resumed game begins with the game on the board:
+    its seed in the header, then the keys that brought it where it is, so
+    the header names the game the keys replay (not a game the save left
+    behind). The runs behind it (an undo back into them stops the
+    recording): the number returned."""
+    game = session.game
+    if resumed.runs is None:  # the save says nothing of its games: all of it
+        ctx.recorder.start(resumed.seed, game.rows, game.cols, game.goal, resumed.items())
+        return 0
+    run, behind = session.runs()
+    ctx.recorder.start(run.seed, game.rows, game.cols, game.goal, [Action(key) for key in run.keys])
+    return len(behind)
+
+
 def _resumed_note(moves: int) -> str:
     """The note on the first frame of a resumed game (ASCII: any depth)."""
     return f"resumed your game: {moves} move{'' if moves == 1 else 's'}"
 
 
-def _farewell(options: Options, rows: int, cols: int, kept: bool) -> str:
-    """The last frame's line instead of the keys, once the player quits:
-    where the game went, and the command that brings it back."""
-    if not kept:
-        return "this game could not be saved (see the warning above)"
+def _command(options: Options, rows: int, cols: int) -> str:
+    """The command that plays this board again (said on quitting)."""
     command = "ansi2048"
     if options.daily:
         command += " --daily"
@@ -238,7 +253,7 @@ def _farewell(options: Options, rows: int, cols: int, kept: bool) -> str:
         command += f" --size {rows}" if rows == cols else f" --size {rows}x{cols}"
     if options.goal is not None:
         command += f" --goal {options.goal}"
-    return f"game kept for next time: {command} resumes it"
+    return command
 
 
 def _run_seed(runs: Optional[Tuple[Run, List[Run]]], game: Game) -> int:
@@ -254,6 +269,8 @@ def _loop(
     notes: List[str],
     open_console: OpenConsole,
     greeting: str = "",
+    daily: Optional[str] = None,
+    record_from: int = 0,
 ) -> int:
     driver: Optional[Driver] = None
 
@@ -282,8 +299,10 @@ def _loop(
         settings = Settings(
             animate=animates(ctx, console),
             can_wait=console.key_ready is not None,
-            farewell=_farewell(ctx.options, game.rows, game.cols, True),
-            unsaved=_farewell(ctx.options, game.rows, game.cols, False),
+            command=_command(ctx.options, game.rows, game.cols),
+            day=daily or "",
+            day_seed=daily_seed(daily) if daily is not None else None,
+            record_from=record_from,
         )
         play = Play(session, settings, console.size(), note=greeting, saving=keeper.saving)
         driver = Driver(play, ctx, console, screen, keeper, games, notes)
@@ -297,6 +316,8 @@ def _loop(
                     driver.perform(effect)
                 with suppress(OSError, Hangup):  # the window may be gone already
                     screen.close()
+    for message in driver.said_in_full:
+        ctx.warn(message)
     return EXIT_OK
 
 
@@ -326,13 +347,19 @@ class Driver:
         self._warned = len(notes)
         self._best = BestWriter(keeper.record_best, ctx.clock, play.session.best)
         self._ai_warning: List[str] = []
+        self.said_in_full: List[str] = []  # warnings to repeat in full below the board at the end
         self._advisor = Advisor(ctx.options, self._ai_warning.append)
         self._decoder = KeyDecoder(comments=False, extra=ctx.options.bindings, assist=True)
         self._redrawn = False  # the console redrew during the last read
+        self._recording = True  # --record follows the game (or there is none)
 
     def start(self) -> None:
         self.play, effects = start(self.play, self._ctx.clock(), self._ctx.options.autoplay)
         self._do(effects)
+        # Once the first frame is out (it must not wait for this), the AI
+        # loads in the background: the first hint is then as quick as later ones.
+        game = self.play.session.game
+        self._advisor.warm_up(game.rows, game.cols)
 
     def run(self) -> None:
         """Until the player quits: wait for a key, or for the next timer."""
@@ -355,6 +382,8 @@ class Driver:
         self.feed(Resized(self.console.size()))
 
     def feed(self, event: Event) -> None:
+        if not self.play.ai_loaded and self._advisor.ready:
+            self.play, _ = step(self.play, AIReady())
         self.play, effects = step(self.play, event)
         self._do(effects)
 
@@ -376,7 +405,12 @@ class Driver:
         elif isinstance(effect, Append):
             self._keeper.append(effect.item)
         elif isinstance(effect, RecordKey):
-            self._ctx.recorder.action(effect.action)
+            self._ctx.recorder.action(effect.item)
+        elif isinstance(effect, StopRecording):
+            if self._recording:
+                self._recording = False
+                self._ctx.recorder.warn(f"{effect.why}: recording stopped")
+                self._ctx.recorder.close()
         elif isinstance(effect, Keep):
             self._games.keep(effect.played)
         elif isinstance(effect, KeepUnaided):
@@ -389,8 +423,12 @@ class Driver:
                 self.play.session.best = self._best.offer(effect.best, urgent=effect.urgent)
         elif isinstance(effect, AskAI):
             direction = self._advisor.move(self.play.session.game)
-            warning = self._ai_warning.pop() if self._ai_warning else ""
+            # Its warning in full (file, reason) is said once the terminal
+            # is handed back; the board says it in a form that fits.
+            warning = self._ai_warning[-1] if self._ai_warning else ""
+            self.said_in_full += self._ai_warning
             answers.append(AIMoved(effect.purpose, direction, self._ctx.clock(), warning))
+            self._ai_warning[:] = []
         elif isinstance(effect, Leave):
             self._screen.close()
         # Quit: nothing to do, ``run`` sees the state is over.

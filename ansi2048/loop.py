@@ -36,7 +36,7 @@ from typing import List, Optional, Tuple, Union
 
 from .engine import Direction, Slide, trace_move
 from .keys import Action, move_action
-from .recording import ASSISTED, Item
+from .recording import ASSISTED, Item, Reseed
 from .render.frame import View, layout_for
 from .render.motion import GAIN_SECONDS, SETTLE_SECONDS, SHAKE_SECONDS, Sprite, motion_frames
 from .session import Played, Session
@@ -47,6 +47,7 @@ __all__ = [
     "NO_UNDO_NOTE",
     "PACES",
     "AIMoved",
+    "AIReady",
     "Append",
     "AskAI",
     "Draw",
@@ -62,6 +63,7 @@ __all__ = [
     "RecordKey",
     "Resized",
     "Settings",
+    "StopRecording",
     "Suspended",
     "Tick",
     "Warned",
@@ -82,6 +84,14 @@ LOADING_NOTE = "loading the AI..."
 NO_UNDO_NOTE = "undo is off (--no-undo)"
 # Said when autoplay is asked of a console that cannot time its moves.
 NO_TIMER_NOTE = "autoplay needs a console that can wait for keys"
+# Said when u finds nothing to undo (like "can't move left").
+NOTHING_TO_UNDO = "nothing to undo"
+# Said the first time the AI helps in a game: from then on it sets no best.
+ASSISTED_NOTE = "assisted: this game sets no best"
+# Said once, in place of the AI's long warning (its file and reason go to
+# standard error at the end): short enough to sit beside autoplay's pace
+# at 80 columns.
+WEAK_AI_NOTE = "AI weights unusable: heuristic play"
 
 
 # -- events ---------------------------------------------------------------------
@@ -132,6 +142,11 @@ class AIMoved:
 
 
 @dataclass(frozen=True)
+class AIReady:
+    """The AI has loaded (in the background): asking it is quick now."""
+
+
+@dataclass(frozen=True)
 class Warned:
     """A warning from the files; ``saving`` is whether the save still works."""
 
@@ -139,7 +154,7 @@ class Warned:
     saving: bool
 
 
-Event = Union[Keys, Tick, Resized, Suspended, AIMoved, Warned]
+Event = Union[Keys, Tick, Resized, Suspended, AIMoved, AIReady, Warned]
 
 
 # -- effects --------------------------------------------------------------------
@@ -154,9 +169,16 @@ class Append:
 
 @dataclass(frozen=True)
 class RecordKey:
-    """Write ``action`` to ``--record``."""
+    """Write ``item`` (a key, or the seed a new game starts from) to ``--record``."""
 
-    action: Action
+    item: Item
+
+
+@dataclass(frozen=True)
+class StopRecording:
+    """``--record`` cannot follow the game any more: end it, saying ``why``."""
+
+    why: str
 
 
 @dataclass(frozen=True)
@@ -212,7 +234,7 @@ class Quit:
     """Play is over: the shell stops reading keys."""
 
 
-Effect = Union[Append, RecordKey, Keep, KeepUnaided, WriteBest, Draw, AskAI, Leave, Quit]
+Effect = Union[Append, RecordKey, StopRecording, Keep, KeepUnaided, WriteBest, Draw, AskAI, Leave, Quit]
 Effects = List[Effect]
 
 
@@ -225,8 +247,10 @@ class Settings:
 
     animate: bool  # moves are shown moving (the console can time frames)
     can_wait: bool  # the console waits for a key with a timeout: autoplay can run
-    farewell: str  # the last line on quitting, where the game went
-    unsaved: str  # the same when the game could not be saved
+    command: str = "ansi2048"  # the command that plays this board again
+    day: str = ""  # the daily game's date (--daily), "" otherwise
+    day_seed: Optional[int] = None  # the daily game's seed: r starts it again
+    record_from: int = 0  # runs behind the game on the board when --record began
 
 
 @dataclass(frozen=True)
@@ -255,7 +279,7 @@ class Turn:
     now: float
     gained: int = 0  # points the last move made
     stuck: str = ""  # a move that changed nothing: "can't move left"
-    refused: bool = False  # undo in a game without it
+    refused: str = ""  # why an undo did nothing: undo is off, or nothing to undo
     slides: Optional[Tuple[Slide, ...]] = None  # the move to show moving; None: not animated
     autoplayed: bool = False
 
@@ -289,8 +313,11 @@ class Play:
 
 def view(play: Play, ending: str = "") -> View:
     """The frame of ``play`` as it stands."""
+    settings = play.settings
+    daily = settings.day_seed is not None and play.session.run.seed == settings.day_seed
     return replace(
         View.of(play.session, play.note),
+        day=settings.day if daily else "",
         ending=ending,
         gained=play.gained,
         hint=play.hint,
@@ -363,6 +390,8 @@ def step(play: Play, event: Event) -> Tuple[Play, Effects]:
     if isinstance(event, Resized):
         play, effects = _settle(replace(play, size=event.size))
         return play, [*effects, _draw(play)]
+    if isinstance(event, AIReady):
+        return replace(play, ai_loaded=True), []
     if isinstance(event, Warned):
         play = replace(play, warning=event.message, saving=event.saving, note=event.message)
         return play, [] if play.moving is not None or play.over else [_draw(play)]
@@ -433,18 +462,27 @@ def _apply(play: Play, action: Action, turn: Turn, animate: bool, effects: Effec
     session = play.session
     game = session.game
     before, score = game.cells, game.score
-    outcome = session.apply(action)
+    day_seed = play.settings.day_seed
+    item: Item = action
+    if action is Action.RESTART and day_seed is not None:
+        # In the daily game, r starts the day's game again (saved as the
+        # seed it starts from, so the save replays it).
+        item = Reseed(day_seed)
+        outcome = session.restart(day_seed)
+    else:
+        outcome = session.apply(action)
     if outcome.refused:
         # Not recorded: replayed where undo is on, it would undo.
-        return play, replace(turn, refused=True)
-    effects.append(RecordKey(action))
+        return play, replace(turn, refused=NO_UNDO_NOTE)
     if outcome.moved:
-        effects.append(Append(action))
+        effects.append(Append(item))
+    effects.append(_recorded(play, item))
     if outcome.ended is not None:
         effects.append(Keep(outcome.ended))
     direction = action.direction
     if direction is None:
-        return play, turn
+        nothing = action is Action.UNDO and not outcome.moved
+        return play, replace(turn, refused=NOTHING_TO_UNDO) if nothing else turn
     stuck = "" if outcome.moved else f"can't move {direction.value}"
     slides = trace_move(before, game.rows, game.cols, direction) if animate and outcome.moved else None
     if animate and not outcome.moved:
@@ -461,6 +499,7 @@ def _ask_ai(play: Play, purpose: Purpose, effects: Effects) -> Tuple[Play, Effec
     if not session.assisted:
         session.assist()
         effects.append(Append(ASSISTED))
+        play = replace(play, ai_note=ASSISTED_NOTE)  # said the first time: its best is frozen
     if not play.ai_loaded:
         effects.append(Draw(replace(view(play), note=LOADING_NOTE)))
     if play.thinking is None:
@@ -470,7 +509,8 @@ def _ask_ai(play: Play, purpose: Purpose, effects: Effects) -> Tuple[Play, Effec
 
 def _ai_moved(play: Play, event: AIMoved) -> Tuple[Play, Effects]:
     turn = play.thinking or Turn(event.now)
-    play = replace(play, thinking=None, ai_loaded=True, ai_note=event.warning or play.ai_note)
+    note = WEAK_AI_NOTE if event.warning else play.ai_note
+    play = replace(play, thinking=None, ai_loaded=True, ai_note=note)
     effects: Effects = []
     if event.purpose is Purpose.HINT:
         play = replace(play, hint=event.direction, hint_stuck=event.direction is None)
@@ -497,9 +537,7 @@ def _note(play: Play, turn: Turn) -> str:
     over all of them, for the frame after it is said."""
     if play.ai_note:
         return play.ai_note
-    if turn.refused:
-        return NO_UNDO_NOTE
-    return turn.stuck or play.warning
+    return turn.refused or turn.stuck or play.warning
 
 
 def _finish(play: Play, turn: Turn, effects: Effects) -> Tuple[Play, Effects]:
@@ -508,8 +546,8 @@ def _finish(play: Play, turn: Turn, effects: Effects) -> Tuple[Play, Effects]:
     settled frame at once."""
     play = replace(play, note=_note(play, turn), gained=turn.gained)
     if play.session.quit:
-        text = play.settings.farewell if play.saving else play.settings.unsaved
-        return replace(play, over=True, pilot=None), [*effects, Draw(view(play, ending=text)), Quit()]
+        ending = Draw(view(play, ending=_farewell(play)))
+        return replace(play, over=True, pilot=None), [*effects, ending, Quit()]
     if play.helping:
         return replace(play, gained=0), [*effects, _draw(play)]
     if turn.slides is None or not (turn.slides or turn.stuck):
@@ -525,6 +563,28 @@ def _finish(play: Play, turn: Turn, effects: Effects) -> Tuple[Play, Effects]:
     frames = motion_frames(turn.slides, game.cols, spawn, value)
     play = replace(play, moving=Moving(turn.now, frames, SETTLE_SECONDS, shake=False))
     return _tick(play, turn.now, effects)
+
+
+def _farewell(play: Play) -> str:
+    """The last frame's line instead of the keys: where the game went, and
+    what the command that brought it does next time (a game over is not
+    resumed: it is in the history, and the next game starts afresh)."""
+    command = play.settings.command
+    if not play.saving:
+        return "this game could not be saved (see the warning above)"
+    if play.session.game.over:
+        again = "plays today's game again" if play.settings.day else "starts a new game"
+        return f"game over, kept in your history; {command} {again}"
+    return f"game kept for next time: {command} resumes it"
+
+
+def _recorded(play: Play, item: Item) -> Effect:
+    """``--record`` gets the key, unless an undo went back into a game from
+    before the recording began: its keys are not in it, so the recording
+    could not follow; it stops there (what it holds still replays)."""
+    if len(play.session.runs()[1]) < play.settings.record_from:
+        return StopRecording("undo went back to a game from before the recording began")
+    return RecordKey(item)
 
 
 def _settled(play: Play, start: float) -> Tuple[Play, Effects]:

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, List, Optional, Sequence, Tuple
@@ -249,7 +250,7 @@ def test_piped_play_ignores_the_ais_keys_and_never_records_them(tmp_path: Path) 
 
 def test_the_pace_steps_through_the_paces_and_a_stall_brings_no_burst() -> None:
     session = Session(Game(seed=8))
-    settings = Settings(animate=False, can_wait=True, farewell="", unsaved="")
+    settings = Settings(animate=False, can_wait=True)
     play = Play(session, settings, (80, 30))
     assert play.pace == DEFAULT_PACE == 4
     play, effects = step(play, Keys((Action.AUTOPLAY,), 100.0))
@@ -347,7 +348,12 @@ def test_autoplay_shows_its_pace_and_p_stops_it(data_home: Path) -> None:
     assert not any("takes over" in line for line in console.display)
 
 
-def test_the_hint_shows_the_ais_move_without_moving_and_goes_at_the_next_key(data_home: Path) -> None:
+def test_the_hint_shows_the_ais_move_without_moving_and_goes_at_the_next_key(
+    data_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The AI not loaded ahead (as if the first t came before it was): it
+    # loads on that t.
+    monkeypatch.setattr(Advisor, "warm_up", lambda self, rows, cols: None)
     clock = FakeClock()
     console = timed([(0, b"w"), (0, b"t"), (0, b"q")], clock)
     boards: List[Any] = []
@@ -393,10 +399,46 @@ def test_autoplay_from_the_start_with_the_option(data_home: Path) -> None:
     assert len(saved_keys(data_home)) == len(ASSISTED_MARK) + 3
 
 
-def test_the_ai_is_loaded_on_the_first_hint_never_at_start_up() -> None:
+def test_importing_the_game_loads_no_ai() -> None:
     code = "import sys, ansi2048.cli, ansi2048.interactive, ansi2048.autoplay; print('ansi2048.ai' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True).stdout
     assert out.strip() == b"False"
+
+
+def ai_threads() -> List[threading.Thread]:
+    return [thread for thread in threading.enumerate() if thread.name == "ansi2048-ai"]
+
+
+def test_the_ai_loads_in_the_background_once_the_first_frame_is_out(
+    data_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 14 item 17: the first hint as quick as later ones. The loading
+    starts after the first frame (which must not wait for it); a hint after
+    it is done shows no "loading the AI..."."""
+    made: List[Any] = []
+    real = Advisor._made
+
+    def spy(self: Advisor, rows: int, cols: int) -> Any:
+        made.append(threading.current_thread().name)
+        return real(self, rows, cols)
+
+    monkeypatch.setattr(Advisor, "_made", spy)
+    clock = FakeClock()
+    first_frame: List[List[threading.Thread]] = []
+
+    def loaded() -> None:
+        for thread in ai_threads():
+            thread.join(timeout=30)  # the player looks at the board a moment
+
+    loaded()  # (another test's loading, if any, is over)
+    console = timed([(1.0, b"t"), (2.0, b"q")], clock)
+    console.on_write = lambda text: first_frame.append(ai_threads()) if not first_frame else None
+    console.on_read = loaded
+    assert play_terminal(loop_context(data_home, clock, seed=8), console.open) == 0
+    assert first_frame == [[]]  # nothing was loading while the first frame was written
+    assert made[0] == "ansi2048-ai"  # the player was made on the loading thread
+    output = "".join(console.output)
+    assert "loading the AI" not in output and "hint: " in output
 
 
 @pytest.mark.posix
