@@ -17,7 +17,7 @@ from . import __version__
 from .cast import HEADLESS_SIZE
 from .cli import EXIT_OK
 from .context import Context, Options
-from .engine import Direction, Game
+from .engine import Board, Direction, Game
 from .history import utc_date
 from .keys import move_action
 from .loop import DEFAULT_PACE, LOADING_NOTE, PACES
@@ -51,13 +51,15 @@ class Advisor:
         """The AI is loaded: a move costs only its search."""
         return self._player is not None
 
-    def warm_up(self, rows: int, cols: int) -> None:
+    def warm_up(self, board: Board) -> None:
         """Load the AI now, on a daemon thread (nothing waits for it at exit),
-        so that the first hint is as quick as later ones; a move asked for
+        by asking it for a move on ``board`` (a snapshot): every one-off cost
+        (imports, the 4x4 weights and tables: ~0.2 s of CPU) is paid there,
+        so the first hint is as quick as later ones. A move asked for
         meanwhile waits for it."""
-        threading.Thread(target=self._made, args=(rows, cols), name="ansi2048-ai", daemon=True).start()
+        threading.Thread(target=self._made, args=(board,), name="ansi2048-ai", daemon=True).start()
 
-    def _made(self, rows: int, cols: int) -> Player:
+    def _made(self, board: Optional[Board] = None) -> Player:
         with self._making:
             if self._player is None:
                 from .ai import Player, WeightsWarning
@@ -66,16 +68,14 @@ class Advisor:
                 warnings.filterwarnings("ignore", category=WeightsWarning)
                 # --ai-time: the stronger search, deepening while time remains.
                 player = Player(level=2, time_budget=self._time) if self._time else Player()
-                if (rows, cols) == (4, 4):
-                    player.network()  # the weights and the move tables: ~0.2 s of CPU
-                else:
-                    from .ai import heuristic  # noqa: F401  (its import is the first move's cost)
+                if board is not None:
+                    player.best_move(board)
                 self._player = player
             return self._player
 
     def move(self, game: Game) -> Optional[Direction]:
         """The AI's move for ``game``; None when no move changes the board."""
-        player = self._made(game.rows, game.cols)
+        player = self._made()
         direction = player.best_move(game)
         if player.warning and not self._warned:
             self._warned = True

@@ -358,8 +358,7 @@ class Driver:
         self._do(effects)
         # Once the first frame is out (it must not wait for this), the AI
         # loads in the background: the first hint is then as quick as later ones.
-        game = self.play.session.game
-        self._advisor.warm_up(game.rows, game.cols)
+        self._advisor.warm_up(self.play.session.game.board)
 
     def run(self) -> None:
         """Until the player quits: wait for a key, or for the next timer."""

@@ -353,7 +353,7 @@ def test_the_hint_shows_the_ais_move_without_moving_and_goes_at_the_next_key(
 ) -> None:
     # The AI not loaded ahead (as if the first t came before it was): it
     # loads on that t.
-    monkeypatch.setattr(Advisor, "warm_up", lambda self, rows, cols: None)
+    monkeypatch.setattr(Advisor, "warm_up", lambda self, board: None)
     clock = FakeClock()
     console = timed([(0, b"w"), (0, b"t"), (0, b"q")], clock)
     boards: List[Any] = []
@@ -418,9 +418,9 @@ def test_the_ai_loads_in_the_background_once_the_first_frame_is_out(
     made: List[Any] = []
     real = Advisor._made
 
-    def spy(self: Advisor, rows: int, cols: int) -> Any:
+    def spy(self: Advisor, board: Any = None) -> Any:
         made.append(threading.current_thread().name)
-        return real(self, rows, cols)
+        return real(self, board)
 
     monkeypatch.setattr(Advisor, "_made", spy)
     clock = FakeClock()
