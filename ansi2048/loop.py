@@ -18,7 +18,8 @@ The rules of order, each in one place:
 - the best is written urgently when nothing else would recover it
   (:func:`_best`);
 - the AI's note wins over every other note (:func:`_note`);
-- a key, a resize or the AI's next move first settles a motion in progress
+- a key or a resize first settles a motion in progress (autoplay's next
+  move waits for it)
   (:func:`_settle`);
 - quitting draws the farewell instead of the move's frames (:func:`_finish`).
 
@@ -269,7 +270,6 @@ class Moving:
     start: float
     frames: Tuple[Tuple[float, Tuple[Sprite, ...]], ...]
     settle: float
-    shake: bool
 
 
 @dataclass(frozen=True)
@@ -281,7 +281,6 @@ class Turn:
     stuck: str = ""  # a move that changed nothing: "can't move left"
     refused: str = ""  # why an undo did nothing: undo is off, or nothing to undo
     slides: Optional[Tuple[Slide, ...]] = None  # the move to show moving; None: not animated
-    autoplayed: bool = False
 
 
 @dataclass(frozen=True)
@@ -503,7 +502,7 @@ def _ask_ai(play: Play, purpose: Purpose, effects: Effects) -> Tuple[Play, Effec
     if not play.ai_loaded:
         effects.append(Draw(replace(view(play), note=LOADING_NOTE)))
     if play.thinking is None:
-        play = replace(play, thinking=Turn(0.0, autoplayed=True))
+        play = replace(play, thinking=Turn(0.0))  # autoplay's: nothing is due until the answer
     return play, [*effects, AskAI(purpose)]
 
 
@@ -517,7 +516,7 @@ def _ai_moved(play: Play, event: AIMoved) -> Tuple[Play, Effects]:
         return _finish(play, turn, effects)
     # Autoplay: its move is played as its key. A hint goes.
     play = replace(play, hint=None, hint_stuck=False)
-    turn = Turn(event.now, autoplayed=True)
+    turn = Turn(event.now)
     pilot = play.pilot
     if event.direction is None or pilot is None:
         return _finish(replace(play, pilot=None), turn, effects)  # no move left: autoplay stops
@@ -555,13 +554,13 @@ def _finish(play: Play, turn: Turn, effects: Effects) -> Tuple[Play, Effects]:
         return play, effects + settled
     if turn.stuck:
         # A move that changes nothing: the board nudges right and back.
-        moving = Moving(turn.now, (), SHAKE_SECONDS, shake=True)
+        moving = Moving(turn.now, (), SHAKE_SECONDS)
         return replace(play, moving=moving), [*effects, Draw(view(play), shake=1)]
     game = play.session.game
     spawn = game.spawned
     value = game.board[spawn[0]][spawn[1]] if spawn is not None else 0
     frames = motion_frames(turn.slides, game.cols, spawn, value)
-    play = replace(play, moving=Moving(turn.now, frames, SETTLE_SECONDS, shake=False))
+    play = replace(play, moving=Moving(turn.now, frames, SETTLE_SECONDS))
     return _tick(play, turn.now, effects)
 
 
@@ -604,7 +603,7 @@ def _best(play: Play) -> WriteBest:
 
 
 def _settle(play: Play) -> Tuple[Play, Effects]:
-    """A key, a resize or the AI's next move ends a motion at once: its
+    """A key or a resize ends a motion at once: its
     settled frame first (so motion never costs a key or a millisecond)."""
     if play.moving is None:
         return play, []
