@@ -362,8 +362,14 @@ class Driver:
 
     def run(self) -> None:
         """Until the player quits: wait for a key, or for the next timer."""
-        clock, key_ready = self._ctx.clock, self.console.key_ready
+        clock, key_ready, size = self._ctx.clock, self.console.key_ready, self.console.size
         while not self.play.over:
+            if size() != self.play.size:
+                # The window's size is the truth: a console that cannot say
+                # it changed (Windows while autoplay waits, a stream) is
+                # followed all the same.
+                self.feed(Resized(size()))
+                continue
             due = next_due(self.play)
             if due is not None and key_ready is not None and not key_ready(max(0.0, due - clock())):
                 self.feed(Tick(clock()))

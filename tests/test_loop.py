@@ -396,3 +396,20 @@ def test_the_loop_is_total_at_every_window_size_from_nothing_up(
     assert play_terminal(context(tmp_path, clock, seed=4, new=True), console.open) == 0
     assert moves[-1] is Action.QUIT
     assert {(0, 0), (1, 1), (49, 24)} <= set(StubScreen.frames)  # every size was drawn at
+
+
+def test_a_window_that_changes_size_silently_is_followed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A console with no word of resizes (its hooks are never called): the
+    driver looks at the size itself, so autoplay still pauses while the
+    board does not fit, and plays on when it does."""
+    clock = FakeClock()
+    console = PlayConsole([(0.5, b"p"), (1.1, Resize(10, 4)), (3.0, Resize(80, 30)), (3.6, b"q")], clock)
+    moves = guard_moves(monkeypatch, console)
+    real_open = console.open
+
+    def deaf(stdin: Any, stdout: Any, hooks: ScreenHooks) -> Any:
+        return real_open(stdin, stdout, ScreenHooks(redraw=lambda: None, leave=lambda: None))
+
+    assert play_terminal(context(tmp_path, clock, seed=8, new=True), deaf) == 0
+    # At 4/s: 0.5, 0.75, 1.0; none from 1.1 to 3.0; then 3.0, 3.25, 3.5.
+    assert len([m for m in moves if m is not Action.QUIT]) == 6
