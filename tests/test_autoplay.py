@@ -570,3 +570,38 @@ def test_autoplay_goes_on_after_ctrl_z_and_fg_without_a_key(tmp_path: Path, data
     shell.sendline("echo EXIT=$?; exit")
     shell.expect(pexpect.EOF)
     assert b"EXIT=0" in shell.before
+
+
+@pytest.mark.posix
+def test_help_stays_up_across_ctrl_z_and_fg(tmp_path: Path, data_home: Path) -> None:
+    """Coming back from a suspend is no key: the help is drawn again, not closed."""
+    import pexpect
+
+    from .test_terminal import FRAME_END, game_env
+
+    shell = pexpect.spawn(
+        "/bin/bash",
+        ["--norc", "--noprofile", "-i"],
+        env=dict(game_env(data_home), PS1="$ "),
+        dimensions=(HEIGHT, WIDTH),
+        timeout=20,
+    )
+    shell.delaybeforesend = None
+    shell.expect_exact("$ ")
+    shell.sendline(f"set -b; {sys.executable} -m ansi2048 --seed 7 --new")
+    shell.expect(FRAME_END)
+    shell.send("?")
+    shell.expect("any key closes this help")
+    shell.send("\x1a")
+    shell.expect("Stopped")
+    shell.expect_exact("$ ")
+    shell.sendline("fg")
+    shell.expect(FRAME_END)  # drawn again
+    with pytest.raises(pexpect.TIMEOUT):
+        shell.expect(FRAME_END, timeout=1)  # and nothing after it: the help stays
+    shell.send("q")  # closes the help
+    shell.expect(FRAME_END)
+    shell.send("q")
+    shell.expect_exact("$ ")
+    shell.sendline("exit")
+    shell.expect(pexpect.EOF)

@@ -8,6 +8,7 @@ import os
 import select
 import signal
 import termios
+import time
 from contextlib import contextmanager, suppress
 from typing import IO, Any, Callable, Iterator, List, Optional, TypeVar
 
@@ -142,17 +143,14 @@ def open_console(stdin: IO[Any], stdout: IO[Any], hooks: ScreenHooks) -> Iterato
         resize, as on Windows) or keys that are no action. Autoplay waits
         with ``key_ready`` and must not then block here until a real key."""
         while True:
+            if pending and not decoder.pending:  # seen by key_ready, which took its wake-up
+                handle_signals()
+                return []
             timeout = ESC_TIMEOUT if decoder.pending else None
             ready, _, _ = select.select([in_fd, wake_r], [], [], timeout)
-            # A wake-up is something ``key_ready`` announced, even when the
-            # signal behind it was dealt with already (the SIGCONT of a fg
-            # after Ctrl-Z): return to the caller rather than block here
-            # until a key, or autoplay would stall.
-            signalled = bool(pending) or wake_r in ready
             if wake_r in ready:
-                with suppress(BlockingIOError):
-                    while os.read(wake_r, 512):
-                        pass
+                drain_wakeups()
+            signalled = bool(pending)
             handle_signals()
             if in_fd in ready:
                 try:
@@ -176,10 +174,26 @@ def open_console(stdin: IO[Any], stdout: IO[Any], hooks: ScreenHooks) -> Iterato
             elif signalled:
                 return []
 
+    def drain_wakeups() -> None:
+        with suppress(BlockingIOError):
+            while os.read(wake_r, 512):
+                pass
+
     def key_ready(seconds: float) -> bool:
-        """Wait up to ``seconds`` for input or a signal to act on."""
-        ready, _, _ = select.select([in_fd, wake_r], [], [], max(0.0, seconds))
-        return bool(ready) or bool(pending)
+        """Wait up to ``seconds`` for input or a signal to act on. A wake-up
+        whose signal was dealt with already (the SIGCONT of fg after a
+        Ctrl-Z: ``suspend`` took the terminal back) is nothing to act on:
+        the wait goes on, or autoplay, waiting here for its next move, would
+        hand over to a read that blocks until a key."""
+        deadline = time.monotonic() + max(0.0, seconds)
+        while True:
+            ready, _, _ = select.select([in_fd, wake_r], [], [], max(0.0, deadline - time.monotonic()))
+            if wake_r in ready:
+                drain_wakeups()
+            if in_fd in ready or pending:
+                return True
+            if not ready:
+                return False
 
     def write(text: str) -> None:
         try:
