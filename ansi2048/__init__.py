@@ -16,6 +16,8 @@ Core (pure):
   each tile's path in a move (for the animation)
 - ``keys``       bytes to actions, one decoder for keyboard and pipes
 - ``session``    the state machine around a game: win, best, quit, runs
+- ``loop``       the keyboard game's loop as a state machine: (state, event)
+  in, (state, effects) out; keys, timers, resizes and the AI's answers
 - ``protocol``   the JSON Lines objects a bot reads (``--json``)
 - ``recording``  the recording format, header splitting, replay, the writer
 - ``records``    history records, statistics, the top 10, the daily seed
@@ -40,15 +42,17 @@ Shell:
 - ``completion``   ``--completion``: shell completion scripts from the parser
 - ``cli``          ``main``: picks the play mode, turns failures into exit codes
 - ``piped``        keys from a pipe: replays, bots (JSON Lines), summaries
-- ``interactive``  the keyboard game, its loop and the best-score writer
-- ``autoplay``     the AI at play: hints and autoplay's player, headless games
+- ``interactive``  the keyboard game: resuming, and the driver that waits for
+  events and performs the loop's effects; the best-score writer
+- ``autoplay``     the AI at play: its player for hints and autoplay, headless games
 - ``storage``      the best scores and the history in the data directory
 - ``saves``        the saved game: appended key by key, streamed to resume
 - ``files``        opening, replacing, locking and setting aside files safely
 - ``config``       the config file: option defaults and extra keys
 - ``history``      the history file of finished games, and UTC dates
 - ``records_cli``  ``--stats`` and ``--replay-best``
-- ``terminal``     raw mode, keys, size, signals; POSIX or Windows, chosen once
+- ``terminal``     raw mode, keys, size, signals; POSIX or Windows, chosen once;
+  a console over any byte streams (``console.stream_console``)
 
 Importing the package loads nothing but this docstring: ``Game`` and
 ``Direction`` are fetched from ``engine`` on first use, so

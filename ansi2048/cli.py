@@ -85,7 +85,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from .config import apply_config, load_config
     from .context import Context
     from .recording import Recorder, RecordError, split_header
-    from .terminal.signals import Hangup
+    from .terminal.signals import Hangup, ignore_ending_signals
     from .terminal.streams import isatty
 
     # Optional: under pythonw (no console) these are None.
@@ -169,8 +169,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         _silence_stdout()
         return EXIT_OK
     except KeyboardInterrupt:
+        ignore_ending_signals()  # no second one may interrupt the way out
         return 128 + 2
     except Hangup as hangup:
+        ignore_ending_signals()
         return 128 + hangup.signum
     except Exception as error:  # the one place that turns a crash into one line
         if env.get("ANSI2048_DEBUG"):

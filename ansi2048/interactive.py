@@ -1,25 +1,56 @@
 """Interactive play: the keyboard game on a terminal, kept between runs.
 
-The loop is given its console (``terminal.open_console`` by default) and
-its clock through the :class:`~.context.Context`, so tests drive it
-in-process with a scripted console and a fake clock."""
+The loop's decisions are the pure state machine of :mod:`.loop`; here is its
+driver, which waits for events and performs the effects. It is given its
+console (``terminal.open_console`` by default, or any console over byte
+streams: :func:`.terminal.console.stream_console`) and its clock through the
+:class:`~.context.Context`, so tests play it in-process over in-memory
+streams and a fake clock."""
 
 from __future__ import annotations
 
 from contextlib import suppress
 from typing import IO, Any, Callable, ContextManager, List, Optional, Tuple
 
-from .autoplay import LOADING_NOTE, Assist
+from .autoplay import Advisor
+from .cli import EXIT_OK
 from .context import Context, Options
-from .engine import Game, Slide, default_goal, trace_move
+from .engine import Game, default_goal
 from .history import utc_date, utc_timestamp
 from .keys import Action, KeyDecoder
 from .limits import DEFAULT_SIZE
+from .loop import (
+    NO_UNDO_NOTE,
+    AIMoved,
+    AIReady,
+    Append,
+    AskAI,
+    Draw,
+    Effect,
+    Event,
+    Keep,
+    KeepUnaided,
+    Keys,
+    Leave,
+    Play,
+    RecordKey,
+    Resized,
+    Settings,
+    StopRecording,
+    Suspended,
+    Tick,
+    Warned,
+    WriteBest,
+    closing,
+    next_due,
+    start,
+    step,
+)
 from .recording import Item, Reseed
 from .records import Record, daily_seed
-from .render.motion import SETTLE_SECONDS
 from .render.repaint import ERASE_LINE
-from .screen import Motion, Screen, color_depth, palette_for, wants_motion
+from .saves import Resumed
+from .screen import Screen, color_depth, palette_for, wants_motion
 from .session import Played, Run, Session
 from .storage import Keeper
 from .terminal.console import Console, ScreenHooks
@@ -30,6 +61,7 @@ __all__ = [
     "NO_UNDO_NOTE",
     "PROGRESS_AFTER",
     "BestWriter",
+    "Driver",
     "GameKeeper",
     "OpenConsole",
     "ResumeProgress",
@@ -41,12 +73,6 @@ __all__ = [
 BEST_WRITE_INTERVAL = 1.0
 # Seconds a resume may take before it says how far it is.
 PROGRESS_AFTER = 1.0
-
-EXIT_OK = 0
-
-# Shown for one frame when u is pressed in a game without undo.
-NO_UNDO_NOTE = "undo is off (--no-undo)"
-# Shown while the AI loads, on the first t or p (ASCII: any depth).
 
 OpenConsole = Callable[[IO[Any], IO[Any], ScreenHooks], ContextManager[Console]]
 
@@ -166,7 +192,6 @@ def play_terminal(
         undo = not options.no_undo
         if resumed is not None:
             session = Session(resumed.game, keeper.best(), resumed.runs, undo=undo)
-            recorder.start(resumed.seed, rows, cols, goal, resumed.items())
             if options.new or restart_seed is not None:
                 # A new game as the `r` key starts one, `u` brings the old one
                 # back; --seed (or the day) names the new game's seed, saved
@@ -174,7 +199,7 @@ def play_terminal(
                 restart: Item = Action.RESTART if restart_seed is None else Reseed(restart_seed)
                 games.keep(session.restart(restart_seed).ended)
                 keeper.append(restart)
-                recorder.action(restart)
+            record_from = _start_recording(ctx, session, resumed)
         else:
             if daily is not None:
                 seed = daily_seed(daily)
@@ -184,17 +209,34 @@ def play_terminal(
             keeper.begin(game)
             recorder.start(game.seed, rows, cols, goal)
             session = Session(game, keeper.best(), undo=undo)
+            record_from = 0
         for message in keeper.drain_warnings():
             ctx.warn(message)
         keeper.warn = recorder.warn = notes.append  # from here on the board is up: warn on it
         restarted = options.new or restart_seed is not None
         greeting = _resumed_note(session.game.moves) if resumed is not None and not restarted else ""
-        status = _loop(session, ctx, keeper, games, notes, open_console, greeting)
+        status = _loop(session, ctx, keeper, games, notes, open_console, greeting, daily, record_from)
         if on_end is not None:
             on_end(session)
         return status
     finally:
-        keeper.close()
+        with shield_hangups():  # a second signal must not cut the closing short either
+            keeper.close()
+
+
+def _start_recording(ctx: Context, session: Session, resumed: Resumed) -> int:
+    """``--record`` over a resumed game begins with the game on the board:
+    its seed in the header, then the keys that brought it where it is, so
+    the header names the game the keys replay (not a game the save left
+    behind). The runs behind it (an undo back into them stops the
+    recording): the number returned."""
+    game = session.game
+    if resumed.runs is None:  # the save says nothing of its games: all of it
+        ctx.recorder.start(resumed.seed, game.rows, game.cols, game.goal, resumed.items())
+        return 0
+    run, behind = session.runs()
+    ctx.recorder.start(run.seed, game.rows, game.cols, game.goal, [Action(key) for key in run.keys])
+    return len(behind)
 
 
 def _resumed_note(moves: int) -> str:
@@ -202,11 +244,8 @@ def _resumed_note(moves: int) -> str:
     return f"resumed your game: {moves} move{'' if moves == 1 else 's'}"
 
 
-def _farewell(options: Options, rows: int, cols: int, kept: bool) -> str:
-    """The last frame's line instead of the keys, once the player quits:
-    where the game went, and the command that brings it back."""
-    if not kept:
-        return "this game could not be saved (see the warning above)"
+def _command(options: Options, rows: int, cols: int) -> str:
+    """The command that plays this board again (said on quitting)."""
     command = "ansi2048"
     if options.daily:
         command += " --daily"
@@ -214,7 +253,7 @@ def _farewell(options: Options, rows: int, cols: int, kept: bool) -> str:
         command += f" --size {rows}" if rows == cols else f" --size {rows}x{cols}"
     if options.goal is not None:
         command += f" --goal {options.goal}"
-    return f"game kept for next time: {command} resumes it"
+    return command
 
 
 def _run_seed(runs: Optional[Tuple[Run, List[Run]]], game: Game) -> int:
@@ -230,18 +269,18 @@ def _loop(
     notes: List[str],
     open_console: OpenConsole,
     greeting: str = "",
+    daily: Optional[str] = None,
+    record_from: int = 0,
 ) -> int:
-    decoder = KeyDecoder(comments=False, extra=ctx.options.bindings, assist=True)
-    screen: Optional[Screen] = None
-    best = BestWriter(keeper.record_best, ctx.clock, session.best)
+    driver: Optional[Driver] = None
 
     def redraw() -> None:
-        if screen is not None:
-            screen.show(session)
+        if driver is not None:
+            driver.resized()
 
     def leave() -> None:
-        if screen is not None:
-            screen.close()
+        if driver is not None:
+            driver.feed(Suspended())
 
     with open_console(ctx.stdin, ctx.stdout, ScreenHooks(redraw, leave)) as console:
         write = console.write
@@ -256,112 +295,150 @@ def _loop(
             legacy=console.legacy,
             palette=palette_for(ctx.options),
         )
-        screen.note = greeting  # until the first key: then the latest warning, if any
-        motion = Motion(console.key_ready, ctx.clock) if animates(ctx, console) else None
-        helping = False  # the help screen is up
-        assist = Assist(session, ctx, keeper, console.key_ready)
-
-        def loading() -> None:
-            assert screen is not None
-            screen.note = LOADING_NOTE
-            screen.show(session)
-
-        assist.loading = loading
-        if ctx.options.autoplay:
-            assist.start()
+        game = session.game
+        settings = Settings(
+            animate=animates(ctx, console),
+            can_wait=console.key_ready is not None,
+            command=_command(ctx.options, game.rows, game.cols),
+            day=daily or "",
+            day_seed=daily_seed(daily) if daily is not None else None,
+            record_from=record_from,
+        )
+        play = Play(session, settings, console.size(), note=greeting, saving=keeper.saving)
+        driver = Driver(play, ctx, console, screen, keeper, games, notes)
         try:
-            assist.show(screen)
-            screen.show(session)
-            while True:
-                if helping:
-                    # Any key closes the help and is used up doing so.
-                    console.read_actions(decoder)
-                    helping = False
-                    screen.show(session)
-                    continue
-                refused = False
-                stuck = ""  # a move that changed nothing: say so
-                gained = 0
-                pilot = assist.pilot
-                if pilot.playing and screen.fits and not assist.key_ready(pilot.wait()):
-                    # No key came before the AI's next move was due: it plays,
-                    # as if its key had been typed.
-                    move = assist.autoplayed()
-                    actions = [move] if move is not None else []
-                    autoplayed = True
-                else:
-                    actions = console.read_actions(decoder)
-                    if actions:
-                        assist.next_key()
-                    autoplayed = False
-                typed_at = ctx.clock()
-                # One move read alone is shown moving; typed-ahead keys are
-                # all played and the screen catches up in a single frame.
-                # Autoplay's moves move too, when its pace leaves them the time.
-                animated = (
-                    motion is not None
-                    and len(actions) == 1
-                    and screen.fits
-                    and (not autoplayed or 1.0 / pilot.pace >= SETTLE_SECONDS)
-                )
-                slides: Tuple[Slide, ...] = ()
-                for action in actions:
-                    if not screen.fits and action is not Action.QUIT:
-                        continue  # no playing blind while the board cannot be shown
-                    if not action.game:
-                        if action is Action.HELP:
-                            helping = True
-                        else:
-                            assist.key(action)  # the AI's keys: never the game's, nor saved or recorded
-                        continue
-                    if not autoplayed:
-                        assist.took_over()  # any typed key of the game takes control back
-                    game = session.game
-                    before, score = game.cells, game.score
-                    outcome = session.apply(action)
-                    if outcome.refused:
-                        # Not recorded: replayed where undo is on, it would undo.
-                        refused = True
-                        continue
-                    ctx.recorder.action(action)
-                    if outcome.moved:
-                        keeper.append(action)  # saved before the frame shows it
-                    games.keep(outcome.ended)
-                    direction = action.direction
-                    if direction is not None:
-                        gained = game.score - score
-                        stuck = "" if outcome.moved else f"can't move {direction.value}"
-                        if animated and outcome.moved:
-                            slides = trace_move(before, game.rows, game.cols, direction)
-                    if session.quit:
-                        break
-                if helping:
-                    screen.show_help(session)
-                    continue
-                screen.note = NO_UNDO_NOTE if refused else stuck or (notes[-1] if notes else "")
-                assist.show(screen)
-                if session.quit:
-                    # The last frame says where the game went, not keys that no longer work.
-                    game = session.game
-                    screen.show(session, ending=_farewell(ctx.options, game.rows, game.cols, keeper.saving))
-                    break
-                if motion is not None and animated:
-                    motion.play(screen, session, slides, typed_at, gained, shake=bool(stuck))
-                screen.show(session, gained=gained)
-                # Written at once when no later key will come to write it (the
-                # game is over) or no save holds it meanwhile.
-                session.best = best.offer(session.best, urgent=session.game.over or not keeper.saving)
-                if motion is not None and gained and not pilot.playing:
-                    # (While the AI plays, its next move comes first.)
-                    motion.fade_gain(screen, session, typed_at)
+            driver.start()
+            driver.run()
         finally:
             # A second signal must not cut the saving and the restore short.
             with shield_hangups():
-                best.flush(session.best)
-                _keep_at_exit(session, keeper, games)
+                for effect in closing(driver.play):
+                    driver.perform(effect)
                 with suppress(OSError, Hangup):  # the window may be gone already
                     screen.close()
+    for message in driver.said_in_full:
+        ctx.warn(message)
     return EXIT_OK
+
+
+class Driver:
+    """The loop's imperative half: waits for the next event (a key, or the
+    timer :func:`.loop.next_due` sets), steps the state machine, and does
+    what it says, in order. Effects that answer (the AI's move, a warning
+    from the files) come back as events, handled before the next wait."""
+
+    def __init__(
+        self,
+        play: Play,
+        ctx: Context,
+        console: Console,
+        screen: Screen,
+        keeper: Keeper,
+        games: GameKeeper,
+        notes: List[str],
+    ) -> None:
+        self.play = play
+        self.console = console
+        self._ctx = ctx
+        self._screen = screen
+        self._keeper = keeper
+        self._games = games
+        self._notes = notes  # warnings said since the board is up
+        self._warned = len(notes)
+        self._best = BestWriter(keeper.record_best, ctx.clock, play.session.best)
+        self._ai_warning: List[str] = []
+        self.said_in_full: List[str] = []  # warnings to repeat in full below the board at the end
+        self._advisor = Advisor(ctx.options, self._ai_warning.append)
+        self._decoder = KeyDecoder(comments=False, extra=ctx.options.bindings, assist=True)
+        self._redrawn = False  # the console redrew during the last read
+        self._recording = True  # --record follows the game (or there is none)
+
+    def start(self) -> None:
+        self.play, effects = start(self.play, self._ctx.clock(), self._ctx.options.autoplay)
+        self._do(effects)
+        # Once the first frame is out (it must not wait for this), the AI
+        # loads in the background: the first hint is then as quick as later ones.
+        self._advisor.warm_up(self.play.session.game.board)
+
+    def run(self) -> None:
+        """Until the player quits: wait for a key, or for the next timer."""
+        clock, key_ready, size = self._ctx.clock, self.console.key_ready, self.console.size
+        while not self.play.over:
+            if size() != self.play.size:
+                # The window's size is the truth: a console that cannot say
+                # it changed (Windows while autoplay waits, a stream) is
+                # followed all the same.
+                self.feed(Resized(size()))
+                continue
+            due = next_due(self.play)
+            if due is not None and key_ready is not None and not key_ready(max(0.0, due - clock())):
+                self.feed(Tick(clock()))
+                continue
+            self._redrawn = False
+            actions = self.console.read_actions(self._decoder)
+            if actions or not self._redrawn:
+                # (No actions after a resize: no key was typed. Keys that
+                # are no action still close the help.)
+                self.feed(Keys(tuple(actions), clock()))
+
+    def resized(self) -> None:
+        """The console says the window changed size, or is back from a suspend."""
+        self._redrawn = True
+        self.feed(Resized(self.console.size()))
+
+    def feed(self, event: Event) -> None:
+        if not self.play.ai_loaded and self._advisor.ready:
+            self.play, _ = step(self.play, AIReady())
+        self.play, effects = step(self.play, event)
+        self._do(effects)
+
+    def _do(self, effects: List[Effect]) -> None:
+        answers: List[Event] = []
+        for effect in effects:
+            answers += self.perform(effect)
+        for answer in answers:
+            self.feed(answer)
+
+    def perform(self, effect: Effect) -> List[Event]:
+        """Do ``effect``; the events it gives back."""
+        answers: List[Event] = []
+        if isinstance(effect, Draw):
+            if effect.help:
+                self._screen.paint_help(effect.view.goal)
+            else:
+                self._screen.paint(effect.view, effect.sprites, effect.shake)
+        elif isinstance(effect, Append):
+            self._keeper.append(effect.item)
+        elif isinstance(effect, RecordKey):
+            self._ctx.recorder.action(effect.item)
+        elif isinstance(effect, StopRecording):
+            if self._recording:
+                self._recording = False
+                self._ctx.recorder.warn(f"{effect.why}: recording stopped")
+                self._ctx.recorder.close()
+        elif isinstance(effect, Keep):
+            self._games.keep(effect.played)
+        elif isinstance(effect, KeepUnaided):
+            self._keeper.record_unaided(effect.score)
+        elif isinstance(effect, WriteBest):
+            if effect.final:
+                self._best.flush(effect.best)
+            else:
+                # The best to show: another game may have stored a higher one.
+                self.play.session.best = self._best.offer(effect.best, urgent=effect.urgent)
+        elif isinstance(effect, AskAI):
+            direction = self._advisor.move(self.play.session.game)
+            # Its warning in full (file, reason) is said once the terminal
+            # is handed back; the board says it in a form that fits.
+            warning = self._ai_warning[-1] if self._ai_warning else ""
+            self.said_in_full += self._ai_warning
+            answers.append(AIMoved(effect.purpose, direction, self._ctx.clock(), warning))
+            self._ai_warning[:] = []
+        elif isinstance(effect, Leave):
+            self._screen.close()
+        # Quit: nothing to do, ``run`` sees the state is over.
+        fresh, self._warned = self._notes[self._warned :], len(self._notes)
+        return [Warned(message, self._keeper.saving) for message in fresh] + answers
 
 
 def animates(ctx: Context, console: Console) -> bool:
@@ -369,14 +446,3 @@ def animates(ctx: Context, console: Console) -> bool:
     and where frames can be timed and cut short (the legacy Windows console
     cannot repaint them cheaply)."""
     return wants_motion(ctx.options, ctx.env) and not console.legacy and console.key_ready is not None
-
-
-def _keep_at_exit(session: Session, keeper: Keeper, games: GameKeeper) -> None:
-    """Quitting a finished game (won, or over) ends it: into the history.
-    An unfinished one stays in its save, to be resumed; its score may
-    still be the best without undo or AI."""
-    game = session.game
-    if session.quit and (game.over or game.won):
-        games.keep(session.played())
-    elif game.moves and not (session.used_undo or session.assisted):
-        keeper.record_unaided(game.score)

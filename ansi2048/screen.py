@@ -72,7 +72,6 @@ class Screen:
         more) replaces the line of keys, for the last frame. ``gained`` shows
         "+N" by the score; ``sprites`` and ``shake`` draw a frame of motion
         (see ``frame_lines``)."""
-        width, height = self._size()
         view = replace(
             View.of(session, self.note, self._replay),
             ending=ending,
@@ -81,14 +80,24 @@ class Screen:
             stuck=self.stuck,
             autoplay=self.autoplay,
         )
+        self.paint(view, sprites, shake)
+
+    def paint(self, view: View, sprites: Optional[Sequence[Sprite]] = None, shake: int = 0) -> None:
+        """Draw ``view`` at the window's size now (a frame of motion with
+        ``sprites`` or ``shake``)."""
+        width, height = self._size()
         self.fits = layout_for(view, width, height) is not None
         lines = frame_lines(view, self._depth, width, height, palette=self._palette, sprites=sprites, shake=shake)
         self._write(self._repainter.frame(lines, width, height))
 
     def show_help(self, session: Session) -> None:
         """The help screen in the board's place (any key brings the board back)."""
+        self.paint_help(session.game.goal)
+
+    def paint_help(self, goal: int) -> None:
+        """The help screen for a game to ``goal``."""
         width, height = self._size()
-        lines = help_lines(session.game.goal, self._depth, width, height)
+        lines = help_lines(goal, self._depth, width, height)
         self._write(self._repainter.frame(lines, width, height))
 
     def close(self) -> None:

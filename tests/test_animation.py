@@ -1,79 +1,28 @@
-"""Motion in the keyboard game, in-process: a console whose keys arrive at
+"""Motion in the keyboard game, in-process: the test console's keys arrive at
 given times on a fake clock, so every frame of a move, and a key that cuts
 one short, can be checked without a terminal or real time."""
 
 from __future__ import annotations
 
 import io
-from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, Iterator, List, Sequence, Tuple
+from typing import Any, List, Sequence, Tuple
 
 import pytest
 
 from ansi2048.context import Context, Options
 from ansi2048.engine import Direction, Game
 from ansi2048.interactive import play_terminal
-from ansi2048.keys import Action, KeyDecoder
 from ansi2048.recording import replay
 from ansi2048.render.frame import BIG
 from ansi2048.render.motion import FRAME_TIMES, GAIN_SECONDS
 from ansi2048.render.repaint import FRAME_END
 from ansi2048.session import Session
-from ansi2048.terminal.console import Console, ScreenHooks
 
+from .console import HEIGHT, WIDTH, FakeClock, PlayConsole, screens
 from .screen import emulate, read_board
 
-WIDTH, HEIGHT = 80, 30
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class TimedConsole:
-    """Keys typed at given times (seconds after the start); each batch is
-    what one read returns. ``key_ready`` moves the clock as a wait would."""
-
-    def __init__(self, clock: Clock, typed: Sequence[Tuple[float, bytes]], key_ready: bool = True) -> None:
-        self.clock = clock
-        self.typed = [(clock.now + at, keys) for at, keys in typed]
-        self.frames: List[Tuple[float, str]] = []  # (time, text) of every write
-        self.has_key_ready = key_ready
-
-    def key_ready(self, seconds: float) -> bool:
-        arrival = self.typed[0][0] if self.typed else float("inf")
-        if arrival <= self.clock.now + seconds:
-            self.clock.now = max(self.clock.now, arrival)
-            return True
-        self.clock.now += seconds
-        return False
-
-    def read_actions(self, decoder: KeyDecoder) -> List[Action]:
-        assert self.typed, "the game read past the last key: it did not quit"
-        arrival, keys = self.typed.pop(0)
-        self.clock.now = max(self.clock.now, arrival)
-        return decoder.feed(keys)
-
-    def write(self, text: str) -> None:
-        self.frames.append((self.clock.now, text))
-
-    @contextmanager
-    def open(self, stdin: IO[Any], stdout: IO[Any], hooks: ScreenHooks) -> Iterator[Console]:
-        yield Console(
-            self.read_actions,
-            self.write,
-            lambda: (WIDTH, HEIGHT),
-            legacy=False,
-            key_ready=self.key_ready if self.has_key_ready else None,
-        )
-
-    def output(self) -> bytes:
-        return "".join(text for _, text in self.frames).encode()
+__all__ = ["run", "screens"]
 
 
 def run(
@@ -83,9 +32,9 @@ def run(
     key_ready: bool = True,
     seed: int = 21,
     **options: Any,
-) -> TimedConsole:
-    clock = Clock()
-    console = TimedConsole(clock, typed, key_ready)
+) -> PlayConsole:
+    clock = FakeClock(100.0)
+    console = PlayConsole(typed, clock, waits=key_ready)
     ctx = Context(
         options=Options(seed=seed, new=True, **options),
         stdin=io.StringIO(),
@@ -104,7 +53,7 @@ def data(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def frames_between(console: TimedConsole, start: float, end: float) -> List[Tuple[float, str]]:
+def frames_between(console: PlayConsole, start: float, end: float) -> List[Tuple[float, str]]:
     return [(time, text) for time, text in console.frames if start <= time < end and FRAME_END in text]
 
 
@@ -138,7 +87,7 @@ def test_a_move_slides_in_frames_at_30_per_second_and_settles_as_without_motion(
     # The settled frame is the static frame of the same game.
     session = Session(Game(seed=21))
     replay(session, key)
-    screen = emulate(console.output(), WIDTH, HEIGHT)
+    screen = emulate(console.screen_bytes, WIDTH, HEIGHT)
     assert read_board(screen.display, BIG, 4, 4) == [list(row) for row in session.game.board]
     moving_board = read_board(
         emulate(b"".join(t.encode() for _, t in console.frames[:2]), WIDTH, HEIGHT).display, BIG, 4, 4
@@ -176,18 +125,8 @@ def test_animated_and_static_play_end_on_the_same_screen(data: Path) -> None:
     keys = [(1.0 + i, bytes([k])) for i, k in enumerate(b"asdwasdwaassdd")] + [(30.0, b"q")]
     animated = run(data / "a", keys)
     still = run(data / "b", keys, animation=False)
-    shown = emulate(animated.output(), WIDTH, HEIGHT).display
-    assert shown == emulate(still.output(), WIDTH, HEIGHT).display
-
-
-def screens(console: TimedConsole) -> List[Tuple[float, List[str]]]:
-    """(time, emulated screen) after each complete frame."""
-    out, sent = [], ""
-    for time, text in console.frames:
-        sent += text
-        if FRAME_END in text:
-            out.append((time, emulate(sent.encode(), WIDTH, HEIGHT).display))
-    return out
+    shown = emulate(animated.screen_bytes, WIDTH, HEIGHT).display
+    assert shown == emulate(still.screen_bytes, WIDTH, HEIGHT).display
 
 
 def test_the_gain_shows_by_the_score_then_goes(data: Path) -> None:
@@ -198,7 +137,7 @@ def test_the_gain_shows_by_the_score_then_goes(data: Path) -> None:
     shown = [time - 101.0 for time, display in screens(console) if gain in display[0]]
     assert shown and min(shown) < FRAME_TIMES[0] + 0.001  # with the first frame of the move
     assert max(shown) < GAIN_SECONDS  # and gone after 600 ms
-    assert gain not in emulate(console.output(), WIDTH, HEIGHT).display[0]
+    assert gain not in emulate(console.screen_bytes, WIDTH, HEIGHT).display[0]
 
 
 MOVES = ((b"a", Direction.LEFT), (b"w", Direction.UP), (b"d", Direction.RIGHT), (b"s", Direction.DOWN))

@@ -20,6 +20,7 @@ PURE = {
     "ansi2048.engine",
     "ansi2048.keys",
     "ansi2048.session",
+    "ansi2048.loop",
     "ansi2048.protocol",
     "ansi2048.recording",
     "ansi2048.cast",

@@ -9,29 +9,30 @@ import json
 import os
 import subprocess
 import sys
-from contextlib import contextmanager
+import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, Any, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 import pytest
 
 from ansi2048.ai import best_move
-from ansi2048.autoplay import DEFAULT_PACE, PACES, Advisor, Pilot, play_headless
+from ansi2048.autoplay import DEFAULT_PACE, PACES, Advisor, play_headless
 from ansi2048.context import Context, Options
 from ansi2048.engine import Direction, Game
 from ansi2048.interactive import play_terminal
-from ansi2048.keys import Action, KeyDecoder
+from ansi2048.keys import Action
+from ansi2048.loop import AIMoved, AskAI, Keys, Play, Purpose, Settings, Tick, next_due, step
 from ansi2048.recording import ASSISTED, Recorder, encode_item, recorded_actions, split_header
 from ansi2048.render.frame import BIG, View, frame_lines
 from ansi2048.render.style import ColorDepth
 from ansi2048.session import Session
 from ansi2048.storage import DataDir
-from ansi2048.terminal.console import Console, ScreenHooks
 
 from .conftest import json_lines, run_cli
+from .console import HEIGHT, WIDTH, FakeClock, PlayConsole
 from .screen import dump, emulate, read_board
-from .test_interactive import HEIGHT, WIDTH, FakeClock, ScriptedConsole, context, played, saved_keys
+from .test_interactive import context, played, saved_keys
 
 # The line a save gets where the AI began to help.
 ASSISTED_MARK = encode_item(ASSISTED).encode()
@@ -247,28 +248,29 @@ def test_piped_play_ignores_the_ais_keys_and_never_records_them(tmp_path: Path) 
     assert record.read_bytes().splitlines()[1:] == [b"w"]
 
 
-def test_the_pilot_keeps_its_pace_and_steps_through_the_paces() -> None:
-    now = [100.0]
-    pilot = Pilot(lambda: now[0])
-    assert not pilot.playing and pilot.pace == DEFAULT_PACE == 4
-    pilot.start()
-    assert pilot.playing and pilot.wait() == 0.0  # the first move at once
-    pilot.moved()
-    assert pilot.wait() == pytest.approx(0.25)
-    now[0] += 0.1  # a key came meanwhile: the move is still due on time
-    assert pilot.wait() == pytest.approx(0.15)
-    now[0] += 5.0  # a long stall: the next move soon, not a burst to catch up
-    pilot.moved()
-    pilot.moved()
-    assert pilot.wait() > 0
+def test_the_pace_steps_through_the_paces_and_a_stall_brings_no_burst() -> None:
+    session = Session(Game(seed=8))
+    settings = Settings(animate=False, can_wait=True)
+    play = Play(session, settings, (80, 30))
+    assert play.pace == DEFAULT_PACE == 4
+    play, effects = step(play, Keys((Action.AUTOPLAY,), 100.0))
+    assert play.pilot is not None and next_due(play) == 100.0  # the first move at once
+    play, effects = step(play, Tick(100.0))
+    assert AskAI(Purpose.AUTOPLAY) in effects and next_due(play) is None  # nothing is due while it thinks
+    play, _ = step(play, AIMoved(Purpose.AUTOPLAY, Direction.LEFT, 100.0))
+    assert next_due(play) == pytest.approx(100.25)
+    play, _ = step(play, Tick(100.25))
+    play, _ = step(play, AIMoved(Purpose.AUTOPLAY, Direction.RIGHT, 105.0))  # a long stall
+    due = next_due(play)
+    assert due is not None and 105.0 < due < 105.25  # the next soon, not a burst to catch up
     for _ in range(6):
-        pilot.faster()
-    assert pilot.pace == PACES[-1] == 16
+        play, _ = step(play, Keys((Action.FASTER,), 105.0))
+    assert play.pace == PACES[-1] == 16 and play.pilot is not None and play.pilot.pace == 16
     for _ in range(6):
-        pilot.slower()
-    assert pilot.pace == PACES[0] == 1
-    pilot.stop()
-    assert not pilot.playing
+        play, _ = step(play, Keys((Action.SLOWER,), 105.0))
+    assert play.pace == PACES[0] == 1
+    play, _ = step(play, Keys((Action.AUTOPLAY,), 105.0))
+    assert play.pilot is None and next_due(play) is None
 
 
 def test_a_resumed_assisted_game_shows_the_best_it_did_not_make() -> None:
@@ -285,37 +287,10 @@ def test_a_resumed_assisted_game_shows_the_best_it_did_not_make() -> None:
 # -- in the keyboard game's loop ------------------------------------------------
 
 
-class TimedConsole(ScriptedConsole):
-    """A scripted console that can wait for a key (``key_ready``): each
-    batch of typed keys comes after ``idle`` waits that time out, each
-    moving the fake clock by the time waited; autoplay moves in those."""
-
-    def __init__(self, script: Sequence[Tuple[int, bytes]], clock: FakeClock) -> None:
-        super().__init__([keys for _, keys in script])
-        self.idles = [idle for idle, _ in script]
-        self.clock = clock
-        self.waits: List[float] = []
-
-    def key_ready(self, seconds: float) -> bool:
-        assert self.idles, "the loop waited past the end of the script"
-        if self.idles[0] > 0:
-            self.idles[0] -= 1
-            self.waits.append(seconds)
-            self.clock.now += seconds
-            return False
-        return True
-
-    def read_actions(self, decoder: KeyDecoder) -> List[Action]:
-        self.idles.pop(0)  # waits left over: autoplay stopped by itself (game over)
-        return super().read_actions(decoder)
-
-    @contextmanager
-    def open(self, stdin: IO[Any], stdout: IO[Any], hooks: ScreenHooks) -> Iterator[Console]:
-        yield Console(self.read_actions, self.write, lambda: (WIDTH, HEIGHT), False, self.key_ready)
-
-    @property
-    def display(self) -> List[str]:
-        return list(emulate(self.screen_bytes, WIDTH, HEIGHT).display)
+def timed(script: Sequence[Tuple[float, bytes]], clock: FakeClock) -> PlayConsole:
+    """Keys typed at their times (seconds from the start) on ``clock``;
+    autoplay moves in the waits between them."""
+    return PlayConsole(script, clock)
 
 
 def loop_context(data: Path, clock: FakeClock, record: Optional[io.StringIO] = None, **options: Any) -> Context:
@@ -329,7 +304,7 @@ def test_autoplay_plays_saves_and_records_its_moves_like_typed_ones(data_home: P
     clock = FakeClock()
     record = io.StringIO()
     record.close = lambda: None  # type: ignore[method-assign]  # read after the game
-    console = TimedConsole([(0, b"p"), (6, b"q")], clock)
+    console = timed([(0, b"p"), (1.3, b"q")], clock)
     assert play_terminal(loop_context(data_home, clock, record, seed=8), console.open) == 0
     _, keys = split_header((data_home / "game-4x4-2048.keys").read_bytes())
     assert keys.startswith(ASSISTED_MARK)
@@ -342,24 +317,26 @@ def test_autoplay_plays_saves_and_records_its_moves_like_typed_ones(data_home: P
     session = played(8, rec_keys)
     assert read_board(console.display, BIG, 4, 4) == [list(row) for row in session.game.board]
     # The first move at once, then one every quarter of a second (4/s).
-    assert console.waits[0] == 0 and console.waits[1:] == [pytest.approx(0.25)] * 5
+    assert console.timed_out[0] == 0 and console.timed_out[1:] == [pytest.approx(0.25)] * 5
     assert not (data_home / "best.json").exists() or "4x4-2048" not in json.loads((data_home / "best.json").read_text())
 
 
 def test_a_typed_move_takes_over_and_the_pace_changes(data_home: Path) -> None:
     clock = FakeClock()
-    # p: the AI plays 2 moves; + (8/s): 2 more; w: the player's; then no more AI.
-    console = TimedConsole([(0, b"p"), (2, b"+"), (2, b"w"), (0, b"q")], clock)
+    # p: the AI plays 2 moves (at 0 and 0.25 s); + (8/s): 2 more (the one
+    # waited for comes 1/8 s after the last, at 0.375 s; then 0.5 s); w: the
+    # player's; then no more AI.
+    console = timed([(0, b"p"), (0.3, b"+"), (0.55, b"w"), (0.55, b"q")], clock)
     play_terminal(loop_context(data_home, clock, seed=8), console.open)
     keys = saved_keys(data_home)
     assert keys.startswith(ASSISTED_MARK) and len(keys) == len(ASSISTED_MARK) + 5
-    assert console.waits[2:] == [pytest.approx(0.125), pytest.approx(0.125)]
+    assert console.timed_out == [0, pytest.approx(0.25), pytest.approx(0.075), pytest.approx(0.125)]
     assert not any("takes over" in line for line in console.display)
 
 
 def test_autoplay_shows_its_pace_and_p_stops_it(data_home: Path) -> None:
     clock = FakeClock()
-    console = TimedConsole([(0, b"p"), (1, b"-"), (1, b"p"), (0, b"q")], clock)
+    console = timed([(0, b"p"), (0.1, b"-"), (0.6, b"p"), (0.6, b"q")], clock)
     seen: List[str] = []
     console.on_write = lambda text: seen.append(text)
     play_terminal(loop_context(data_home, clock, seed=8), console.open)
@@ -371,11 +348,14 @@ def test_autoplay_shows_its_pace_and_p_stops_it(data_home: Path) -> None:
     assert not any("takes over" in line for line in console.display)
 
 
-def test_the_hint_shows_the_ais_move_without_moving_and_goes_at_the_next_key(data_home: Path) -> None:
+def test_the_hint_shows_the_ais_move_without_moving_and_goes_at_the_next_key(
+    data_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The AI not loaded ahead (as if the first t came before it was): it
+    # loads on that t.
+    monkeypatch.setattr(Advisor, "warm_up", lambda self, board: None)
     clock = FakeClock()
-    console = TimedConsole([(0, b"w"), (0, b"t")], clock)
-    console.batches.append(b"q")
-    console.idles.append(0)
+    console = timed([(0, b"w"), (0, b"t"), (0, b"q")], clock)
     boards: List[Any] = []
 
     def after_hint(text: str) -> None:
@@ -401,7 +381,7 @@ def test_the_hint_shows_the_ais_move_without_moving_and_goes_at_the_next_key(dat
 def test_a_hint_with_no_move_left_says_so(data_home: Path) -> None:
     clock = FakeClock()
     # 2x2, goal 8: the AI plays to the end, stops by itself; t then finds nothing.
-    console = TimedConsole([(0, b"p"), (1000, b"t"), (0, b"q")], clock)
+    console = timed([(0, b"p"), (1000, b"t"), (1000, b"q")], clock)
     play_terminal(loop_context(data_home, clock, rows=2, cols=2, seed=3), console.open)
     output = "".join(console.output)
     assert "Game over" in output and "hint: no move changes the board" in output
@@ -414,15 +394,51 @@ def test_a_hint_with_no_move_left_says_so(data_home: Path) -> None:
 
 def test_autoplay_from_the_start_with_the_option(data_home: Path) -> None:
     clock = FakeClock()
-    console = TimedConsole([(3, b"q")], clock)
+    console = timed([(0.6, b"q")], clock)
     play_terminal(loop_context(data_home, clock, seed=8, autoplay=True), console.open)
     assert len(saved_keys(data_home)) == len(ASSISTED_MARK) + 3
 
 
-def test_the_ai_is_loaded_on_the_first_hint_never_at_start_up() -> None:
+def test_importing_the_game_loads_no_ai() -> None:
     code = "import sys, ansi2048.cli, ansi2048.interactive, ansi2048.autoplay; print('ansi2048.ai' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True).stdout
     assert out.strip() == b"False"
+
+
+def ai_threads() -> List[threading.Thread]:
+    return [thread for thread in threading.enumerate() if thread.name == "ansi2048-ai"]
+
+
+def test_the_ai_loads_in_the_background_once_the_first_frame_is_out(
+    data_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 14 item 17: the first hint as quick as later ones. The loading
+    starts after the first frame (which must not wait for it); a hint after
+    it is done shows no "loading the AI..."."""
+    made: List[Any] = []
+    real = Advisor._made
+
+    def spy(self: Advisor, board: Any = None) -> Any:
+        made.append(threading.current_thread().name)
+        return real(self, board)
+
+    monkeypatch.setattr(Advisor, "_made", spy)
+    clock = FakeClock()
+    first_frame: List[List[threading.Thread]] = []
+
+    def loaded() -> None:
+        for thread in ai_threads():
+            thread.join(timeout=30)  # the player looks at the board a moment
+
+    loaded()  # (another test's loading, if any, is over)
+    console = timed([(1.0, b"t"), (2.0, b"q")], clock)
+    console.on_write = lambda text: first_frame.append(ai_threads()) if not first_frame else None
+    console.on_read = loaded
+    assert play_terminal(loop_context(data_home, clock, seed=8), console.open) == 0
+    assert first_frame == [[]]  # nothing was loading while the first frame was written
+    assert made[0] == "ansi2048-ai"  # the player was made on the loading thread
+    output = "".join(console.output)
+    assert "loading the AI" not in output and "hint: " in output
 
 
 @pytest.mark.posix
@@ -510,3 +526,82 @@ def test_a_save_reads_its_ai_line_and_never_the_ais_keys() -> None:
     assert BodyDecoder(saved=True).feed(body) == [Action.UP, ASSISTED, Action.RIGHT]
     # To a replay the line is a comment (and the AI's keys nothing).
     assert BodyDecoder().feed(body) == [Action.UP, Action.RIGHT]
+
+
+@pytest.mark.posix
+def test_autoplay_goes_on_after_ctrl_z_and_fg_without_a_key(tmp_path: Path, data_home: Path) -> None:
+    """Issue 20: after Ctrl-Z and fg the screen said "autoplay 4/s" but
+    nothing moved until a key (the wake-up of SIGCONT was taken for nothing
+    to do, and the read blocked)."""
+    import pexpect
+
+    from .test_terminal import FRAME_END, game_env
+
+    shell = pexpect.spawn(
+        "/bin/bash",
+        ["--norc", "--noprofile", "-i"],
+        env=dict(game_env(data_home), PS1="$ "),
+        dimensions=(HEIGHT, WIDTH),
+        timeout=20,
+    )
+    shell.delaybeforesend = None
+    save = data_home / "game-4x4-2048.keys"
+
+    def moves() -> int:
+        if not save.exists():
+            return 0
+        return len(split_header(save.read_bytes())[1].replace(ASSISTED_MARK, b""))
+
+    def wait_for(count: int) -> None:
+        while moves() < count:
+            shell.expect(FRAME_END)  # the pexpect timeout fails a game that stalled
+
+    shell.expect_exact("$ ")
+    shell.sendline(f"set -b; {sys.executable} -m ansi2048 --seed 7 --new --autoplay")
+    wait_for(2)
+    shell.send("\x1a")
+    shell.expect("Stopped")
+    shell.expect_exact("$ ")
+    stopped_at = moves()
+    shell.sendline("fg")
+    wait_for(stopped_at + 3)  # no key typed: it plays on by itself
+    shell.send("q")
+    shell.expect_exact("$ ")
+    shell.sendline("echo EXIT=$?; exit")
+    shell.expect(pexpect.EOF)
+    assert b"EXIT=0" in shell.before
+
+
+@pytest.mark.posix
+def test_help_stays_up_across_ctrl_z_and_fg(tmp_path: Path, data_home: Path) -> None:
+    """Coming back from a suspend is no key: the help is drawn again, not closed."""
+    import pexpect
+
+    from .test_terminal import FRAME_END, game_env
+
+    shell = pexpect.spawn(
+        "/bin/bash",
+        ["--norc", "--noprofile", "-i"],
+        env=dict(game_env(data_home), PS1="$ "),
+        dimensions=(HEIGHT, WIDTH),
+        timeout=20,
+    )
+    shell.delaybeforesend = None
+    shell.expect_exact("$ ")
+    shell.sendline(f"set -b; {sys.executable} -m ansi2048 --seed 7 --new")
+    shell.expect(FRAME_END)
+    shell.send("?")
+    shell.expect("any key closes this help")
+    shell.send("\x1a")
+    shell.expect("Stopped")
+    shell.expect_exact("$ ")
+    shell.sendline("fg")
+    shell.expect(FRAME_END)  # drawn again
+    with pytest.raises(pexpect.TIMEOUT):
+        shell.expect(FRAME_END, timeout=1)  # and nothing after it: the help stays
+    shell.send("q")  # closes the help
+    shell.expect(FRAME_END)
+    shell.send("q")
+    shell.expect_exact("$ ")
+    shell.sendline("exit")
+    shell.expect(pexpect.EOF)

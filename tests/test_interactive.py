@@ -8,70 +8,29 @@ import io
 import json
 import os
 import signal
-from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, Callable, Iterator, List, Optional, Sequence
+from typing import Any, List, Optional
 
 import pytest
 
 from ansi2048.context import Context, Options
 from ansi2048.engine import Game
 from ansi2048.interactive import BEST_WRITE_INTERVAL, BestWriter, play_terminal
-from ansi2048.keys import Action, KeyDecoder
 from ansi2048.recording import replay, split_header
 from ansi2048.render.frame import BIG
 from ansi2048.render.repaint import FRAME_END, SHOW_CURSOR
 from ansi2048.session import Session
 from ansi2048.storage import DataDir
-from ansi2048.terminal.console import Console, ScreenHooks
 from ansi2048.terminal.signals import Hangup, hangup_signals
 
+from .console import HEIGHT, WIDTH, FakeClock, scripted
 from .screen import emulate, read_board
 
-WIDTH, HEIGHT = 80, 30
+__all__ = ["HEIGHT", "WIDTH", "FakeClock", "ScriptedConsole", "context", "played", "saved_keys"]
 
 
-class FakeClock:
-    """Seconds that pass only when the test says so."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class ScriptedConsole:
-    """A console whose keyboard is a list of batches of typed bytes; each
-    batch is what one read returns. ``on_read`` runs before each read
-    (to move the clock, say); ``on_write`` after each write."""
-
-    def __init__(self, batches: Sequence[bytes], on_read: Callable[[], None] = lambda: None) -> None:
-        self.batches = list(batches)
-        self.on_read = on_read
-        self.on_write: Callable[[str], None] = lambda text: None
-        self.output: List[str] = []
-        self.restored = False
-
-    def read_actions(self, decoder: KeyDecoder) -> List[Action]:
-        assert self.batches, "the loop read past the end of the script: it did not quit"
-        self.on_read()
-        return decoder.feed(self.batches.pop(0))
-
-    def write(self, text: str) -> None:
-        self.output.append(text)
-        self.on_write(text)
-
-    @contextmanager
-    def open(self, stdin: IO[Any], stdout: IO[Any], hooks: ScreenHooks) -> Iterator[Console]:
-        try:
-            yield Console(self.read_actions, self.write, lambda: (WIDTH, HEIGHT), legacy=False)
-        finally:
-            self.restored = True
-
-    @property
-    def screen_bytes(self) -> bytes:
-        return "".join(self.output).encode()
+# Kept under these names for the tests that import them from here.
+ScriptedConsole = scripted
 
 
 def context(
@@ -228,3 +187,33 @@ def test_a_second_signal_during_the_restore_cannot_cut_it_short(data: Path, monk
     assert json.loads((data / "best.json").read_text()) == {"4x4-2048": second[0], "4x4-2048-unaided": second[0]}
     assert console.output[-1].endswith(SHOW_CURSOR + "\n")  # the restore went to its end
     assert console.restored
+
+
+@pytest.mark.posix
+def test_a_signal_after_the_one_that_ended_the_game_cannot_print_a_traceback(tmp_path: Path) -> None:
+    """Issue 20: SIGTERM ends the game; a SIGINT that comes while the process
+    is on its way out (here: while the interpreter waits for a thread at
+    shutdown) printed a KeyboardInterrupt traceback from threading."""
+    import subprocess
+    import sys
+
+    script = "\n".join(
+        [
+            "import os, signal, sys, threading, time",
+            "import ansi2048.piped",
+            "from ansi2048.terminal.signals import Hangup",
+            "def hang_up(ctx): raise Hangup(signal.SIGTERM)",
+            "ansi2048.piped.play_piped = hang_up",
+            "from ansi2048.cli import main",
+            "status = main([])",
+            "threading.Thread(target=time.sleep, args=(0.5,)).start()  # the shutdown waits for it",
+            "threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGINT)).start()",
+            "sys.exit(status)",
+        ]
+    )
+    env = {"ANSI2048_DATA_DIR": str(tmp_path), "PATH": os.environ.get("PATH", "")}
+    result = subprocess.run(
+        [sys.executable, "-c", script], stdin=subprocess.DEVNULL, capture_output=True, env=env, timeout=60, check=False
+    )
+    assert result.returncode == 128 + signal.SIGTERM, result.stderr
+    assert b"Traceback" not in result.stderr and b"KeyboardInterrupt" not in result.stderr, result.stderr

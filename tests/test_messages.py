@@ -4,51 +4,54 @@ in-process on a scripted console, read back off an emulated screen."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import sys
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, List, Optional, Sequence
+from typing import Any, List, Optional, Sequence
 
 import pytest
 
 from ansi2048.context import Context, Options
 from ansi2048.interactive import play_terminal
-from ansi2048.keys import KeyDecoder
-from ansi2048.terminal.console import Console, ScreenHooks
+from ansi2048.recording import Recorder
 
+from .console import scripted
 from .screen import dump, emulate
 
 WIDTH, HEIGHT = 100, 35
 
 
-def play(data: Path, keys: Sequence[bytes], options: Optional[Options] = None) -> List[str]:
-    """Play ``keys`` (one read each) on a fresh console; the screen's
-    lines after each frame, the last one after the game closed."""
-    output: List[str] = []
+def play(
+    data: Path,
+    keys: Sequence[bytes],
+    options: Optional[Options] = None,
+    now: Optional[float] = None,
+    width: int = WIDTH,
+    warnings: Optional[List[str]] = None,
+) -> List[str]:
+    """Play ``keys`` (one read each, then q) on a fresh console; the
+    screen's lines before each read, the last one after the game closed."""
     screens: List[str] = []
-    reads = list(keys)
-
-    def read_actions(decoder: KeyDecoder) -> List[Any]:
-        screens.append(dump(emulate("".join(output).encode(), WIDTH, HEIGHT).display))
-        return list(decoder.feed(reads.pop(0))) if reads else list(decoder.feed(b"q"))
-
-    @contextmanager
-    def console(stdin: Any, stdout: Any, hooks: ScreenHooks) -> Iterator[Console]:
-        yield Console(read_actions, output.append, lambda: (WIDTH, HEIGHT), legacy=False)
-
-    warnings: List[str] = []
+    console = scripted([*keys, b"q"], on_read=lambda: screens.append(dump(console.display)))
+    console.size = (width, HEIGHT)
     ctx = Context(
         options=options or Options(),
         stdin=io.BytesIO(),
         stdout=io.StringIO(),
         env={"ANSI2048_DATA_DIR": str(data), "TERM": "xterm"},
-        warn=warnings.append,
+        warn=(warnings if warnings is not None else []).append,
         random_seed=lambda: 7,
     )
-    assert play_terminal(ctx, open_console=console) == 0
-    screens.append(dump(emulate("".join(output).encode(), WIDTH, HEIGHT).display))
+    if now is not None:
+        ctx = dataclasses.replace(ctx, now=lambda: now)
+    if ctx.options.record is not None:
+        stream = open(ctx.options.record, "w", encoding="utf-8")  # noqa: SIM115  (closed by the recorder)
+        ctx = dataclasses.replace(ctx, recorder=Recorder(stream, ctx.warn))
+    assert play_terminal(ctx, open_console=console.open) == 0
+    ctx.recorder.close()
+    screens.append(dump(console.display))
     return screens
 
 
@@ -100,3 +103,135 @@ def test_quitting_a_game_that_could_not_be_saved_does_not_claim_it_is_kept(tmp_p
     not_a_directory.write_text("a file where the data directory should be")
     last = play(not_a_directory, [b"a", b"q"])[-1]
     assert "could not be saved" in last and "kept" not in last
+
+
+# -- what the keys say (issue 14) ----------------------------------------------------------
+
+NOW = 1795351408.0  # 2026-11-22T12:43:28Z
+
+
+def keys_to_game_over(seed: int) -> bytes:
+    """Keys that end the 2x2 game to 8 of ``seed`` (no move left)."""
+    from ansi2048.engine import Game
+    from ansi2048.keys import KeyDecoder
+    from ansi2048.session import Session
+
+    session = Session(Game(2, 2, 8, seed))
+    keys = b""
+    for key in b"wasd" * 100:
+        if session.game.over:
+            break
+        session.apply(KeyDecoder().feed(bytes([key]))[0])
+        keys += bytes([key])
+    assert session.game.over
+    return keys
+
+
+def test_quitting_a_finished_game_says_the_next_start_is_a_new_game_and_it_is(tmp_path: Path) -> None:
+    """Item 8: "game kept ... resumes it" after a game over, yet the next
+    start was a new game. The message now says what happens."""
+    options = Options(rows=2, cols=2, seed=3)
+    last = play(tmp_path, [keys_to_game_over(3), b"q"], options)[-1]
+    assert "game over, kept in your history; ansi2048 --size 2 starts a new game" in last
+    assert "resumes it" not in last
+    again = play(tmp_path, [b"q"], Options(rows=2, cols=2))[0]
+    assert "Moves 0" in again and "resumed" not in again
+
+
+def test_u_with_nothing_to_undo_says_so(tmp_path: Path) -> None:
+    """Item 9: like "can't move left", a u that finds nothing says so."""
+    screens = play(tmp_path, [b"u", b"a", b"u"], Options(seed=5, new=True))
+    assert "nothing to undo" in screens[1]
+    assert "nothing to undo" not in screens[2]  # the next key takes it away
+    assert "nothing to undo" not in screens[3]  # this u undid the a
+
+
+def test_the_first_hint_says_the_game_is_now_assisted_once(tmp_path: Path) -> None:
+    """Item 11: a single t freezes the game's best: said the first time."""
+    screens = play(tmp_path, [b"t", b"a", b"t"], Options(seed=5, new=True))
+    assert "assisted: this game sets no best" in screens[1]
+    assert "assisted: this game sets no best" not in screens[3]  # the second hint
+    assert "hint: " in screens[3]
+
+
+def test_the_daily_game_says_so_and_r_starts_the_days_game_again(tmp_path: Path) -> None:
+    """Item 13: the header names the day; r in the daily game starts that
+    same game again (its first tiles), kept as today's game."""
+    from ansi2048.engine import Game
+    from ansi2048.records import daily_seed
+
+    def daily(keys: List[bytes]) -> List[str]:
+        return play(tmp_path, keys, Options(daily=True), now=NOW)
+
+    first = daily([b"wasd", b"r"])
+    assert "Daily 2026-11-22" in first[0] and "Seed" not in first[0]
+    after_r = first[2]
+    assert "Daily 2026-11-22" in after_r and "Moves 0" in after_r
+    board = Game(4, 4, 2048, daily_seed("2026-11-22")).board
+    assert all(str(value) in after_r for row in board for value in row if value)
+    resumed = daily([b"q"])[0]  # the save replays to the day's game, restarted
+    assert "Daily 2026-11-22" in resumed and "Moves 0" in resumed
+
+
+def test_a_recording_over_a_resumed_game_begins_with_the_game_it_replays(tmp_path: Path) -> None:
+    """Item 15: --record over a save, started with --seed 11: the header
+    said seed 7 (the saved game) while the keys replayed game 11."""
+    import subprocess
+    import sys
+
+    from ansi2048.recording import split_header
+
+    play(tmp_path, [b"wasd"], Options(seed=7))
+    record = tmp_path / "game.keys"
+    screens = play(tmp_path, [b"as"], Options(seed=11, record=str(record)))
+    header, keys = split_header(record.read_bytes())
+    assert header is not None and header.seed == 11 and keys.strip() == b"asq"
+    replayed = subprocess.run(
+        [sys.executable, "-m", "ansi2048"],
+        input=record.read_bytes(),
+        capture_output=True,
+        env={"ANSI2048_DATA_DIR": str(tmp_path / "other"), "TERM": "dumb", "PATH": ""},
+        timeout=60,
+        check=True,
+    ).stdout.decode()
+    assert "seed 11" in replayed
+    # The plain resume too: the header is the game on the board, and its keys.
+    record.unlink()
+    play(tmp_path, [b"w"], Options(record=str(record)))
+    header, keys = split_header(record.read_bytes())
+    assert header is not None and header.seed == 11 and keys.strip() == b"aswq"  # (q changed nothing: not saved)
+    assert screens
+
+
+def test_undo_back_before_the_recording_stops_it_with_a_warning(tmp_path: Path) -> None:
+    play(tmp_path, [b"wasd"], Options(seed=7))
+    record = tmp_path / "game.keys"
+    screens = play(tmp_path, [b"a", b"uu", b"d"], Options(seed=11, record=str(record)))
+    assert any("recording stopped" in screen for screen in screens)
+    header, keys = split_header_of(record)
+    assert header == 11 and keys == b"au"  # the undo back into game 7 is not in it
+
+
+def split_header_of(path: Path) -> Any:
+    from ansi2048.recording import split_header
+
+    header, keys = split_header(path.read_bytes())
+    assert header is not None
+    return header.seed, keys.strip()
+
+
+def test_damaged_ai_weights_are_said_on_the_board_at_80_columns_and_in_full_at_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Item 18: the note (hint + note + path, 183 characters) was dropped at
+    80 columns. Now a short note fits beside the hint and autoplay's pace,
+    and the full warning (file, reason) comes once the terminal is back."""
+    import ansi2048.ai
+
+    damaged = tmp_path / "damaged.bin"
+    damaged.write_bytes(b"not weights")
+    monkeypatch.setattr(ansi2048.ai, "DEFAULT_WEIGHTS", str(damaged))
+    warnings: List[str] = []
+    screens = play(tmp_path / "data", [b"t", b"a"], Options(seed=5, new=True), width=80, warnings=warnings)
+    assert "AI weights unusable" in screens[1] and "hint: " in screens[1]
+    assert len([w for w in warnings if "damaged.bin" in w]) == 1

@@ -71,6 +71,7 @@ class View:
     stuck: bool = False  # a hint was asked for and no move changes the board
     autoplay: int = 0  # the AI is playing, this many moves a second (p); 0: it is not
     assisted: bool = False  # the AI played or hinted in this game: its score is no best
+    day: str = ""  # the daily game's date (--daily): said in the header instead of the seed
 
     @classmethod
     def of(cls, session: Session, note: str = "", replay: bool = False) -> View:
@@ -163,7 +164,7 @@ def _header(view: View) -> List[List[Span]]:
         score.append((f" +{view.gained}", BOLD))
     best = [("  Best ", PLAIN), (str(view.best), BOLD)]
     moves = [("  Moves ", PLAIN), (str(view.moves), BOLD)]
-    seed = [("  Seed ", PLAIN), (str(view.seed), PLAIN)]
+    seed = [("  Daily ", PLAIN), (view.day, PLAIN)] if view.day else [("  Seed ", PLAIN), (str(view.seed), PLAIN)]
     gap = ("  ", PLAIN)
     variants = [
         [title, gap, *score, *best, *moves, *seed],

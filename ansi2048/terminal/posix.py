@@ -8,11 +8,12 @@ import os
 import select
 import signal
 import termios
+import time
 from contextlib import contextmanager, suppress
 from typing import IO, Any, Callable, Iterator, List, Optional, TypeVar
 
 from ..keys import Action, KeyDecoder
-from .console import Console, ScreenHooks
+from .console import ESC_TIMEOUT, Console, ScreenHooks
 from .signals import Hangup, hangup_signals, restore_signals, shield_hangups
 from .streams import terminal_gone, terminal_size, write_all
 
@@ -25,11 +26,6 @@ __all__ = [
     "raw_mode",
     "retry_eintr",
 ]
-
-# How long a lone ESC waits for the rest of an arrow key before it counts as
-# just ESC. Terminals send a whole sequence in one write; 50 ms is what vim's
-# 'ttimeoutlen' defaults to in many setups and feels instant.
-ESC_TIMEOUT = 0.05
 
 _T = TypeVar("_T")
 
@@ -147,12 +143,13 @@ def open_console(stdin: IO[Any], stdout: IO[Any], hooks: ScreenHooks) -> Iterato
         resize, as on Windows) or keys that are no action. Autoplay waits
         with ``key_ready`` and must not then block here until a real key."""
         while True:
+            if pending and not decoder.pending:  # seen by key_ready, which took its wake-up
+                handle_signals()
+                return []
             timeout = ESC_TIMEOUT if decoder.pending else None
             ready, _, _ = select.select([in_fd, wake_r], [], [], timeout)
             if wake_r in ready:
-                with suppress(BlockingIOError):
-                    while os.read(wake_r, 512):
-                        pass
+                drain_wakeups()
             signalled = bool(pending)
             handle_signals()
             if in_fd in ready:
@@ -177,10 +174,26 @@ def open_console(stdin: IO[Any], stdout: IO[Any], hooks: ScreenHooks) -> Iterato
             elif signalled:
                 return []
 
+    def drain_wakeups() -> None:
+        with suppress(BlockingIOError):
+            while os.read(wake_r, 512):
+                pass
+
     def key_ready(seconds: float) -> bool:
-        """Wait up to ``seconds`` for input or a signal to act on."""
-        ready, _, _ = select.select([in_fd, wake_r], [], [], max(0.0, seconds))
-        return bool(ready) or bool(pending)
+        """Wait up to ``seconds`` for input or a signal to act on. A wake-up
+        whose signal was dealt with already (the SIGCONT of fg after a
+        Ctrl-Z: ``suspend`` took the terminal back) is nothing to act on:
+        the wait goes on, or autoplay, waiting here for its next move, would
+        hand over to a read that blocks until a key."""
+        deadline = time.monotonic() + max(0.0, seconds)
+        while True:
+            ready, _, _ = select.select([in_fd, wake_r], [], [], max(0.0, deadline - time.monotonic()))
+            if wake_r in ready:
+                drain_wakeups()
+            if in_fd in ready or pending:
+                return True
+            if not ready:
+                return False
 
     def write(text: str) -> None:
         try:

@@ -7,7 +7,14 @@ import signal
 from contextlib import contextmanager
 from typing import Any, Iterator, List, Mapping, Optional
 
-__all__ = ["Hangup", "ending_signals", "hangup_signals", "restore_signals", "shield_hangups"]
+__all__ = [
+    "Hangup",
+    "ending_signals",
+    "hangup_signals",
+    "ignore_ending_signals",
+    "restore_signals",
+    "shield_hangups",
+]
 
 
 class Hangup(BaseException):
@@ -122,3 +129,15 @@ def restore_signals(previous: Mapping[Any, Any]) -> None:
     for signum, handler in previous.items():
         if handler is not None:  # None: set outside Python, cannot be put back
             signal.signal(signum, handler)
+
+
+def ignore_ending_signals() -> None:
+    """A signal has ended the game and the process is on its way out: from
+    now on no other signal (SIGINT included) may interrupt it. Cleaning up
+    and the interpreter's own shutdown run Python code (``threading`` waits
+    for its threads there), where a KeyboardInterrupt would print a
+    traceback. For the entry point only: the handlers are not put back."""
+    for signum in _shielded():
+        handler = signal.getsignal(signum)
+        if handler is signal.SIG_DFL or handler is signal.default_int_handler:
+            signal.signal(signum, signal.SIG_IGN)

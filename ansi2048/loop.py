@@ -1,0 +1,631 @@
+"""The keyboard game's loop as a pure state machine: ``step(play, event)``
+gives the next :class:`Play` and the :data:`Effect` s the shell performs, in
+order. No I/O, no clock, no environment: the time comes in the events, the
+window's size too, and the AI's answers come back as events.
+
+Events: the keys of one read (:class:`Keys`), a timer that came due
+(:class:`Tick`: a frame of motion, the "+N" fading, autoplay's next move),
+a new window size or the terminal back from a suspend (:class:`Resized`), a
+suspend (:class:`Suspended`), the AI's move (:class:`AIMoved`), a warning
+from the files (:class:`Warned`). :func:`next_due` says when the next timer
+is due, so the shell waits for a key until then.
+
+The rules of order, each in one place:
+
+- the save gets a move before the frame that shows it (:func:`_apply`);
+- the save is marked assisted before the AI's first move is saved
+  (:func:`_ask_ai`);
+- the best is written urgently when nothing else would recover it
+  (:func:`_best`);
+- the AI's note wins over every other note (:func:`_note`);
+- a key or a resize first settles a motion in progress (autoplay's next
+  move waits for it)
+  (:func:`_settle`);
+- quitting draws the farewell instead of the move's frames (:func:`_finish`).
+
+The game itself (the :class:`~.session.Session` in the state) is changed in
+place by its own rules, as :mod:`.engine` does: copying a game with its undo
+history at every key would cost more than the loop. Everything else the
+loop knows is a frozen value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import Enum
+from typing import List, Optional, Tuple, Union
+
+from .engine import Direction, Slide, trace_move
+from .keys import Action, move_action
+from .recording import ASSISTED, Item, Reseed
+from .render.frame import View, layout_for
+from .render.motion import GAIN_SECONDS, SETTLE_SECONDS, SHAKE_SECONDS, Sprite, motion_frames
+from .session import Played, Session
+
+__all__ = [
+    "DEFAULT_PACE",
+    "LOADING_NOTE",
+    "NO_UNDO_NOTE",
+    "PACES",
+    "AIMoved",
+    "AIReady",
+    "Append",
+    "AskAI",
+    "Draw",
+    "Effect",
+    "Event",
+    "Keep",
+    "KeepUnaided",
+    "Keys",
+    "Leave",
+    "Play",
+    "Purpose",
+    "Quit",
+    "RecordKey",
+    "Resized",
+    "Settings",
+    "StopRecording",
+    "Suspended",
+    "Tick",
+    "Warned",
+    "WriteBest",
+    "closing",
+    "next_due",
+    "start",
+    "step",
+]
+
+# Autoplay's paces, moves a second: + and - step through them. 4 is
+# watchable (a move's slide and spawn can be followed); 16 is a blur.
+PACES = (1, 2, 4, 8, 16)
+DEFAULT_PACE = 4
+# On the note line while the AI loads (the first hint takes ~0.2 s on 4x4).
+LOADING_NOTE = "loading the AI..."
+# Shown for one frame when u is pressed in a game without undo.
+NO_UNDO_NOTE = "undo is off (--no-undo)"
+# Said when autoplay is asked of a console that cannot time its moves.
+NO_TIMER_NOTE = "autoplay needs a console that can wait for keys"
+# Said when u finds nothing to undo (like "can't move left").
+NOTHING_TO_UNDO = "nothing to undo"
+# Said the first time the AI helps in a game: from then on it sets no best.
+ASSISTED_NOTE = "assisted: this game sets no best"
+# Said once, in place of the AI's long warning (its file and reason go to
+# standard error at the end): short enough to sit beside autoplay's pace
+# at 80 columns.
+WEAK_AI_NOTE = "AI weights unusable: heuristic play"
+
+
+# -- events ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Keys:
+    """The actions of one read (keys typed ahead come together), at ``now``."""
+
+    actions: Tuple[Action, ...]
+    now: float
+
+
+@dataclass(frozen=True)
+class Tick:
+    """The time :func:`next_due` gave (or later) has come, no key first."""
+
+    now: float
+
+
+@dataclass(frozen=True)
+class Resized:
+    """The window is ``size`` (columns, lines): after a resize, or back from
+    a suspend; the screen must be drawn again either way."""
+
+    size: Tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Suspended:
+    """The terminal is being handed back (Ctrl-Z): leave the screen tidy."""
+
+
+class Purpose(Enum):
+    HINT = "hint"
+    AUTOPLAY = "autoplay"
+
+
+@dataclass(frozen=True)
+class AIMoved:
+    """The AI's answer to :class:`AskAI`: its move (None: no move changes the
+    board), at ``now``, and its warning if it has one (damaged weights)."""
+
+    purpose: Purpose
+    direction: Optional[Direction]
+    now: float
+    warning: str = ""
+
+
+@dataclass(frozen=True)
+class AIReady:
+    """The AI has loaded (in the background): asking it is quick now."""
+
+
+@dataclass(frozen=True)
+class Warned:
+    """A warning from the files; ``saving`` is whether the save still works."""
+
+    message: str
+    saving: bool
+
+
+Event = Union[Keys, Tick, Resized, Suspended, AIMoved, AIReady, Warned]
+
+
+# -- effects --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Append:
+    """Append ``item`` to the save."""
+
+    item: Item
+
+
+@dataclass(frozen=True)
+class RecordKey:
+    """Write ``item`` (a key, or the seed a new game starts from) to ``--record``."""
+
+    item: Item
+
+
+@dataclass(frozen=True)
+class StopRecording:
+    """``--record`` cannot follow the game any more: end it, saying ``why``."""
+
+    why: str
+
+
+@dataclass(frozen=True)
+class Keep:
+    """Put a finished (or left) game in the history."""
+
+    played: Played
+
+
+@dataclass(frozen=True)
+class KeepUnaided:
+    """The score may be the board's best without undo or AI."""
+
+    score: int
+
+
+@dataclass(frozen=True)
+class WriteBest:
+    """Offer the best score to the best-score writer: at once if ``urgent``,
+    else at its own pace; ``final`` writes whatever is left (at the end)."""
+
+    best: int
+    urgent: bool = False
+    final: bool = False
+
+
+@dataclass(frozen=True)
+class Draw:
+    """Draw a frame: ``view`` (with ``sprites`` or ``shake``: a frame of
+    motion), or the help screen for its goal when ``help``."""
+
+    view: View
+    sprites: Optional[Tuple[Sprite, ...]] = None
+    shake: int = 0
+    help: bool = False
+
+
+@dataclass(frozen=True)
+class AskAI:
+    """Ask the AI for its move in the game on the board; the answer comes
+    back as :class:`AIMoved`."""
+
+    purpose: Purpose
+
+
+@dataclass(frozen=True)
+class Leave:
+    """Leave the screen as it is, the cursor shown below the board."""
+
+
+@dataclass(frozen=True)
+class Quit:
+    """Play is over: the shell stops reading keys."""
+
+
+Effect = Union[Append, RecordKey, StopRecording, Keep, KeepUnaided, WriteBest, Draw, AskAI, Leave, Quit]
+Effects = List[Effect]
+
+
+# -- the state ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What stays the same for the whole session."""
+
+    animate: bool  # moves are shown moving (the console can time frames)
+    can_wait: bool  # the console waits for a key with a timeout: autoplay can run
+    command: str = "ansi2048"  # the command that plays this board again
+    day: str = ""  # the daily game's date (--daily), "" otherwise
+    day_seed: Optional[int] = None  # the daily game's seed: r starts it again
+    record_from: int = 0  # runs behind the game on the board when --record began
+
+
+@dataclass(frozen=True)
+class Autopilot:
+    """Autoplay is on: its pace and when its next move is due."""
+
+    pace: int
+    due: float
+
+
+@dataclass(frozen=True)
+class Moving:
+    """A move being shown moving: the frames still to draw, as (time from
+    ``start``, sprites), then the settled frame at ``settle``."""
+
+    start: float
+    frames: Tuple[Tuple[float, Tuple[Sprite, ...]], ...]
+    settle: float
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What one read's keys (or the AI's move) did, to be shown."""
+
+    now: float
+    gained: int = 0  # points the last move made
+    stuck: str = ""  # a move that changed nothing: "can't move left"
+    refused: str = ""  # why an undo did nothing: undo is off, or nothing to undo
+    slides: Optional[Tuple[Slide, ...]] = None  # the move to show moving; None: not animated
+
+
+@dataclass(frozen=True)
+class Play:
+    """The loop's state: the game and everything on and about the screen."""
+
+    session: Session
+    settings: Settings
+    size: Tuple[int, int]
+    note: str = ""  # the note line of the frame on screen
+    warning: str = ""  # the latest warning: the note when nothing else is said
+    ai_note: str = ""  # the AI's, for one frame: its warning, or why autoplay cannot run
+    hint: Optional[Direction] = None
+    hint_stuck: bool = False  # a hint found no move that changes the board
+    pace: int = DEFAULT_PACE
+    pilot: Optional[Autopilot] = None  # autoplay is on
+    helping: bool = False  # the help screen is up
+    moving: Optional[Moving] = None
+    gained: int = 0  # the "+N" on screen
+    fade_at: Optional[float] = None  # when the "+N" goes
+    thinking: Optional[Turn] = None  # a hint was asked for: the turn waits for it
+    ai_loaded: bool = False
+    saving: bool = True  # the save works: a kill loses nothing it holds
+    over: bool = False  # quit: no key is read any more
+
+
+# -- the view -------------------------------------------------------------------
+
+
+def view(play: Play, ending: str = "") -> View:
+    """The frame of ``play`` as it stands."""
+    settings = play.settings
+    daily = settings.day_seed is not None and play.session.run.seed == settings.day_seed
+    return replace(
+        View.of(play.session, play.note),
+        day=settings.day if daily else "",
+        ending=ending,
+        gained=play.gained,
+        hint=play.hint,
+        stuck=play.hint_stuck,
+        autoplay=play.pilot.pace if play.pilot is not None else 0,
+    )
+
+
+def fits(play: Play) -> bool:
+    """The window shows the board (not "too small"): keys other than q, and
+    autoplay, wait until it does (no playing blind)."""
+    return layout_for(view(play), *play.size) is not None
+
+
+def _draw(play: Play) -> Draw:
+    if play.helping:
+        return Draw(view(play), help=True)
+    return Draw(view(play))
+
+
+def start(play: Play, now: float, autoplay: bool) -> Tuple[Play, Effects]:
+    """The first frame (and autoplay started, with ``--autoplay``)."""
+    if autoplay:
+        play = _toggle_autoplay(play, now)
+    if play.ai_note:
+        play = replace(play, note=play.ai_note)
+    return play, [_draw(play)]
+
+
+def next_due(play: Play) -> Optional[float]:
+    """When the next :class:`Tick` is due; None: only keys wake the loop."""
+    if play.over or play.thinking is not None:
+        return None
+    if play.moving is not None:
+        moving = play.moving
+        return moving.start + (moving.frames[0][0] if moving.frames else moving.settle)
+    if play.fade_at is not None:
+        return play.fade_at
+    if play.pilot is not None and not play.helping and fits(play):
+        return play.pilot.due
+    return None
+
+
+def closing(play: Play) -> Effects:
+    """What the end of play writes, whatever ended it (q, a signal): the best
+    reached, and the game where it belongs. Quitting a finished game (won,
+    or over) ends it: into the history. An unfinished one stays in its save,
+    to be resumed; its score may still be the best without undo or AI."""
+    session = play.session
+    game = session.game
+    effects: Effects = [WriteBest(session.best, final=True)]
+    if session.quit and (game.over or game.won):
+        effects.append(Keep(session.played()))
+    elif game.moves and not (session.used_undo or session.assisted):
+        effects.append(KeepUnaided(game.score))
+    return effects
+
+
+# -- the step -------------------------------------------------------------------
+
+
+def step(play: Play, event: Event) -> Tuple[Play, Effects]:
+    """The next state and what to do, for ``event``."""
+    if isinstance(event, Keys):
+        return _keys(play, event)
+    if isinstance(event, Tick):
+        return _tick(play, event.now)
+    if isinstance(event, AIMoved):
+        return _ai_moved(play, event)
+    if isinstance(event, Resized):
+        play, effects = _settle(replace(play, size=event.size))
+        return play, [*effects, _draw(play)]
+    if isinstance(event, AIReady):
+        return replace(play, ai_loaded=True), []
+    if isinstance(event, Warned):
+        play = replace(play, warning=event.message, saving=event.saving, note=event.message)
+        return play, [] if play.moving is not None or play.over else [_draw(play)]
+    return play, [Leave()]  # Suspended
+
+
+def _keys(play: Play, event: Keys) -> Tuple[Play, Effects]:
+    play, effects = _settle(play)
+    if play.over:
+        return play, effects
+    if play.helping:
+        # Any key closes the help and is used up doing so.
+        play = replace(play, helping=False, gained=0)
+        return play, [*effects, _draw(play)]
+    if not event.actions:
+        return play, effects  # a key that is no action: nothing to show
+    # A key came: the hint and the AI's one-frame note go.
+    play = replace(play, hint=None, hint_stuck=False, ai_note="", fade_at=None)
+    # One move read alone is shown moving; typed-ahead keys are all played
+    # and the screen catches up in a single frame.
+    shown = fits(play)
+    animate = play.settings.animate and len(event.actions) == 1 and shown
+    turn, want_hint = Turn(event.now), False
+    for action in event.actions:
+        if not shown and action is not Action.QUIT:
+            continue  # no playing blind while the board cannot be shown
+        if action is Action.HINT:
+            want_hint = True
+        elif not action.game:
+            play = _assist_key(play, action, event.now)
+        else:
+            # Any typed key of the game takes control back, and the hint goes.
+            play, want_hint = replace(play, pilot=None), False
+            play, turn = _apply(play, action, turn, animate, effects)
+            if play.session.quit:
+                break
+    if want_hint and not play.session.quit:
+        return _ask_ai(replace(play, thinking=turn), Purpose.HINT, effects)
+    return _finish(play, turn, effects)
+
+
+def _assist_key(play: Play, action: Action, now: float) -> Play:
+    """One of the keyboard's own keys that is no key of the game (not t)."""
+    if action is Action.HELP:
+        return replace(play, helping=True)
+    if action is Action.AUTOPLAY:
+        return _toggle_autoplay(play, now)
+    index = PACES.index(play.pace)
+    pace = PACES[min(index + 1, len(PACES) - 1)] if action is Action.FASTER else PACES[max(index - 1, 0)]
+    pilot = play.pilot
+    if pilot is not None:
+        # The move already waited for comes at the new pace too.
+        pilot = Autopilot(pace, pilot.due + 1.0 / pace - 1.0 / play.pace)
+    return replace(play, pace=pace, pilot=pilot)
+
+
+def _toggle_autoplay(play: Play, now: float) -> Play:
+    if play.pilot is not None:
+        return replace(play, pilot=None)
+    if not play.settings.can_wait:
+        return replace(play, ai_note=NO_TIMER_NOTE)
+    return replace(play, pilot=Autopilot(play.pace, now))  # the first move at once
+
+
+def _apply(play: Play, action: Action, turn: Turn, animate: bool, effects: Effects) -> Tuple[Play, Turn]:
+    """Play one key of the game. The save gets a move before the frame that
+    shows it (a kill between the two loses nothing the player saw)."""
+    session = play.session
+    game = session.game
+    before, score = game.cells, game.score
+    day_seed = play.settings.day_seed
+    item: Item = action
+    if action is Action.RESTART and day_seed is not None:
+        # In the daily game, r starts the day's game again (saved as the
+        # seed it starts from, so the save replays it).
+        item = Reseed(day_seed)
+        outcome = session.restart(day_seed)
+    else:
+        outcome = session.apply(action)
+    if outcome.refused:
+        # Not recorded: replayed where undo is on, it would undo.
+        return play, replace(turn, refused=NO_UNDO_NOTE)
+    if outcome.moved:
+        effects.append(Append(item))
+    effects.append(_recorded(play, item))
+    if outcome.ended is not None:
+        effects.append(Keep(outcome.ended))
+    direction = action.direction
+    if direction is None:
+        nothing = action is Action.UNDO and not outcome.moved
+        return play, replace(turn, refused=NOTHING_TO_UNDO) if nothing else turn
+    stuck = "" if outcome.moved else f"can't move {direction.value}"
+    slides = trace_move(before, game.rows, game.cols, direction) if animate and outcome.moved else None
+    if animate and not outcome.moved:
+        slides = ()  # shown by a nudge of the board
+    return play, replace(turn, gained=game.score - score, stuck=stuck, slides=slides)
+
+
+def _ask_ai(play: Play, purpose: Purpose, effects: Effects) -> Tuple[Play, Effects]:
+    """Ask the AI. The first time in a game, the save is marked assisted
+    before any move of the AI is saved (resumed, the game stays assisted);
+    the first time at all, the screen says the AI is loading (it takes a
+    moment the player would otherwise take for a hang)."""
+    session = play.session
+    if not session.assisted:
+        session.assist()
+        effects.append(Append(ASSISTED))
+        play = replace(play, ai_note=ASSISTED_NOTE)  # said the first time: its best is frozen
+    if not play.ai_loaded:
+        effects.append(Draw(replace(view(play), note=LOADING_NOTE)))
+    if play.thinking is None:
+        play = replace(play, thinking=Turn(0.0))  # autoplay's: nothing is due until the answer
+    return play, [*effects, AskAI(purpose)]
+
+
+def _ai_moved(play: Play, event: AIMoved) -> Tuple[Play, Effects]:
+    turn = play.thinking or Turn(event.now)
+    note = WEAK_AI_NOTE if event.warning else play.ai_note
+    play = replace(play, thinking=None, ai_loaded=True, ai_note=note)
+    effects: Effects = []
+    if event.purpose is Purpose.HINT:
+        play = replace(play, hint=event.direction, hint_stuck=event.direction is None)
+        return _finish(play, turn, effects)
+    # Autoplay: its move is played as its key. A hint goes.
+    play = replace(play, hint=None, hint_stuck=False)
+    turn = Turn(event.now)
+    pilot = play.pilot
+    if event.direction is None or pilot is None:
+        return _finish(replace(play, pilot=None), turn, effects)  # no move left: autoplay stops
+    # The next move is due a step of the pace after this one was due, or
+    # after now if that is already past (no burst to catch up after a stall).
+    step_ = 1.0 / pilot.pace
+    play = replace(play, pilot=Autopilot(pilot.pace, max(pilot.due + step_, event.now + step_ / 2)))
+    # Its moves are shown moving too, when its pace leaves them the time.
+    animate = play.settings.animate and step_ >= SETTLE_SECONDS and fits(play)
+    play, turn = _apply(play, move_action(event.direction), turn, animate, effects)
+    return _finish(play, turn, effects)
+
+
+def _note(play: Play, turn: Turn) -> str:
+    """The note line after a turn: why a key did nothing, else the latest
+    warning; the AI's note (its warning, or why autoplay cannot run) wins
+    over all of them, for the frame after it is said."""
+    if play.ai_note:
+        return play.ai_note
+    return turn.refused or turn.stuck or play.warning
+
+
+def _finish(play: Play, turn: Turn, effects: Effects) -> Tuple[Play, Effects]:
+    """Show the turn: the farewell after q (the last frame says where the
+    game went, not keys that no longer work), else the move moving, or its
+    settled frame at once."""
+    play = replace(play, note=_note(play, turn), gained=turn.gained)
+    if play.session.quit:
+        ending = Draw(view(play, ending=_farewell(play)))
+        return replace(play, over=True, pilot=None), [*effects, ending, Quit()]
+    if play.helping:
+        return replace(play, gained=0), [*effects, _draw(play)]
+    if turn.slides is None or not (turn.slides or turn.stuck):
+        play, settled = _settled(play, turn.now)
+        return play, effects + settled
+    if turn.stuck:
+        # A move that changes nothing: the board nudges right and back.
+        moving = Moving(turn.now, (), SHAKE_SECONDS)
+        return replace(play, moving=moving), [*effects, Draw(view(play), shake=1)]
+    game = play.session.game
+    spawn = game.spawned
+    value = game.board[spawn[0]][spawn[1]] if spawn is not None else 0
+    frames = motion_frames(turn.slides, game.cols, spawn, value)
+    play = replace(play, moving=Moving(turn.now, frames, SETTLE_SECONDS))
+    return _tick(play, turn.now, effects)
+
+
+def _farewell(play: Play) -> str:
+    """The last frame's line instead of the keys: where the game went, and
+    what the command that brought it does next time (a game over is not
+    resumed: it is in the history, and the next game starts afresh)."""
+    command = play.settings.command
+    if not play.saving:
+        return "this game could not be saved (see the warning above)"
+    if play.session.game.over:
+        again = "plays today's game again" if play.settings.day else "starts a new game"
+        return f"game over, kept in your history; {command} {again}"
+    return f"game kept for next time: {command} resumes it"
+
+
+def _recorded(play: Play, item: Item) -> Effect:
+    """``--record`` gets the key, unless an undo went back into a game from
+    before the recording began: its keys are not in it, so the recording
+    could not follow; it stops there (what it holds still replays)."""
+    if len(play.session.runs()[1]) < play.settings.record_from:
+        return StopRecording("undo went back to a game from before the recording began")
+    return RecordKey(item)
+
+
+def _settled(play: Play, start: float) -> Tuple[Play, Effects]:
+    """The settled frame, the best offered, and the "+N" set to fade (unless
+    the AI plays: its next move comes first)."""
+    fade = play.gained and play.settings.animate and play.pilot is None
+    play = replace(play, moving=None, fade_at=start + GAIN_SECONDS if fade else None)
+    return play, [_draw(play), _best(play)]
+
+
+def _best(play: Play) -> WriteBest:
+    """The best is written at once when no later key will come to write it
+    (the game is over) or no save holds it meanwhile; else at the writer's
+    pace (a write costs up to ~10 ms, which the next key should not wait for)."""
+    session = play.session
+    return WriteBest(session.best, urgent=session.game.over or not play.saving)
+
+
+def _settle(play: Play) -> Tuple[Play, Effects]:
+    """A key or a resize ends a motion at once: its
+    settled frame first (so motion never costs a key or a millisecond)."""
+    if play.moving is None:
+        return play, []
+    play = replace(play, moving=None, fade_at=None)
+    return play, [_draw(play), _best(play)]
+
+
+def _tick(play: Play, now: float, effects: Optional[Effects] = None) -> Tuple[Play, Effects]:
+    """The frame of motion that is due, the "+N" fading, or autoplay's move."""
+    effects = [] if effects is None else effects
+    due = next_due(play)
+    if due is None or now < due:
+        return play, effects
+    moving = play.moving
+    if moving is not None:
+        if not moving.frames:
+            play, settled = _settled(play, moving.start)
+            return play, effects + settled
+        (_, sprites), rest = moving.frames[0], moving.frames[1:]
+        play = replace(play, moving=replace(moving, frames=rest))
+        return play, [*effects, Draw(view(play), sprites=sprites)]
+    if play.fade_at is not None:
+        play = replace(play, fade_at=None, gained=0)
+        return play, [*effects, _draw(play)]
+    return _ask_ai(play, Purpose.AUTOPLAY, effects)

@@ -1,0 +1,415 @@
+"""The keyboard game's loop: the pure state machine's rules of order, and
+whole games played by its driver over byte streams that are no terminal
+(memory, a pipe), on a fake clock."""
+
+from __future__ import annotations
+
+import io
+import os
+import select
+import threading
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, ClassVar, List, Optional, Tuple
+
+import pytest
+
+from ansi2048.context import Context, Options
+from ansi2048.engine import Direction, Game
+from ansi2048.interactive import play_terminal
+from ansi2048.keys import Action
+from ansi2048.loop import (
+    NO_UNDO_NOTE,
+    AIMoved,
+    Append,
+    AskAI,
+    Draw,
+    Effect,
+    Keep,
+    Keys,
+    Play,
+    Purpose,
+    Quit,
+    RecordKey,
+    Resized,
+    Settings,
+    Tick,
+    Warned,
+    WriteBest,
+    closing,
+    next_due,
+    start,
+    step,
+)
+from ansi2048.recording import ASSISTED, encode_item, split_header
+from ansi2048.render.frame import BIG
+from ansi2048.render.repaint import SHOW_CURSOR
+from ansi2048.session import Session
+from ansi2048.terminal.console import ScreenHooks, stream_console
+
+from .console import FakeClock, PlayConsole, Resize, screens
+from .screen import dump, emulate, read_board
+from .test_interactive import played
+
+SETTINGS = Settings(animate=True, can_wait=True)
+
+
+def fresh(seed: int = 8, size: Tuple[int, int] = (80, 30), **fields: Any) -> Play:
+    return replace(Play(Session(Game(seed=seed)), SETTINGS, size), **fields)
+
+
+def kinds(effects: List[Effect]) -> List[str]:
+    return [type(effect).__name__ for effect in effects]
+
+
+# -- the rules of order, on the pure machine -------------------------------------------
+
+
+def test_the_save_gets_a_move_before_any_frame_shows_it() -> None:
+    _, effects = step(fresh(settings=replace(SETTINGS, animate=False)), Keys((Action.LEFT,), 0.0))
+    assert kinds(effects)[:3] == ["Append", "RecordKey", "Draw"]
+    assert effects[0] == Append(Action.LEFT)
+    _, effects = step(fresh(), Keys((Action.LEFT,), 0.0))
+    assert kinds(effects)[:3] == ["Append", "RecordKey", "Draw"]  # the first frame of motion comes after too
+
+
+def test_the_best_is_written_urgently_only_when_nothing_else_would_recover_it() -> None:
+    quiet = replace(SETTINGS, animate=False)
+    _, effects = step(fresh(settings=quiet), Keys((Action.LEFT,), 0.0))
+    assert [e for e in effects if isinstance(e, WriteBest)] == [WriteBest(effects_best(effects), urgent=False)]
+    _, effects = step(fresh(settings=quiet, saving=False), Keys((Action.LEFT,), 0.0))
+    assert [e.urgent for e in effects if isinstance(e, WriteBest)] == [True]
+    # A game over: urgent, and the game goes to the history before the frame.
+    session = Session(Game(2, 2, 8, 3))
+    play = Play(session, quiet, (80, 30))
+    effects: List[Effect] = []
+    for _ in range(100):
+        for action in (Action.LEFT, Action.UP, Action.RIGHT, Action.DOWN):
+            if not session.game.over:
+                play, effects = step(play, Keys((action,), 0.0))
+    assert session.game.over
+    assert [e.urgent for e in effects if isinstance(e, WriteBest)] == [True]
+    assert kinds(effects).index("Keep") < kinds(effects).index("Draw")
+
+
+def effects_best(effects: List[Effect]) -> int:
+    return next(e.best for e in effects if isinstance(e, WriteBest))
+
+
+def test_the_ais_note_wins_over_a_warning_and_why_a_key_did_nothing() -> None:
+    play = fresh(settings=replace(SETTINGS, animate=False, can_wait=False), warning="disk full")
+    play, effects = step(play, Keys((Action.AUTOPLAY,), 0.0))  # cannot run here: says why
+    draws = [e for e in effects if isinstance(e, Draw)]
+    assert draws[-1].view.note.startswith("autoplay needs")
+    play, effects = step(play, Keys((Action.UP,), 0.0))  # the next key: the warning is back
+    assert [e for e in effects if isinstance(e, Draw)][-1].view.note in ("disk full", "can't move up")
+    refused = fresh(settings=replace(SETTINGS, animate=False))
+    refused.session.undo = False
+    _, effects = step(refused, Keys((Action.UNDO,), 0.0))
+    assert [e for e in effects if isinstance(e, Draw)][-1].view.note == NO_UNDO_NOTE
+    assert not any(isinstance(e, (RecordKey, Append)) for e in effects)  # a refused key is not kept
+
+
+def test_quitting_draws_the_farewell_instead_of_the_move_and_stops() -> None:
+    play, effects = step(fresh(), Keys((Action.LEFT, Action.QUIT), 0.0))
+    assert kinds(effects)[-2:] == ["Draw", "Quit"]
+    last = effects[-2]
+    assert isinstance(last, Draw) and last.sprites is None
+    assert last.view.ending == "game kept for next time: ansi2048 resumes it"
+    assert play.over and next_due(play) is None
+    _, effects = step(step(fresh(), Warned("disk full", saving=False))[0], Keys((Action.QUIT,), 0.0))
+    assert isinstance(effects[-2], Draw) and "could not be saved" in effects[-2].view.ending
+
+
+def test_a_key_during_the_motion_settles_it_first() -> None:
+    play, effects = step(fresh(), Keys((Action.LEFT,), 0.0))
+    assert isinstance(effects[-1], Draw) and effects[-1].sprites is not None  # moving
+    due = next_due(play)
+    assert due is not None and 0 < due < 0.2
+    play, effects = step(play, Keys((Action.RIGHT,), 0.01))
+    settled = effects[kinds(effects).index("Draw")]
+    assert isinstance(settled, Draw) and settled.sprites is None  # the settled frame first
+    assert kinds(effects).index("WriteBest") < kinds(effects).index("Append")
+
+
+def test_the_hint_waits_for_the_ai_and_marks_the_game_assisted_first() -> None:
+    play, effects = step(fresh(), Keys((Action.HINT,), 0.0))
+    assert kinds(effects) == ["Append", "Draw", "AskAI"]  # assisted, "loading the AI...", then ask
+    assert effects[0] == Append(ASSISTED) and isinstance(effects[1], Draw) and "loading" in effects[1].view.note
+    assert next_due(play) is None  # nothing else happens until it answers
+    play, effects = step(play, AIMoved(Purpose.HINT, Direction.UP, 0.1))
+    assert isinstance(effects[0], Draw) and effects[0].view.hint is Direction.UP
+    _, effects = step(play, Keys((Action.HINT,), 0.2))
+    assert kinds(effects) == ["AskAI"]  # loaded, and already assisted
+
+
+def test_closing_keeps_what_the_end_of_play_must() -> None:
+    play = fresh()
+    play.session.apply(Action.LEFT)
+    assert kinds(closing(play)) == ["WriteBest", "KeepUnaided"]
+    play.session.quit = True
+    assert not any(isinstance(e, Keep) for e in closing(play))  # unfinished: it stays in its save
+    assert all(isinstance(e, WriteBest) and e.final for e in closing(fresh()))
+
+
+def test_no_key_plays_and_autoplay_waits_while_the_board_does_not_fit() -> None:
+    play, _ = start(fresh(), 0.0, autoplay=True)
+    assert next_due(play) == 0.0
+    play, _ = step(play, Resized((10, 4)))
+    assert next_due(play) is None  # autoplay paused
+    before = play.session.game.board
+    play, effects = step(play, Keys((Action.LEFT, Action.HINT, Action.HELP), 1.0))
+    assert play.session.game.board == before and not any(isinstance(e, (Append, AskAI)) for e in effects)
+    assert not play.helping
+    play, _ = step(play, Resized((80, 30)))
+    assert next_due(play) == 0.0  # due since: at once
+    _, effects = step(play, Tick(2.0))
+    assert AskAI(Purpose.AUTOPLAY) in effects
+    _, effects = step(play, Keys((Action.QUIT,), 2.0))
+    assert isinstance(effects[-1], Quit)
+
+
+# -- whole games over streams ------------------------------------------------------------
+
+
+def context(data: Path, clock: FakeClock, **options: Any) -> Context:
+    return Context(
+        options=Options(**options),
+        stdin=io.StringIO(),
+        stdout=io.StringIO(),
+        env={"ANSI2048_DATA_DIR": str(data), "TERM": "xterm-256color"},
+        warn=pytest.fail,
+        random_seed=lambda: 1,
+        clock=clock,
+    )
+
+
+def saved(data: Path) -> bytes:
+    _, keys = split_header((data / "game-4x4-2048.keys").read_bytes())
+    return keys
+
+
+def test_a_whole_game_over_in_memory_streams(tmp_path: Path) -> None:
+    """Motion, help, a hint, autoplay at two paces, resizes (one too small
+    for any board, with keys typed meanwhile) and quitting, all through the
+    stream console on a fake clock."""
+    clock = FakeClock()
+    script = [
+        (1.0, b"a"),  # a move, shown moving
+        (1.05, b"d"),  # cuts its motion short
+        (2.0, b"?"),  # help
+        (3.0, b"x"),  # closes it, unplayed
+        (4.0, b"t"),  # a hint
+        (5.0, b"p"),  # autoplay at 4/s
+        (5.6, Resize(100, 40)),  # while it plays
+        (6.1, b"+"),
+        (6.5, Resize(12, 5)),  # too small for any board: it pauses
+        (7.0, b"wasd"),  # keys wait: not played blind
+        (9.0, Resize(90, 32)),  # fits again: it plays on
+        (9.6, b"w"),  # takes over
+        (10.0, b"q"),
+    ]
+    console = PlayConsole(script, clock)
+    assert play_terminal(context(tmp_path, clock, seed=8, new=True), console.open) == 0
+    keys = saved(tmp_path)
+    mark = encode_item(ASSISTED).encode()
+    assert keys.startswith(b"ad" + mark)
+    ai_moves = keys[len(b"ad" + mark) : -1]
+    # The AI's moves: at 4/s from 5.0 s (5.0 to 6.0), at 8/s from 6.1 s (the
+    # move waited for then due at 6.125 s) until the window got too small at
+    # 6.5 s: 8; none while it was (the keys typed then would have taken over);
+    # from 9.0 s, when it fits again, 6 more at 8/s until the w at 9.6 s.
+    assert keys.endswith(b"w") and len(ai_moves) == 8 + 6 and set(ai_moves) <= set(b"wasd")
+    # The small window was drawn (and nothing played in it: the keys above).
+    small = [text for time, text in console.frames if 1006.5 <= time < 1009.0]
+    assert small and not any("Score" in text for text in small)
+    text = "\n".join(dump(display) for _, display in screens(console, 100, 40))
+    assert "any key closes this help" in text and "hint: " in text and "autoplay 8/s" in text
+    assert "need " in text  # the too-small message
+    # The last screen, at the last size: the board the save replays to, and the farewell.
+    display = emulate(console.screen_bytes, 90, 32).display
+    session = played(8, keys.replace(mark, b""))
+    assert read_board(display, BIG, 4, 4) == [list(row) for row in session.game.board]
+    assert "resumes it" in dump(display)
+    assert console.output[-1].endswith(SHOW_CURSOR + "\n") and console.restored
+
+
+def test_moves_made_while_too_small_were_never_played(tmp_path: Path) -> None:
+    clock = FakeClock()
+    console = PlayConsole([(1.0, Resize(8, 3)), (2.0, b"wasd"), (3.0, Resize(80, 30)), (4.0, b"q")], clock)
+    assert play_terminal(context(tmp_path, clock, seed=8, new=True), console.open) == 0
+    assert not (tmp_path / "game-4x4-2048.keys").exists() or saved(tmp_path) == b""
+
+
+@pytest.mark.posix
+def test_a_game_over_a_pipe_and_a_byte_sink(tmp_path: Path) -> None:
+    """The console needs no terminal: keys from a pipe (read with select,
+    in real time), frames into a byte buffer, a fixed window size."""
+    read_fd, write_fd = os.pipe()
+    sink = io.BytesIO()
+
+    def read(timeout: Optional[float]) -> Optional[bytes]:
+        ready, _, _ = select.select([read_fd], [], [], timeout)
+        return os.read(read_fd, 4096) if ready else None
+
+    def typist() -> None:
+        for key in (b"a", b"w", b"\x1b[C", b"t", b"q"):
+            os.write(write_fd, key)
+
+    def console(stdin: Any, stdout: Any, hooks: ScreenHooks) -> Any:
+        from contextlib import nullcontext
+
+        return nullcontext(stream_console(read, sink.write, lambda: (80, 30), hooks))
+
+    thread = threading.Thread(target=typist)
+    thread.start()
+    try:
+        ctx = replace(context(tmp_path, FakeClock(), seed=8, new=True), clock=__import__("time").monotonic)
+        assert play_terminal(ctx, console) == 0
+    finally:
+        thread.join()
+        os.close(read_fd)
+        os.close(write_fd)
+    display = emulate(sink.getvalue(), 80, 30).display
+    keys = saved(tmp_path)
+    assert keys.startswith(b"awd")
+    assert read_board(display, BIG, 4, 4) == [list(row) for row in played(8, b"awd").game.board]
+
+
+def test_the_end_of_the_input_ends_the_game_like_a_closed_terminal(tmp_path: Path) -> None:
+    from ansi2048.terminal.signals import Hangup
+
+    chunks = [b"a", b""]
+
+    def console(stdin: Any, stdout: Any, hooks: ScreenHooks) -> Any:
+        from contextlib import nullcontext
+
+        return nullcontext(stream_console(lambda timeout: chunks.pop(0), lambda data: None, lambda: (80, 30), hooks))
+
+    with pytest.raises(Hangup):
+        play_terminal(context(tmp_path, FakeClock(), seed=8, new=True), console)
+    assert saved(tmp_path) == b"a"  # kept
+
+
+# -- any window ----------------------------------------------------------------------------
+
+STORM_KEYS = [b"a", b"d", b"w", b"s", b"?", b"x", b"t", b"p", b"+", b"-", b"u", b"r", b"\x1b[A", b"\x1b"]
+
+
+def storm(rng: Any, start: float, count: int, sizes: Any) -> List[Tuple[float, Any]]:
+    """``count`` resizes at random moments a few ms to a few hundred ms
+    apart, random keys in between (moves, help, the AI's keys, a lone ESC)."""
+    script: List[Tuple[float, Any]] = []
+    now = start
+    for _ in range(count):
+        now += rng.choice((0.001, 0.005, 0.02, 0.05, 0.2, 0.4))
+        if rng.random() < 0.3:
+            script.append((now, rng.choice(STORM_KEYS)))
+        else:
+            script.append((now, Resize(*sizes(rng))))
+    return script
+
+
+def guard_moves(monkeypatch: pytest.MonkeyPatch, console: PlayConsole) -> List[Action]:
+    """Fail if a key of the game other than q is played while the window
+    cannot show the board; the keys played."""
+    from ansi2048.render.frame import View, layout_for
+
+    played_keys: List[Action] = []
+    real = Session.apply
+
+    def apply(self: Session, action: Action) -> Any:
+        if action is not Action.QUIT:
+            assert layout_for(View.of(self), *console.size) is not None, (action, console.size)
+        played_keys.append(action)
+        return real(self, action)
+
+    monkeypatch.setattr(Session, "apply", apply)
+    return played_keys
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_resize_storms_during_motion_autoplay_and_help_never_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    import random
+
+    rng = random.Random(seed)
+    clock = FakeClock()
+
+    def sizes(rng: Any) -> Tuple[int, int]:
+        # From 2 columns and 2 lines (a 1-line or 1-column window is the renderer's:
+        # see the stub-frame test below for the loop at every size).
+        return rng.choice((rng.randint(2, 30), rng.randint(30, 130))), rng.randint(2, 45)
+
+    script = [(0.5, b"p"), *storm(rng, 0.5, 300, sizes), (200.0, Resize(80, 30)), (201.0, b"q")]
+    console = PlayConsole(script, clock)
+    moves = guard_moves(monkeypatch, console)
+    assert play_terminal(context(tmp_path, clock, seed=seed, new=True), console.open) == 0
+    assert moves and moves[-1] is Action.QUIT
+    display = emulate(console.screen_bytes, 80, 30).display
+    session = played(seed, saved(tmp_path).replace(encode_item(ASSISTED).encode(), b""))
+    assert read_board(display, BIG, 4, 4) == [list(row) for row in session.game.board]
+
+
+class StubScreen:
+    """Stands in for the renderer (whose frames at 1 line are its own
+    business): takes every frame at the window's size, checks nothing."""
+
+    frames: ClassVar[List[Tuple[int, int]]] = []
+
+    def __init__(self, write: Any, size: Any, *args: Any, **kwargs: Any) -> None:
+        self._size = size
+        self.fits = True
+
+    def paint(self, view: Any, sprites: Any = None, shake: int = 0) -> None:
+        StubScreen.frames.append(self._size())
+
+    def paint_help(self, goal: int) -> None:
+        StubScreen.frames.append(self._size())
+
+    def close(self) -> None:
+        pass
+
+
+def test_the_loop_is_total_at_every_window_size_from_nothing_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import random
+
+    import ansi2048.interactive
+
+    monkeypatch.setattr(ansi2048.interactive, "Screen", StubScreen)
+    StubScreen.frames = []
+    rng = random.Random(7)
+    clock = FakeClock()
+    every = [Resize(width, height) for width in range(0, 50) for height in range(0, 25)]
+    script: List[Tuple[float, Any]] = [(0.5, b"p")]
+    for index, resize in enumerate(every):
+        script.append((1.0 + index * 0.01, resize))
+        if index % 7 == 0:
+            script.append((1.0 + index * 0.01 + 0.005, rng.choice(STORM_KEYS)))
+    script += storm(rng, 20.0, 500, lambda rng: (rng.randint(0, 120), rng.randint(0, 45)))
+    script += [(300.0, Resize(80, 30)), (301.0, b"q")]
+    console = PlayConsole(script, clock)
+    moves = guard_moves(monkeypatch, console)
+    assert play_terminal(context(tmp_path, clock, seed=4, new=True), console.open) == 0
+    assert moves[-1] is Action.QUIT
+    assert {(0, 0), (1, 1), (49, 24)} <= set(StubScreen.frames)  # every size was drawn at
+
+
+def test_a_window_that_changes_size_silently_is_followed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A console with no word of resizes (its hooks are never called): the
+    driver looks at the size itself, so autoplay still pauses while the
+    board does not fit, and plays on when it does."""
+    clock = FakeClock()
+    console = PlayConsole([(0.5, b"p"), (1.1, Resize(10, 4)), (3.0, Resize(80, 30)), (3.6, b"q")], clock)
+    moves = guard_moves(monkeypatch, console)
+    real_open = console.open
+
+    def deaf(stdin: Any, stdout: Any, hooks: ScreenHooks) -> Any:
+        return real_open(stdin, stdout, ScreenHooks(redraw=lambda: None, leave=lambda: None))
+
+    assert play_terminal(context(tmp_path, clock, seed=8, new=True), deaf) == 0
+    # At 4/s: 0.5, 0.75, 1.0; none from 1.1 to 3.0; then 3.0, 3.25, 3.5.
+    assert len([m for m in moves if m is not Action.QUIT]) == 6
