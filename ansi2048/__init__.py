@@ -40,7 +40,8 @@ Shell:
 - ``cli``          ``main``: picks the play mode, turns failures into exit codes
 - ``piped``        keys from a pipe: replays, bots (JSON Lines), summaries
 - ``interactive``  the keyboard game, its loop and the best-score writer
-- ``autoplay``     the AI at play: hints and autoplay's player, headless games
+- ``autoplay``     the AI at play: hints and autoplay's player
+- ``headless``     one whole game played by the AI, reading no input
 - ``storage``      the best scores and the history in the data directory
 - ``saves``        the saved game: appended key by key, streamed to resume
 - ``files``        opening, replacing, locking and setting aside files safely

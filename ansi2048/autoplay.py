@@ -12,29 +12,21 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING, Callable, Optional
 
-from . import __version__
-from .cast import HEADLESS_SIZE
 from .context import Context, Options
 from .engine import Direction, Game
-from .history import utc_date
 from .keys import Action, move_action
-from .protocol import ACTION_NAMES, event, start_event
 from .recording import ASSISTED
-from .records import daily_seed
-from .render.style import choose_depth
-from .screen import Screen, palette_for
+from .screen import Screen
 from .session import Session
 from .storage import Keeper
 
 if TYPE_CHECKING:
     from .ai import Player
 
-__all__ = ["DEFAULT_PACE", "LOADING_NOTE", "PACES", "Advisor", "Assist", "Pilot", "play_headless"]
+__all__ = ["DEFAULT_PACE", "LOADING_NOTE", "PACES", "Advisor", "Assist", "Pilot"]
 
 # On the note line while the AI loads (the first hint takes ~0.2 s on 4x4).
 LOADING_NOTE = "loading the AI..."
-
-EXIT_OK = 0
 
 # Autoplay's paces, moves a second: + and - step through them. 4 is
 # watchable (a move's slide and spawn can be followed); 16 is a blur.
@@ -113,56 +105,6 @@ class Pilot:
         burst after a slow frame)."""
         step = 1.0 / self.pace
         self._due = max(self._due + step, self._clock() + step / 2)
-
-
-def play_headless(ctx: Context) -> int:
-    """The AI plays one whole game, to game over, reading no input: one JSON
-    object per move with ``--json`` (the protocol's, the start first), the
-    final board and summary otherwise."""
-    from .piped import json_writer, resolve_game, write_summary
-
-    options = ctx.options
-    random_seed = ctx.random_seed
-    if options.daily:
-        day = daily_seed(utc_date(ctx.now()))
-        random_seed = lambda: day  # noqa: E731
-    game = resolve_game(options, None, random_seed, ctx.warn)
-    session = Session(game)
-    session.assist()
-    ctx.recorder.start(game.seed, game.rows, game.cols, game.goal)
-    emit = json_writer(ctx.stdout) if options.json else None
-    if emit is not None:
-        emit(start_event(game, __version__))
-    advisor = Advisor(options, ctx.warn)
-    screen: Optional[Screen] = None
-    if ctx.cast is not None:
-        # --cast: the game as a terminal would show it, a frame per move at
-        # autoplay's default pace (or --delay).
-        ctx.cast.step = options.delay or 1.0 / DEFAULT_PACE
-        title = f"ansi2048 --autoplay {game.rows}x{game.cols} seed {game.seed}"
-        frames = ctx.cast.tee(lambda text: None, lambda: HEADLESS_SIZE, title)
-        depth = choose_depth(options.color, True, ctx.env)
-        screen = Screen(frames, lambda: HEADLESS_SIZE, depth, ctx.env, replay=True, palette=palette_for(options))
-        screen.note = f"autoplay, seed {game.seed}"
-        screen.show(session)
-    while True:
-        direction = advisor.move(game)
-        if direction is None:
-            break
-        if options.delay:
-            ctx.sleep(options.delay)
-        action = move_action(direction)
-        outcome = session.apply(action)
-        ctx.recorder.action(action)
-        if emit is not None:
-            emit(event(game, ACTION_NAMES[action], outcome.moved, outcome.spawn))
-        if screen is not None:
-            screen.show(session)
-    if screen is not None:
-        screen.close()
-    if emit is None:
-        write_summary(ctx.stdout, session, options, ctx.env)
-    return EXIT_OK
 
 
 class Assist:

@@ -11,7 +11,7 @@ Modes: ``--stats`` and ``--replay-best`` show your records
   otherwise the final board and a summary are printed at the end;
 - ``--autoplay`` where there is no keyboard game to watch (stdout not a
   terminal, or ``--json``): the AI plays one whole game headless
-  (:mod:`.autoplay`), reading no input.
+  (:mod:`.headless`), reading no input.
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 return _usage_error(str(error), stderr)
         if options.autoplay and not (keyboard and isatty(stdout)):
             # Nothing to watch it on: the AI plays one whole game, reading no input.
-            from .autoplay import play_headless
+            from .headless import play_headless
 
             return play_headless(ctx)
         if keyboard:
