@@ -126,7 +126,7 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
         game = resolve_game(options, header, ctx.random_seed, ctx.warn)
         if options.json:
             emit_json(start_event(game, __version__))
-    session = Session(game, undo=not options.no_undo)
+    session = Session(game, undo=not options.no_undo, keep_keys=False)
     ctx.recorder.start(game.seed, game.rows, game.cols, game.goal)
     decoder = BodyDecoder()
 
@@ -161,8 +161,30 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
     slow = watching and delay >= SETTLE_SECONDS and wants_motion(options, ctx.env)
     motion = Motion(wait, ctx.clock) if slow else None
 
+    recorder = ctx.recorder
+    # The common path (``ansi2048 < keys``): nothing to show, report or wait
+    # for, so a plain key costs its move and little else.
+    plain = screen is None and not options.json and not delay
+
+    def take_plain(actions: List[Item]) -> bool:
+        apply = session.apply
+        for action in actions:
+            if isinstance(action, Action):
+                outcome = apply(action)
+            elif isinstance(action, Assisted):
+                continue  # as in take below
+            else:
+                outcome = apply_item(session, action)
+            if not outcome.refused:
+                recorder.action(action)
+            if session.quit:
+                return False
+        return True
+
     def take(actions: List[Item]) -> bool:
         """Apply actions; False once the game is quit."""
+        if plain:
+            return take_plain(actions)
         for action in actions:
             if isinstance(action, Assisted):
                 continue  # a save's mark: never decoded from a pipe (BodyDecoder(saved=False))
@@ -173,7 +195,7 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
             before, score = game.cells, game.score
             outcome = apply_item(session, action)
             if not outcome.refused:  # a refused undo (--no-undo) would undo when replayed
-                ctx.recorder.action(action)
+                recorder.action(action)
             if options.json:
                 name = ACTION_NAMES[Action.RESTART if isinstance(action, Reseed) else action]
                 emit_json(event(game, name, outcome.moved, outcome.spawn))
