@@ -93,6 +93,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     stdout: Optional[IO[str]] = sys.stdout
     stderr: Optional[IO[str]] = sys.stderr
     env = os.environ
+    if stdin is None and (options.autoplay or options.stats or options.replay_best is not None):
+        # Standard input closed (``<&-``) where none is read: plug its
+        # descriptor with the null device, so no file opened later becomes it.
+        stdin = open(os.devnull, "rb")  # noqa: SIM115 (open for the whole run)
     if stdin is None or stdout is None:
         _say(stderr, "ansi2048: error: no standard input or output\n")
         return EXIT_ERROR
@@ -137,7 +141,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         cast_writer = CastWriter(cast_stream, time.monotonic, warn, timestamp=int(time.time()), env=env, theme=theme)
 
     recorder = Recorder(record_stream, warn)
-    ctx = Context(options, stdin, stdout, env, warn, _random_seed, recorder, clock=time.monotonic, cast=cast_writer)
+    ctx = Context(
+        options, stdin, stdout, env, warn, _random_seed, recorder, clock=time.monotonic, cast=cast_writer, stderr=stderr
+    )
     try:
         if options.stats or options.replay_best is not None:
             from .records_cli import NoSuchGame, replay_best, show_stats

@@ -9,6 +9,7 @@ import json
 import os
 import stat
 from contextlib import ExitStack, suppress
+from dataclasses import replace
 from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import __version__
@@ -28,7 +29,7 @@ from .terminal import quiet_terminal
 from .terminal.signals import hangup_signals, shield_hangups
 from .terminal.streams import ChunkReader, isatty, terminal_size, write_all
 
-__all__ = ["json_writer", "play_piped", "resolve_game", "write_summary"]
+__all__ = ["daily_options", "json_writer", "play_piped", "resolve_game", "write_summary"]
 
 EXIT_OK = 0
 
@@ -54,6 +55,19 @@ def _read_first_line(reader: Union[ChunkReader, _Given]) -> Tuple[Optional[Heade
         rest = first.feed(data) if data else first.finish()
         if rest is not None:
             return first.header, rest
+
+
+def daily_options(ctx: Context) -> Options:
+    """The run's options, with ``--daily`` made the seed it stands for:
+    today's (UTC) game, in every mode. Like ``--seed``, it wins over a
+    recording's header."""
+    options = ctx.options
+    if not options.daily:
+        return options
+    from .history import utc_date
+    from .records import daily_seed
+
+    return replace(options, seed=daily_seed(utc_date(ctx.now())))
 
 
 def resolve_game(
@@ -106,7 +120,8 @@ def _is_regular_file(stream: IO[Any]) -> bool:
 
 def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
     """Play the keys on stdin, or ``keys`` (a recording) if given."""
-    options, stdout = ctx.options, ctx.stdout
+    # Given keys (--replay-best) are a recording whose header names its game.
+    options, stdout = (daily_options(ctx) if keys is None else ctx.options), ctx.stdout
     reader: Union[ChunkReader, _Given] = _Given(keys) if keys is not None else ChunkReader(ctx.stdin.fileno())
     emit_json = json_writer(stdout)
     if options.json and keys is None and not _is_regular_file(ctx.stdin):

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import pexpect
 import pytest
@@ -314,3 +314,26 @@ def test_a_replay_of_one_endless_game_keeps_nothing_that_grows_with_it(monkeypat
     assert session.game.moves == 1 and session.used_undo  # one game, undone again and again
     run, left = session.runs()
     assert run.keys == [] and left == []
+
+
+# -- --daily: today's game in every mode -----------------------------------------
+
+
+def _piped_start(keys: bytes, **options: Any) -> Dict[str, Any]:
+    import io
+
+    from ansi2048.context import Context, Options
+    from ansi2048.piped import play_piped
+
+    out = io.StringIO()
+    noon = 1795348800.0  # 2026-11-22 12:00 UTC
+    ctx = Context(Options(json=True, **options), io.BytesIO(), out, {}, pytest.fail, lambda: 1, now=lambda: noon)
+    assert play_piped(ctx, keys) == 0
+    return json_lines(out.getvalue().encode())[0]
+
+
+def test_daily_piped_and_json_games_play_todays_game() -> None:
+    assert _piped_start(b"wasd", daily=True)["seed"] == 20261122
+    # Like --seed, --daily picks the game over a recording's header.
+    assert _piped_start(RECORDING, daily=True)["seed"] == 20261122
+    assert _piped_start(RECORDING)["seed"] == 7
