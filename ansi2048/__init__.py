@@ -46,6 +46,8 @@ Shell:
 - ``saves``        the saved game: appended key by key, streamed to resume
 - ``files``        opening, replacing, locking and setting aside files safely
 - ``config``       the config file: option defaults and extra keys
+- ``userdirs``     the user's config and data directories (XDG on Linux
+  without importing platformdirs)
 - ``history``      the history file of finished games, and UTC dates
 - ``records_cli``  ``--stats`` and ``--replay-best``
 - ``terminal``     raw mode, keys, size, signals; POSIX or Windows, chosen once

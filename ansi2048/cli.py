@@ -28,6 +28,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import IO, Any, Callable, Optional, Sequence
 
+    from .cast import CastWriter
     from .context import Context
 
 __all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_USAGE", "main"]
@@ -81,7 +82,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     options = parse_options(argv)  # --help, --version and bad options end here
     import time
 
-    from .cast import CastWriter, is_ours
     from .config import apply_config, load_config
     from .context import Context
     from .recording import Recorder, RecordError, split_header
@@ -127,6 +127,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return _usage_error(f"argument --record: cannot write {options.record!r}: {error.strerror}", stderr)
     cast_writer: Optional[CastWriter] = None
     if options.cast is not None:
+        from .cast import CastWriter, is_ours  # only now: not needed before the first frame
+
         try:
             cast_stream = _open_ours(options.cast, is_ours, "an asciicast or a recording", "utf-8")
         except NotOurs as error:
