@@ -25,6 +25,7 @@ NOT_BEFORE_THE_FIRST_FRAME = {
     "statistics",  # --stats only (with decimal, fractions and random)
     "shutil",  # argparse's way to measure --help's width (with bz2 and lzma)
     "platformdirs",  # pathlib and tempfile: the XDG directories need neither on Linux
+    "hashlib",  # OpenSSL: seeding uses the interpreter's own SHA-256
 }
 
 
@@ -84,3 +85,13 @@ def test_user_dirs_are_where_platformdirs_puts_them(
             user_dir(kind, dict(os.environ))
         return
     assert user_dir(kind, dict(os.environ)) == expected
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7, 20261122, 2**64, 10**999 - 1])
+def test_seeding_is_sha256_whichever_module_computes_it(seed: int) -> None:
+    import hashlib
+
+    from ansi2048.engine import seed_state
+
+    digest = hashlib.sha256(str(seed).encode("ascii")).digest()
+    assert seed_state(seed) == int.from_bytes(digest[:8], "little")
