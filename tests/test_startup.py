@@ -95,3 +95,16 @@ def test_seeding_is_sha256_whichever_module_computes_it(seed: int) -> None:
 
     digest = hashlib.sha256(str(seed).encode("ascii")).digest()
     assert seed_state(seed) == int.from_bytes(digest[:8], "little")
+
+
+def test_the_written_down_256_colour_answers_are_what_the_search_finds() -> None:
+    # The classic board's 256-colour stand-ins are not searched at start-up:
+    # each answer kept must still be the search's (colours or search changed:
+    # rerun the search and write its answer down).
+    from ansi2048.render.palette import _FOUND, classic, separated_xterm
+
+    assert _FOUND, "nothing written down: the start-up pays for the search again"
+    for colors, indices in _FOUND.items():
+        assert separated_xterm(list(colors), found={}) == dict(zip(colors, indices))
+    backgrounds = {classic().empty[0].rgb, classic().grid.rgb, *(bg.rgb for bg, _ in classic().tiles.values())}
+    assert any(set(colors) == backgrounds | {classic().beyond[0].rgb} for colors in _FOUND)  # the one start-up uses
