@@ -63,7 +63,10 @@ class _Progress:
         if time < self._due and not now:
             return
         self._due = time + PROGRESS_INTERVAL
-        columns, _ = terminal_size(self._stream.fileno())
+        try:
+            columns, _ = terminal_size(self._stream.fileno())
+        except (OSError, ValueError):  # no descriptor (a stand-in stream)
+            columns = 80
         text = progress_text(game)[: max(0, columns - 1)]  # never wraps: \r must reach its start
         self._write("\r" + text.ljust(self._shown))
         self._shown = len(text)
@@ -142,7 +145,8 @@ def play_headless(ctx: Context) -> int:
     emit = json_writer(ctx.stdout) if options.json else None
     if emit is not None:
         emit(start_event(game, __version__))
-    progress = _Progress(ctx.stderr, ctx.clock)
+    # Not between JSON lines on the same terminal: each would land on its line.
+    progress = _Progress(None if emit is not None and isatty(ctx.stdout) else ctx.stderr, ctx.clock)
 
     def warn(message: str) -> None:
         progress.clear()  # a warning on a line of its own

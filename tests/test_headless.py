@@ -141,3 +141,29 @@ def test_progress_line_on_a_terminal_and_ctrl_c_stops_with_the_summary(tmp_path:
     for item in recorded_actions(body):
         replayed.apply(item)  # type: ignore[arg-type]
     assert (replayed.game.moves, replayed.game.score) == (moves, score)
+
+
+class Terminal(io.StringIO):
+    """A stream that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def play_with(stdout: io.StringIO, **options: Any) -> str:
+    """What headless autoplay writes on a terminal standard error."""
+    stderr = Terminal()
+    ctx = Context(Options(**options), io.BytesIO(), stdout, {}, pytest.fail, lambda: 1, stderr=stderr)
+    assert headless.play_headless(ctx) == 0
+    return stderr.getvalue()
+
+
+def test_the_progress_line_is_rewritten_in_place_and_cleared() -> None:
+    shown = play_with(io.StringIO(), seed=2, rows=2, cols=3)
+    assert shown.startswith("\rautoplay: moves 0  score 0  biggest ")
+    assert re.fullmatch(r"(\r[^\r\n]*)+\r +\r", shown)  # never a new line; blanked at the end
+
+
+def test_no_progress_line_between_json_lines_on_the_same_terminal() -> None:
+    assert play_with(Terminal(), seed=2, rows=2, cols=3, json=True) == ""
+    assert play_with(io.StringIO(), seed=2, rows=2, cols=3, json=True) != ""  # into a file: it shows
