@@ -26,6 +26,8 @@ NOT_BEFORE_THE_FIRST_FRAME = {
     "shutil",  # argparse's way to measure --help's width (with bz2 and lzma)
     "platformdirs",  # pathlib and tempfile: the XDG directories need neither on Linux
     "hashlib",  # OpenSSL: seeding uses the interpreter's own SHA-256
+    "datetime",  # dates: a finished game's record, the daily game
+    "textwrap",  # a window too small to play in
 }
 
 
