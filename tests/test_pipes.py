@@ -319,21 +319,38 @@ def test_a_replay_of_one_endless_game_keeps_nothing_that_grows_with_it(monkeypat
 # -- --daily: today's game in every mode -----------------------------------------
 
 
-def _piped_start(keys: bytes, **options: Any) -> Dict[str, Any]:
+def _piped_start(keys: bytes, tmp_path: Path, **options: Any) -> Dict[str, Any]:
+    """The start object of a piped --json game of ``keys`` (a file on stdin) at noon on 2026-11-22 UTC."""
+    import io
+
+    from ansi2048.context import Context, Options
+    from ansi2048.piped import play_piped
+
+    path = tmp_path / "keys"
+    path.write_bytes(keys)
+    out = io.StringIO()
+    noon = 1795348800.0
+    with path.open("rb") as stdin:
+        ctx = Context(Options(json=True, **options), stdin, out, {}, pytest.fail, lambda: 1, now=lambda: noon)
+        assert play_piped(ctx) == 0
+    return json_lines(out.getvalue().encode())[0]
+
+
+def test_daily_piped_and_json_games_play_todays_game(tmp_path: Path) -> None:
+    assert _piped_start(b"wasd", tmp_path, daily=True)["seed"] == 20261122
+    # Like --seed, --daily picks the game over a recording's header.
+    assert _piped_start(RECORDING, tmp_path, daily=True)["seed"] == 20261122
+    assert _piped_start(RECORDING, tmp_path)["seed"] == 7
+
+
+def test_daily_leaves_the_game_replay_best_gives(tmp_path: Path) -> None:
+    # --replay-best hands over a recording whose header names its game.
     import io
 
     from ansi2048.context import Context, Options
     from ansi2048.piped import play_piped
 
     out = io.StringIO()
-    noon = 1795348800.0  # 2026-11-22 12:00 UTC
-    ctx = Context(Options(json=True, **options), io.BytesIO(), out, {}, pytest.fail, lambda: 1, now=lambda: noon)
-    assert play_piped(ctx, keys) == 0
-    return json_lines(out.getvalue().encode())[0]
-
-
-def test_daily_piped_and_json_games_play_todays_game() -> None:
-    assert _piped_start(b"wasd", daily=True)["seed"] == 20261122
-    # Like --seed, --daily picks the game over a recording's header.
-    assert _piped_start(RECORDING, daily=True)["seed"] == 20261122
-    assert _piped_start(RECORDING)["seed"] == 7
+    ctx = Context(Options(json=True, daily=True), io.BytesIO(), out, {}, pytest.fail, lambda: 1)
+    assert play_piped(ctx, RECORDING) == 0
+    assert json_lines(out.getvalue().encode())[0]["seed"] == 7
