@@ -44,11 +44,14 @@ Shell:
 - ``piped``        keys from a pipe: replays, bots (JSON Lines), summaries
 - ``interactive``  the keyboard game: resuming, and the driver that waits for
   events and performs the loop's effects; the best-score writer
-- ``autoplay``     the AI at play: its player for hints and autoplay, headless games
+- ``autoplay``     the AI at play: its player for hints and autoplay
+- ``headless``     one whole game played by the AI, reading no input
 - ``storage``      the best scores and the history in the data directory
 - ``saves``        the saved game: appended key by key, streamed to resume
 - ``files``        opening, replacing, locking and setting aside files safely
 - ``config``       the config file: option defaults and extra keys
+- ``userdirs``     the user's config and data directories (XDG on Linux
+  without importing platformdirs)
 - ``history``      the history file of finished games, and UTC dates
 - ``records_cli``  ``--stats`` and ``--replay-best``
 - ``terminal``     raw mode, keys, size, signals; POSIX or Windows, chosen once;

@@ -11,7 +11,7 @@ Modes: ``--stats`` and ``--replay-best`` show your records
   otherwise the final board and a summary are printed at the end;
 - ``--autoplay`` where there is no keyboard game to watch (stdout not a
   terminal, or ``--json``): the AI plays one whole game headless
-  (:mod:`.autoplay`), reading no input.
+  (:mod:`.headless`), reading no input.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import IO, Any, Callable, Optional, Sequence
 
+    from .cast import CastWriter
     from .context import Context
 
 __all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_USAGE", "main"]
@@ -81,7 +82,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     options = parse_options(argv)  # --help, --version and bad options end here
     import time
 
-    from .cast import CastWriter, is_ours
     from .config import apply_config, load_config
     from .context import Context
     from .recording import Recorder, RecordError, split_header
@@ -93,6 +93,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     stdout: Optional[IO[str]] = sys.stdout
     stderr: Optional[IO[str]] = sys.stderr
     env = os.environ
+    if stdin is None and (options.autoplay or options.stats or options.replay_best is not None):
+        # Standard input closed (``<&-``) where none is read: plug its
+        # descriptor with the null device, so no file opened later becomes it.
+        stdin = open(os.devnull, "rb")  # noqa: SIM115 (open for the whole run)
     if stdin is None or stdout is None:
         _say(stderr, "ansi2048: error: no standard input or output\n")
         return EXIT_ERROR
@@ -123,6 +127,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return _usage_error(f"argument --record: cannot write {options.record!r}: {error.strerror}", stderr)
     cast_writer: Optional[CastWriter] = None
     if options.cast is not None:
+        from .cast import CastWriter, is_ours  # only now: not needed before the first frame
+
         try:
             cast_stream = _open_ours(options.cast, is_ours, "an asciicast or a recording", "utf-8")
         except NotOurs as error:
@@ -137,7 +143,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         cast_writer = CastWriter(cast_stream, time.monotonic, warn, timestamp=int(time.time()), env=env, theme=theme)
 
     recorder = Recorder(record_stream, warn)
-    ctx = Context(options, stdin, stdout, env, warn, _random_seed, recorder, clock=time.monotonic, cast=cast_writer)
+    ctx = Context(
+        options, stdin, stdout, env, warn, _random_seed, recorder, clock=time.monotonic, cast=cast_writer, stderr=stderr
+    )
     try:
         if options.stats or options.replay_best is not None:
             from .records_cli import NoSuchGame, replay_best, show_stats
@@ -148,7 +156,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 return _usage_error(str(error), stderr)
         if options.autoplay and not (keyboard and isatty(stdout)):
             # Nothing to watch it on: the AI plays one whole game, reading no input.
-            from .autoplay import play_headless
+            from .headless import play_headless
 
             return play_headless(ctx)
         if keyboard:

@@ -58,9 +58,9 @@ def config_path(env: Mapping[str, str]) -> str:
         return override
     import os
 
-    import platformdirs
+    from .userdirs import user_dir
 
-    return os.path.join(platformdirs.user_config_dir("ansi2048", appauthor=False), _FILE_NAME)
+    return os.path.join(user_dir("config", env), _FILE_NAME)
 
 
 def _line_of(text: str, key: str, table: Optional[str] = None) -> int:

@@ -63,3 +63,4 @@ class Context:
     sleep: Callable[[float], None] = time.sleep
     cast: Optional[CastWriter] = None  # writes --cast; None without it
     now: Callable[[], float] = time.time
+    stderr: Optional[IO[str]] = None  # for headless autoplay's progress line (a terminal only)

@@ -15,7 +15,7 @@ from collections import deque
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
-from typing import Deque, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Deque, Dict, List, Optional, Sequence, Tuple, Union
 
 from .limits import DEFAULT_GOAL, MAX_GOAL, MAX_SEED_DIGITS, MAX_SIDE, MIN_GOAL, MIN_SIDE
 
@@ -115,10 +115,21 @@ def seed_state(seed: int) -> int:
     """
     if not 0 <= seed < _SEED_LIMIT:
         raise ValueError(f"seed must be a whole number >= 0 with at most {MAX_SEED_DIGITS} digits")
-    import hashlib  # here, not at import time: it costs ~5 ms and only seeding needs it
-
-    digest = hashlib.sha256(str(seed).encode("ascii")).digest()
+    digest = _sha256()(str(seed).encode("ascii")).digest()
     return int.from_bytes(digest[:8], "little")
+
+
+def _sha256() -> Any:
+    """SHA-256, the interpreter's own where it has one: hashlib loads OpenSSL
+    (~5 ms of every start-up, the first game's seeding being at start-up)."""
+    try:
+        from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore]  # Python 3.12 and later
+    except ImportError:
+        try:
+            from _sha256 import sha256  # type: ignore[import-not-found,no-redef,unused-ignore]  # up to 3.11
+        except ImportError:  # a build without them (FIPS): the same hash, from OpenSSL
+            from hashlib import sha256  # type: ignore[no-redef,unused-ignore]
+    return sha256
 
 
 class SplitMix64:

@@ -11,7 +11,6 @@ never costs the others.
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
 from typing import Callable, List
 
 from .records import Record, parse_history
@@ -26,11 +25,15 @@ _FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
 
 def utc_timestamp(seconds: float) -> str:
     """ISO 8601 in UTC to the second: ``2026-11-22T12:43:28Z``."""
+    from datetime import datetime, timezone  # here: only a finished game needs it, not start-up
+
     return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def utc_date(seconds: float) -> str:
     """The UTC date: ``2026-11-22`` (the daily game's day, the same for everyone)."""
+    from datetime import datetime, timezone  # here: only the daily game needs it at start-up
+
     return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%d")
 
 

@@ -42,6 +42,10 @@ class Action(Enum):
     FASTER = "+"
     SLOWER = "-"
 
+    # Identity, in C: members are singletons, and Enum's own ``__hash__`` is
+    # Python code, paid on every table lookup of every key replayed.
+    __hash__ = object.__hash__
+
     @property
     def direction(self) -> Optional[Direction]:
         return _DIRECTIONS.get(self)
@@ -100,12 +104,19 @@ for _key, _action in ASSIST_BYTES.items():
     _WITH_ASSIST[_key.upper()[0]] = _action
 del _key, _action
 
+
+def _no_action(table: List[Optional[Action]]) -> bytes:
+    """The bytes ``table`` maps to no action: deleted in one C call
+    (``bytes.translate``) from a run of plain keys before it is looked up."""
+    return bytes(byte for byte in range(256) if table[byte] is None)
+
+
+_NO_ACTION = {id(_BY_BYTE): _no_action(_BY_BYTE), id(_WITH_ASSIST): _no_action(_WITH_ASSIST)}
+
 # Final byte of an arrow key, in both CSI (ESC [ A) and SS3 (ESC O A) form.
 _ARROWS = {ord("A"): Action.UP, ord("B"): Action.DOWN, ord("C"): Action.RIGHT, ord("D"): Action.LEFT}
 
 _ESC = 0x1B
-_HASH = ord("#")
-_NEWLINE = ord("\n")
 # A CSI sequence longer than this is garbage, not a key: give up on it.
 _MAX_CSI = 16
 
@@ -140,6 +151,12 @@ class KeyDecoder:
             self._by_byte = list(self._by_byte)
             for key, action in extra:
                 self._by_byte[key[0]] = action
+        no_action = _NO_ACTION.get(id(self._by_byte))
+        self._no_action = _no_action(self._by_byte) if no_action is None else no_action
+        # Where the byte-by-byte state machine takes over from the fast path
+        # (unless a binding made the byte a key).
+        starts = (b"\x1b", b"#") if comments else (b"\x1b",)
+        self._special = tuple(start for start in starts if self._by_byte[start[0]] is None)
         self._state = _State.GROUND
         self._csi_length = 0
 
@@ -162,15 +179,21 @@ class KeyDecoder:
         end = len(data)
         while i < end:
             if state is _State.GROUND:
-                byte = data[i]
+                # The common case, a run of plain keys, in C: up to the next
+                # ESC (or '#' with comments), the bytes that are no action
+                # deleted, each of the others looked up.
+                stop = end
+                for special in self._special:
+                    found = data.find(special, i, stop)
+                    if found >= 0:
+                        stop = found
+                if stop > i:
+                    actions += [by_byte[byte] for byte in data[i:stop].translate(None, self._no_action)]  # type: ignore[misc]
+                    i = stop
+                    continue
+                # ESC, or '#' with comments: any other byte was taken above.
+                state = _State.ESCAPE if data[i] == _ESC else _State.COMMENT
                 i += 1
-                action = by_byte[byte]
-                if action is not None:
-                    actions.append(action)
-                elif byte == _ESC:
-                    state = _State.ESCAPE
-                elif byte == _HASH and self._comments:
-                    state = _State.COMMENT
             elif state is _State.COMMENT:
                 newline = data.find(b"\n", i)
                 if newline < 0:

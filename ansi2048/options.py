@@ -133,13 +133,40 @@ def _ai_time(text: str) -> float:
     return seconds
 
 
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """The raw formatter (it keeps the epilog's columns), given the width
+    itself: asked for none, argparse imports shutil to measure it (and bz2,
+    lzma with it, ~5 ms of every start-up), for each option added, although
+    only --help prints anything. The same rule as shutil's: $COLUMNS, else
+    the terminal's width, else 80."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: Optional[int] = None):
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
+def _columns() -> int:
+    import os
+    import sys
+
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):  # no stdout (AttributeError: None), or not a terminal
+        return 80
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="ansi2048",
         # Wrapped by hand: the raw formatter keeps the epilog's columns.
         description="Play 2048 in the terminal, or over pipes: replay recorded keys,\nor let a bot play with --json.",
         epilog=_KEYS_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument(

@@ -9,6 +9,7 @@ import json
 import os
 import stat
 from contextlib import ExitStack, suppress
+from dataclasses import replace
 from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import __version__
@@ -28,7 +29,7 @@ from .terminal import quiet_terminal
 from .terminal.signals import hangup_signals, shield_hangups
 from .terminal.streams import ChunkReader, isatty, terminal_size, write_all
 
-__all__ = ["json_writer", "play_piped", "resolve_game", "write_summary"]
+__all__ = ["daily_options", "json_writer", "play_piped", "resolve_game", "write_summary"]
 
 EXIT_OK = 0
 
@@ -54,6 +55,19 @@ def _read_first_line(reader: Union[ChunkReader, _Given]) -> Tuple[Optional[Heade
         rest = first.feed(data) if data else first.finish()
         if rest is not None:
             return first.header, rest
+
+
+def daily_options(ctx: Context) -> Options:
+    """The run's options, with ``--daily`` made the seed it stands for:
+    today's (UTC) game, in every mode. Like ``--seed``, it wins over a
+    recording's header."""
+    options = ctx.options
+    if not options.daily:
+        return options
+    from .history import utc_date
+    from .records import daily_seed
+
+    return replace(options, seed=daily_seed(utc_date(ctx.now())))
 
 
 def resolve_game(
@@ -106,7 +120,8 @@ def _is_regular_file(stream: IO[Any]) -> bool:
 
 def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
     """Play the keys on stdin, or ``keys`` (a recording) if given."""
-    options, stdout = ctx.options, ctx.stdout
+    # Given keys (--replay-best) are a recording whose header names its game.
+    options, stdout = (daily_options(ctx) if keys is None else ctx.options), ctx.stdout
     reader: Union[ChunkReader, _Given] = _Given(keys) if keys is not None else ChunkReader(ctx.stdin.fileno())
     emit_json = json_writer(stdout)
     if options.json and keys is None and not _is_regular_file(ctx.stdin):
@@ -126,7 +141,7 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
         game = resolve_game(options, header, ctx.random_seed, ctx.warn)
         if options.json:
             emit_json(start_event(game, __version__))
-    session = Session(game, undo=not options.no_undo)
+    session = Session(game, undo=not options.no_undo, keep_keys=False)
     ctx.recorder.start(game.seed, game.rows, game.cols, game.goal)
     decoder = BodyDecoder()
 
@@ -161,8 +176,30 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
     slow = watching and delay >= SETTLE_SECONDS and wants_motion(options, ctx.env)
     motion = Motion(wait, ctx.clock) if slow else None
 
+    recorder = ctx.recorder
+    # The common path (``ansi2048 < keys``): nothing to show, report or wait
+    # for, so a plain key costs its move and little else.
+    plain = screen is None and not options.json and not delay
+
+    def take_plain(actions: List[Item]) -> bool:
+        apply = session.apply
+        for action in actions:
+            if isinstance(action, Action):
+                outcome = apply(action)
+            elif isinstance(action, Assisted):
+                continue  # as in take below
+            else:
+                outcome = apply_item(session, action)
+            if not outcome.refused:
+                recorder.action(action)
+            if session.quit:
+                return False
+        return True
+
     def take(actions: List[Item]) -> bool:
         """Apply actions; False once the game is quit."""
+        if plain:
+            return take_plain(actions)
         for action in actions:
             if isinstance(action, Assisted):
                 continue  # a save's mark: never decoded from a pipe (BodyDecoder(saved=False))
@@ -173,7 +210,7 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
             before, score = game.cells, game.score
             outcome = apply_item(session, action)
             if not outcome.refused:  # a refused undo (--no-undo) would undo when replayed
-                ctx.recorder.action(action)
+                recorder.action(action)
             if options.json:
                 name = ACTION_NAMES[Action.RESTART if isinstance(action, Reseed) else action]
                 emit_json(event(game, name, outcome.moved, outcome.spawn))

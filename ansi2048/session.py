@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import List, Optional, Tuple
+from typing import List, NamedTuple, Optional, Tuple
 
 from .engine import UNDO_DEPTH, Game
 from .keys import Action
@@ -29,9 +29,10 @@ class Status(Enum):
     OVER = "over"
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """What one action key did."""
+class Outcome(NamedTuple):
+    """What one action key did. A NamedTuple, not a frozen dataclass: one is
+    made per key, and a frozen dataclass costs three times as much to make
+    (a replay's every key; benchmarks/replay.py)."""
 
     action: Action
     moved: bool  # did this key change the board
@@ -79,11 +80,19 @@ class Session:
     (hint, autoplay) are the shell's, which marks the run ``assisted``."""
 
     def __init__(
-        self, game: Game, best: int = 0, runs: Optional[Tuple[Run, List[Run]]] = None, undo: bool = True
+        self,
+        game: Game,
+        best: int = 0,
+        runs: Optional[Tuple[Run, List[Run]]] = None,
+        undo: bool = True,
+        keep_keys: bool = True,
     ) -> None:
         self.game = game
         self.quit = False
         self.undo = undo  # False for --no-undo: ``u`` is refused
+        # False where no game is kept in the history (piped replays): the
+        # runs then hold no keys, so memory stays flat however long the game.
+        self._keep_keys = keep_keys
         # A resumed game brings its runs (``runs()`` of the session that
         # replayed the save); otherwise the game on the board starts here.
         self.run, self._left = runs if runs is not None else (Run(game.seed), [])
@@ -170,7 +179,8 @@ class Session:
                 spawn = game.spawned
                 self._celebrating = game.won and not was_won
                 run.depth += 1
-                run.keys.append(action.value)
+                if self._keep_keys:
+                    run.keys.append(action.value)
                 if game.over:
                     ended = self.played()
         elif action is Action.UNDO:
@@ -184,7 +194,8 @@ class Session:
                 else:
                     run.depth = max(0, run.depth - 1)
                     run.used_undo = True
-                    run.keys.append(action.value)
+                    if self._keep_keys:
+                        run.keys.append(action.value)
         elif action is Action.RESTART:
             return self.restart()
         elif action is Action.QUIT:

@@ -42,9 +42,9 @@ def data_dir(env: Mapping[str, str]) -> str:
     override = env.get("ANSI2048_DATA_DIR")
     if override:
         return override
-    import platformdirs
+    from .userdirs import user_dir
 
-    return platformdirs.user_data_dir("ansi2048", appauthor=False)
+    return user_dir("data", env)
 
 
 class DataDir:

@@ -17,9 +17,10 @@ from typing import Any, List, Optional, Sequence, Tuple
 import pytest
 
 from ansi2048.ai import best_move
-from ansi2048.autoplay import DEFAULT_PACE, PACES, Advisor, play_headless
+from ansi2048.autoplay import DEFAULT_PACE, PACES, Advisor
 from ansi2048.context import Context, Options
 from ansi2048.engine import Direction, Game
+from ansi2048.headless import play_headless
 from ansi2048.interactive import play_terminal
 from ansi2048.keys import Action
 from ansi2048.loop import AIMoved, AskAI, Keys, Play, Purpose, Settings, Tick, next_due, step

@@ -317,3 +317,22 @@ def test_every_possible_split(data: bytes, expected: list[Action]) -> None:
     assert len(splits) == 2 ** (len(data) - 1)
     for chunks in splits:
         assert decode_chunks(chunks) == (expected, False), chunks
+
+
+@settings(max_examples=300, deadline=None)
+@given(split(), st.booleans(), st.sampled_from([(), ((b"#", Action.UNDO),), ((b"x", Action.UP), (b"[", Action.DOWN))]))
+def test_runs_of_plain_keys_decode_as_key_by_key(
+    case: tuple[bytes, list[bytes]], comments: bool, extra: tuple[tuple[bytes, Action], ...]
+) -> None:
+    # A run of plain keys is decoded in one go; fed a byte at a time the same
+    # input goes through the state machine: both must agree, bindings included
+    # (a bound '#' is a key, not a comment).
+    data, _ = case
+    whole = KeyDecoder(comments=comments, extra=extra).feed(data)
+    one_by_one = KeyDecoder(comments=comments, extra=extra)
+    assert [action for byte in data for action in one_by_one.feed(bytes([byte]))] == whole
+
+
+def test_a_bound_hash_is_a_key_even_where_hash_starts_comments() -> None:
+    decoder = KeyDecoder(comments=True, extra=[(b"#", Action.UNDO)])
+    assert decoder.feed(b"w#a\nd") == [UP, Action.UNDO, LEFT, RIGHT]

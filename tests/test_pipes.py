@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import pexpect
 import pytest
@@ -285,3 +285,72 @@ def test_stdout_redirected_plays_on_the_terminal_and_gets_the_summary(
     assert "\x1b" not in summary
     assert f"score {game.score}" in summary and f"moves {game.moves}" in summary and "seed 7" in summary
     assert (data_home / "game-4x4-2048.keys").exists()  # the keyboard game: kept as usual
+
+
+# -- a replay's memory does not grow with the game's length ---------------------
+
+
+def test_a_replay_of_one_endless_game_keeps_nothing_that_grows_with_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Moves and undos: one game that never ends. Nothing is kept of a piped
+    # game (no history), so its session must hold no keys: the old one kept
+    # every key of the game on the board (a 3M-key replay took twice the
+    # memory of a short one; benchmarks/replay.py measures it).
+    import io
+
+    from ansi2048 import piped
+    from ansi2048.context import Context, Options
+
+    sessions: List[piped.Session] = []
+
+    class Watched(piped.Session):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            sessions.append(self)
+
+    monkeypatch.setattr(piped, "Session", Watched)
+    ctx = Context(Options(seed=3), io.BytesIO(), io.StringIO(), {}, lambda message: None, lambda: 1)
+    assert piped.play_piped(ctx, b"wuaudusu" * 1000 + b"w") == 0
+    (session,) = sessions
+    assert session.game.moves == 1 and session.used_undo  # one game, undone again and again
+    run, left = session.runs()
+    assert run.keys == [] and left == []
+
+
+# -- --daily: today's game in every mode -----------------------------------------
+
+
+def _piped_start(keys: bytes, tmp_path: Path, **options: Any) -> Dict[str, Any]:
+    """The start object of a piped --json game of ``keys`` (a file on stdin) at noon on 2026-11-22 UTC."""
+    import io
+
+    from ansi2048.context import Context, Options
+    from ansi2048.piped import play_piped
+
+    path = tmp_path / "keys"
+    path.write_bytes(keys)
+    out = io.StringIO()
+    noon = 1795348800.0
+    with path.open("rb") as stdin:
+        ctx = Context(Options(json=True, **options), stdin, out, {}, pytest.fail, lambda: 1, now=lambda: noon)
+        assert play_piped(ctx) == 0
+    return json_lines(out.getvalue().encode())[0]
+
+
+def test_daily_piped_and_json_games_play_todays_game(tmp_path: Path) -> None:
+    assert _piped_start(b"wasd", tmp_path, daily=True)["seed"] == 20261122
+    # Like --seed, --daily picks the game over a recording's header.
+    assert _piped_start(RECORDING, tmp_path, daily=True)["seed"] == 20261122
+    assert _piped_start(RECORDING, tmp_path)["seed"] == 7
+
+
+def test_daily_leaves_the_game_replay_best_gives(tmp_path: Path) -> None:
+    # --replay-best hands over a recording whose header names its game.
+    import io
+
+    from ansi2048.context import Context, Options
+    from ansi2048.piped import play_piped
+
+    out = io.StringIO()
+    ctx = Context(Options(json=True, daily=True), io.BytesIO(), out, {}, pytest.fail, lambda: 1)
+    assert play_piped(ctx, RECORDING) == 0
+    assert json_lines(out.getvalue().encode())[0]["seed"] == 7

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from typing import Optional, Sequence
 
 import pytest
@@ -170,6 +171,20 @@ def test_property_outcomes(seed: int, actions: list[Action]) -> None:
         assert session.best >= best
         assert session.best >= session.game.score
         best = session.best
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**64), st.lists(st.sampled_from(ALL_ACTIONS), max_size=60))
+def test_a_session_that_keeps_no_keys_plays_the_same(seed: int, actions: list[Action]) -> None:
+    # keep_keys=False (piped replays): the same game and outcomes, no keys held.
+    kept, lean = Session(Game(3, 4, 2048, seed)), Session(Game(3, 4, 2048, seed), keep_keys=False)
+    for action in actions:
+        outcome, expected = lean.apply(action), kept.apply(action)
+        ended = None if expected.ended is None else replace(expected.ended, keys="")
+        assert outcome == expected._replace(ended=ended)
+        assert lean.game.board == kept.game.board and lean.game.score == kept.game.score
+        assert lean.played() == replace(kept.played(), keys="")
+        assert all(not run.keys for run in [lean.runs()[0], *lean.runs()[1]])
 
 
 @pytest.mark.parametrize("action", [Action.HINT, Action.AUTOPLAY, Action.FASTER, Action.SLOWER])

@@ -3,7 +3,6 @@ out, for a terminal of a given size; and the plain summary for pipes."""
 
 from __future__ import annotations
 
-import textwrap
 import unicodedata
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
@@ -325,6 +324,8 @@ def _too_small(view: View, width: int, height: int) -> List[str]:
         f"need {need}",
         need,
     ]
+    import textwrap  # here: only a window too small needs it, not start-up
+
     for text in variants:
         lines = textwrap.wrap(text, limit, break_long_words=False)
         if len(lines) <= room and all(len(line) <= limit for line in lines):
