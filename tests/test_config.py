@@ -101,14 +101,14 @@ def test_extra_keys_add_to_the_defaults_and_take_over_a_shadowed_key() -> None:
 def test_the_command_line_wins_and_piped_games_take_only_the_look() -> None:
     config = Config(theme="dark", size=(3, 5), goal=512, animation=False, bindings=((b"i", Action.UP),))
     given = Options(rows=6, cols=6, theme="high-contrast")
-    merged = apply_config(given, config, interactive=True)
+    merged = apply_config(given, config, interactive=True, warn=print)
     assert (merged.rows, merged.cols, merged.goal, merged.theme) == (6, 6, 512, "high-contrast")
     assert merged.animation is False and merged.bindings == ((b"i", Action.UP),)
-    piped = apply_config(Options(), config, interactive=False)
+    piped = apply_config(Options(), config, interactive=False, warn=print)
     # A replay plays what its header says on every machine: no size, goal or keys from the config.
     assert (piped.rows, piped.goal, piped.bindings, piped.theme) == (None, None, (), "dark")
-    assert apply_config(Options(), Config(animation=True), True).animation is True
-    assert apply_config(Options(animation=False), Config(animation=True), True).animation is False
+    assert apply_config(Options(), Config(animation=True), True, print).animation is True
+    assert apply_config(Options(animation=False), Config(animation=True), True, print).animation is False
 
 
 def test_no_animation_is_an_option() -> None:
@@ -156,7 +156,7 @@ def test_the_keyboard_game_uses_the_configs_size_and_keys(tmp_path: Path) -> Non
     config_file = tmp_path / "config.toml"
     config_file.write_text('size = "3x5"\n[keys]\nup = ["i"]\n')
     env = {"ANSI2048_CONFIG": str(config_file), "ANSI2048_DATA_DIR": str(tmp_path), "TERM": "xterm"}
-    options = apply_config(Options(seed=4), load_config(env, lambda message: None), interactive=True)
+    options = apply_config(Options(seed=4), load_config(env, lambda message: None), interactive=True, warn=print)
     batches = [b"iaq"]
 
     def console(stdin: Any, stdout: Any, hooks: ScreenHooks) -> Any:
