@@ -18,6 +18,7 @@ from .context import Context, Options
 from .engine import Direction, Game
 from .history import utc_date
 from .keys import Action, move_action
+from .options import EXIT_OK
 from .protocol import ACTION_NAMES, event, start_event
 from .recording import ASSISTED
 from .records import daily_seed
@@ -34,7 +35,6 @@ __all__ = ["DEFAULT_PACE", "LOADING_NOTE", "PACES", "Advisor", "Assist", "Pilot"
 # On the note line while the AI loads (the first hint takes ~0.2 s on 4x4).
 LOADING_NOTE = "loading the AI..."
 
-EXIT_OK = 0
 
 # Autoplay's paces, moves a second: + and - step through them. 4 is
 # watchable (a move's slide and spawn can be followed); 16 is a blur.

@@ -15,6 +15,7 @@ from .engine import Game, Slide, default_goal, trace_move
 from .history import utc_date, utc_timestamp
 from .keys import Action, KeyDecoder
 from .limits import DEFAULT_SIZE
+from .options import EXIT_OK
 from .recording import Item, Reseed
 from .records import Record, daily_seed
 from .render.motion import SETTLE_SECONDS
@@ -42,7 +43,6 @@ BEST_WRITE_INTERVAL = 1.0
 # Seconds a resume may take before it says how far it is.
 PROGRESS_AFTER = 1.0
 
-EXIT_OK = 0
 
 # Shown for one frame when u is pressed in a game without undo.
 NO_UNDO_NOTE = "undo is off (--no-undo)"

@@ -286,7 +286,7 @@ class Keeper:
                 if note:
                     self.warn(note)
             except (OSError, ValueError) as error:  # ValueError: NotAFile, made meanwhile
-                self.warn(f"cannot write the history ({error.strerror or error}); games are not kept there")
+                self.warn(f"cannot write the history ({reason(error)}); games are not kept there")
                 self._history_broken = True
         if record.unaided:
             self.record_unaided(record.score)
