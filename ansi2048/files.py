@@ -260,11 +260,14 @@ class OutputSink:
             del self._pending[:written]
 
     def close(self) -> None:
-        """Flush what is left (if it can be) and close; closing twice is fine."""
+        """Flush what is left if it can be, else drop it, and close: closing
+        never waits for a reader, nor fails. Closing twice is fine."""
         if self._fd < 0:
             return
         try:
             self.flush()
+        except OSError:
+            pass  # the writer has said so already, or is closing after a failure
         finally:
             os.close(self._fd)
             self._fd = -1
