@@ -21,7 +21,8 @@ go through the command line's own checks (:func:`.engine.parse_size`,
 
 The file is read only if it is a regular file (through a symlink: a user may
 link it from elsewhere) of at most :data:`MAX_CONFIG_BYTES`; a FIFO, a device,
-a directory, a huge or endlessly nested file is one warning and the defaults.
+a directory, a huge or endlessly nested file, a line over :data:`MAX_LINE`
+characters is one warning and the defaults.
 """
 
 from __future__ import annotations
@@ -39,11 +40,24 @@ from .limits import DEFAULT_SIZE
 from .protocol import ACTION_NAMES
 from .render.themes import THEMES
 
-__all__ = ["CONFIG_ENV", "MAX_CONFIG_BYTES", "Config", "apply_config", "config_path", "load_config", "parse_config"]
+__all__ = [
+    "CONFIG_ENV",
+    "MAX_CONFIG_BYTES",
+    "MAX_LINE",
+    "Config",
+    "apply_config",
+    "config_path",
+    "load_config",
+    "parse_config",
+]
 
 CONFIG_ENV = "ANSI2048_CONFIG"
-# A config is a few lines; far more is not one (and /dev/zero never ends).
-MAX_CONFIG_BYTES = 1 << 20
+# A config is a few short lines; far more is not one (and /dev/zero never
+# ends). Long lines are refused before parsing: the TOML parser's time and
+# memory grow with the square of a dotted key's length (a.a.a...: 5000 parts
+# take 110 MB), and no setting needs a line of more than a few dozen characters.
+MAX_CONFIG_BYTES = 16 << 10
+MAX_LINE = 500
 # Problems named in the one warning; the rest are counted (a huge file of
 # bad keys must not make a huge warning, nor a slow one).
 _MAX_PROBLEMS = 10
@@ -141,12 +155,17 @@ def parse_config(text: str, where: str) -> Tuple[Config, Optional[str]]:
     else:  # the same parser, from PyPI
         import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
+    for number, line in enumerate(text.split("\n"), 1):
+        if len(line) > MAX_LINE:
+            return Config(), f"{where}: line {number} is over {MAX_LINE} characters; using the defaults"
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         return Config(), f"{where}: {error}; using the defaults"
     except RecursionError:  # arrays or tables nested thousands deep
         return Config(), f"{where}: nested too deep; using the defaults"
+    except ValueError:  # an integer of over 4300 digits: Python refuses to convert it
+        return Config(), f"{where}: a number too long to read; using the defaults"
     problems: List[str] = []
 
     def problem(key: str, table: str, message: str) -> None:
