@@ -43,7 +43,8 @@ Shell:
 - ``autoplay``     the AI at play: hints and autoplay's player, headless games
 - ``storage``      the best scores and the history in the data directory
 - ``saves``        the saved game: appended key by key, streamed to resume
-- ``files``        opening, replacing, locking and setting aside files safely
+- ``files``        every path opened: only regular files read, and bounded;
+  replacing, locking, setting aside; the output sink of ``--record``/``--cast``
 - ``config``       the config file: option defaults and extra keys
 - ``history``      the history file of finished games, and UTC dates
 - ``records_cli``  ``--stats`` and ``--replay-best``

@@ -237,7 +237,8 @@ class OutputSink:
         self.name = name
         self._encoding = encoding
         self._pending = bytearray()
-        os.set_blocking(fd, blocking)
+        if _NONBLOCK:  # POSIX; Windows has neither the flag nor FIFOs
+            os.set_blocking(fd, blocking)
 
     def write(self, text: str) -> int:
         if self._fd < 0:
