@@ -305,3 +305,23 @@ def test_the_keyboard_game_with_a_cast_nobody_reads_still_quits_and_restores_the
         os.close(ours)
     assert status == (0 if ending == "q" else 128 + signal.SIGTERM)
     assert before.read_text() == after.read_text() != ""
+
+
+@pytest.mark.parametrize("kind", ["directory", "looping link", "/dev/null", "dangling link"])
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_an_output_target_of_any_kind_is_written_or_refused_in_one_line(tmp_path: Path, writer: str, kind: str) -> None:
+    target = tmp_path / "target"
+    if kind == "directory":
+        target.mkdir()
+    elif kind == "looping link":
+        os.symlink(target.name, target)
+    elif kind == "dangling link":
+        os.symlink(tmp_path / "made", target)  # the user named it: made, as a shell's > would
+    path = "/dev/null" if kind == "/dev/null" else str(target)
+    status, out, err = run_game([writer, path, "--seed", "1"], b"wasd" * 10, tmp_path)
+    if kind in ("directory", "looping link"):
+        assert status == 2 and len(err) == 1 and f"argument {writer}" in err[0], err
+    else:
+        assert status == 0 and err == [] and b"score" in out
+    if kind == "dangling link":
+        assert (tmp_path / "made").read_bytes()
