@@ -11,9 +11,12 @@ from typing import Any, List
 
 import platformdirs
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ansi2048.config import Config, apply_config, config_path, load_config, parse_config
 from ansi2048.context import Context, Options
+from ansi2048.engine import check_goal, default_goal
 from ansi2048.interactive import play_terminal
 from ansi2048.keys import Action, KeyDecoder
 from ansi2048.options import parse_options
@@ -195,11 +198,6 @@ def test_the_readme_example_is_a_good_config() -> None:
 
 
 # -- any config (issue 20): hostile files, and size and goal as the command line checks them --
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from ansi2048.engine import check_goal, default_goal  # noqa: E402
 
 
 def _load(tmp_path: Path, data: bytes) -> tuple[Config, List[str]]:
