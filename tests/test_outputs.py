@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import time
+from contextlib import suppress
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Tuple
 
@@ -279,9 +280,11 @@ def test_the_keyboard_game_with_a_cast_nobody_reads_still_quits_and_restores_the
         dimensions=(30, 80),
         timeout=30,
     )
+    game = 0
     try:
         child.delaybeforesend = None
         child.expect(FRAME_END_PATTERN)
+        game = int(Path(f"/proc/{child.pid}/task/{child.pid}/children").read_text().split()[0])
         stopped = False
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:  # until the cast has filled the FIFO's 64 KiB
@@ -295,13 +298,15 @@ def test_the_keyboard_game_with_a_cast_nobody_reads_still_quits_and_restores_the
         if ending == "q":
             child.send("q")
         else:
-            game = int(Path(f"/proc/{child.pid}/task/{child.pid}/children").read_text().split()[0])
             os.kill(game, signal.SIGTERM)
         child.expect("DONE")
         status = int(child.before.rsplit(b"EXIT=", 1)[1].split()[0])
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
+        if game:  # a game stuck on the FIFO (the bug) must not outlive the test
+            with suppress(ProcessLookupError):
+                os.kill(game, signal.SIGKILL)
         os.close(ours)
     assert status == (0 if ending == "q" else 128 + signal.SIGTERM)
     assert before.read_text() == after.read_text() != ""
