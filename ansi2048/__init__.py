@@ -48,7 +48,8 @@ Shell:
 - ``headless``     one whole game played by the AI, reading no input
 - ``storage``      the best scores and the history in the data directory
 - ``saves``        the saved game: appended key by key, streamed to resume
-- ``files``        opening, replacing, locking and setting aside files safely
+- ``files``        every path opened: only regular files read, and bounded;
+  replacing, locking, setting aside; the output sink of ``--record``/``--cast``
 - ``config``       the config file: option defaults and extra keys
 - ``userdirs``     the user's config and data directories (XDG on Linux
   without importing platformdirs)

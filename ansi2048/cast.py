@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import json
 from contextlib import suppress
-from typing import IO, Callable, Dict, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from .render.color import BASIC_RGB
 from .render.palette import hex_rgb
 from .render.style import Rgb
 from .render.themes import TERMINALS
+
+if TYPE_CHECKING:
+    from .recording import Output
 
 __all__ = ["HEADLESS_SIZE", "IDLE_TIME_LIMIT", "REPLAY_STEP", "CastWriter", "cast_theme", "is_ours"]
 
@@ -75,11 +78,12 @@ def is_ours(head: bytes) -> bool:
 class CastWriter:
     """Writes an asciicast v2 file to ``stream``: the header with the first
     frame (the size is known then), then one event per write. A write that
-    fails (a full disk) stops the cast with one warning; the game goes on."""
+    fails (a full disk, a reader that left or falls behind: see
+    ``files.OutputSink``) stops the cast with one warning; the game goes on."""
 
     def __init__(
         self,
-        stream: IO[str],
+        stream: Output,
         clock: Callable[[], float],
         warn: Callable[[str], None],
         *,
@@ -87,7 +91,7 @@ class CastWriter:
         env: Mapping[str, str],
         theme: str = "classic",
     ) -> None:
-        self._stream: Optional[IO[str]] = stream
+        self._stream: Optional[Output] = stream
         self._clock = clock
         self.warn = warn
         self._timestamp = timestamp

@@ -17,24 +17,22 @@ Modes: ``--stats`` and ``--replay-best`` show your records
 from __future__ import annotations
 
 import os
-import stat
 import sys
 
-from .options import EXIT_USAGE, parse_options
+from .options import EXIT_ERROR, EXIT_OK, EXIT_USAGE, parse_options
 
 # Not typing's: --version and --help import as little as they can (see
 # benchmarks/startup.py); mypy treats any name TYPE_CHECKING as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import IO, Any, Callable, Optional, Sequence
+    from typing import IO, Any, Optional, Sequence
 
     from .cast import CastWriter
     from .context import Context
+    from .files import OutputSink
 
 __all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_USAGE", "main"]
 
-EXIT_OK = 0
-EXIT_ERROR = 1  # an unexpected error, said in one line
 # 128 + the signal's number when a signal ends the game, as shells report it.
 
 
@@ -84,6 +82,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     from .config import apply_config, load_config
     from .context import Context
+    from .files import NotOurs, open_output
     from .recording import Recorder, RecordError, split_header
     from .terminal.signals import Hangup, ignore_ending_signals
     from .terminal.streams import isatty
@@ -108,17 +107,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     # terminal, even with stdout redirected); anything else (a pipe, a file,
     # --json for a bot) is a stream of keys.
     keyboard = isatty(stdin) and not options.json
-    options = apply_config(options, load_config(env, warn), keyboard)
+    options = apply_config(options, load_config(env, warn), keyboard, warn)
     if options.cast is not None:
         problem = _cast_problem(options.cast, stdin, options.record)
         if problem:
             return _usage_error(f"argument --cast: {problem}", stderr)
-    record_stream: Optional[IO[str]] = None
+    record_stream: Optional[OutputSink] = None
     if options.record is not None:
         if _same_file(stdin, options.record):
             return _usage_error(f"argument --record: {options.record!r} is the input being replayed", stderr)
         try:
-            record_stream = _open_ours(
+            record_stream = open_output(
                 options.record, lambda head: split_header(head)[0] is not None, "an ansi2048 recording", "ascii"
             )
         except NotOurs as error:
@@ -130,7 +129,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         from .cast import CastWriter, is_ours  # only now: not needed before the first frame
 
         try:
-            cast_stream = _open_ours(options.cast, is_ours, "an asciicast or a recording", "utf-8")
+            cast_stream = open_output(options.cast, is_ours, "an asciicast or a recording", "utf-8")
         except NotOurs as error:
             if record_stream is not None:
                 record_stream.close()
@@ -143,39 +142,32 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         cast_writer = CastWriter(cast_stream, time.monotonic, warn, timestamp=int(time.time()), env=env, theme=theme)
 
     recorder = Recorder(record_stream, warn)
+    # Not an IO subclass: it passes everything but write and flush through.
+    guarded: IO[str] = _GuardedStdout(stdout)  # type: ignore[assignment]
     ctx = Context(
-        options, stdin, stdout, env, warn, _random_seed, recorder, clock=time.monotonic, cast=cast_writer, stderr=stderr
+        options,
+        stdin,
+        guarded,
+        env,
+        warn,
+        _random_seed,
+        recorder,
+        clock=time.monotonic,
+        cast=cast_writer,
+        stderr=stderr,
     )
     try:
-        if options.stats or options.replay_best is not None:
-            from .records_cli import NoSuchGame, replay_best, show_stats
-
-            try:
-                return show_stats(ctx) if options.stats else replay_best(ctx)
-            except NoSuchGame as error:
-                return _usage_error(str(error), stderr)
-        if options.autoplay and not (keyboard and isatty(stdout)):
-            # Nothing to watch it on: the AI plays one whole game, reading no input.
-            from .headless import play_headless
-
-            return play_headless(ctx)
-        if keyboard:
-            if isatty(stdout):
-                from .interactive import play_terminal
-
-                return play_terminal(ctx)
-            status = _play_beside_stdout(ctx)
-            if status is not None:
-                return status
-        from .piped import play_piped
-
-        return play_piped(ctx)
+        status = _play(ctx, keyboard, stderr)
+        guarded.flush()  # here, not at exit, where a failure could only be ignored
+        return status
     except RecordError as error:
         return _usage_error(f"argument --record: {error}", stderr)
-    except BrokenPipeError:
-        # The reader of our output left (a bot exited, `| head`): not an error.
-        _silence_stdout()
-        return EXIT_OK
+    except StdoutFailed as error:
+        # A full disk, a closed pipe (`| head -c 1`): nothing more can be said
+        # there, so once on stderr; what is left unwritten goes nowhere.
+        _silence(stdout)
+        _say(stderr, f"ansi2048: error: cannot write standard output: {error}\n")
+        return EXIT_ERROR
     except KeyboardInterrupt:
         ignore_ending_signals()  # no second one may interrupt the way out
         return 128 + 2
@@ -191,6 +183,71 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         recorder.close()
         if cast_writer is not None:
             cast_writer.close()
+
+
+def _play(ctx: Context, keyboard: bool, stderr: Optional[IO[str]]) -> int:
+    """The play mode the options and the streams ask for; its exit status."""
+    from .terminal.streams import isatty
+
+    options = ctx.options
+    if options.stats or options.replay_best is not None:
+        from .records_cli import NoSuchGame, replay_best, show_stats
+
+        try:
+            return show_stats(ctx) if options.stats else replay_best(ctx)
+        except NoSuchGame as error:
+            return _usage_error(str(error), stderr)
+    if options.autoplay and not (keyboard and isatty(ctx.stdout)):
+        # Nothing to watch it on: the AI plays one whole game, reading no input.
+        from .headless import play_headless
+
+        return play_headless(ctx)
+    if keyboard:
+        if isatty(ctx.stdout):
+            from .interactive import play_terminal
+
+            return play_terminal(ctx)
+        status = _play_beside_stdout(ctx)
+        if status is not None:
+            return status
+    from .piped import play_piped
+
+    return play_piped(ctx)
+
+
+class StdoutFailed(Exception):
+    """Standard output cannot take what the game writes: the disk is full,
+    its reader left, ... Not an OSError, so that no handler of a file's
+    errors takes it for its own: it ends the run, in :func:`main`."""
+
+
+class _GuardedStdout:
+    """Standard output, whose failed write or flush is a :class:`StdoutFailed`
+    saying why; everything else is the stream's own."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as error:
+            raise StdoutFailed(_why(error)) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as error:
+            raise StdoutFailed(_why(error)) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _why(error: OSError) -> str:
+    if isinstance(error, BrokenPipeError):
+        return "its reader has gone"
+    return error.strerror or str(error)
 
 
 def _play_beside_stdout(ctx: Context) -> Optional[int]:
@@ -213,35 +270,6 @@ def _play_beside_stdout(ctx: Context) -> Optional[int]:
         )
 
 
-class NotOurs(Exception):
-    """An output file (``--record``, ``--cast``) holds something else the user
-    would lose: a bad option."""
-
-
-def _open_ours(path: str, ours: Callable[[bytes], bool], what: str, encoding: str) -> IO[str]:
-    """An output file, emptied only if it is empty or ``ours`` says its
-    first bytes are one of ours; else NotOurs naming ``what`` it is not.
-
-    Opened without truncating, checked, then truncated through the same
-    descriptor: what was checked is what gets emptied, even if the name is
-    swapped (or is a symlink) meanwhile. Not a regular file (a FIFO,
-    /dev/stdout): written as it is, nothing there to destroy."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o666)
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISREG(info.st_mode) and info.st_size > 0:
-            if not ours(os.read(fd, 4096)):
-                raise NotOurs(f"{path!r} is not {what}; not overwriting it")
-            os.lseek(fd, 0, os.SEEK_SET)
-            os.ftruncate(fd, 0)
-        stream = open(fd, "w", encoding=encoding, newline="\n")  # noqa: SIM115
-    except BaseException:
-        os.close(fd)
-        raise
-    stream.buffer.raw.name = path  # type: ignore[attr-defined]  # for messages, instead of the descriptor
-    return stream
-
-
 def _silence(stream: IO[Any]) -> None:
     # Python flushes stdout and stderr at exit; point the stream at devnull so
     # that flush cannot raise a second error.
@@ -251,7 +279,3 @@ def _silence(stream: IO[Any]) -> None:
         os.close(devnull)
     except (OSError, ValueError, AttributeError):
         pass
-
-
-def _silence_stdout() -> None:
-    _silence(sys.stdout)

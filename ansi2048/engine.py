@@ -11,6 +11,7 @@ Python version and platform, and an undo snapshot costs one int.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from dataclasses import dataclass
 from enum import Enum
@@ -35,6 +36,8 @@ __all__ = [
     "check_goal",
     "check_size",
     "default_goal",
+    "parse_goal",
+    "parse_size",
     "seed_state",
     "slide_line",
     "slide_lines",
@@ -89,6 +92,43 @@ def check_goal(goal: int, rows: Optional[int] = None, cols: Optional[int] = None
         raise ValueError(
             f"goal {goal} cannot be reached on a {rows}x{cols} board: its biggest tile is {biggest_tile(rows, cols)}"
         )
+
+
+def parse_size(text: str) -> Tuple[int, int]:
+    """A board size written ``N`` or ``RxC`` (the command line's ``--size``,
+    the config's ``size``), checked; ValueError saying what is allowed."""
+    # At most 3 digits a side: anything longer is out of range anyway, and
+    # int() of thousands of digits would fail with an unrelated message.
+    match = re.fullmatch(r"\s*([0-9]{1,3})\s*(?:[xX\u00d7]\s*([0-9]{1,3})\s*)?", text)
+    allowed = f"N or RxC with sides from {MIN_SIDE} to {MAX_SIDE}"
+    if not match:
+        raise _bad(allowed, text)
+    rows = int(match.group(1))
+    cols = int(match.group(2)) if match.group(2) else rows
+    try:
+        check_size(rows, cols)
+    except ValueError:
+        raise _bad(allowed, text) from None
+    return rows, cols
+
+
+def parse_goal(text: str) -> int:
+    """A goal written as a number (``--goal``, the config's ``goal``),
+    checked alone; :func:`check_goal` with the size checks it fits the board."""
+    allowed = f"a power of two from {MIN_GOAL} to {MAX_GOAL}"
+    if not re.fullmatch(r"\s*[0-9]{1,12}\s*", text):
+        raise _bad(allowed, text)
+    goal = int(text)
+    try:
+        check_goal(goal)
+    except ValueError:
+        raise _bad(allowed, text) from None
+    return goal
+
+
+def _bad(allowed: str, text: str) -> ValueError:
+    shown = text if len(text) <= 40 else text[:37] + "..."
+    return ValueError(f"expected {allowed}, got {shown!r}")
 
 
 def biggest_tile(rows: int, cols: int) -> int:

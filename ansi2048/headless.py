@@ -22,6 +22,7 @@ from .cast import HEADLESS_SIZE
 from .context import Context
 from .engine import Game
 from .keys import move_action
+from .options import EXIT_OK
 from .protocol import ACTION_NAMES, event, start_event
 from .render.style import choose_depth
 from .screen import Screen, palette_for
@@ -30,7 +31,6 @@ from .terminal.streams import isatty, terminal_size
 
 __all__ = ["EXIT_INTERRUPTED", "play_headless", "progress_text"]
 
-EXIT_OK = 0
 EXIT_INTERRUPTED = 128 + 2  # Ctrl-C (SIGINT), as shells report it
 
 # The progress line is rewritten at most this often: a move on a small board

@@ -6,21 +6,30 @@ Appends are one ``write`` of a whole line to a file opened with
 the line written or not. Should a line still be cut short (a full disk), the
 next append starts on a new line and the reader skips it: one damaged line
 never costs the others.
+
+Like every file in the data directory, it is read and appended to only if it
+is a regular file of its own (:mod:`.files`): a symlink (which would send the
+record outside the data directory) or a FIFO is set aside when a game is
+kept, and skipped with a warning by ``--stats``. At most the last
+:data:`MAX_HISTORY_BYTES` are read (hundreds of thousands of games).
 """
 
 from __future__ import annotations
 
 import os
-from typing import Callable, List
+from typing import Callable, List, Optional
 
+from .files import NotAFile, open_regular, read_tail, reason, set_aside
 from .records import Record, parse_history
 
-__all__ = ["HISTORY_FILE", "History", "utc_date", "utc_timestamp"]
+__all__ = ["HISTORY_FILE", "MAX_HISTORY_BYTES", "History", "utc_date", "utc_timestamp"]
 
 HISTORY_FILE = "history.jsonl"
+# A game's line is a few hundred bytes: this is hundreds of thousands of
+# games, read in a fraction of a second. Past it, the oldest are left unread.
+MAX_HISTORY_BYTES = 64 << 20
 
-# Windows would turn "\n" into "\r\n" without O_BINARY; POSIX has no such flag.
-_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
+_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT
 
 
 def utc_timestamp(seconds: float) -> str:
@@ -43,10 +52,17 @@ class History:
     def __init__(self, path: str) -> None:
         self.path = path
 
-    def append(self, record: Record) -> None:
-        """Add ``record`` as one line; raises OSError if it cannot."""
+    def append(self, record: Record) -> Optional[str]:
+        """Add ``record`` as one line; raises OSError if it cannot. A history
+        that is not a regular file of its own is set aside and a new one
+        begun: the warning that says so is returned."""
         line = record.to_json().encode("utf-8") + b"\n"
-        fd = os.open(self.path, _FLAGS, 0o644)
+        note = None
+        try:
+            fd = open_regular(self.path, _FLAGS)
+        except NotAFile as error:
+            note = f"the history {self.path} was {error}; kept as {set_aside(self.path, 'bad')}"
+            fd = open_regular(self.path, _FLAGS)
         try:
             size = os.fstat(fd).st_size
             if size:
@@ -58,16 +74,25 @@ class History:
                 raise OSError(f"wrote {written} of {len(line)} bytes")
         finally:
             os.close(fd)
+        return note
 
     def read(self, warn: Callable[[str], None]) -> List[Record]:
         """Every record, oldest first; damaged lines skipped with one warning
         (a last line cut short by a kill is skipped without one). No file: none."""
         try:
-            with open(self.path, "rb") as stream:
-                data = stream.read()
+            data, skipped = read_tail(self.path, MAX_HISTORY_BYTES)
         except FileNotFoundError:
             return []
+        except NotAFile as error:
+            warn(f"the history {self.path} is {error}; not read")
+            return []
+        except OSError as error:
+            warn(f"cannot read the history {self.path} ({reason(error)})")
+            return []
         lines = data.decode("utf-8", "replace").split("\n")
+        if skipped:
+            lines.pop(0)  # most likely the end of a line begun before the part read
+            warn(f"the history {self.path} is over {MAX_HISTORY_BYTES >> 20} MiB; its oldest games are not read")
         torn = lines.pop()  # after the last newline: "" unless the last line was cut short
         records, bad = parse_history(lines)
         if torn.strip():

@@ -13,7 +13,6 @@ from contextlib import suppress
 from typing import IO, Any, Callable, ContextManager, List, Optional, Tuple
 
 from .autoplay import Advisor
-from .cli import EXIT_OK
 from .context import Context, Options
 from .engine import Game, default_goal
 from .history import utc_date, utc_timestamp
@@ -46,6 +45,7 @@ from .loop import (
     start,
     step,
 )
+from .options import EXIT_OK
 from .recording import Item, Reseed
 from .records import Record, daily_seed
 from .render.repaint import ERASE_LINE

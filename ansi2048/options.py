@@ -11,7 +11,7 @@ import argparse
 import re
 
 from . import __version__
-from .limits import DEFAULT_SIZE, MAX_GOAL, MAX_SEED_DIGITS, MAX_SIDE, MIN_GOAL, MIN_SIDE
+from .limits import DEFAULT_SIZE, MAX_SEED_DIGITS, MAX_SIDE, MIN_SIDE
 
 # Not typing's: importing typing costs --help and --version ~6 ms; mypy
 # treats any name TYPE_CHECKING as true.
@@ -21,10 +21,21 @@ if TYPE_CHECKING:
 
     from .context import Options
 
-__all__ = ["COMPLETION_SHELLS", "EXIT_USAGE", "REPLAY_DELAY", "THEME_CHOICES", "build_parser", "parse_options"]
+__all__ = [
+    "COMPLETION_SHELLS",
+    "EXIT_ERROR",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "REPLAY_DELAY",
+    "THEME_CHOICES",
+    "build_parser",
+    "parse_options",
+]
 
-# The exit status for a bad command line (and for a bad --record file).
-EXIT_USAGE = 2
+# Exit statuses, here for every play mode (this module is light to import).
+EXIT_OK = 0
+EXIT_ERROR = 1  # the environment failed (a full disk, ...) or a crash, said in one line
+EXIT_USAGE = 2  # a bad command line (and a bad --record file)
 
 TOP_GAMES = 10  # the top list per board (records.TOP, not imported: keep this light)
 REPLAY_DELAY = 0.05  # seconds between keys of --replay-best on a terminal, unless --delay
@@ -70,35 +81,21 @@ def _bad(allowed: str, text: str) -> argparse.ArgumentTypeError:
 
 
 def _size(text: str) -> Tuple[int, int]:
-    from .engine import check_size
+    from .engine import parse_size  # the one check, shared with the config file
 
-    # At most 3 digits a side: anything longer is out of range anyway, and
-    # int() of thousands of digits would fail with an unrelated message.
-    match = re.fullmatch(r"\s*([0-9]{1,3})\s*(?:[xX×]\s*([0-9]{1,3})\s*)?", text)
-    allowed = f"N or RxC with sides from {MIN_SIDE} to {MAX_SIDE}"
-    if not match:
-        raise _bad(allowed, text)
-    rows = int(match.group(1))
-    cols = int(match.group(2)) if match.group(2) else rows
     try:
-        check_size(rows, cols)
-    except ValueError:
-        raise _bad(allowed, text) from None
-    return rows, cols
+        return parse_size(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _goal(text: str) -> int:
-    from .engine import check_goal
+    from .engine import parse_goal
 
-    allowed = f"a power of two from {MIN_GOAL} to {MAX_GOAL}"
-    if not re.fullmatch(r"\s*[0-9]{1,12}\s*", text):
-        raise _bad(allowed, text)
-    goal = int(text)
     try:
-        check_goal(goal)
-    except ValueError:
-        raise _bad(allowed, text) from None
-    return goal
+        return parse_goal(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _seed(text: str) -> int:

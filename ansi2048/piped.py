@@ -18,6 +18,7 @@ from .context import Context, Options
 from .engine import Game, check_goal, check_size, default_goal, trace_move
 from .keys import Action
 from .limits import DEFAULT_SIZE
+from .options import EXIT_OK
 from .protocol import ACTION_NAMES, event, start_event
 from .recording import Assisted, BodyDecoder, FirstLine, Header, Item, Reseed, apply_item
 from .render.frame import View, summary_text
@@ -30,8 +31,6 @@ from .terminal.signals import hangup_signals, shield_hangups
 from .terminal.streams import ChunkReader, isatty, terminal_size, write_all
 
 __all__ = ["daily_options", "json_writer", "play_piped", "resolve_game", "write_summary"]
-
-EXIT_OK = 0
 
 
 class _Given:

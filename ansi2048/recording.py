@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from contextlib import suppress
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Callable, Iterable, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Iterable, List, Optional, Protocol, Tuple, Union
 
 from . import __version__
 from .keys import Action, KeyDecoder
@@ -42,6 +42,7 @@ __all__ = [
     "FirstLine",
     "Header",
     "Item",
+    "Output",
     "RecordError",
     "Recorder",
     "Reseed",
@@ -354,13 +355,28 @@ class RecordError(Exception):
     """The --record file cannot be written at the start: a bad option."""
 
 
+class Output(Protocol):
+    """Where the recording and the cast write: text, flushed as it goes. The
+    shell's ``files.OutputSink`` (or any text stream); a write or flush that
+    fails raises OSError, and the writer stops that output, once."""
+
+    @property
+    def name(self) -> str: ...
+
+    def write(self, text: str, /) -> object: ...
+
+    def flush(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
 class Recorder:
     """Writes the header and one character per action key, flushed as it goes,
     so a killed game still leaves a usable recording. A write that fails
-    mid-game (a full disk) stops the recording with one warning; the game
-    goes on."""
+    mid-game (a full disk, a reader that left or falls behind) stops the
+    recording with one warning; the game goes on."""
 
-    def __init__(self, stream: Optional[IO[str]], warn: Callable[[str], None]) -> None:
+    def __init__(self, stream: Optional[Output], warn: Callable[[str], None]) -> None:
         self._stream = stream
         self.warn = warn
 

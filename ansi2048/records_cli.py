@@ -11,7 +11,7 @@ from typing import IO, Any
 from . import __version__
 from .context import Context
 from .limits import DEFAULT_GOAL, DEFAULT_SIZE
-from .options import REPLAY_DELAY
+from .options import EXIT_OK, REPLAY_DELAY
 from .piped import play_piped
 from .recording import format_header
 from .records import board_stats, stats_document, top_games
@@ -21,8 +21,6 @@ from .storage import DataDir, data_dir
 from .terminal.streams import isatty, terminal_size
 
 __all__ = ["NoSuchGame", "replay_best", "show_stats"]
-
-EXIT_OK = 0
 
 
 class NoSuchGame(Exception):

@@ -282,9 +282,11 @@ class Keeper:
             return
         if not self._history_broken:
             try:
-                self._store.history.append(record)
-            except OSError as error:
-                self.warn(f"cannot write the history ({error.strerror or error}); games are not kept there")
+                note = self._store.history.append(record)
+                if note:
+                    self.warn(note)
+            except (OSError, ValueError) as error:  # ValueError: NotAFile, made meanwhile
+                self.warn(f"cannot write the history ({reason(error)}); games are not kept there")
                 self._history_broken = True
         if record.unaided:
             self.record_unaided(record.score)

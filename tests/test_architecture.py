@@ -7,7 +7,7 @@ import ast
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, Set
+from typing import Dict, List, Set
 
 import ansi2048
 
@@ -144,3 +144,49 @@ def test_version_and_help_load_nothing_of_the_game() -> None:
     for option in ("--version", "--help"):
         code = f"from ansi2048.cli import main\ntry:\n    main([{option!r}])\nexcept SystemExit:\n    pass"
         assert loaded_after(code) <= {"ansi2048", "ansi2048.cli", "ansi2048.options", "ansi2048.limits"}
+
+
+def find_circle(graph: Dict[str, Set[str]]) -> List[str]:
+    """A circle of imports in ``graph`` (module -> the modules it imports), as
+    the path around it; [] if there is none. Depth-first, colouring modules
+    grey while on the path."""
+    state: Dict[str, int] = {}  # 1: on the path, 2: done
+    path: List[str] = []
+
+    def visit(module: str) -> List[str]:
+        state[module] = 1
+        path.append(module)
+        for imported in sorted(graph.get(module, ())):
+            if state.get(imported) == 1:
+                return [*path[path.index(imported) :], imported]
+            if imported not in state:
+                found = visit(imported)
+                if found:
+                    return found
+        path.pop()
+        state[module] = 2
+        return []
+
+    for module in sorted(graph):
+        if module not in state:
+            found = visit(module)
+            if found:
+                return found
+    return []
+
+
+def test_the_circle_finder_finds_circles() -> None:
+    assert find_circle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_circle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == []
+    assert find_circle({"a": {"a"}}) == ["a", "a"]
+
+
+def test_no_module_imports_itself_back_even_lazily() -> None:
+    # Issue 16: config imported options' private checks while options
+    # imported config back. Imports inside functions count: they are real.
+    modules = all_modules()
+    graph = {
+        name: {imported for imported in imports if imported in modules and imported != name}
+        for name, imports in modules.items()
+    }
+    assert find_circle(graph) == []

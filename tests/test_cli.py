@@ -235,7 +235,9 @@ def test_piped_session_touches_no_data_dir(tmp_path: Path) -> None:
     assert list(home.iterdir()) == []
 
 
-def test_json_stops_quietly_when_the_reader_goes_away() -> None:
+def test_json_stops_with_one_line_when_the_reader_goes_away() -> None:
+    # Issue 20: standard output closed is one line on stderr and exit 1, not
+    # a silent success (nor a traceback, nor exit 120).
     proc = subprocess.run(
         f"printf 'wasd%.0s' $(seq 5000) | {sys.executable} -m ansi2048 --json --seed 1 | head -n 3 >/dev/null;"
         " echo ${PIPESTATUS[1]}",
@@ -245,8 +247,8 @@ def test_json_stops_quietly_when_the_reader_goes_away() -> None:
         timeout=60,
         check=False,
     )
-    assert proc.stdout.strip() == b"0"
-    assert proc.stderr == b""
+    assert proc.stdout.strip() == b"1"
+    assert proc.stderr.decode().splitlines() == ["ansi2048: error: cannot write standard output: its reader has gone"]
 
 
 def test_a_huge_key_stream_is_read_incrementally() -> None:

@@ -57,6 +57,8 @@ class WeightsWarning(UserWarning):
 # path -> the network, or the reason it could not be loaded (so the warning
 # is given once per path and a bad file is not re-read at every hint).
 _networks: Dict[str, Union[Network, str]] = {}
+# The shipped weights are about 0.6 MB; a file far bigger is not weights.
+MAX_WEIGHTS_BYTES = 64 << 20
 
 
 def load_network(path: Optional[str] = None) -> Tuple[Optional[Network], Optional[str]]:
@@ -65,13 +67,13 @@ def load_network(path: Optional[str] = None) -> Tuple[Optional[Network], Optiona
     path = path or DEFAULT_WEIGHTS
     cached = _networks.get(path)
     if cached is None:
+        from ..files import read_regular
         from .ntuple import WeightsError
         from .ntuple import load_network as parse
 
         try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-            cached = parse(data)
+            # Never a FIFO (the first hint would wait forever), nor unbounded.
+            cached = parse(read_regular(path, MAX_WEIGHTS_BYTES, follow=True))
         except (OSError, WeightsError, KeyError, TypeError, ValueError) as exc:
             cached = f"AI weights {path!r} unusable ({exc}); hints use the heuristic search instead"
             warnings.warn(cached, WeightsWarning, stacklevel=3)

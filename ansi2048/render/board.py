@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import List, Optional, Sequence, Tuple
 
+from ..engine import Board
 from .color import mix
 from .motion import Phase, Sprite
 from .palette import Palette, TilePair
@@ -28,8 +29,6 @@ __all__ = [
     "overlay",
     "sprite_board_lines",
 ]
-
-Board = Tuple[Tuple[int, ...], ...]
 
 
 @dataclass(frozen=True)

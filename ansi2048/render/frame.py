@@ -7,7 +7,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
-from ..engine import Direction, biggest_tile
+from ..engine import Board, Direction, biggest_tile
 from ..session import Session, Status
 from .board import (
     ASCII,
@@ -41,8 +41,6 @@ __all__ = [
     "layout_for",
     "summary_text",
 ]
-
-Board = Tuple[Tuple[int, ...], ...]
 
 
 # -- the view and the layouts ---------------------------------------------------
