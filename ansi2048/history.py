@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import os
 from datetime import datetime, timezone
-from typing import Callable, List
+from typing import IO, Callable, Iterator, List, Optional, Tuple
 
-from .records import Record, parse_history
+from .files import NotAFile, open_regular, reason
+from .records import Record
 
-__all__ = ["HISTORY_FILE", "History", "utc_date", "utc_timestamp"]
+__all__ = ["HISTORY_FILE", "MAX_LINE", "History", "utc_date", "utc_timestamp"]
 
 HISTORY_FILE = "history.jsonl"
+# The longest line read as a record: a game of about a million keys. A longer
+# line is skipped over as damaged, so reading takes bounded memory.
+MAX_LINE = 1 << 20
 
 # Windows would turn "\n" into "\r\n" without O_BINARY; POSIX has no such flag.
 _FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
@@ -41,9 +45,10 @@ class History:
         self.path = path
 
     def append(self, record: Record) -> None:
-        """Add ``record`` as one line; raises OSError if it cannot."""
+        """Add ``record`` as one line, in one write; raises OSError (NotAFile
+        for a link, a FIFO, a directory) if it cannot."""
         line = record.to_json().encode("utf-8") + b"\n"
-        fd = os.open(self.path, _FLAGS, 0o644)
+        fd = open_regular(self.path, _FLAGS)
         try:
             size = os.fstat(fd).st_size
             if size:
@@ -56,20 +61,69 @@ class History:
         finally:
             os.close(fd)
 
-    def read(self, warn: Callable[[str], None]) -> List[Record]:
-        """Every record, oldest first; damaged lines skipped with one warning
-        (a last line cut short by a kill is skipped without one). No file: none."""
+    def records(self, warn: Callable[[str], None]) -> Iterator[Tuple[int, Record]]:
+        """Every record with its offset in the file, oldest first, read a
+        line at a time (memory does not grow with the file). A damaged line
+        is skipped, with one warning at the end for them all; a last line
+        cut short by a kill, quietly. No file: none. A path that is not a
+        regular file (a FIFO would hang, a device never end): one warning."""
         try:
-            with open(self.path, "rb") as stream:
-                data = stream.read()
+            stream = os.fdopen(open_regular(self.path, os.O_RDONLY), "rb")
         except FileNotFoundError:
-            return []
-        lines = data.decode("utf-8", "replace").split("\n")
-        torn = lines.pop()  # after the last newline: "" unless the last line was cut short
-        records, bad = parse_history(lines)
-        if torn.strip():
-            records.extend(parse_history([torn])[0])
+            return
+        except (OSError, NotAFile) as error:
+            warn(f"cannot read the history {self.path} ({reason(error)}); no games read")
+            return
+        bad: List[int] = []
+        with stream:
+            offset = 0
+            for number, line, length, ended in _lines(stream):
+                where, offset = offset, offset + length
+                if line is not None and not line.strip():
+                    continue
+                try:
+                    if line is None or len(line) > MAX_LINE:
+                        raise ValueError("too long")
+                    record = Record.from_json(line.decode("utf-8"))
+                except ValueError:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+                    if ended:  # else: a last line cut short, as a kill leaves it
+                        bad.append(number)
+                    continue
+                yield where, record
         if bad:
-            where = f"line {bad[0]}" if len(bad) == 1 else f"{len(bad)} lines, the first line {bad[0]}"
-            warn(f"skipped {where} of {self.path}: not a game record")
-        return records
+            which = f"line {bad[0]}" if len(bad) == 1 else f"{len(bad)} lines, the first line {bad[0]}"
+            warn(f"skipped {which} of {self.path}: not a game record")
+
+    def fetch(self, where: int) -> Record:
+        """The record at offset ``where`` (as :meth:`records` gave it)."""
+        with os.fdopen(open_regular(self.path, os.O_RDONLY), "rb") as stream:
+            stream.seek(where)
+            return Record.from_json(stream.readline(MAX_LINE + 1).decode("utf-8"))
+
+    def read(self, warn: Callable[[str], None]) -> List[Record]:
+        """Every record, oldest first (for a history known to be small)."""
+        return [record for _, record in self.records(warn)]
+
+
+def _lines(stream: IO[bytes]) -> Iterator[Tuple[int, Optional[bytes], int, bool]]:
+    """(number from 1, the line or None if longer than MAX_LINE, its length
+    in bytes, ended by a newline) for each line of ``stream``: a line too
+    long to be a record is skipped over, never held whole."""
+    number = 0
+    while True:
+        line = stream.readline(MAX_LINE + 1)
+        if not line:
+            return
+        number += 1
+        ended = line.endswith(b"\n")
+        if len(line) <= MAX_LINE or ended:
+            yield number, line, len(line), ended
+            continue
+        length = len(line)
+        while not ended:
+            more = stream.readline(MAX_LINE)
+            if not more:
+                break
+            length += len(more)
+            ended = more.endswith(b"\n")
+        yield number, None, length, ended

@@ -14,19 +14,27 @@ live in the shell (``history``); this module only computes.
 
 from __future__ import annotations
 
+import datetime
+import heapq
 import json
 import re
-import statistics
+from array import array
+from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from functools import lru_cache
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
+from .engine import biggest_tile, check_goal, check_size
+from .limits import MAX_SEED_DIGITS
 from .session import Played
 
 __all__ = [
     "HISTORY_VERSION",
     "TOP",
     "BoardStats",
+    "Fetch",
     "Record",
+    "Tally",
     "board_stats",
     "config_key",
     "daily_key",
@@ -34,6 +42,7 @@ __all__ = [
     "latest",
     "parse_history",
     "stats_document",
+    "tally",
     "top_games",
     "unaided_key",
 ]
@@ -43,6 +52,7 @@ TOP = 10  # games in a board's top list
 RECENT = 30  # scores in the sparkline
 
 _SIZE = re.compile(r"([0-9]{1,3})x([0-9]{1,3})")
+_SEED_LIMIT = 10**MAX_SEED_DIGITS
 _DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
 _KEYS = re.compile(r"[wasdur]*")
 
@@ -144,42 +154,135 @@ class Record:
 
     @classmethod
     def from_json(cls, line: str) -> Record:
-        """The record on ``line``; ValueError (saying what) if it is not one."""
-        data: Any = json.loads(line)
+        """The record on ``line``; ValueError (saying what) if it is not one.
+
+        Total: any text is a record or a ValueError, never another exception
+        or a record the game could not play (see :func:`_checked`)."""
+        if _LONG_NUMBER.search(line):
+            # Refused before json parses it: digits that long are no field
+            # (a seed has at most MAX_SEED_DIGITS), and turning them into an
+            # int costs time quadratic in their length.
+            raise ValueError("a number too long")
+        try:
+            data: Any = json.loads(line)
+        except RecursionError:  # nested too deep
+            raise ValueError("nested too deep") from None
         if not isinstance(data, dict):
             raise ValueError("not an object")
-        size = _SIZE.fullmatch(_field(data, "size", str))
-        if not size:
-            raise ValueError("bad size")
-        keys = _field(data, "keys", str)
-        if not _KEYS.fullmatch(keys):
-            raise ValueError("bad keys")
-        daily = data.get("daily")
-        if daily is not None and not (isinstance(daily, str) and _DATE.fullmatch(daily)):
-            raise ValueError("bad daily date")
-        numbers = {name: _field(data, name, int) for name in ("goal", "seed", "score", "moves", "biggest")}
-        if any(value < 0 for value in numbers.values()):
-            raise ValueError("negative number")
-        return cls(
-            date=_field(data, "date", str),
-            rows=int(size.group(1)),
-            cols=int(size.group(2)),
-            won=_field(data, "won", bool),
-            over=_field(data, "over", bool),
-            undo=_field(data, "undo", bool),
-            ai=bool(data.get("ai", False)),  # absent: written before the AI existed
-            keys=keys,
-            daily=daily,
-            **numbers,
-        )
+        return _checked(data)
 
 
-def _field(data: Dict[str, Any], name: str, kind: type) -> Any:
-    value = data.get(name)
-    # bool is an int to isinstance: a number field must not take true/false.
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+# -- the schema: one check per field, with the engine's own limits ----------------------
+
+_LONG_NUMBER = re.compile(f"[0-9]{{{MAX_SEED_DIGITS + 1}}}")
+_TIMESTAMP = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})Z")
+
+
+def _whole(value: Any, name: str) -> int:
+    # type(), not isinstance: bool is an int subclass, and true is no number.
+    if type(value) is not int or value < 0:
         raise ValueError(f"bad or missing {name!r}")
     return value
+
+
+def _flag(value: Any, name: str) -> bool:
+    if type(value) is not bool:
+        raise ValueError(f"bad or missing {name!r}")
+    return value
+
+
+def _text(value: Any, name: str, check: Callable[[str], bool], longest: int) -> str:
+    # The length first: the checks are cached, and must not keep long strings.
+    if type(value) is not str or len(value) > longest or not check(value):
+        raise ValueError(f"bad or missing {name!r}")
+    return value
+
+
+# Cached: a history repeats its dates and boards, and these checks are
+# most of the time spent on a line after json's own.
+@lru_cache(maxsize=512)
+def _is_timestamp(text: str) -> bool:
+    found = _TIMESTAMP.fullmatch(text)
+    if found is None or not _is_day(text[:10]):
+        return False
+    hours, minutes, seconds = (int(part) for part in found.groups()[3:])
+    return hours < 24 and minutes < 60 and seconds < 61  # 60: a leap second
+
+
+@lru_cache(maxsize=512)
+def _is_day(text: str) -> bool:
+    found = _DATE.fullmatch(text)
+    if found is None:
+        return False
+    try:
+        datetime.date(*(int(part) for part in found.groups()))
+    except ValueError:
+        return False
+    return True
+
+
+@lru_cache(maxsize=256)
+def _board(size: str, goal: int) -> Tuple[int, int]:
+    """(rows, cols) of a board the game can play to ``goal``, as the engine checks it."""
+    found = _SIZE.fullmatch(size)
+    if found is None:
+        raise ValueError("bad 'size'")
+    rows, cols = int(found.group(1)), int(found.group(2))
+    check_size(rows, cols)
+    check_goal(goal, rows, cols)
+    return rows, cols
+
+
+def _checked(data: Dict[str, Any]) -> Record:
+    """The record ``data`` holds, each field checked as the game itself
+    would check it; ValueError for the first that is not."""
+    get = data.get
+    if type(get("v")) is not int or get("v") != HISTORY_VERSION:
+        raise ValueError("not a version 1 record")
+    date = _text(get("date"), "date", _is_timestamp, 20)
+    goal = _whole(get("goal"), "goal")
+    size = get("size")
+    if type(size) is not str or len(size) > 5:
+        raise ValueError("bad or missing 'size'")
+    rows, cols = _board(size, goal)
+    seed = _whole(get("seed"), "seed")
+    if seed >= _SEED_LIMIT:
+        raise ValueError(f"a seed of more than {MAX_SEED_DIGITS} digits")
+    keys = get("keys")
+    if type(keys) is not str or not _KEYS.fullmatch(keys):
+        raise ValueError("bad or missing 'keys'")
+    moves = _whole(get("moves"), "moves")
+    if moves > len(keys):
+        raise ValueError("more moves than keys")
+    # The tiles on a board add up to the tiles spawned (two at the start,
+    # one a move, each 2 or 4), and a move scores at most the tiles it
+    # merges: bounds no game can pass, whatever its keys.
+    spawned = 4 * (moves + 2)
+    biggest = _whole(get("biggest"), "biggest")
+    if biggest < 2 or biggest & (biggest - 1) or biggest > spawned or biggest > biggest_tile(rows, cols):
+        raise ValueError("a biggest tile no such game has")
+    score = _whole(get("score"), "score")
+    if score > moves * spawned:
+        raise ValueError("a score no such game has")
+    daily = get("daily")
+    if daily is not None and daily_seed(_text(daily, "daily", _is_day, 10)) != seed:
+        raise ValueError("a daily game on another seed")
+    return Record(
+        date=date,
+        rows=rows,
+        cols=cols,
+        goal=goal,
+        seed=seed,
+        score=score,
+        moves=moves,
+        biggest=biggest,
+        won=_flag(get("won"), "won"),
+        over=_flag(get("over"), "over"),
+        undo=_flag(get("undo"), "undo"),
+        ai=_flag(get("ai", False), "ai"),  # absent: written before the AI existed
+        keys=keys,
+        daily=daily,
+    )
 
 
 def parse_history(lines: Iterable[str]) -> Tuple[List[Record], List[int]]:
@@ -197,34 +300,6 @@ def parse_history(lines: Iterable[str]) -> Tuple[List[Record], List[int]]:
     return records, bad
 
 
-def latest(records: Sequence[Record]) -> List[Record]:
-    """``records`` without those a later record of the same game supersedes.
-
-    A game is kept when it ends, and a game can end twice: game over, then
-    undo and play on, or quit after winning and resume later. Its keys only
-    grow (undo is a key too), so a later record of the same board and seed
-    whose keys start with an earlier one's is that game, further on."""
-    kept: List[Optional[Record]] = []
-    same_game: Dict[Tuple[int, int, int, int], List[int]] = {}
-    for record in records:
-        group = same_game.setdefault((*record.board, record.seed), [])
-        for index in group:
-            earlier = kept[index]
-            if earlier is not None and record.keys.startswith(earlier.keys):
-                kept[index] = None
-        group.append(len(kept))
-        kept.append(record)
-    return [record for record in kept if record is not None]
-
-
-def top_games(records: Sequence[Record], rows: int, cols: int, goal: int, count: int = TOP) -> List[Record]:
-    """The best ``count`` games on a board: highest score first, then the
-    earlier game (the first to reach a score keeps its place)."""
-    games = [record for record in latest(records) if record.board == (rows, cols, goal)]
-    ranked = sorted(enumerate(games), key=lambda pair: (-pair[1].score, pair[0]))
-    return [record for _, record in ranked[:count]]
-
-
 @dataclass(frozen=True)
 class BoardStats:
     rows: int
@@ -240,35 +315,191 @@ class BoardStats:
     top: Tuple[Record, ...]
 
 
+# Where a record can be found again (a byte offset in the file, an index in a
+# list): the tally keeps this, not the record, and asks for the few it shows.
+Fetch = Callable[[int], Record]
+Board = Tuple[int, int, int]
+
+
+class _Column:
+    """One board's games, oldest first, as compact columns: what the
+    statistics need of each game (its keys and text are not kept)."""
+
+    __slots__ = ("flags", "numbers", "scores", "tiles", "wheres")
+
+    def __init__(self) -> None:
+        self.numbers = array("q")  # the game's place in the history: the earlier wins a tie
+        self.wheres = array("q")
+        self.scores: List[int] = []
+        self.tiles = array("B")  # log2 of the biggest tile
+        self.flags = array("B")  # _WON | _UNAIDED
+
+
+_WON, _UNAIDED = 1, 2
+
+
+class Tally:
+    """Your records read once, a record at a time, in memory that grows by
+    a few dozen bytes a game, never with their keys: ``--stats`` and
+    ``--replay-best`` on a history of any length.
+
+    A game can be kept more than once (game over, then undo and play on, or
+    quit after winning and resumed later). Its keys only grow (undo is a key
+    too), so a record whose board and seed match an earlier one's, and whose
+    keys start with that one's, is that game further on: the earlier record
+    no longer counts (see :meth:`_supersede`). ``only`` tallies one board."""
+
+    def __init__(self, only: Optional[Board] = None) -> None:
+        self._only = only
+        self._boards: Dict[Board, _Column] = {}
+        self._count = 0
+        self._superseded: Set[int] = set()
+        # Each game still counted, by a fingerprint of (board, seed, a prefix
+        # of its keys a power of two long, which power): [(keys' length,
+        # fingerprint of board, seed and all its keys, number)].
+        self._index: Dict[int, List[Tuple[int, int, int]]] = {}
+        self._games: Set[int] = set()  # fingerprints of (board, seed) in the index: most have no other game
+        self.comparisons = 0  # prefix checks made: the tests' measure of the work
+
+    def add(self, record: Record, where: int) -> None:
+        """Count ``record``, which ``fetch(where)`` gives back."""
+        board = record.board
+        if self._only is not None and board != self._only:
+            return
+        number = self._count
+        self._count += 1
+        keys = record.keys
+        game = (*board, record.seed)
+        known = hash(game)
+        if known in self._games:
+            self._supersede(game, keys)
+        else:
+            self._games.add(known)
+        column = self._boards.get(board)
+        if column is None:
+            column = self._boards[board] = _Column()
+        column.numbers.append(number)
+        column.wheres.append(where)
+        column.scores.append(record.score)
+        column.tiles.append(record.biggest.bit_length() - 1)
+        column.flags.append((_WON if record.won else 0) | (_UNAIDED if record.unaided else 0))
+        level = len(keys).bit_length() - 1  # -1 for no keys
+        bucket = hash((game, level, keys[: 1 << level] if level >= 0 else ""))
+        self._index.setdefault(bucket, []).append((len(keys), hash((game, keys)), number))
+
+    def _supersede(self, game: Tuple[int, ...], keys: str) -> None:
+        """Mark the earlier records of ``game`` these ``keys`` continue as superseded.
+
+        An earlier game whose keys are a prefix of these, of length n, was
+        filed under the prefix of ``record``'s keys 2**floor(log2 n) long:
+        one look-up per power of two up to the keys' length finds every
+        candidate, so the work grows with the keys' length, not with the
+        games already on the seed. Fingerprints are Python's 64-bit hashes:
+        two different games that collide twice (bucket and keys) would be
+        taken for one, about once in 2**64 comparisons."""
+        for level in range(-1, len(keys).bit_length()):
+            bucket = self._index.get(hash((game, level, keys[: 1 << level] if level >= 0 else "")))
+            if not bucket:
+                continue
+            kept = []
+            for entry in bucket:
+                length, fingerprint, number = entry
+                self.comparisons += 1
+                if length <= len(keys) and hash((game, keys[:length])) == fingerprint:
+                    self._superseded.add(number)
+                else:
+                    kept.append(entry)
+            bucket[:] = kept
+
+    def _counted(self, column: _Column) -> Iterator[int]:
+        """The places in ``column`` of the games that count, oldest first."""
+        superseded = self._superseded
+        return (at for at, number in enumerate(column.numbers) if number not in superseded)
+
+    def top(self, board: Board, fetch: Fetch, count: int = TOP) -> List[Record]:
+        """The best ``count`` games on ``board``: highest score first, then
+        the earlier game (the first to reach a score keeps its place)."""
+        column = self._boards.get(board)
+        if column is None:
+            return []
+        scores, numbers = column.scores, column.numbers
+        best = heapq.nsmallest(count, self._counted(column), key=lambda at: (-scores[at], numbers[at]))
+        return [fetch(column.wheres[at]) for at in best]
+
+    def stats(self, fetch: Fetch) -> List[BoardStats]:
+        """Statistics per board, the most played board first."""
+        out: List[BoardStats] = []
+        for board, column in self._boards.items():
+            counted = list(self._counted(column))
+            if not counted:
+                continue
+            scores = column.scores
+            by_score = Counter(scores[at] for at in counted)
+            tiles = Counter(column.tiles[at] for at in counted)
+            out.append(
+                BoardStats(
+                    rows=board[0],
+                    cols=board[1],
+                    goal=board[2],
+                    played=len(counted),
+                    won=sum(1 for at in counted if column.flags[at] & _WON),
+                    best=max(by_score),
+                    best_unaided=max((scores[at] for at in counted if column.flags[at] & _UNAIDED), default=0),
+                    median=_median(by_score, len(counted)),
+                    tiles=tuple((1 << tile, games) for tile, games in sorted(tiles.items(), reverse=True)),
+                    recent=tuple(scores[at] for at in counted[-RECENT:]),
+                    top=tuple(self.top(board, fetch)),
+                )
+            )
+        out.sort(key=lambda stats: (-stats.played, stats.rows, stats.cols, stats.goal))
+        return out
+
+    def latest(self) -> List[int]:
+        """Where the records that count are (``where`` as added), in the
+        order they were added."""
+        found = [(col.numbers[at], col.wheres[at]) for col in self._boards.values() for at in self._counted(col)]
+        return [where for _, where in sorted(found)]
+
+
+def _median(counts: Mapping[int, int], total: int) -> float:
+    """The median of ``total`` scores given as {score: how many}, exact for
+    whole numbers of any size (statistics.median goes through float)."""
+    low_at, high_at = (total - 1) // 2, total // 2  # the middle one or two, counted from 0
+    low: Optional[int] = None
+    high = 0
+    seen = 0
+    for score in sorted(counts):
+        seen += counts[score]  # places seen - counts[score] to seen - 1 hold this score
+        if low is None and seen > low_at:
+            low = score
+        if seen > high_at:
+            high = score
+            break
+    both = (high if low is None else low) + high
+    return both // 2 if both % 2 == 0 else both / 2
+
+
+def tally(records: Iterable[Record], only: Optional[Board] = None) -> Tally:
+    """The tally of ``records``, each found again by its index."""
+    counted = Tally(only)
+    for index, record in enumerate(records):
+        counted.add(record, index)
+    return counted
+
+
+def latest(records: Sequence[Record]) -> List[Record]:
+    """``records`` without those a later record of the same game supersedes."""
+    return [records[at] for at in tally(records).latest()]
+
+
+def top_games(records: Sequence[Record], rows: int, cols: int, goal: int, count: int = TOP) -> List[Record]:
+    """The best ``count`` games on a board (see :meth:`Tally.top`)."""
+    return tally(records, (rows, cols, goal)).top((rows, cols, goal), records.__getitem__, count)
+
+
 def board_stats(records: Sequence[Record]) -> List[BoardStats]:
     """Statistics per board, the most played board first."""
-    games = latest(records)
-    boards: Dict[Tuple[int, int, int], List[Record]] = {}
-    for record in games:
-        boards.setdefault(record.board, []).append(record)
-    out: List[BoardStats] = []
-    for (rows, cols, goal), played in boards.items():
-        scores = [record.score for record in played]
-        tiles: Dict[int, int] = {}
-        for record in played:
-            tiles[record.biggest] = tiles.get(record.biggest, 0) + 1
-        out.append(
-            BoardStats(
-                rows=rows,
-                cols=cols,
-                goal=goal,
-                played=len(played),
-                won=sum(record.won for record in played),
-                best=max(scores),
-                best_unaided=max((record.score for record in played if record.unaided), default=0),
-                median=statistics.median(scores),
-                tiles=tuple(sorted(tiles.items(), reverse=True)),
-                recent=tuple(scores[-RECENT:]),
-                top=tuple(top_games(played, rows, cols, goal)),
-            )
-        )
-    out.sort(key=lambda stats: (-stats.played, stats.rows, stats.cols, stats.goal))
-    return out
+    return tally(records).stats(records.__getitem__)
 
 
 def _number(value: float) -> Any:
