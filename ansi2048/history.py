@@ -120,6 +120,7 @@ def _lines(stream: IO[bytes]) -> Iterator[Tuple[int, Optional[bytes], int, bool]
             yield number, line, len(line), ended
             continue
         length = len(line)
+        del line  # not held while the rest is skipped
         while not ended:
             more = stream.readline(MAX_LINE)
             if not more:
