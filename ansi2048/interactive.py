@@ -16,7 +16,7 @@ from .history import utc_date, utc_timestamp
 from .keys import Action, KeyDecoder
 from .limits import DEFAULT_SIZE
 from .recording import Item, Reseed
-from .records import Record, daily_seed
+from .records import Record, daily_date, daily_seed
 from .render.motion import SETTLE_SECONDS
 from .render.repaint import ERASE_LINE
 from .screen import Motion, Screen, color_depth, palette_for, wants_motion
@@ -86,7 +86,8 @@ class BestWriter:
 class GameKeeper:
     """Puts finished games in the history, dated by ``now``. A game can end
     more than once (game over, then r): the same game with the same keys is
-    kept once. ``daily`` marks the day's game (the one from its seed)."""
+    kept once. In a daily session, a game on a day's seed is marked as that
+    day's game (an earlier day's, put aside unfinished, too)."""
 
     def __init__(self, keeper: Keeper, now: Callable[[], float], daily: Optional[str]) -> None:
         self._keeper = keeper
@@ -98,7 +99,7 @@ class GameKeeper:
         if played is None or played == self._last:
             return
         self._last = played
-        daily = self._daily if self._daily is not None and played.seed == daily_seed(self._daily) else None
+        daily = daily_date(played.seed) if self._daily is not None else None
         self._keeper.keep(Record.of(played, utc_timestamp(self._now()), daily))
 
 
@@ -152,6 +153,9 @@ def play_terminal(
         progress = ResumeProgress(ctx.stdout, ctx.clock)
         resumed = keeper.resume(progress)
         progress.end()
+        if keeper.put_aside is not None:  # an earlier day's daily game, unfinished: it ends here
+            games.keep(keeper.put_aside.game)
+            notes.append(keeper.put_aside.note)
         if (
             resumed is not None
             and daily is not None

@@ -37,6 +37,7 @@ __all__ = [
     "Tally",
     "board_stats",
     "config_key",
+    "daily_date",
     "daily_key",
     "daily_seed",
     "latest",
@@ -77,6 +78,14 @@ def daily_seed(date: str) -> int:
     if not _DATE.fullmatch(date):
         raise ValueError(f"expected a date YYYY-MM-DD, got {date!r}")
     return int(date.replace("-", ""))
+
+
+def daily_date(seed: int) -> Optional[str]:
+    """The day whose daily game ``seed`` is (``20261122`` -> ``2026-11-22``),
+    or None if it is no day's."""
+    digits = str(seed) if 10_000_000 <= seed <= 99_999_999 else ""
+    day = f"{digits[:4]}-{digits[4:6]}-{digits[6:]}"
+    return day if digits and _is_day(day) else None
 
 
 def daily_key(date: str, rows: int, cols: int, goal: int) -> str:

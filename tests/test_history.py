@@ -175,17 +175,29 @@ def test_the_daily_game_is_seeded_by_the_utc_date_with_its_own_save_and_best(dat
     best = json.loads((data / "best.json").read_text())
     assert best["daily-2026-11-22-4x4-2048"] > 0
 
-    # The next run the same day resumes it; the next day's run starts that
-    # day's game as a restart into its seed (as --seed does: `u` brings
-    # yesterday's back), leaving no stray file.
+    # The next run the same day resumes it. The next day's run puts the
+    # unfinished game aside, whole, as the README says (the real files: a
+    # save named .unfinished-<time>), keeps it in the history as that day's
+    # daily game, says so on the board, and starts the new day's game in a
+    # save of its own.
     play_terminal(ctx_at(data, daily=True), ScriptedConsole([b"q"]).open)
     assert split_header((data / "game-daily-4x4-2048.keys").read_bytes())[1] == keys
+    yesterday = (data / "game-daily-4x4-2048.keys").read_bytes()
     warnings: List[str] = []
-    play_terminal(ctx_at(data, now=NOW + 86400, warnings=warnings, daily=True), ScriptedConsole([b"q"]).open)
-    save = (data / "game-daily-4x4-2048.keys").read_bytes()
-    assert b"\n# ansi2048 seed=20261123\n" in save
+    console = ScriptedConsole([b"q"])
+    play_terminal(ctx_at(data, now=NOW + 86400, warnings=warnings, daily=True), console.open)
     assert not warnings
-    assert not any(".unfinished-" in p.name for p in data.iterdir())
+    (aside,) = [p for p in data.iterdir() if p.name.startswith("game-daily-4x4-2048.keys.unfinished-")]
+    assert aside.read_bytes() == yesterday
+    (kept,) = history_of(data)
+    assert (kept.daily, kept.seed, kept.keys, kept.over) == ("2026-11-22", 20261122, keys.decode(), False)
+    assert kept.date.startswith("2026-11-23")  # the day it was put aside
+    header, today = split_header((data / "game-daily-4x4-2048.keys").read_bytes())
+    assert header is not None and header.seed == 20261123 and today == b""
+    shown = dump(emulate(console.screen_bytes, WIDTH, HEIGHT).display)
+    assert f"daily game of 2026-11-22 set aside as ...{aside.name.rpartition('.')[2]}" in shown
+    best = json.loads((data / "best.json").read_text())
+    assert "daily-2026-11-23-4x4-2048" not in best  # yesterday's score is no best of today's
     console = ScriptedConsole([b"q"])
     play_terminal(ctx_at(data, now=NOW + 86400, daily=True), console.open)
     shown = read_board(emulate(console.screen_bytes, WIDTH, HEIGHT).display, BIG, 4, 4)
