@@ -14,7 +14,6 @@ live in the shell (``history``); this module only computes.
 
 from __future__ import annotations
 
-import datetime
 import heapq
 import json
 import re
@@ -94,50 +93,17 @@ def daily_key(date: str, rows: int, cols: int, goal: int) -> str:
 
 
 @dataclass(frozen=True)
-class Record:
-    """One finished game, as one line of the history."""
+class Record(Played):
+    """One finished game as one line of the history: the game as it ended
+    (:class:`~.session.Played`, which the session reports), dated by the
+    shell when it keeps it, and the day if it was a daily game."""
 
     date: str  # UTC, ISO 8601 to the second, when the game ended
-    rows: int
-    cols: int
-    goal: int
-    seed: int
-    score: int
-    moves: int
-    biggest: int
-    won: bool
-    over: bool
-    undo: bool  # undo stepped back a move
-    ai: bool  # the AI played or hinted
-    keys: str  # from the game's start: with ``seed`` they replay it
     daily: Optional[str] = None  # the date, for a daily game
 
     @classmethod
     def of(cls, played: Played, date: str, daily: Optional[str] = None) -> Record:
-        return cls(
-            date=date,
-            rows=played.rows,
-            cols=played.cols,
-            goal=played.goal,
-            seed=played.seed,
-            score=played.score,
-            moves=played.moves,
-            biggest=played.biggest,
-            won=played.won,
-            over=played.over,
-            undo=played.used_undo,
-            ai=played.assisted,
-            keys=played.keys,
-            daily=daily,
-        )
-
-    @property
-    def board(self) -> Tuple[int, int, int]:
-        return (self.rows, self.cols, self.goal)
-
-    @property
-    def unaided(self) -> bool:
-        return not (self.undo or self.ai)
+        return cls(**vars(played), date=date, daily=daily)
 
     def to_json(self) -> str:
         """One line, without its newline."""
@@ -223,11 +189,12 @@ def _is_day(text: str) -> bool:
     found = _DATE.fullmatch(text)
     if found is None:
         return False
-    try:
-        datetime.date(*(int(part) for part in found.groups()))
-    except ValueError:
-        return False
-    return True
+    year, month, day = (int(part) for part in found.groups())
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    return year >= 1 and 1 <= month <= 12 and 1 <= day <= _MONTH_DAYS[month - 1] + (month == 2 and leap)
+
+
+_MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
 @lru_cache(maxsize=256)

@@ -35,7 +35,10 @@ def data(data_home: Path) -> Path:
 
 
 def record(score: int = 10, seed: int = 1, keys: str = "wasd") -> Record:
-    return Record("2026-11-22T12:00:00Z", 4, 4, 2048, seed, score, len(keys), 8, False, True, False, False, keys)
+    return Record(
+        rows=4, cols=4, goal=2048, seed=seed, keys=keys, score=score, moves=len(keys), biggest=8,
+        won=False, over=True, undo=False, ai=False, date="2026-11-22T12:00:00Z",
+    )  # fmt: skip
 
 
 def test_utc_dates() -> None:

@@ -95,11 +95,11 @@ def test_undo_marks_the_game_and_a_restart_starts_unmarked() -> None:
         session.apply(action)
     assert not session.used_undo
     session.apply(Action.UNDO)
-    assert session.used_undo and session.played().used_undo
+    assert session.used_undo and session.played().undo
     session.assisted = True
-    assert session.played().assisted
+    assert session.played().ai
     ended = session.apply(Action.RESTART).ended
-    assert ended is not None and ended.used_undo and ended.assisted
+    assert ended is not None and ended.undo and ended.ai
     assert not session.used_undo and not session.assisted
 
 

@@ -39,7 +39,10 @@ def game_record(seed: int, keys: str, rows: int = 4, cols: int = 4, goal: Option
 
 def made_up(seed: int, keys: str, score: int = 8) -> Record:
     """A record the schema takes (its keys need not reach its score)."""
-    return Record(DATE, 4, 4, 2048, seed, score, len(keys), 4, False, True, False, False, keys)
+    return Record(
+        rows=4, cols=4, goal=2048, seed=seed, keys=keys, score=score, moves=len(keys), biggest=4,
+        won=False, over=True, undo=False, ai=False, date=DATE,
+    )  # fmt: skip
 
 
 def run(data: Path, **options: Any) -> Tuple[int, str, List[str]]:
