@@ -54,7 +54,7 @@ RECENT = 30  # scores in the sparkline
 _SIZE = re.compile(r"([0-9]{1,3})x([0-9]{1,3})")
 _SEED_LIMIT = 10**MAX_SEED_DIGITS
 _DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
-_KEYS = re.compile(r"[wasdur]*")
+_KEYS = re.compile(r"[wasdu]*")  # the keys a game keeps: r begins another game, never in one
 
 
 def config_key(rows: int, cols: int, goal: int) -> str:

@@ -44,7 +44,7 @@ def games(count: int, rng: random.Random, one_seed: bool) -> Iterator[Record]:
     while made < count:
         rows, cols = (4, 4) if one_seed else rng.choice(_BOARDS)
         length = rng.randint(40, 220)
-        keys = "".join(rng.choice("wasd") for _ in range(length))
+        keys = "".join(rng.choices("wasd", k=length))
         moves = length
         biggest = 1 << rng.randint(3, min(11, (4 * (moves + 2)).bit_length() - 1))
         record = Record(
@@ -65,7 +65,7 @@ def games(count: int, rng: random.Random, one_seed: bool) -> Iterator[Record]:
         yield record
         made += 1
         if made < count and rng.random() < 0.02:
-            more = "u" + "".join(rng.choice("wasd") for _ in range(20))
+            more = "u" + "".join(rng.choices("wasd", k=20))
             yield Record(**{**record.__dict__, "keys": keys + more, "moves": moves + 19, "undo": True})
             made += 1
 

@@ -158,6 +158,7 @@ def test_any_history_gives_records_the_game_can_play_or_one_warning(tmp_path: Pa
         {"biggest": 1 << 20},  # more than 24 moves can build
         {"moves": 25},  # more moves than keys
         {"keys": "wasd\x1b"},
+        {"keys": "wasd" * 6 + "r"},  # r begins another game: never in a game's keys
         {"won": 1},
         {"ai": "yes"},
         {"v": 2},
