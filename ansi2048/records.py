@@ -21,7 +21,21 @@ from array import array
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Mapping,
+    MutableSequence,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Union,
+)
 
 from .engine import biggest_tile, check_goal, check_size
 from .limits import MAX_SEED_DIGITS
@@ -54,7 +68,7 @@ RECENT = 30  # scores in the sparkline
 _SIZE = re.compile(r"([0-9]{1,3})x([0-9]{1,3})")
 _SEED_LIMIT = 10**MAX_SEED_DIGITS
 _DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
-_KEYS = re.compile(r"[wasdu]*")  # the keys a game keeps: r begins another game, never in one
+_KEYS = "wasdu"  # the keys a game keeps: r begins another game, never in one
 
 
 def config_key(rows: int, cols: int, goal: int) -> str:
@@ -225,7 +239,7 @@ def _checked(data: Dict[str, Any]) -> Record:
     if seed >= _SEED_LIMIT:
         raise ValueError(f"a seed of more than {MAX_SEED_DIGITS} digits")
     keys = get("keys")
-    if type(keys) is not str or not _KEYS.fullmatch(keys):
+    if type(keys) is not str or keys.strip(_KEYS):  # strip leaves any other character (a C loop)
         raise ValueError("bad or missing 'keys'")
     moves = _whole(get("moves"), "moves")
     if moves > len(keys):
@@ -243,22 +257,28 @@ def _checked(data: Dict[str, Any]) -> Record:
     daily = get("daily")
     if daily is not None and daily_seed(_text(daily, "daily", _is_day, 10)) != seed:
         raise ValueError("a daily game on another seed")
-    return Record(
-        date=date,
-        rows=rows,
-        cols=cols,
-        goal=goal,
-        seed=seed,
-        score=score,
-        moves=moves,
-        biggest=biggest,
-        won=_flag(get("won"), "won"),
-        over=_flag(get("over"), "over"),
-        undo=_flag(get("undo"), "undo"),
-        ai=_flag(get("ai", False), "ai"),  # absent: written before the AI existed
-        keys=keys,
-        daily=daily,
-    )
+    fields = {
+        "rows": rows,
+        "cols": cols,
+        "goal": goal,
+        "seed": seed,
+        "keys": keys,
+        "score": score,
+        "moves": moves,
+        "biggest": biggest,
+        "won": _flag(get("won"), "won"),
+        "over": _flag(get("over"), "over"),
+        "undo": _flag(get("undo"), "undo"),
+        "ai": _flag(get("ai", False), "ai"),  # absent: written before the AI existed
+        "date": date,
+        "daily": daily,
+    }
+    # Every field is checked above: the frozen dataclass's __init__, which
+    # sets them one by one through object.__setattr__, would take as long
+    # as all the checks together. The same object, made at once.
+    record: Record = object.__new__(Record)
+    record.__dict__.update(fields)
+    return record
 
 
 def parse_history(lines: Iterable[str]) -> Tuple[List[Record], List[int]]:
@@ -306,12 +326,25 @@ class _Column:
     def __init__(self) -> None:
         self.numbers = array("q")  # the game's place in the history: the earlier wins a tie
         self.wheres = array("q")
-        self.scores: List[int] = []
+        # 8 bytes a score: a record's score is bounded by its moves (see
+        # _checked), far inside 64 bits; any bigger (a Record made in
+        # code) turns the column into a list.
+        self.scores: MutableSequence[int] = array("q")
         self.tiles = array("B")  # log2 of the biggest tile
         self.flags = array("B")  # _WON | _UNAIDED
 
+    def add_score(self, score: int) -> None:
+        try:
+            self.scores.append(score)
+        except OverflowError:
+            self.scores = [*self.scores, score]
+
 
 _WON, _UNAIDED = 1, 2
+# An entry of the index, packed in one int (a tuple of three would take
+# four objects): fingerprint << 80 | keys' length << 40 | record number.
+_LOW40 = (1 << 40) - 1
+_LOW64 = (1 << 64) - 1
 
 
 class Tally:
@@ -331,9 +364,10 @@ class Tally:
         self._count = 0
         self._superseded: Set[int] = set()
         # Each game still counted, by a fingerprint of (board, seed, a prefix
-        # of its keys a power of two long, which power): [(keys' length,
-        # fingerprint of board, seed and all its keys, number)].
-        self._index: Dict[int, List[Tuple[int, int, int]]] = {}
+        # of its keys a power of two long, which power): its entry (keys'
+        # length, fingerprint of board, seed and all its keys, number,
+        # packed), or a list of them when several share the prefix.
+        self._index: Dict[int, Union[int, List[int]]] = {}
         self._games: Set[int] = set()  # fingerprints of (board, seed) in the index: most have no other game
         self.comparisons = 0  # prefix checks made: the tests' measure of the work
 
@@ -356,12 +390,19 @@ class Tally:
             column = self._boards[board] = _Column()
         column.numbers.append(number)
         column.wheres.append(where)
-        column.scores.append(record.score)
+        column.add_score(record.score)
         column.tiles.append(record.biggest.bit_length() - 1)
         column.flags.append((_WON if record.won else 0) | (_UNAIDED if record.unaided else 0))
         level = len(keys).bit_length() - 1  # -1 for no keys
         bucket = hash((game, level, keys[: 1 << level] if level >= 0 else ""))
-        self._index.setdefault(bucket, []).append((len(keys), hash((game, keys)), number))
+        entry = (hash((game, keys)) & _LOW64) << 80 | len(keys) << 40 | number
+        found = self._index.get(bucket)
+        if found is None:
+            self._index[bucket] = entry
+        elif isinstance(found, int):
+            self._index[bucket] = [found, entry]
+        else:
+            found.append(entry)
 
     def _supersede(self, game: Tuple[int, ...], keys: str) -> None:
         """Mark the earlier records of ``game`` these ``keys`` continue as superseded.
@@ -373,19 +414,24 @@ class Tally:
         games already on the seed. Fingerprints are Python's 64-bit hashes:
         two different games that collide twice (bucket and keys) would be
         taken for one, about once in 2**64 comparisons."""
+        index = self._index
         for level in range(-1, len(keys).bit_length()):
-            bucket = self._index.get(hash((game, level, keys[: 1 << level] if level >= 0 else "")))
-            if not bucket:
+            bucket = hash((game, level, keys[: 1 << level] if level >= 0 else ""))
+            found = index.get(bucket)
+            if found is None:
                 continue
             kept = []
-            for entry in bucket:
-                length, fingerprint, number = entry
+            for entry in [found] if isinstance(found, int) else found:
                 self.comparisons += 1
-                if length <= len(keys) and hash((game, keys[:length])) == fingerprint:
-                    self._superseded.add(number)
+                length = entry >> 40 & _LOW40
+                if length <= len(keys) and hash((game, keys[:length])) & _LOW64 == entry >> 80:
+                    self._superseded.add(entry & _LOW40)
                 else:
                     kept.append(entry)
-            bucket[:] = kept
+            if not kept:
+                del index[bucket]
+            else:
+                index[bucket] = kept[0] if len(kept) == 1 else kept
 
     def _counted(self, column: _Column) -> Iterator[int]:
         """The places in ``column`` of the games that count, oldest first."""
