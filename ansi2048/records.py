@@ -341,16 +341,17 @@ class _Column:
 
 
 _WON, _UNAIDED = 1, 2
-# An entry of the index, packed in one int (a tuple of three would take
-# four objects): fingerprint << 80 | keys' length << 40 | record number.
+# A game's entry, packed in one int (a tuple would take five objects):
+# bucket << 144 | fingerprint << 80 | keys' length << 40 | record number.
 _LOW40 = (1 << 40) - 1
 _LOW64 = (1 << 64) - 1
+_FILED = -1  # in _games: the game has several records, all in the index
 
 
 class Tally:
     """Your records read once, a record at a time, in memory that grows by
-    a few dozen bytes a game, never with their keys: ``--stats`` and
-    ``--replay-best`` on a history of any length.
+    about 170 bytes a game, never with their keys or the file's size:
+    ``--stats`` and ``--replay-best`` on a history of any length.
 
     A game can be kept more than once (game over, then undo and play on, or
     quit after winning and resumed later). Its keys only grow (undo is a key
@@ -368,7 +369,9 @@ class Tally:
         # length, fingerprint of board, seed and all its keys, number,
         # packed), or a list of them when several share the prefix.
         self._index: Dict[int, Union[int, List[int]]] = {}
-        self._games: Set[int] = set()  # fingerprints of (board, seed) in the index: most have no other game
+        # Per fingerprint of (board, seed): the entry of its only record (most
+        # seeds have one game: it needs no place in the index), or _FILED.
+        self._games: Dict[int, int] = {}
         self.comparisons = 0  # prefix checks made: the tests' measure of the work
 
     def add(self, record: Record, where: int) -> None:
@@ -380,11 +383,6 @@ class Tally:
         self._count += 1
         keys = record.keys
         game = (*board, record.seed)
-        known = hash(game)
-        if known in self._games:
-            self._supersede(game, keys)
-        else:
-            self._games.add(known)
         column = self._boards.get(board)
         if column is None:
             column = self._boards[board] = _Column()
@@ -394,8 +392,21 @@ class Tally:
         column.tiles.append(record.biggest.bit_length() - 1)
         column.flags.append((_WON if record.won else 0) | (_UNAIDED if record.unaided else 0))
         level = len(keys).bit_length() - 1  # -1 for no keys
-        bucket = hash((game, level, keys[: 1 << level] if level >= 0 else ""))
-        entry = (hash((game, keys)) & _LOW64) << 80 | len(keys) << 40 | number
+        bucket = hash((game, level, keys[: 1 << level] if level >= 0 else "")) & _LOW64
+        entry = bucket << 144 | (hash((game, keys)) & _LOW64) << 80 | len(keys) << 40 | number
+        known = hash(game)
+        first = self._games.get(known)
+        if first is None:
+            self._games[known] = entry
+            return
+        if first != _FILED:
+            self._file(first)
+            self._games[known] = _FILED
+        self._supersede(game, keys)
+        self._file(entry)
+
+    def _file(self, entry: int) -> None:
+        bucket = entry >> 144
         found = self._index.get(bucket)
         if found is None:
             self._index[bucket] = entry
@@ -408,7 +419,7 @@ class Tally:
         """Mark the earlier records of ``game`` these ``keys`` continue as superseded.
 
         An earlier game whose keys are a prefix of these, of length n, was
-        filed under the prefix of ``record``'s keys 2**floor(log2 n) long:
+        filed under the prefix of these keys 2**floor(log2 n) long:
         one look-up per power of two up to the keys' length finds every
         candidate, so the work grows with the keys' length, not with the
         games already on the seed. Fingerprints are Python's 64-bit hashes:
@@ -416,7 +427,7 @@ class Tally:
         taken for one, about once in 2**64 comparisons."""
         index = self._index
         for level in range(-1, len(keys).bit_length()):
-            bucket = hash((game, level, keys[: 1 << level] if level >= 0 else ""))
+            bucket = hash((game, level, keys[: 1 << level] if level >= 0 else "")) & _LOW64
             found = index.get(bucket)
             if found is None:
                 continue
@@ -424,7 +435,7 @@ class Tally:
             for entry in [found] if isinstance(found, int) else found:
                 self.comparisons += 1
                 length = entry >> 40 & _LOW40
-                if length <= len(keys) and hash((game, keys[:length])) & _LOW64 == entry >> 80:
+                if length <= len(keys) and hash((game, keys[:length])) & _LOW64 == entry >> 80 & _LOW64:
                     self._superseded.add(entry & _LOW40)
                 else:
                     kept.append(entry)
