@@ -328,8 +328,8 @@ class Keeper:
         if not self._history_broken:
             try:
                 self._store.history.append(record)
-            except OSError as error:
-                self.warn(f"cannot write the history ({error.strerror or error}); games are not kept there")
+            except (OSError, NotAFile) as error:  # NotAFile: a link (never written through), a FIFO...
+                self.warn(f"cannot write the history ({reason(error)}); games are not kept there")
                 self._history_broken = True
         if record.unaided:
             self.record_unaided(record.score)

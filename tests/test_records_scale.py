@@ -356,3 +356,31 @@ def test_atomic_writes_reach_the_disk_before_the_rename(tmp_path: Path, monkeypa
     assert path.read_bytes().endswith(b"wasd")
     written = path.stat().st_ino
     assert ("fsync", written) in events and events.index(("fsync", written)) < events.index(("replace", written))
+
+
+@pytest.mark.posix  # links and FIFOs
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "directory"])
+def test_a_history_that_is_not_a_file_is_never_written_through(tmp_path: Path, kind: str) -> None:
+    import os
+
+    from ansi2048.storage import Keeper
+
+    data, outside = tmp_path / "data", tmp_path / "outside.jsonl"
+    data.mkdir()
+    outside.write_text("")
+    history = data / "history.jsonl"
+    if kind == "symlink":
+        history.symlink_to(outside)
+    elif kind == "fifo":
+        os.mkfifo(history)
+    else:
+        history.mkdir()
+    warnings: List[str] = []
+    keeper = Keeper({"ANSI2048_DATA_DIR": str(data)}, 4, 4, 2048, warnings.append)
+    keeper.keep(game_record(1, "wasd" * 6))
+    keeper.keep(game_record(2, "wasd" * 6))
+    keeper.close()
+    assert outside.read_text() == ""
+    assert len(warnings) == 1 and "cannot write the history" in warnings[0]
+    status, text, read_warnings = run(data, stats=True)
+    assert status == 0 and "No finished games" in text and len(read_warnings) == 1
