@@ -54,7 +54,6 @@ __all__ = [
     "daily_key",
     "daily_seed",
     "latest",
-    "parse_history",
     "stats_document",
     "tally",
     "top_games",
@@ -279,21 +278,6 @@ def _checked(data: Dict[str, Any]) -> Record:
     record: Record = object.__new__(Record)
     record.__dict__.update(fields)
     return record
-
-
-def parse_history(lines: Iterable[str]) -> Tuple[List[Record], List[int]]:
-    """The records on ``lines`` and the (1-based) numbers of the lines that
-    are not records; blank lines are neither."""
-    records: List[Record] = []
-    bad: List[int] = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            records.append(Record.from_json(line))
-        except ValueError:  # json.JSONDecodeError is a ValueError
-            bad.append(number)
-    return records, bad
 
 
 @dataclass(frozen=True)
