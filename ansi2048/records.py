@@ -17,27 +17,25 @@ from __future__ import annotations
 import heapq
 import json
 import re
-from array import array
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import (
     Any,
     Callable,
+    Deque,
     Dict,
     Iterable,
-    Iterator,
     List,
     Mapping,
-    MutableSequence,
+    NamedTuple,
     Optional,
     Sequence,
-    Set,
     Tuple,
     Union,
 )
 
-from .engine import biggest_tile, check_goal, check_size
+from .engine import UNDO_DEPTH, biggest_tile, check_goal, check_size
 from .limits import MAX_SEED_DIGITS
 from .session import Played
 
@@ -301,96 +299,108 @@ Fetch = Callable[[int], Record]
 Board = Tuple[int, int, int]
 
 
-class _Column:
-    """One board's games, oldest first, as compact columns: what the
-    statistics need of each game (its keys and text are not kept)."""
+class _Game(NamedTuple):
+    """What the statistics need of one game (its keys and text are not kept).
+    A named tuple: made once a record, and faster to make than a frozen dataclass."""
 
-    __slots__ = ("flags", "numbers", "scores", "tiles", "wheres")
+    number: int  # its place in the history: the earlier wins a tie
+    where: int
+    score: int
+    biggest: int
+    won: bool
+    unaided: bool
+    entry: int  # its entry in the prefix index
+
+
+class _Board:
+    """One board's statistics so far: the games still open to being
+    superseded (the last WINDOW), and the rest folded into totals."""
 
     def __init__(self) -> None:
-        self.numbers = array("q")  # the game's place in the history: the earlier wins a tie
-        self.wheres = array("q")
-        # 8 bytes a score: a record's score is bounded by its moves (see
-        # _checked), far inside 64 bits; any bigger (a Record made in
-        # code) turns the column into a list.
-        self.scores: MutableSequence[int] = array("q")
-        self.tiles = array("B")  # log2 of the biggest tile
-        self.flags = array("B")  # _WON | _UNAIDED
+        self.open: Dict[int, _Game] = {}  # by number, oldest first
+        self.played = 0
+        self.won = 0
+        self.best_unaided = 0
+        self.scores: Counter[int] = Counter()  # as many entries as different scores
+        self.tiles: Counter[int] = Counter()
+        self.recent: Deque[int] = deque(maxlen=RECENT)
+        self.top: List[Tuple[int, int, int]] = []  # a heap of (score, -number, where): the best TOP
 
-    def add_score(self, score: int) -> None:
-        try:
-            self.scores.append(score)
-        except OverflowError:
-            self.scores = [*self.scores, score]
+    def fold(self, game: _Game) -> None:
+        """``game`` can no longer be superseded: into the totals."""
+        self.played += 1
+        self.won += game.won
+        if game.unaided:
+            self.best_unaided = max(self.best_unaided, game.score)
+        self.scores[game.score] += 1
+        self.tiles[game.biggest] += 1
+        self.recent.append(game.score)
+        ranked = (game.score, -game.number, game.where)
+        if len(self.top) < TOP:
+            heapq.heappush(self.top, ranked)
+        else:
+            heapq.heappushpop(self.top, ranked)
 
 
-_WON, _UNAIDED = 1, 2
-# A game's entry, packed in one int (a tuple would take five objects):
-# bucket << 144 | fingerprint << 80 | keys' length << 40 | record number.
+# A game's entry in the prefix index, packed in one int (a tuple would take
+# five objects): bucket << 144 | fingerprint << 80 | keys' length << 40 | number.
 _LOW40 = (1 << 40) - 1
 _LOW64 = (1 << 64) - 1
-_FILED = -1  # in _games: the game has several records, all in the index
+
+# How many of a board's latest games a later record can still supersede.
+# The game keeps one game per board in its save, and undo reaches back at
+# most UNDO_DEPTH games left by r: a game is continued within that many
+# games on its board, or never. Past the window a game is final, folded
+# into totals: memory stays bounded whatever the history's length.
+WINDOW = 4 * UNDO_DEPTH
 
 
 class Tally:
-    """Your records read once, a record at a time, in memory that grows by
-    about 170 bytes a game, never with their keys or the file's size:
-    ``--stats`` and ``--replay-best`` on a history of any length.
+    """Your records read once, a record at a time, in bounded memory (the
+    last WINDOW games per board, and totals): ``--stats`` and
+    ``--replay-best`` on a history of any length.
 
     A game can be kept more than once (game over, then undo and play on, or
     quit after winning and resumed later). Its keys only grow (undo is a key
     too), so a record whose board and seed match an earlier one's, and whose
     keys start with that one's, is that game further on: the earlier record
-    no longer counts (see :meth:`_supersede`). ``only`` tallies one board."""
+    no longer counts (see :meth:`_supersede`). ``only`` tallies one board;
+    ``listing`` keeps where every game that counts is, for :meth:`latest`."""
 
-    def __init__(self, only: Optional[Board] = None) -> None:
+    def __init__(self, only: Optional[Board] = None, listing: bool = False) -> None:
         self._only = only
-        self._boards: Dict[Board, _Column] = {}
+        self._boards: Dict[Board, _Board] = {}
         self._count = 0
-        self._superseded: Set[int] = set()
-        # Each game still counted, by a fingerprint of (board, seed, a prefix
-        # of its keys a power of two long, which power): its entry (keys'
-        # length, fingerprint of board, seed and all its keys, number,
-        # packed), or a list of them when several share the prefix.
+        # The open games, by a fingerprint of (board, seed, a prefix of
+        # their keys a power of two long, which power): an entry, or a list
+        # of them when several share the prefix.
         self._index: Dict[int, Union[int, List[int]]] = {}
-        # Per fingerprint of (board, seed): the entry of its only record (most
-        # seeds have one game: it needs no place in the index), or _FILED.
-        self._games: Dict[int, int] = {}
+        self._listing: Optional[List[Tuple[int, int]]] = [] if listing else None
         self.comparisons = 0  # prefix checks made: the tests' measure of the work
 
     def add(self, record: Record, where: int) -> None:
         """Count ``record``, which ``fetch(where)`` gives back."""
-        board = record.board
-        if self._only is not None and board != self._only:
+        board_key = record.board
+        if self._only is not None and board_key != self._only:
             return
         number = self._count
         self._count += 1
         keys = record.keys
-        game = (*board, record.seed)
-        column = self._boards.get(board)
-        if column is None:
-            column = self._boards[board] = _Column()
-        column.numbers.append(number)
-        column.wheres.append(where)
-        column.add_score(record.score)
-        column.tiles.append(record.biggest.bit_length() - 1)
-        column.flags.append((_WON if record.won else 0) | (_UNAIDED if record.unaided else 0))
+        game = (*board_key, record.seed)
+        board = self._boards.get(board_key)
+        if board is None:
+            board = self._boards[board_key] = _Board()
+        for superseded in self._supersede(game, keys):
+            del board.open[superseded]
         level = len(keys).bit_length() - 1  # -1 for no keys
         bucket = hash((game, level, keys[: 1 << level] if level >= 0 else "")) & _LOW64
         entry = bucket << 144 | (hash((game, keys)) & _LOW64) << 80 | len(keys) << 40 | number
-        known = hash(game)
-        first = self._games.get(known)
-        if first is None:
-            self._games[known] = entry
-            return
-        if first != _FILED:
-            self._file(first)
-            self._games[known] = _FILED
-        self._supersede(game, keys)
-        self._file(entry)
+        self._file(bucket, entry)
+        board.open[number] = _Game(number, where, record.score, record.biggest, record.won, record.unaided, entry)
+        if len(board.open) > WINDOW:
+            self._close(board, board.open.pop(next(iter(board.open))))
 
-    def _file(self, entry: int) -> None:
-        bucket = entry >> 144
+    def _file(self, bucket: int, entry: int) -> None:
         found = self._index.get(bucket)
         if found is None:
             self._index[bucket] = entry
@@ -399,17 +409,33 @@ class Tally:
         else:
             found.append(entry)
 
-    def _supersede(self, game: Tuple[int, ...], keys: str) -> None:
-        """Mark the earlier records of ``game`` these ``keys`` continue as superseded.
+    def _close(self, board: _Board, game: _Game) -> None:
+        """``game`` is final: out of the index, into the totals."""
+        bucket = game.entry >> 144
+        found = self._index[bucket]
+        if isinstance(found, int):
+            del self._index[bucket]
+        else:
+            found.remove(game.entry)
+            if len(found) == 1:
+                self._index[bucket] = found[0]
+        board.fold(game)
+        if self._listing is not None:
+            self._listing.append((game.number, game.where))
+
+    def _supersede(self, game: Tuple[int, ...], keys: str) -> List[int]:
+        """The numbers of the open records of ``game`` that these ``keys``
+        continue, taken out of the index.
 
         An earlier game whose keys are a prefix of these, of length n, was
-        filed under the prefix of these keys 2**floor(log2 n) long:
-        one look-up per power of two up to the keys' length finds every
+        filed under the prefix of these keys 2**floor(log2 n) long: one
+        look-up per power of two up to the keys' length finds every
         candidate, so the work grows with the keys' length, not with the
         games already on the seed. Fingerprints are Python's 64-bit hashes:
         two different games that collide twice (bucket and keys) would be
         taken for one, about once in 2**64 comparisons."""
         index = self._index
+        superseded: List[int] = []
         for level in range(-1, len(keys).bit_length()):
             bucket = hash((game, level, keys[: 1 << level] if level >= 0 else "")) & _LOW64
             found = index.get(bucket)
@@ -420,52 +446,49 @@ class Tally:
                 self.comparisons += 1
                 length = entry >> 40 & _LOW40
                 if length <= len(keys) and hash((game, keys[:length])) & _LOW64 == entry >> 80 & _LOW64:
-                    self._superseded.add(entry & _LOW40)
+                    superseded.append(entry & _LOW40)
                 else:
                     kept.append(entry)
             if not kept:
                 del index[bucket]
             else:
                 index[bucket] = kept[0] if len(kept) == 1 else kept
+        return superseded
 
-    def _counted(self, column: _Column) -> Iterator[int]:
-        """The places in ``column`` of the games that count, oldest first."""
-        superseded = self._superseded
-        return (at for at, number in enumerate(column.numbers) if number not in superseded)
+    def _finish(self) -> None:
+        """The end of the history: every open game is final."""
+        for board in self._boards.values():
+            while board.open:
+                self._close(board, board.open.pop(next(iter(board.open))))
 
     def top(self, board: Board, fetch: Fetch, count: int = TOP) -> List[Record]:
-        """The best ``count`` games on ``board``: highest score first, then
-        the earlier game (the first to reach a score keeps its place)."""
-        column = self._boards.get(board)
-        if column is None:
-            return []
-        scores, numbers = column.scores, column.numbers
-        best = heapq.nsmallest(count, self._counted(column), key=lambda at: (-scores[at], numbers[at]))
-        return [fetch(column.wheres[at]) for at in best]
+        """The best ``count`` (at most TOP) games on ``board``: highest score
+        first, then the earlier game (the first to reach a score keeps its place)."""
+        self._finish()
+        found = self._boards.get(board)
+        ranked = sorted(found.top, key=lambda game: (-game[0], -game[1])) if found else []
+        return [fetch(where) for _, _, where in ranked[:count]]
 
     def stats(self, fetch: Fetch) -> List[BoardStats]:
         """Statistics per board, the most played board first."""
+        self._finish()
         out: List[BoardStats] = []
-        for board, column in self._boards.items():
-            counted = list(self._counted(column))
-            if not counted:
+        for key, board in self._boards.items():
+            if not board.played:
                 continue
-            scores = column.scores
-            by_score = Counter(scores[at] for at in counted)
-            tiles = Counter(column.tiles[at] for at in counted)
             out.append(
                 BoardStats(
-                    rows=board[0],
-                    cols=board[1],
-                    goal=board[2],
-                    played=len(counted),
-                    won=sum(1 for at in counted if column.flags[at] & _WON),
-                    best=max(by_score),
-                    best_unaided=max((scores[at] for at in counted if column.flags[at] & _UNAIDED), default=0),
-                    median=_median(by_score, len(counted)),
-                    tiles=tuple((1 << tile, games) for tile, games in sorted(tiles.items(), reverse=True)),
-                    recent=tuple(scores[at] for at in counted[-RECENT:]),
-                    top=tuple(self.top(board, fetch)),
+                    rows=key[0],
+                    cols=key[1],
+                    goal=key[2],
+                    played=board.played,
+                    won=board.won,
+                    best=max(board.scores),
+                    best_unaided=board.best_unaided,
+                    median=_median(board.scores, board.played),
+                    tiles=tuple(sorted(board.tiles.items(), reverse=True)),
+                    recent=tuple(board.recent),
+                    top=tuple(self.top(key, fetch)),
                 )
             )
         out.sort(key=lambda stats: (-stats.played, stats.rows, stats.cols, stats.goal))
@@ -473,9 +496,10 @@ class Tally:
 
     def latest(self) -> List[int]:
         """Where the records that count are (``where`` as added), in the
-        order they were added."""
-        found = [(col.numbers[at], col.wheres[at]) for col in self._boards.values() for at in self._counted(col)]
-        return [where for _, where in sorted(found)]
+        order they were added; only with ``listing``."""
+        self._finish()
+        assert self._listing is not None, "Tally(listing=True) lists the games"
+        return [where for _, where in sorted(self._listing)]
 
 
 def _median(counts: Mapping[int, int], total: int) -> float:
@@ -506,7 +530,10 @@ def tally(records: Iterable[Record], only: Optional[Board] = None) -> Tally:
 
 def latest(records: Sequence[Record]) -> List[Record]:
     """``records`` without those a later record of the same game supersedes."""
-    return [records[at] for at in tally(records).latest()]
+    counted = Tally(listing=True)
+    for index, record in enumerate(records):
+        counted.add(record, index)
+    return [records[at] for at in counted.latest()]
 
 
 def top_games(records: Sequence[Record], rows: int, cols: int, goal: int, count: int = TOP) -> List[Record]:

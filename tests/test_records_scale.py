@@ -11,6 +11,7 @@ import io
 import json
 import re
 import tracemalloc
+from dataclasses import replace as dataclasses_replace
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -230,7 +231,7 @@ def test_games_on_one_seed_cost_work_in_proportion_not_in_square() -> None:
     rng = random.Random(1)
 
     def prefix_checks(count: int) -> Tuple[int, int]:
-        tally, games = Tally(), []
+        tally, games = Tally(listing=True), []
         for number in range(count):
             if games and number % 4 == 0:  # the previous game, undone and played on
                 keys = games[-1].keys + "u" + "".join(rng.choice("wasd") for _ in range(rng.randint(1, 50)))
@@ -260,27 +261,66 @@ def test_the_same_game_kept_again_still_counts_once_among_many_on_its_seed() -> 
     assert latest([made_up(7, ""), first]) == [first]
 
 
-def test_memory_does_not_grow_with_the_keys_and_the_records_are_streamed(tmp_path: Path) -> None:
-    def peak_for(keys_length: int, games: int) -> int:
-        path = tmp_path / f"h{keys_length}-{games}.jsonl"
-        with open(path, "w") as stream:
-            for seed in range(games):
-                stream.write(made_up(seed, "w" * keys_length).to_json() + "\n")
-        history = History(str(path))
+def test_memory_is_bounded_whatever_the_history_and_the_totals_stay_exact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import random
+
+    from ansi2048 import records
+
+    monkeypatch.setattr(records, "WINDOW", 64)  # the games still open per board (4000 in use)
+    rng = random.Random(5)
+
+    def history(games: int, keys_length: int) -> List[Record]:
+        made: List[Record] = []
+        for seed in range(games):
+            if made and seed % 5 == 0:  # the game 3 back, undone and played on
+                made.append(dataclasses_replace(made[-3], keys=made[-3].keys + "uw", moves=made[-3].moves + 1))
+            else:
+                keys = "".join(rng.choice("wasd") for _ in range(keys_length))
+                made.append(made_up(seed % 7, keys, score=rng.randint(0, 4 * keys_length)))
+        return made
+
+    def peak_for(games: List[Record]) -> int:
+        path = tmp_path / "history.jsonl"
+        path.write_text("".join(game.to_json() + "\n" for game in games))
+        stored = History(str(path))
         tracemalloc.start()
         try:
             tally = Tally()
-            for where, record in history.records(pytest.fail):
+            for where, record in stored.records(pytest.fail):
                 tally.add(record, where)
-            assert tally.stats(history.fetch)[0].played == games
-            return tracemalloc.get_traced_memory()[1]
+            (stats,) = tally.stats(stored.fetch)
+            peak = tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
+        # The totals are those of every game that counts, as a plain count gives them.
+        counted = brute_force_latest(games)
+        scores = sorted(game.score for game in counted)
+        assert stats.played == len(counted) and stats.best == scores[-1]
+        assert stats.recent == tuple(game.score for game in counted[-30:])
+        ranked = sorted(enumerate(counted), key=lambda pair: (-pair[1].score, pair[0]))
+        assert list(stats.top) == [game for _, game in ranked[:10]]
+        return peak
 
-    short, long = peak_for(10, 2000), peak_for(5000, 2000)  # 10 MB of keys in the second file
-    assert long < short + (1 << 20)
-    records = History(str(tmp_path / "h10-2000.jsonl")).records(pytest.fail)
-    assert iter(records) is records  # a generator: one record at a time, never a list of them all
+    small, large = peak_for(history(250, 30)), peak_for(history(2000, 30))
+    assert large < small + (200 << 10)  # eight times the games, the same memory (within 200 KiB)
+    short_keys, long_keys = peak_for(history(250, 10)), peak_for(history(250, 2000))
+    assert long_keys < short_keys + (200 << 10)  # keys are never kept
+    records_read = History(str(tmp_path / "history.jsonl")).records(pytest.fail)
+    assert iter(records_read) is records_read  # a generator: one record at a time, never a list of them all
+
+
+def brute_force_latest(games: List[Record]) -> List[Record]:
+    """The games that count, by comparing every pair (as before: quadratic)."""
+    return [
+        game
+        for at, game in enumerate(games)
+        if not any(
+            later.board == game.board and later.seed == game.seed and later.keys.startswith(game.keys)
+            for later in games[at + 1 :]
+        )
+    ]
 
 
 # -- --replay-best picks the goal as play does (issue 14, item 12) -------------------------
