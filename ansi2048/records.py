@@ -17,7 +17,7 @@ from __future__ import annotations
 import heapq
 import json
 import re
-from collections import Counter, deque
+from collections import deque
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import (
@@ -310,6 +310,7 @@ class _Game(NamedTuple):
     won: bool
     unaided: bool
     entry: int  # its entry in the prefix index
+    known: int  # the fingerprint of its board and seed
 
 
 class _Board:
@@ -317,29 +318,36 @@ class _Board:
     superseded (the last WINDOW), and the rest folded into totals."""
 
     def __init__(self) -> None:
-        self.open: Dict[int, _Game] = {}  # by number, oldest first
+        self.open: Dict[int, _Game] = {}  # by number
+        # The numbers of the board's last WINDOW records, oldest first (a
+        # deque: popping a dict's first item rescans the slots it emptied).
+        self.last: Deque[int] = deque()
         self.played = 0
         self.won = 0
         self.best_unaided = 0
-        self.scores: Counter[int] = Counter()  # as many entries as different scores
-        self.tiles: Counter[int] = Counter()
+        self.scores: Dict[int, int] = {}  # games per score: as many entries as different scores
+        self.tiles: Dict[int, int] = {}  # games per biggest tile
         self.recent: Deque[int] = deque(maxlen=RECENT)
         self.top: List[Tuple[int, int, int]] = []  # a heap of (score, -number, where): the best TOP
 
     def fold(self, game: _Game) -> None:
-        """``game`` can no longer be superseded: into the totals."""
+        """``game`` can no longer be superseded: into the totals (once a
+        record: plain dict updates, not Counter's, which are slower)."""
         self.played += 1
-        self.won += game.won
-        if game.unaided:
-            self.best_unaided = max(self.best_unaided, game.score)
-        self.scores[game.score] += 1
-        self.tiles[game.biggest] += 1
-        self.recent.append(game.score)
-        ranked = (game.score, -game.number, game.where)
+        score = game.score
+        if game.won:
+            self.won += 1
+        if game.unaided and score > self.best_unaided:
+            self.best_unaided = score
+        scores, tiles = self.scores, self.tiles
+        scores[score] = scores.get(score, 0) + 1
+        tiles[game.biggest] = tiles.get(game.biggest, 0) + 1
+        self.recent.append(score)
+        ranked = (score, -game.number, game.where)
         if len(self.top) < TOP:
             heapq.heappush(self.top, ranked)
-        else:
-            heapq.heappushpop(self.top, ranked)
+        elif ranked > self.top[0]:
+            heapq.heapreplace(self.top, ranked)
 
 
 # A game's entry in the prefix index, packed in one int (a tuple would take
@@ -347,7 +355,7 @@ class _Board:
 _LOW40 = (1 << 40) - 1
 _LOW64 = (1 << 64) - 1
 
-# How many of a board's latest games a later record can still supersede.
+# How many of a board's latest records a later one can still supersede.
 # The game keeps one game per board in its save, and undo reaches back at
 # most UNDO_DEPTH games left by r: a game is continued within that many
 # games on its board, or never. Past the window a game is final, folded
@@ -376,6 +384,9 @@ class Tally:
         # of them when several share the prefix.
         self._index: Dict[int, Union[int, List[int]]] = {}
         self._listing: Optional[List[Tuple[int, int]]] = [] if listing else None
+        # Open records per fingerprint of (board, seed): most seeds have one
+        # game, and a record with none open before it looks nothing up.
+        self._open_games: Dict[int, int] = {}
         self.comparisons = 0  # prefix checks made: the tests' measure of the work
 
     def add(self, record: Record, where: int) -> None:
@@ -390,15 +401,25 @@ class Tally:
         board = self._boards.get(board_key)
         if board is None:
             board = self._boards[board_key] = _Board()
-        for superseded in self._supersede(game, keys):
-            del board.open[superseded]
+        known = hash(game)
+        open_games = self._open_games
+        if known in open_games:
+            for superseded in self._supersede(game, keys):
+                del board.open[superseded]
+                self._forget(known)
+        open_games[known] = open_games.get(known, 0) + 1
         level = len(keys).bit_length() - 1  # -1 for no keys
         bucket = hash((game, level, keys[: 1 << level] if level >= 0 else "")) & _LOW64
         entry = bucket << 144 | (hash((game, keys)) & _LOW64) << 80 | len(keys) << 40 | number
         self._file(bucket, entry)
-        board.open[number] = _Game(number, where, record.score, record.biggest, record.won, record.unaided, entry)
-        if len(board.open) > WINDOW:
-            self._close(board, board.open.pop(next(iter(board.open))))
+        board.open[number] = _Game(
+            number, where, record.score, record.biggest, record.won, record.unaided, entry, known
+        )
+        board.last.append(number)
+        if len(board.last) > WINDOW:
+            oldest = board.open.pop(board.last.popleft(), None)  # None: superseded already
+            if oldest is not None:
+                self._close(board, oldest)
 
     def _file(self, bucket: int, entry: int) -> None:
         found = self._index.get(bucket)
@@ -408,6 +429,13 @@ class Tally:
             self._index[bucket] = [found, entry]
         else:
             found.append(entry)
+
+    def _forget(self, known: int) -> None:
+        left = self._open_games[known] - 1
+        if left:
+            self._open_games[known] = left
+        else:
+            del self._open_games[known]
 
     def _close(self, board: _Board, game: _Game) -> None:
         """``game`` is final: out of the index, into the totals."""
@@ -419,6 +447,7 @@ class Tally:
             found.remove(game.entry)
             if len(found) == 1:
                 self._index[bucket] = found[0]
+        self._forget(game.known)
         board.fold(game)
         if self._listing is not None:
             self._listing.append((game.number, game.where))
@@ -458,8 +487,10 @@ class Tally:
     def _finish(self) -> None:
         """The end of the history: every open game is final."""
         for board in self._boards.values():
-            while board.open:
-                self._close(board, board.open.pop(next(iter(board.open))))
+            while board.last:
+                oldest = board.open.pop(board.last.popleft(), None)
+                if oldest is not None:
+                    self._close(board, oldest)
 
     def top(self, board: Board, fetch: Fetch, count: int = TOP) -> List[Record]:
         """The best ``count`` (at most TOP) games on ``board``: highest score

@@ -424,3 +424,17 @@ def test_a_history_that_is_not_a_file_is_never_written_through(tmp_path: Path, k
     assert len(warnings) == 1 and "cannot write the history" in warnings[0]
     status, text, read_warnings = run(data, stats=True)
     assert status == 0 and "No finished games" in text and len(read_warnings) == 1
+
+
+def test_a_history_changed_between_reading_and_showing_is_one_error_line(tmp_path: Path) -> None:
+    from ansi2048.records_cli import HistoryChanged, _fetcher
+
+    path = tmp_path / "history.jsonl"
+    games = [game_record(1, "wasd" * 6), game_record(2, "wasd" * 7)]
+    path.write_text("".join(game.to_json() + "\n" for game in games))
+    history = History(str(path))
+    places = [where for where, _ in history.records(pytest.fail)]
+    assert [_fetcher(history)(where) for where in places] == games
+    path.write_text("rewritten by another hand\n")
+    with pytest.raises(HistoryChanged, match="changed while it was read"):
+        _fetcher(history)(places[1])
