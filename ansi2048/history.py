@@ -5,7 +5,9 @@ Appends are one ``write`` of a whole line to a file opened with
 ``O_APPEND``, so two games ending at once never interleave and a kill leaves
 the line written or not. Should a line still be cut short (a full disk), the
 next append starts on a new line and the reader skips it: one damaged line
-never costs the others.
+never costs the others. Reading streams it a line at a time (a line too long
+to be a record is skipped unread), so any history reads in bounded memory;
+the file is opened only if it is a regular file of its own (:mod:`.files`).
 """
 
 from __future__ import annotations
