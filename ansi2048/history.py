@@ -5,29 +5,27 @@ Appends are one ``write`` of a whole line to a file opened with
 ``O_APPEND``, so two games ending at once never interleave and a kill leaves
 the line written or not. Should a line still be cut short (a full disk), the
 next append starts on a new line and the reader skips it: one damaged line
-never costs the others.
-
-Like every file in the data directory, it is read and appended to only if it
-is a regular file of its own (:mod:`.files`): a symlink (which would send the
-record outside the data directory) or a FIFO is set aside when a game is
-kept, and skipped with a warning by ``--stats``. At most the last
-:data:`MAX_HISTORY_BYTES` are read (hundreds of thousands of games).
+never costs the others. Reading streams it a line at a time (a line too long
+to be a record is skipped unread), so any history reads in bounded memory;
+the file is opened only if it is a regular file of its own (:mod:`.files`):
+a symlink (which would send the record outside the data directory) or a FIFO
+is set aside when a game is kept, and skipped with a warning by ``--stats``.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Callable, List, Optional
+from typing import IO, Callable, Iterator, List, Optional, Tuple
 
-from .files import NotAFile, open_regular, read_tail, reason, set_aside
-from .records import Record, parse_history
+from .files import NotAFile, open_regular, reason, set_aside
+from .records import Record
 
-__all__ = ["HISTORY_FILE", "MAX_HISTORY_BYTES", "History", "utc_date", "utc_timestamp"]
+__all__ = ["HISTORY_FILE", "MAX_LINE", "History", "utc_date", "utc_timestamp"]
 
 HISTORY_FILE = "history.jsonl"
-# A game's line is a few hundred bytes: this is hundreds of thousands of
-# games, read in a fraction of a second. Past it, the oldest are left unread.
-MAX_HISTORY_BYTES = 64 << 20
+# The longest line read as a record: a game of about a million keys. A longer
+# line is skipped over as damaged, so reading takes bounded memory.
+MAX_LINE = 1 << 20
 
 _FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT
 
@@ -76,28 +74,70 @@ class History:
             os.close(fd)
         return note
 
-    def read(self, warn: Callable[[str], None]) -> List[Record]:
-        """Every record, oldest first; damaged lines skipped with one warning
-        (a last line cut short by a kill is skipped without one). No file: none."""
+    def records(self, warn: Callable[[str], None]) -> Iterator[Tuple[int, Record]]:
+        """Every record with its offset in the file, oldest first, read a
+        line at a time (memory does not grow with the file). A damaged line
+        is skipped, with one warning at the end for them all; a last line
+        cut short by a kill, quietly. No file: none. A path that is not a
+        regular file (a FIFO would hang, a device never end): one warning."""
         try:
-            data, skipped = read_tail(self.path, MAX_HISTORY_BYTES)
+            stream = os.fdopen(open_regular(self.path, os.O_RDONLY), "rb")
         except FileNotFoundError:
-            return []
-        except NotAFile as error:
-            warn(f"the history {self.path} is {error}; not read")
-            return []
-        except OSError as error:
-            warn(f"cannot read the history {self.path} ({reason(error)})")
-            return []
-        lines = data.decode("utf-8", "replace").split("\n")
-        if skipped:
-            lines.pop(0)  # most likely the end of a line begun before the part read
-            warn(f"the history {self.path} is over {MAX_HISTORY_BYTES >> 20} MiB; its oldest games are not read")
-        torn = lines.pop()  # after the last newline: "" unless the last line was cut short
-        records, bad = parse_history(lines)
-        if torn.strip():
-            records.extend(parse_history([torn])[0])
+            return
+        except (OSError, NotAFile) as error:
+            warn(f"cannot read the history {self.path} ({reason(error)}); no games read")
+            return
+        bad: List[int] = []
+        with stream:
+            offset = 0
+            for number, line, length, ended in _lines(stream):
+                where, offset = offset, offset + length
+                if line is not None and not line.strip():
+                    continue
+                try:
+                    if line is None or len(line) > MAX_LINE:
+                        raise ValueError("too long")
+                    record = Record.from_json(line.decode("utf-8"))
+                except ValueError:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+                    if ended:  # else: a last line cut short, as a kill leaves it
+                        bad.append(number)
+                    continue
+                yield where, record
         if bad:
-            where = f"line {bad[0]}" if len(bad) == 1 else f"{len(bad)} lines, the first line {bad[0]}"
-            warn(f"skipped {where} of {self.path}: not a game record")
-        return records
+            which = f"line {bad[0]}" if len(bad) == 1 else f"{len(bad)} lines, the first line {bad[0]}"
+            warn(f"skipped {which} of {self.path}: not a game record")
+
+    def fetch(self, where: int) -> Record:
+        """The record at offset ``where`` (as :meth:`records` gave it)."""
+        with os.fdopen(open_regular(self.path, os.O_RDONLY), "rb") as stream:
+            stream.seek(where)
+            return Record.from_json(stream.readline(MAX_LINE + 1).decode("utf-8"))
+
+    def read(self, warn: Callable[[str], None]) -> List[Record]:
+        """Every record, oldest first (for a history known to be small)."""
+        return [record for _, record in self.records(warn)]
+
+
+def _lines(stream: IO[bytes]) -> Iterator[Tuple[int, Optional[bytes], int, bool]]:
+    """(number from 1, the line or None if longer than MAX_LINE, its length
+    in bytes, ended by a newline) for each line of ``stream``: a line too
+    long to be a record is skipped over, never held whole."""
+    number = 0
+    while True:
+        line = stream.readline(MAX_LINE + 1)
+        if not line:
+            return
+        number += 1
+        ended = line.endswith(b"\n")
+        if len(line) <= MAX_LINE or ended:
+            yield number, line, len(line), ended
+            continue
+        length = len(line)
+        del line  # not held while the rest is skipped
+        while not ended:
+            more = stream.readline(MAX_LINE)
+            if not more:
+                break
+            length += len(more)
+            ended = more.endswith(b"\n")
+        yield number, None, length, ended

@@ -47,7 +47,7 @@ from .loop import (
 )
 from .options import EXIT_OK
 from .recording import Item, Reseed
-from .records import Record, daily_seed
+from .records import Record, daily_date, daily_seed
 from .render.repaint import ERASE_LINE
 from .saves import Resumed
 from .screen import Screen, color_depth, palette_for, wants_motion
@@ -112,7 +112,8 @@ class BestWriter:
 class GameKeeper:
     """Puts finished games in the history, dated by ``now``. A game can end
     more than once (game over, then r): the same game with the same keys is
-    kept once. ``daily`` marks the day's game (the one from its seed)."""
+    kept once. In a daily session, a game on a day's seed is marked as that
+    day's game (an earlier day's, put aside unfinished, too)."""
 
     def __init__(self, keeper: Keeper, now: Callable[[], float], daily: Optional[str]) -> None:
         self._keeper = keeper
@@ -124,7 +125,7 @@ class GameKeeper:
         if played is None or played == self._last:
             return
         self._last = played
-        daily = self._daily if self._daily is not None and played.seed == daily_seed(self._daily) else None
+        daily = daily_date(played.seed) if self._daily is not None else None
         self._keeper.keep(Record.of(played, utc_timestamp(self._now()), daily))
 
 
@@ -178,6 +179,9 @@ def play_terminal(
         progress = ResumeProgress(ctx.stdout, ctx.clock)
         resumed = keeper.resume(progress)
         progress.end()
+        if keeper.put_aside is not None:  # an earlier day's daily game, unfinished: it ends here
+            games.keep(keeper.put_aside.game)
+            notes.append(keeper.put_aside.note)
         if (
             resumed is not None
             and daily is not None
@@ -214,7 +218,12 @@ def play_terminal(
             ctx.warn(message)
         keeper.warn = recorder.warn = notes.append  # from here on the board is up: warn on it
         restarted = options.new or restart_seed is not None
-        greeting = _resumed_note(session.game.moves) if resumed is not None and not restarted else ""
+        if resumed is not None and not restarted:
+            greeting = _resumed_note(session.game.moves)
+        else:
+            # A note from before the board was up (an earlier day's daily
+            # game set aside) greets the first frame.
+            greeting = notes[-1] if notes else ""
         status = _loop(session, ctx, keeper, games, notes, open_console, greeting, daily, record_from)
         if on_end is not None:
             on_end(session)

@@ -6,25 +6,32 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import IO, Any
+from typing import IO, Any, Optional
 
 from . import __version__
 from .context import Context
-from .limits import DEFAULT_GOAL, DEFAULT_SIZE
+from .engine import default_goal
+from .files import reason
+from .history import History
+from .limits import DEFAULT_SIZE
 from .options import EXIT_OK, REPLAY_DELAY
 from .piped import play_piped
 from .recording import format_header
-from .records import board_stats, stats_document, top_games
+from .records import Board, Fetch, Record, Tally, stats_document
 from .render.stats import stats_lines
 from .screen import color_depth
 from .storage import DataDir, data_dir
 from .terminal.streams import isatty, terminal_size
 
-__all__ = ["NoSuchGame", "replay_best", "show_stats"]
+__all__ = ["HistoryChanged", "NoSuchGame", "replay_best", "show_stats"]
 
 
 class NoSuchGame(Exception):
     """``--replay-best N`` asks for a place the top list does not have."""
+
+
+class HistoryChanged(Exception):
+    """A record shown could not be read back: the file changed meanwhile."""
 
 
 def can_encode(stream: IO[Any], text: str) -> bool:
@@ -39,7 +46,7 @@ def can_encode(stream: IO[Any], text: str) -> bool:
 def show_stats(ctx: Context) -> int:
     options, stdout = ctx.options, ctx.stdout
     history = DataDir(data_dir(ctx.env)).history
-    stats = board_stats(history.read(ctx.warn))
+    stats = _tally(history, ctx, None).stats(_fetcher(history))
     if options.json:
         stdout.write(json.dumps(stats_document(stats, __version__), indent=1) + "\n")
     elif not stats:
@@ -55,13 +62,35 @@ def show_stats(ctx: Context) -> int:
     return EXIT_OK
 
 
+def _tally(history: History, ctx: Context, only: Optional[Board]) -> Tally:
+    """The history read through once (``only``: one board's games)."""
+    counted = Tally(only)
+    for where, record in history.records(ctx.warn):
+        counted.add(record, where)
+    return counted
+
+
+def _fetcher(history: History) -> Fetch:
+    """Reads back the few records shown. The file can have changed since
+    (a game ended meanwhile appends; anything else is an outside hand)."""
+
+    def fetch(where: int) -> Record:
+        try:
+            return history.fetch(where)
+        except (OSError, ValueError) as error:
+            raise HistoryChanged(f"the history {history.path} changed while it was read ({reason(error)})") from None
+
+    return fetch
+
+
 def replay_best(ctx: Context) -> int:
     """Replay the Nth game of the top list for the board of ``--size``/``--goal``."""
     options = ctx.options
     assert options.replay_best is not None
     rows, cols = options.rows or DEFAULT_SIZE, options.cols or DEFAULT_SIZE
-    goal = options.goal or DEFAULT_GOAL
-    top = top_games(DataDir(data_dir(ctx.env)).history.read(ctx.warn), rows, cols, goal)
+    goal = options.goal or default_goal(rows, cols)  # as play picks it
+    history = DataDir(data_dir(ctx.env)).history
+    top = _tally(history, ctx, (rows, cols, goal)).top((rows, cols, goal), _fetcher(history))
     rank = options.replay_best
     if rank > len(top):
         raise NoSuchGame(

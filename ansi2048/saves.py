@@ -185,6 +185,11 @@ class SaveFile:
         """Move a bad save aside (never delete it); returns the new name."""
         return set_aside(self.path, "bad")
 
+    def put_aside(self) -> str:
+        """Move a game that will not be resumed here aside, unfinished (a
+        daily game whose day has passed); returns the new name."""
+        return set_aside(self.path, "unfinished")
+
     def begin(self, game: Game) -> None:
         """Start the save for ``game``, atomically, and keep it open for
         appending one key at a time."""

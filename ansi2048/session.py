@@ -43,9 +43,12 @@ class Outcome(NamedTuple):
 
 @dataclass
 class Run:
-    """One game from its start: the seed it began with and the action keys
-    that changed something since (keys that changed nothing replay as
-    nothing, so they are left out); with ``seed`` they recreate the game."""
+    """One game *in progress*, from its start: the seed it began with and
+    the action keys that changed something since (keys that changed nothing
+    replay as nothing, so they are left out); with ``seed`` they recreate
+    the game. Mutable, grown key by key, and with what undo needs
+    (``depth``); :meth:`Session.played` freezes it, with the board's
+    result, into a :class:`Played`."""
 
     seed: int
     keys: List[str] = field(default_factory=list)
@@ -56,20 +59,29 @@ class Run:
 
 @dataclass(frozen=True)
 class Played:
-    """A game as the history keeps it (the date is added by the shell)."""
+    """A game as it ended (or was left): what the history keeps of it. The
+    history's line (:class:`~.records.Record`) is this, dated by the shell."""
 
     rows: int
     cols: int
     goal: int
     seed: int
-    keys: str
+    keys: str  # from the game's start: with ``seed`` they replay it
     score: int
     moves: int
     biggest: int
     won: bool
     over: bool
-    used_undo: bool
-    assisted: bool
+    undo: bool  # undo stepped back a move
+    ai: bool  # the AI played or hinted
+
+    @property
+    def board(self) -> Tuple[int, int, int]:
+        return (self.rows, self.cols, self.goal)
+
+    @property
+    def unaided(self) -> bool:
+        return not (self.undo or self.ai)
 
 
 class Session:
@@ -133,8 +145,8 @@ class Session:
             biggest=game.biggest,
             won=game.won,
             over=game.over,
-            used_undo=run.used_undo,
-            assisted=run.assisted,
+            undo=run.used_undo,
+            ai=run.assisted,
         )
 
     @property

@@ -19,16 +19,18 @@ from __future__ import annotations
 import json
 import os
 from contextlib import suppress
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional
 
 from .engine import Game
 from .files import NotAFile, atomic_write, lock_fd, locked, open_regular, reason, set_aside
 from .history import HISTORY_FILE, History
 from .recording import Item
-from .records import Record, config_key, daily_key, unaided_key
+from .records import Record, config_key, daily_date, daily_key, unaided_key
 from .saves import Progress, Resumed, SaveFile
+from .session import Played, Session
 
-__all__ = ["DataDir", "Keeper", "data_dir"]
+__all__ = ["DataDir", "Keeper", "PutAside", "data_dir"]
 
 _BEST_FILE = "best.json"
 _LOCK_FILE = "best.lock"
@@ -135,12 +137,30 @@ class DataDir:
             return score
 
 
+@dataclass(frozen=True)
+class PutAside:
+    """A daily game from an earlier day, left unfinished: its save was moved
+    to ``path``, and the game goes into the history as ended that day."""
+
+    game: Played
+    day: str
+    path: str
+
+    @property
+    def note(self) -> str:
+        """What the board says: its new name's end, as the save's name and the
+        data directory are known (the whole path does not fit 80 columns)."""
+        return f"daily game of {self.day} set aside as ...{self.path.rpartition('.')[2]}"
+
+
 class Keeper:
     """What interactive play keeps between runs: the saved game and the best
     score for this board. Every failure here becomes a warning, never an end
     to the game: without a data directory the game is simply not kept.
 
-    ``daily`` (a date) keeps the daily game: its own save, and the day's best."""
+    ``daily`` (a date) keeps the daily game: its own save, and the day's
+    best. A daily save holding an unfinished game of an earlier day is not
+    resumed: it is put aside (``put_aside`` says where) and today's starts."""
 
     def __init__(
         self,
@@ -152,6 +172,9 @@ class Keeper:
         daily: Optional[str] = None,
     ):
         self.warn = warn
+        self._board = (rows, cols, goal)
+        self._daily = daily
+        self.put_aside: Optional[PutAside] = None
         self._key = config_key(rows, cols, goal) if daily is None else daily_key(daily, rows, cols, goal)
         self._store: Optional[DataDir] = None
         self._save: Optional[SaveFile] = None
@@ -200,10 +223,22 @@ class Keeper:
             return None
         if loaded is None:
             return None
+        session = Session(loaded.game, runs=loaded.runs)
+        today = self._daily
+        day = daily_date(session.run.seed) if today is not None else None
+        earlier = day if day is not None and today is not None and day < today else None
         # First of all, and for a finished game too: the best it reached may
-        # be on no other disk (the game was killed before writing it).
-        self.record_best(loaded.best_seen)
+        # be on no other disk (the game was killed before writing it). An
+        # earlier day's game raises that day's best, not today's.
+        if earlier is None:
+            self.record_best(loaded.best_seen)
+        elif self._store is not None:
+            with suppress(OSError, ValueError):
+                self._store.record_best(daily_key(earlier, *self._board), loaded.best_seen)
         if loaded.game.over:
+            return None
+        if earlier is not None:
+            self._put_aside(save, session, earlier)
             return None
         if loaded.restarts_end:
             try:
@@ -220,6 +255,16 @@ class Keeper:
                 why = reason(error)
                 self._stop_saving(f"cannot write saved game {save.path} ({why})")
         return Resumed(loaded.game, loaded.seed, self._items(save), loaded.best_seen, loaded.runs)
+
+    def _put_aside(self, save: SaveFile, session: Session, day: str) -> None:
+        """The daily game of ``day`` (passed) is not resumed: its save is kept
+        aside, whole, and the game it holds ends here (into the history)."""
+        try:
+            path = save.put_aside()
+        except OSError as error:
+            self._stop_saving(f"cannot put aside the daily game of {day} in {save.path} ({reason(error)})")
+            return
+        self.put_aside = PutAside(session.played(), day, path)
 
     def _items(self, save: SaveFile) -> Callable[[], Iterator[Item]]:
         def items() -> Iterator[Item]:
@@ -285,7 +330,7 @@ class Keeper:
                 note = self._store.history.append(record)
                 if note:
                     self.warn(note)
-            except (OSError, ValueError) as error:  # ValueError: NotAFile, made meanwhile
+            except (OSError, NotAFile) as error:  # NotAFile: made meanwhile (a link is never written through)
                 self.warn(f"cannot write the history ({reason(error)}); games are not kept there")
                 self._history_broken = True
         if record.unaided:

@@ -35,7 +35,10 @@ def data(data_home: Path) -> Path:
 
 
 def record(score: int = 10, seed: int = 1, keys: str = "wasd") -> Record:
-    return Record("2026-11-22T12:00:00Z", 4, 4, 2048, seed, score, len(keys), 8, False, True, False, False, keys)
+    return Record(
+        rows=4, cols=4, goal=2048, seed=seed, keys=keys, score=score, moves=len(keys), biggest=8,
+        won=False, over=True, undo=False, ai=False, date="2026-11-22T12:00:00Z",
+    )  # fmt: skip
 
 
 def test_utc_dates() -> None:
@@ -175,17 +178,30 @@ def test_the_daily_game_is_seeded_by_the_utc_date_with_its_own_save_and_best(dat
     best = json.loads((data / "best.json").read_text())
     assert best["daily-2026-11-22-4x4-2048"] > 0
 
-    # The next run the same day resumes it; the next day's run starts that
-    # day's game as a restart into its seed (as --seed does: `u` brings
-    # yesterday's back), leaving no stray file.
+    # The next run the same day resumes it. The next day's run puts the
+    # unfinished game aside, whole, as the README says (the real files: a
+    # save named .unfinished-<time>), keeps it in the history as that day's
+    # daily game, says so on the board, and starts the new day's game in a
+    # save of its own.
     play_terminal(ctx_at(data, daily=True), ScriptedConsole([b"q"]).open)
     assert split_header((data / "game-daily-4x4-2048.keys").read_bytes())[1] == keys
+    yesterday = (data / "game-daily-4x4-2048.keys").read_bytes()
     warnings: List[str] = []
-    play_terminal(ctx_at(data, now=NOW + 86400, warnings=warnings, daily=True), ScriptedConsole([b"q"]).open)
-    save = (data / "game-daily-4x4-2048.keys").read_bytes()
-    assert b"\n# ansi2048 seed=20261123\n" in save
+    console = ScriptedConsole([b"q"])
+    play_terminal(ctx_at(data, now=NOW + 86400, warnings=warnings, daily=True), console.open)
     assert not warnings
-    assert not any(".unfinished-" in p.name for p in data.iterdir())
+    (aside,) = [p for p in data.iterdir() if p.name.startswith("game-daily-4x4-2048.keys.unfinished-")]
+    assert aside.read_bytes() == yesterday
+    (kept,) = history_of(data)
+    assert (kept.daily, kept.seed, kept.keys, kept.over) == ("2026-11-22", 20261122, keys.decode(), False)
+    assert kept.date.startswith("2026-11-23")  # the day it was put aside
+    header, today = split_header((data / "game-daily-4x4-2048.keys").read_bytes())
+    assert header is not None and header.seed == 20261123 and today == b""
+    # Said on the first frame (the key that follows takes the note away).
+    said = f"daily game of 2026-11-22 set aside as ...{aside.name.rpartition('.')[2]}"
+    assert said in console.screen_bytes.decode("utf-8")
+    best = json.loads((data / "best.json").read_text())
+    assert "daily-2026-11-23-4x4-2048" not in best  # yesterday's score is no best of today's
     console = ScriptedConsole([b"q"])
     play_terminal(ctx_at(data, now=NOW + 86400, daily=True), console.open)
     shown = read_board(emulate(console.screen_bytes, WIDTH, HEIGHT).display, BIG, 4, 4)

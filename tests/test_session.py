@@ -200,7 +200,7 @@ def test_an_assisted_game_does_not_raise_the_best() -> None:
     session.apply(Action.LEFT)
     assert session.game.score == 16
     assert session.best == 4
-    assert session.played().assisted
+    assert session.played().ai
     # A new game is the player's own again: its scores count.
     session.apply(Action.RESTART)
     assert not session.assisted

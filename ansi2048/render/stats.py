@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
-from ..limits import DEFAULT_GOAL, DEFAULT_SIZE
+from ..engine import default_goal
+from ..limits import DEFAULT_SIZE
 from ..records import BoardStats, Record
 from .palette import Palette, classic
 from .style import BOLD, PLAIN, ColorDepth, Span, paint, style
@@ -53,7 +54,7 @@ def _replay_command(board: BoardStats) -> str:
     if (board.rows, board.cols) != (DEFAULT_SIZE, DEFAULT_SIZE):
         size = str(board.rows) if board.rows == board.cols else f"{board.rows}x{board.cols}"
         command += f" --size {size}"
-    if board.goal != DEFAULT_GOAL:
+    if board.goal != default_goal(board.rows, board.cols):  # --replay-best picks it as play does
         command += f" --goal {board.goal}"
     return command
 
