@@ -435,8 +435,8 @@ def test_basic_depth_is_what_colorama_converts() -> None:
     sequences = _CSI.findall(output)
     assert output.count("\x1b") == len(sequences), "an escape that is not a CSI sequence"
     finals = {final for _, _, final in sequences}
-    # colorama converts SGR, cursor moves A B C D, and erase J K (ansitowin32.py).
-    assert finals <= {"m", "A", "B", "C", "K", "J"}
+    # colorama converts SGR, cursor moves A B C D, its position H, and erase J K (ansitowin32.py).
+    assert finals <= {"m", "A", "B", "C", "H", "K", "J"}
     assert {"m", "A", "B", "K", "J"} <= finals  # the test saw every kind
     for params, intermediates, final in sequences:
         assert not intermediates and not params.startswith("?")
@@ -444,6 +444,8 @@ def test_basic_depth_is_what_colorama_converts() -> None:
             assert {int(p) for p in params.split(";")} <= ALLOWED_SGR, params
         elif final in "ABC":
             assert params.isdigit()
+        elif final == "H":
+            assert params == ""  # the window's top-left: colorama counts from the window too
         else:
             assert params == ""
 
