@@ -255,6 +255,7 @@ def _loop(
             ctx.env,
             legacy=console.legacy,
             palette=palette_for(ctx.options),
+            bindings=tuple((key.decode("ascii"), action) for key, action in ctx.options.bindings),
         )
         screen.note = greeting  # until the first key: then the latest warning, if any
         motion = Motion(console.key_ready, ctx.clock) if animates(ctx, console) else None

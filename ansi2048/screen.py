@@ -9,6 +9,7 @@ from typing import IO, Any, Callable, Mapping, Optional, Sequence, Tuple
 
 from .context import Options
 from .engine import Direction, Slide
+from .keys import Action
 from .render.frame import View, frame_lines, help_lines, layout_for
 from .render.motion import GAIN_SECONDS, SETTLE_SECONDS, SHAKE_SECONDS, Sprite, motion_frames
 from .render.palette import Palette
@@ -43,8 +44,10 @@ class Screen:
         legacy: bool = False,
         replay: bool = False,
         palette: Optional[Palette] = None,
+        bindings: Tuple[Tuple[str, Action], ...] = (),
     ) -> None:
         self._write = write
+        self._bindings = bindings  # the config's keys, for the key line and the help
         self._palette = palette
         self._size = size
         self._depth = depth
@@ -80,6 +83,7 @@ class Screen:
             hint=self.hint,
             stuck=self.stuck,
             autoplay=self.autoplay,
+            bindings=self._bindings,
         )
         self.fits = layout_for(view, width, height) is not None
         lines = frame_lines(view, self._depth, width, height, palette=self._palette, sprites=sprites, shake=shake)
@@ -88,7 +92,8 @@ class Screen:
     def show_help(self, session: Session) -> None:
         """The help screen in the board's place (any key brings the board back)."""
         width, height = self._size()
-        lines = help_lines(session.game.goal, self._depth, width, height)
+        view = replace(View.of(session), bindings=self._bindings)
+        lines = help_lines(view, self._depth, width, height)
         self._write(self._repainter.frame(lines, width, height))
 
     def close(self) -> None:

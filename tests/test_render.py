@@ -529,12 +529,15 @@ def test_layout_order_and_sizes() -> None:
     assert MEDIUM.board_size(4, 4) == (4 * 7 + 5 * 2, 9)
     assert COMPACT.board_size(4, 4) == (4 * 7 + 5, 6)
     assert NARROW.board_size(4, 4) == (4 * 6 + 5, 6)
-    assert layout_for(view, 43, 21) is BIG
-    assert layout_for(view, 42, 21) is MEDIUM  # lines must stay narrower than the terminal
-    assert layout_for(view, 43, 20) is MEDIUM  # and the last row stays free
-    assert layout_for(view, 34, 10) is COMPACT
-    assert layout_for(view, 30, 10) is NARROW
-    assert layout_for(view, 29, 10) is None
+    # Four lines of text (header; status, note, keys), the note's counted
+    # whether it shows or not, and the free last row.
+    assert layout_for(view, 43, 22) is BIG
+    assert layout_for(view, 42, 22) is MEDIUM  # lines must stay narrower than the terminal
+    assert layout_for(view, 43, 21) is MEDIUM  # and the last row stays free
+    assert layout_for(view, 34, 11) is COMPACT
+    assert layout_for(view, 30, 11) is NARROW
+    assert layout_for(view, 29, 11) is None
+    assert layout_for(view, 30, 10) is None
     # A 10x10 board fits the classic 80x24 terminal.
     assert layout_for(make_view([[0] * 10] * 10), 80, 24) is not None
 
