@@ -8,10 +8,10 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import List, Optional, Sequence, Tuple
 
-from .color import mix
+from .color import contrast_ratio, mix, shown_rgb
 from .motion import Phase, Sprite
-from .palette import Palette, TilePair
-from .style import PLAIN, ColorDepth, Span, merge_spans, style
+from .palette import MIN_TEXT_CONTRAST, Palette, TilePair, basic_text
+from .style import PLAIN, Color, ColorDepth, Rgb, Span, merge_spans, style
 
 __all__ = [
     "ASCII",
@@ -248,10 +248,27 @@ def sprite_board_lines(
 
 @cache
 def dimmed(palette: Palette) -> Palette:
-    """``palette`` faded toward its grid colour: the board under a message."""
+    """``palette`` faded toward its grid colour: the board under a message.
+
+    The tiles fade; their numbers fade only as far as they still read at
+    MIN_TEXT_CONTRAST on the faded tile (at 24 bits and 256 colours). 16
+    colours cannot blend: every tile takes the grid's colour and its number
+    the code that reads best on it on the common terminal palettes."""
+    grid = palette.grid
+    text_code = basic_text(grid.basic, palette.empty[1].basic)
+
+    def readable(bg: Color, text: Color) -> bool:
+        return all(contrast_ratio(b, t) >= MIN_TEXT_CONTRAST for b, t in _shown_pairs(bg, text))
 
     def dim(pair: TilePair) -> TilePair:
-        return mix(pair[0], palette.grid, _DIM), mix(pair[1], palette.grid, _DIM)
+        bg = replace(mix(pair[0], grid, _DIM), basic=grid.basic)
+        for amount in (_DIM, 0.4, 0.2, 0.0):
+            text = mix(pair[1], grid, amount) if amount else pair[1]
+            if readable(bg, text):
+                break
+        else:
+            text = max(_INKS, key=lambda ink: min(contrast_ratio(b, i) for b, i in _shown_pairs(bg, ink)))
+        return bg, replace(text, basic=text_code)
 
     return replace(
         palette,
@@ -259,6 +276,18 @@ def dimmed(palette: Palette) -> Palette:
         beyond=dim(palette.beyond),
         empty=dim(palette.empty),
     )
+
+
+_INKS = (Color.of(0x000000, 30), Color.of(0xFFFFFF, 97))
+
+
+def _shown_pairs(bg: Color, text: Color) -> List[Tuple[Rgb, Rgb]]:
+    pairs = []
+    for depth in (ColorDepth.TRUE, ColorDepth.EXTENDED):
+        shown_bg, shown_text = shown_rgb(bg, depth), shown_rgb(text, depth)
+        assert shown_bg is not None and shown_text is not None
+        pairs.append((shown_bg, shown_text))
+    return pairs
 
 
 # How far the board fades toward the grid under a win or game-over message.
@@ -277,16 +306,30 @@ def overlay(
     start = 1 if depth is ColorDepth.NONE else layout.col_gap
     inner = width - layout.col_gap - start
     text = next((t for t in texts if len(t) + 2 <= inner), texts[-1][: max(0, inner - 2)])
-    if depth is ColorDepth.NONE:
-        rule = "+" + "-" * (inner - 2) + "+"
-        rows = [rule, "|" + text.center(inner - 2) + "|", rule]
-        box_style = PLAIN
+    # The box's place: three lines over the middle of the board if no
+    # tile's number is under them (the board stays readable), else the
+    # message alone on the grid line nearest the middle (a gap between rows,
+    # or the border: a small board, or rows that touch).
+    height = len(canvas)
+    step = layout.tile_height + layout.row_gap
+    tile_rows = (height - 2 + layout.row_gap) // step if height >= 2 else 0
+    numbers = {1 + row * step + layout.number_line for row in range(tile_rows)}
+    tiles = {1 + row * step + line for row in range(tile_rows) for line in range(layout.tile_height)}
+    middle = height // 2
+    top = max(1, middle - 1) if height >= 5 else max(0, middle - 1)
+    if not numbers & {top, top + 1, top + 2} and top + 2 < height:
+        if depth is ColorDepth.NONE:
+            rule = "+" + "-" * (inner - 2) + "+"
+            rows = [rule, "|" + text.center(inner - 2) + "|", rule]
+        else:
+            rows = [" " * inner, text.center(inner), " " * inner]
     else:
-        rows = [" " * inner, text.center(inner), " " * inner]
-        # BASIC has no bold: the legacy console would make the dark text lighter.
-        box_style = style(colors[1], colors[0], depth is not ColorDepth.BASIC)
-    middle = len(canvas) // 2
-    top = max(1, middle - len(rows) // 2) if len(canvas) >= len(rows) + 2 else max(0, middle - len(rows) // 2)
+        grid_lines = [line for line in range(height) if line not in tiles]
+        top = min(grid_lines, key=lambda line: (abs(line - (height - 1) / 2), -line))
+        text = next((t for t in texts if len(t) + 2 <= inner), texts[-1][: max(0, inner - 2)])
+        rows = [f" {text} ".center(inner, "-" if depth is ColorDepth.NONE else " ")]
+    # BASIC has no bold: the legacy console would make the dark text lighter.
+    box_style = PLAIN if depth is ColorDepth.NONE else style(colors[1], colors[0], depth is not ColorDepth.BASIC)
     for offset, row in enumerate(rows):
         line = top + offset
         if 0 <= line < len(canvas):
