@@ -20,7 +20,7 @@ from ansi2048.engine import Game
 from ansi2048.interactive import play_terminal
 from ansi2048.keys import Action, KeyDecoder
 from ansi2048.recording import format_header, replay
-from ansi2048.render.frame import BIG, View, layout_for
+from ansi2048.render.frame import View, layout_for
 from ansi2048.session import Session
 from ansi2048.terminal.console import Console, ScreenHooks
 
@@ -306,7 +306,9 @@ def test_asciinema_cat_reproduces_the_final_board(tmp_path: Path) -> None:
     import pyte
 
     pyte.ByteStream(screen).feed(output)
-    assert read_board(screen.display, BIG, 4, 4) == played(9, KEYS)
+    layout = layout_for(View(((0,) * 4,) * 4, None, 0, 0, 0, 2048, 0, Session(Game()).status), *HEADLESS_SIZE)
+    assert layout is not None
+    assert read_board(screen.display, layout, 4, 4) == played(9, KEYS)
 
 
 @given(

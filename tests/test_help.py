@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ansi2048.engine import Game
 from ansi2048.keys import Action
-from ansi2048.render.frame import BIG, View, frame_lines, help_lines, layout_for
+from ansi2048.render.frame import LARGE, View, frame_lines, help_lines, layout_for
 from ansi2048.render.style import ColorDepth
 from ansi2048.session import Status
 
@@ -27,7 +27,7 @@ def test_question_mark_shows_help_and_any_key_closes_it_unplayed(tmp_path: Path)
     # The key that closed it was not played: the board is the starting one.
     after = [display for time, display in shown if 102.0 <= time < 103.0][-1]
     assert not any("closes this help" in line for line in after)
-    assert read_board(after, BIG, 4, 4) == [list(row) for row in Game(seed=21).board]
+    assert read_board(after, LARGE, 4, 4) == [list(row) for row in Game(seed=21).board]
 
 
 def test_help_fits_any_terminal_and_always_says_how_to_close() -> None:
@@ -73,7 +73,7 @@ def test_help_lists_every_key_the_game_takes() -> None:
 
 
 def test_the_marks_are_the_ones_the_board_in_this_window_draws() -> None:
-    # BIG (tall tiles) outlines the new tile; one-line layouts bracket it.
+    # Tall tiles (BIG and up) outlines the new tile; one-line layouts bracket it.
     assert "outline" in _help(VIEW, 100, 60) and "[N]" not in _help(VIEW, 100, 60)
     assert "[N]" in _help(VIEW, 40, 60) and "outline" not in _help(VIEW, 40, 60)
 

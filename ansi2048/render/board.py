@@ -17,6 +17,8 @@ __all__ = [
     "ASCII",
     "BIG",
     "COMPACT",
+    "HUGE",
+    "LARGE",
     "LAYOUTS",
     "MEDIUM",
     "NARROW",
@@ -64,15 +66,19 @@ class Layout:
         return self.tile_height // 2
 
 
-# Tried in this order; the first that fits the terminal wins. BIG holds
+# Tried in this order; the first that fits the terminal wins: tiles grow
+# with the window (HUGE and LARGE, BIG's shape scaled up: a 4x4 board takes
+# LARGE from 59x30, HUGE from 75x38). BIG holds
 # 6-digit numbers with a space each side (7 digits still fit) and keeps the
 # new tile's marker on its own line; the others are one line tall, the last
 # so that a 10x10 board fits an 80-column terminal.
+HUGE = Layout("huge", 16, 7, 1, 2)
+LARGE = Layout("large", 12, 5, 1, 2)
 BIG = Layout("big", 8, 3, 1, 2)
 MEDIUM = Layout("medium", 7, 1, 1, 2)
 COMPACT = Layout("compact", 7, 1, 0)
 NARROW = Layout("narrow", 6, 1, 0)
-LAYOUTS = (BIG, MEDIUM, COMPACT, NARROW)
+LAYOUTS = (HUGE, LARGE, BIG, MEDIUM, COMPACT, NARROW)
 
 
 @dataclass(frozen=True)

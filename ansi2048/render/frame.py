@@ -15,6 +15,8 @@ from .board import (
     ASCII,
     BIG,
     COMPACT,
+    HUGE,
+    LARGE,
     LAYOUTS,
     MEDIUM,
     NARROW,
@@ -33,6 +35,8 @@ from .style import BOLD, PLAIN, ColorDepth, Span, fit, paint, style
 __all__ = [
     "BIG",
     "COMPACT",
+    "HUGE",
+    "LARGE",
     "LAYOUTS",
     "MEDIUM",
     "NARROW",
