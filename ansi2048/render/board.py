@@ -10,7 +10,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from .color import contrast_ratio, mix, shown_rgb
 from .motion import Phase, Sprite
-from .palette import MIN_TEXT_CONTRAST, Palette, TilePair, basic_text
+from .palette import Palette, TilePair, basic_text
 from .style import PLAIN, Color, ColorDepth, Rgb, Span, merge_spans, style
 
 __all__ = [
@@ -257,14 +257,15 @@ def dimmed(palette: Palette) -> Palette:
     """``palette`` faded toward its grid colour: the board under a message.
 
     The tiles fade; their numbers fade only as far as they still read at
-    MIN_TEXT_CONTRAST on the faded tile (at 24 bits and 256 colours). 16
+    _FADED_TEXT_CONTRAST on the faded tile (at 24 bits and 256 colours), else
+    they take black or white. 16
     colours cannot blend: every tile takes the grid's colour and its number
     the code that reads best on it on the common terminal palettes."""
     grid = palette.grid
     text_code = basic_text(grid.basic, palette.empty[1].basic)
 
     def readable(bg: Color, text: Color) -> bool:
-        return all(contrast_ratio(b, t) >= MIN_TEXT_CONTRAST for b, t in _shown_pairs(bg, text))
+        return all(contrast_ratio(b, t) >= _FADED_TEXT_CONTRAST for b, t in _shown_pairs(bg, text))
 
     def dim(pair: TilePair) -> TilePair:
         bg = replace(mix(pair[0], grid, _DIM), basic=grid.basic)
@@ -298,6 +299,9 @@ def _shown_pairs(bg: Color, text: Color) -> List[Tuple[Rgb, Rgb]]:
 
 # How far the board fades toward the grid under a win or game-over message.
 _DIM = 0.6
+# The contrast a faded number keeps (WCAG AA for text): the game's 3:1
+# looked dim beside the message, on a board that is all dim.
+_FADED_TEXT_CONTRAST = 4.5
 
 
 def overlay(
