@@ -133,3 +133,19 @@ def test_the_size_asked_for_does_not_change_at_the_first_key() -> None:
         first = layout_for(greeted, 80, height)
         later = layout_for(VIEW, 80, height)
         assert first == later, height
+
+
+def test_the_keyboard_game_shows_the_configs_keys_and_no_undo(tmp_path: Path) -> None:
+    """Through the real loop and Screen: the config's bindings and
+    --no-undo reach the key line and the help."""
+    bound = run(tmp_path, [(1.0, b"?"), (2.0, b"x"), (3.0, b"q")], animation=False, bindings=((b"i", Action.UP),))
+    shown = screens(bound)
+    first = shown[0][1]
+    assert any("i up" in line for line in first), "\n".join(first)
+    helped = [display for time, display in shown if 101.0 <= time < 102.0][-1]
+    assert any(line.lstrip().startswith("i ") and "slide up" in line for line in helped), "\n".join(helped)
+    hard = run(tmp_path / "hard", [(1.0, b"?"), (2.0, b"x"), (3.0, b"q")], animation=False, no_undo=True)
+    shown = screens(hard)
+    assert not any("u undo" in line for line in shown[0][1]), "\n".join(shown[0][1])
+    helped = [display for time, display in shown if 101.0 <= time < 102.0][-1]
+    assert any("off in this game (--no-undo)" in line for line in helped), "\n".join(helped)

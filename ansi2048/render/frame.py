@@ -309,6 +309,8 @@ def _keys(view: View, glyphs: Glyphs) -> List[List[Span]]:
     moves = " ".join([a, *groups])
     variants = [
         [moves_long, undo[0], new[0], *ai, helps, quits],
+        # Your own keys before the AI's (the help has both).
+        [moves_long, undo[0], new[0], helps, quits] if others else [],
         [moves, undo[0], new[0], *ai, helps, quits],
         [f"{a} move", undo[1], new[1], *ai, helps, quits],
         [f"{moves} move", undo[0], new[0], helps, quits],
@@ -320,7 +322,7 @@ def _keys(view: View, glyphs: Glyphs) -> List[List[Span]]:
     texts: List[str] = []
     for variant in variants:
         text = f" {d} ".join(part for part in variant if part)
-        if text not in texts:
+        if text and text not in texts:
             texts.append(text)
     return [[(text, PLAIN)] for text in texts]
 
