@@ -18,7 +18,7 @@ from typing import Any, Callable, Dict, List, Tuple
 
 import pyte
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ansi2048.engine import Game
@@ -269,14 +269,12 @@ class ReflowTerminal:
             if number == cursor[0]:
                 piece = min(cursor[1] // width, len(pieces) - 1)
                 cursor_at = (first + piece, min(cursor[1] - piece * width, width - 1))
-        # The screen: the rows up to the cursor's (or the last with text), the
-        # last `height` of them; those above are the history.
-        end = cursor_at[0] + 1
-        while end < len(new_rows) and any(cell.data != " " for cell in new_rows[end].values()):
-            end += 1
-        end = max(end, cursor_at[0] + 1)
-        del new_rows[end:]
-        top = max(0, len(new_rows) - height)
+        # The screen, as tmux places it: the cursor keeps its row, moved
+        # down by what a taller window pulls back from the history (as far
+        # as there is any) and up only as far as a shorter one needs.
+        cursor_y = min(old.cursor.y + max(0, height - old.lines), cursor_at[0], height - 1)
+        top = cursor_at[0] - cursor_y
+        del new_rows[top + height :]
         self.history[:] = new_rows[:top]
         self._open(width, height)
         for y, row in enumerate(new_rows[top:]):
@@ -335,6 +333,7 @@ def test_every_small_size_and_back(depth: ColorDepth) -> None:
             _storm([(100, 35), (width, height), (100, 35), (width, height), (width, height)], depth, "a.d..")
 
 
+@example(sizes=[(79, 2), (57, 27)], depth=ColorDepth.NONE, keys="a")  # old lines rewrapped in the history
 @settings(max_examples=40, deadline=None)
 @given(
     sizes=st.lists(st.tuples(st.integers(1, 110), st.integers(1, 40)), min_size=1, max_size=12),

@@ -93,6 +93,7 @@ class Repainter:
         self._stale = 0
         self._lines: List[str] = []  # the frame on screen, for repainting only what changed
         self._columns: Optional[int] = None  # the terminal's width when it was drawn
+        self._stale_width = 0  # the widest line of those stale frames
         # The terminal wrapped a frame once: from then on every resize
         # clears the window (see _cleared).
         self._wrapped = False
@@ -116,7 +117,10 @@ class Repainter:
                 self._stale -= back
                 up += back
             # Rows that no longer fit above the cursor went into the history.
-            self._stale += max(0, up + 1 - height)
+            pushed = max(0, up + 1 - height)
+            if pushed:
+                self._stale += pushed
+                self._stale_width = max(self._stale_width, *self._widths)
         return up
 
     def _reflowed(self, width: Optional[int]) -> bool:
@@ -130,11 +134,14 @@ class Repainter:
 
     def _cleared(self, width: Optional[int], height: Optional[int]) -> bool:
         """Whether to clear the window and draw from its top: the terminal
-        may have wrapped the frame on screen, or did once and the window has
+        may have wrapped the frame on screen or old frame lines in its
+        history (which a taller window pulls back), or did once and the window has
         changed since (it may have joined and pulled back wrapped rows of an
         old frame from its history: where they land is anyone's guess)."""
         resized = (width, height) != (self._columns, self._rows)
-        return self._reflowed(width) or (self._wrapped and resized)
+        # Old frame lines the window pushed into the history wrap there too.
+        history_wraps = bool(self._stale) and width is not None and self._stale_width >= width
+        return self._reflowed(width) or history_wraps or (self._wrapped and resized)
 
     def frame(self, lines: Sequence[str], width: Optional[int] = None, height: Optional[int] = None) -> str:
         """Draw ``lines``; the cursor is left at the end of the last one.
@@ -231,6 +238,7 @@ class Repainter:
         self._lines = []
         self._rows = None
         self._stale = 0
+        self._stale_width = 0
         self._wrapped = False
 
 
