@@ -2,9 +2,9 @@
 
 A package index shows the README without its directory, so the pictures
 (relative paths into docs/) would be broken images there, and links to the
-README's own headings go nowhere. The description is the README with the
-block between ``<!-- pictures -->`` and ``<!-- /pictures -->`` left out and
-those links turned into their text; everything else is the README as written
+README's own headings or to files of the repository go nowhere. The
+description is the README with the block between ``<!-- pictures -->`` and
+``<!-- /pictures -->`` left out and those links turned into their text; everything else is the README as written
 (tests/test_package.py checks both).
 """
 
@@ -16,8 +16,9 @@ from pathlib import Path
 PICTURES_START = "<!-- pictures -->"
 PICTURES_END = "<!-- /pictures -->"
 
-# [text](#anchor): a link to a heading of the same page.
-_SAME_PAGE_LINK = re.compile(r"\[([^\]]+)\]\(#[^)]*\)")
+# [text](#anchor) or [text](docs/file): a link to a heading of the same page
+# or a path in the repository (anything without a scheme such as https:).
+_LOCAL_LINK = re.compile(r"\[([^\]]+)\]\((?![A-Za-z][A-Za-z0-9+.-]*:)[^)]*\)")
 
 
 def index_description(readme: str) -> str:
@@ -30,7 +31,7 @@ def index_description(readme: str) -> str:
         elif line.strip() == PICTURES_END:
             skipping = False
         elif not skipping:
-            lines.append(_SAME_PAGE_LINK.sub(r"\1", line))
+            lines.append(_LOCAL_LINK.sub(r"\1", line))
     if skipping:
         raise ValueError(f"README.md: {PICTURES_START} without {PICTURES_END}")
     # The blank lines around the block would otherwise double up.

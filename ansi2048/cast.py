@@ -6,6 +6,12 @@ output, ``[seconds, "r", "COLSxROWS"]`` when the terminal is resized. The
 writer is handed the stream and the clock; :meth:`CastWriter.tee` wraps a
 screen's ``write`` so every frame reaches both the terminal and the file.
 
+What is recorded is what the terminal received: the screen writes lines
+ending in a bare LF, which a terminal's output processing (ONLCR) turns
+into CR LF before it draws them; a player (``asciinema play`` or ``cat``, the
+web player) emulates no such processing, so the cast holds the CR LF itself.
+Without it, every line would start where the one above ended: a staircase.
+
 Timing: events carry the clock's time since the first frame, but never
 less than ``step`` after the event before. Interactive play passes 0 and
 keeps real time; a replay passes its ``--delay`` or :data:`REPLAY_STEP`, so
@@ -15,6 +21,7 @@ a replay read from a file in a blink still plays back at a watchable pace.
 from __future__ import annotations
 
 import json
+import re
 from contextlib import suppress
 from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
@@ -26,7 +33,15 @@ from .render.themes import TERMINALS
 if TYPE_CHECKING:
     from .recording import Output
 
-__all__ = ["HEADLESS_SIZE", "IDLE_TIME_LIMIT", "REPLAY_STEP", "CastWriter", "cast_theme", "is_ours"]
+__all__ = [
+    "HEADLESS_SIZE",
+    "IDLE_TIME_LIMIT",
+    "REPLAY_STEP",
+    "CastWriter",
+    "as_received",
+    "cast_theme",
+    "is_ours",
+]
 
 # Seconds between frames of a replay that has no --delay.
 REPLAY_STEP = 0.15
@@ -39,6 +54,16 @@ HEADLESS_SIZE = (80, 30)
 # The 16 colours in asciicast order (0-7, then the bright 8-15), as the
 # 16-colour palettes were chosen against (xterm's defaults).
 _SIXTEEN = (30, 31, 32, 33, 34, 35, 36, 37, 90, 91, 92, 93, 94, 95, 96, 97)
+
+
+# A line feed that no carriage return comes before.
+_BARE_LF = re.compile(r"(?<!\r)\n")
+
+
+def as_received(text: str) -> str:
+    """``text`` as a terminal's ONLCR passes it on to the screen: every bare
+    LF preceded by a CR (an LF after a CR is left as it is)."""
+    return _BARE_LF.sub("\r\n", text)
 
 
 def _hex(rgb: Rgb) -> str:
@@ -129,7 +154,7 @@ class CastWriter:
         elif size != self._size:
             self._size = size
             self._event(now, "r", "{}x{}".format(*size))
-        self._event(now, "o", text)
+        self._event(now, "o", as_received(text))
 
     def _header(self, size: Tuple[int, int]) -> Dict[str, object]:
         return {

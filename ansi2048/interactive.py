@@ -312,6 +312,7 @@ def _loop(
             day=daily or "",
             day_seed=daily_seed(daily) if daily is not None else None,
             record_from=record_from,
+            bindings=tuple((key.decode("ascii"), action) for key, action in ctx.options.bindings),
         )
         play = Play(session, settings, console.size(), note=greeting, saving=keeper.saving)
         driver = Driver(play, ctx, console, screen, keeper, games, notes)
@@ -413,7 +414,7 @@ class Driver:
         answers: List[Event] = []
         if isinstance(effect, Draw):
             if effect.help:
-                self._screen.paint_help(effect.view.goal)
+                self._screen.paint_help(effect.view)
             else:
                 self._screen.paint(effect.view, effect.sprites, effect.shake)
         elif isinstance(effect, Append):

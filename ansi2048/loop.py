@@ -252,6 +252,9 @@ class Settings:
     day: str = ""  # the daily game's date (--daily), "" otherwise
     day_seed: Optional[int] = None  # the daily game's seed: r starts it again
     record_from: int = 0  # runs behind the game on the board when --record began
+    # The config's keys, (character, action): the key line and the help name
+    # the keys that really work.
+    bindings: Tuple[Tuple[str, Action], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -322,6 +325,7 @@ def view(play: Play, ending: str = "") -> View:
         hint=play.hint,
         stuck=play.hint_stuck,
         autoplay=play.pilot.pace if play.pilot is not None else 0,
+        bindings=settings.bindings,
     )
 
 

@@ -9,6 +9,7 @@ from typing import IO, Any, Callable, Mapping, Optional, Sequence, Tuple
 
 from .context import Options
 from .engine import Direction, Slide
+from .keys import Action
 from .render.frame import View, frame_lines, help_lines, layout_for
 from .render.motion import GAIN_SECONDS, SETTLE_SECONDS, SHAKE_SECONDS, Sprite, motion_frames
 from .render.palette import Palette
@@ -43,8 +44,10 @@ class Screen:
         legacy: bool = False,
         replay: bool = False,
         palette: Optional[Palette] = None,
+        bindings: Tuple[Tuple[str, Action], ...] = (),
     ) -> None:
         self._write = write
+        self._bindings = bindings  # the config's keys, for the key line and the help
         self._palette = palette
         self._size = size
         self._depth = depth
@@ -79,6 +82,7 @@ class Screen:
             hint=self.hint,
             stuck=self.stuck,
             autoplay=self.autoplay,
+            bindings=self._bindings,
         )
         self.paint(view, sprites, shake)
 
@@ -90,15 +94,11 @@ class Screen:
         lines = frame_lines(view, self._depth, width, height, palette=self._palette, sprites=sprites, shake=shake)
         self._write(self._repainter.frame(lines, width, height))
 
-    def show_help(self, session: Session) -> None:
-        """The help screen in the board's place (any key brings the board back)."""
-        self.paint_help(session.game.goal)
-
-    def paint_help(self, goal: int) -> None:
-        """The help screen for a game to ``goal``."""
+    def paint_help(self, view: View) -> None:
+        """The help screen in the board's place, for the game of ``view``
+        (its keys, its layout's mark); any key brings the board back."""
         width, height = self._size()
-        lines = help_lines(goal, self._depth, width, height)
-        self._write(self._repainter.frame(lines, width, height))
+        self._write(self._repainter.frame(help_lines(view, self._depth, width, height), width, height))
 
     def close(self) -> None:
         """Leave the final frame on screen, the cursor shown, below it."""

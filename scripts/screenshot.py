@@ -7,7 +7,12 @@ bytes a terminal would get, and every cell of that screen becomes an SVG
 rectangle and glyph. Nothing here draws a tile by itself, so the picture
 cannot drift from what the game shows.
 
-    python scripts/screenshot.py [--depth true|256|16|none] [--size 60x21] [--out docs/screenshot.svg]
+    python scripts/screenshot.py [--depth true|256|16|none] [--theme classic|dark|high-contrast]
+                                 [--status playing|over|won] [--size 60x22] [--out docs/screenshot.svg]
+    python scripts/screenshot.py --gallery [--status over] --out docs/gallery.svg
+
+``--gallery`` draws every theme (rows) at 24-bit, 256 and 16 colours
+(columns), each on its theme's own terminal colours.
 """
 
 from __future__ import annotations
@@ -32,11 +37,12 @@ from ansi2048.render.frame import View, frame_lines  # noqa: E402
 from ansi2048.render.motion import SETTLE_SECONDS, motion_frames  # noqa: E402
 from ansi2048.render.repaint import Repainter  # noqa: E402
 from ansi2048.render.style import ColorDepth  # noqa: E402
-from ansi2048.session import Session  # noqa: E402
+from ansi2048.render.themes import TERMINALS, THEMES  # noqa: E402
+from ansi2048.session import Session, Status  # noqa: E402
 
 SEED = 218
 MOVES = 424
-COLUMNS, LINES = 60, 21  # the 4x4 big layout needs 38x21; room for the keys line
+COLUMNS, LINES = 60, 22  # the 4x4 big layout needs 43x22; room for the keys line
 
 DEPTHS = {"true": ColorDepth.TRUE, "256": ColorDepth.EXTENDED, "16": ColorDepth.BASIC, "none": ColorDepth.NONE}
 
@@ -139,16 +145,23 @@ def animated_svg(screens: Sequence[Tuple[float, pyte.Screen]], used_lines: int, 
     return "\n".join(parts)
 
 
-def _cells(screen: pyte.Screen, used_lines: int) -> List[str]:
+def _cells(
+    screen: pyte.Screen,
+    used_lines: int,
+    left: float = PAD,
+    top_edge: float = PAD,
+    background: str = BACKGROUND,
+    foreground: str = FOREGROUND,
+) -> List[str]:
     parts: List[str] = []
     for y in range(used_lines):
         line = [screen.buffer[y][x] for x in range(screen.columns)]
-        top = PAD + y * CELL_H
+        top = top_edge + y * CELL_H
         for start, end, char in runs(line, "bg"):
             if char.bg != "default":
                 parts.append(
-                    f'<rect x="{PAD + start * CELL_W:.1f}" y="{top}" width="{(end - start) * CELL_W:.1f}" '
-                    f'height="{CELL_H}" fill="{color(char.bg, BACKGROUND)}"/>'
+                    f'<rect x="{left + start * CELL_W:.1f}" y="{top}" width="{(end - start) * CELL_W:.1f}" '
+                    f'height="{CELL_H}" fill="{color(char.bg, background)}"/>'
                 )
         baseline = top + CELL_H * 0.75
         for x, char in enumerate(line):
@@ -157,15 +170,70 @@ def _cells(screen: pyte.Screen, used_lines: int) -> List[str]:
                 # the font's advance differs from CELL_W.
                 weight = "" if char.bold else ' font-weight="normal"'
                 parts.append(
-                    f'<text x="{PAD + x * CELL_W:.1f}" y="{baseline:.1f}" fill="{color(char.fg, FOREGROUND)}"'
+                    f'<text x="{left + x * CELL_W:.1f}" y="{baseline:.1f}" fill="{color(char.fg, foreground)}"'
                     f"{weight}>{escape(char.data)}</text>"
                 )
             if char.underscore:
                 parts.append(
-                    f'<rect x="{PAD + x * CELL_W:.1f}" y="{top + CELL_H - 3}" width="{CELL_W:.1f}" height="1.5" '
-                    f'fill="{color(char.fg, FOREGROUND)}"/>'
+                    f'<rect x="{left + x * CELL_W:.1f}" y="{top + CELL_H - 3}" width="{CELL_W:.1f}" height="1.5" '
+                    f'fill="{color(char.fg, foreground)}"/>'
                 )
     return parts
+
+
+STATUSES = ("playing", "over", "won")
+
+
+def shown_view(session: Session, status: str) -> View:
+    """The view of the played game, or of it under the game-over or win message."""
+    view = View.of(session)
+    if status == "over":
+        return replace(view, status=Status.OVER, over=True)
+    if status == "won":
+        return replace(view, status=Status.WON, reached=True)
+    return view
+
+
+def drawn(view: View, depth: ColorDepth, theme: str, columns: int, lines_: int) -> Tuple[pyte.Screen, int]:
+    """The screen after the frame for ``view`` (and the lines it takes)."""
+    lines = frame_lines(view, depth, columns, lines_, palette=THEMES[theme]())
+    screen = pyte.Screen(columns, lines_)
+    screen.set_mode(pyte.modes.LNM)  # "\n" as CR+LF, like a terminal with ONLCR
+    pyte.Stream(screen).feed(Repainter(hide_cursor=False).frame(lines))
+    return screen, len(lines)
+
+
+def gallery(view: View, columns: int, lines_: int) -> str:
+    """Every theme (rows) at 24-bit, 256 and 16 colours (columns), each
+    panel on its theme's terminal colours, labelled."""
+    depths = (("24-bit", ColorDepth.TRUE), ("256 colours", ColorDepth.EXTENDED), ("16 colours", ColorDepth.BASIC))
+    label = CELL_H * 1.5
+    panel_w, panel_h = columns * CELL_W + 2 * PAD, lines_ * CELL_H + 2 * PAD + label
+    width, height = panel_w * len(depths), panel_h * len(THEMES)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+        f'viewBox="0 0 {width:.1f} {height:.1f}">',
+        f'<rect width="100%" height="100%" fill="{BACKGROUND}"/>',
+        f'<g font-family="DejaVu Sans Mono, Consolas, Menlo, monospace" font-size="{FONT_SIZE}" '
+        'font-weight="bold" xml:space="preserve">',
+    ]
+    for row, theme in enumerate(THEMES):
+        colors = TERMINALS[theme]
+        background, foreground = f"#{colors.bg:06x}", f"#{colors.fg:06x}"
+        for column, (name, depth) in enumerate(depths):
+            x, y = column * panel_w, row * panel_h
+            parts.append(
+                f'<rect x="{x + 2:.1f}" y="{y + 2:.1f}" width="{panel_w - 4:.1f}" height="{panel_h - 4:.1f}" '
+                f'rx="8" fill="{background}"/>'
+            )
+            parts.append(
+                f'<text x="{x + PAD:.1f}" y="{y + PAD + CELL_H * 0.75:.1f}" fill="{foreground}">'
+                f"{escape(theme)}, {name}</text>"
+            )
+            screen, used = drawn(view, depth, theme, columns, lines_)
+            parts += _cells(screen, used, x + PAD, y + PAD + label, background, foreground)
+    parts += ["</g>", "</svg>", ""]
+    return "\n".join(parts)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -175,6 +243,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--moves", type=int, default=MOVES)
     parser.add_argument("--size", default=f"{COLUMNS}x{LINES}", help="terminal COLUMNSxLINES")
+    parser.add_argument("--theme", choices=sorted(THEMES), default="classic")
+    parser.add_argument("--status", choices=STATUSES, default="playing", help="the board as played, or under a message")
+    parser.add_argument("--gallery", action="store_true", help="every theme at 24-bit, 256 and 16 colours")
     parser.add_argument(
         "--animate", type=float, metavar="SLOWER", help="one more move, animated, this many times slower than in play"
     )
@@ -183,14 +254,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if options.animate:
         return animate(options, columns, lines_)
 
-    lines = frame_lines(View.of(play(options.seed, options.moves)), DEPTHS[options.depth], columns, lines_)
-    screen = pyte.Screen(columns, lines_)
-    screen.set_mode(pyte.modes.LNM)  # "\n" as CR+LF, like a terminal with ONLCR
-    stream = pyte.Stream(screen)
-    stream.feed(Repainter(hide_cursor=False).frame(lines))
-
+    view = shown_view(play(options.seed, options.moves), options.status)
     options.out.parent.mkdir(parents=True, exist_ok=True)
-    options.out.write_text(svg(screen, len(lines)), encoding="utf-8")
+    if options.gallery:
+        options.out.write_text(gallery(view, columns, lines_), encoding="utf-8")
+        print(f"wrote {options.out}")
+        return 0
+    screen, used = drawn(view, DEPTHS[options.depth], options.theme, columns, lines_)
+    options.out.write_text(svg(screen, used), encoding="utf-8")
     print(f"wrote {options.out}")
     return 0
 

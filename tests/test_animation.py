@@ -14,7 +14,7 @@ from ansi2048.context import Context, Options
 from ansi2048.engine import Direction, Game
 from ansi2048.interactive import play_terminal
 from ansi2048.recording import replay
-from ansi2048.render.frame import BIG
+from ansi2048.render.frame import LARGE
 from ansi2048.render.motion import FRAME_TIMES, GAIN_SECONDS
 from ansi2048.render.repaint import FRAME_END
 from ansi2048.session import Session
@@ -88,9 +88,9 @@ def test_a_move_slides_in_frames_at_30_per_second_and_settles_as_without_motion(
     session = Session(Game(seed=21))
     replay(session, key)
     screen = emulate(console.screen_bytes, WIDTH, HEIGHT)
-    assert read_board(screen.display, BIG, 4, 4) == [list(row) for row in session.game.board]
+    assert read_board(screen.display, LARGE, 4, 4) == [list(row) for row in session.game.board]
     moving_board = read_board(
-        emulate(b"".join(t.encode() for _, t in console.frames[:2]), WIDTH, HEIGHT).display, BIG, 4, 4
+        emulate(b"".join(t.encode() for _, t in console.frames[:2]), WIDTH, HEIGHT).display, LARGE, 4, 4
     )
     assert moving_board != [list(row) for row in session.game.board]  # a frame mid-slide differs
 
@@ -99,7 +99,7 @@ def test_a_key_typed_during_the_motion_ends_it_and_is_played_at_once(data: Path)
     keys = moving_keys(21, 3)
     console = run(data, [(1.0, keys[0:1]), (1.05, keys[1:2]), (1.06, keys[2:3]), (5.0, b"q")])
     boards = [[list(row) for row in played(21, prefix).game.board] for prefix in (keys[:1], keys[:2], keys)]
-    shown = [(time - 101.0, read_board(display, BIG, 4, 4)) for time, display in screens(console)]
+    shown = [(time - 101.0, read_board(display, LARGE, 4, 4)) for time, display in screens(console)]
     # Each key cut the motion before it short: the board it settles on is on
     # screen the moment the next key arrives, not 200 ms after the last one.
     assert min(t for t, board in shown if board == boards[0]) == pytest.approx(0.05)
@@ -183,4 +183,4 @@ def test_a_move_that_changes_nothing_says_so_and_nudges_the_board(data: Path) ->
     # The settled frame says why nothing happened, the board as before.
     assert any(f"can't move {word}" in line for line in nudged[1])
     before = [display for time, display in after if time < stuck_at][-1]
-    assert read_board(nudged[1], BIG, 4, 4) == read_board(before, BIG, 4, 4)
+    assert read_board(nudged[1], LARGE, 4, 4) == read_board(before, LARGE, 4, 4)

@@ -25,7 +25,7 @@ from ansi2048.interactive import play_terminal
 from ansi2048.keys import Action
 from ansi2048.loop import AIMoved, AskAI, Keys, Play, Purpose, Settings, Tick, next_due, step
 from ansi2048.recording import ASSISTED, Recorder, encode_item, recorded_actions, split_header
-from ansi2048.render.frame import BIG, View, frame_lines
+from ansi2048.render.frame import LARGE, View, frame_lines
 from ansi2048.render.style import ColorDepth
 from ansi2048.session import Session
 from ansi2048.storage import DataDir
@@ -316,7 +316,7 @@ def test_autoplay_plays_saves_and_records_its_moves_like_typed_ones(data_home: P
     assert rec_header is not None and rec_header.seed == 8
     assert recorded_actions(rec_keys) == recorded_actions(moves)
     session = played(8, rec_keys)
-    assert read_board(console.display, BIG, 4, 4) == [list(row) for row in session.game.board]
+    assert read_board(console.display, LARGE, 4, 4) == [list(row) for row in session.game.board]
     # The first move at once, then one every quarter of a second (4/s).
     assert console.timed_out[0] == 0 and console.timed_out[1:] == [pytest.approx(0.25)] * 5
     assert not (data_home / "best.json").exists() or "4x4-2048" not in json.loads((data_home / "best.json").read_text())
@@ -369,7 +369,7 @@ def test_the_hint_shows_the_ais_move_without_moving_and_goes_at_the_next_key(
     expected = best_move(played(8, b"w").game)
     assert expected is not None
     assert any(f"hint: {expected.value}" in line for line in shown)  # ASCII: no arrow
-    assert read_board(shown, BIG, 4, 4) == [list(row) for row in played(8, b"w").game.board]
+    assert read_board(shown, LARGE, 4, 4) == [list(row) for row in played(8, b"w").game.board]
     assert not any("hint: " in line for line in console.display)  # q took it away
     assert saved_keys(data_home) == b"w" + ASSISTED_MARK
     # The AI loads on that first t: the screen said so at once, before the hint.
@@ -468,7 +468,7 @@ def test_hint_and_autoplay_keys_in_a_pty(tmp_path: Path, data_home: Path) -> Non
     assert "assisted" in display[0] or any("assisted" in line for line in display)
     # The recording (the AI's moves and the player's) replays to the board on screen.
     replayed = json_lines(run_cli(["--json"], record.read_bytes()).stdout)
-    assert replayed[-1]["board"] == read_board(display, BIG, 4, 4)
+    assert replayed[-1]["board"] == read_board(display, LARGE, 4, 4)
     assert replayed[-1]["moves"] >= 4
 
 

@@ -7,24 +7,29 @@ import io
 import json
 import shutil
 from pathlib import Path
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+import pyte
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from ansi2048.cast import HEADLESS_SIZE, REPLAY_STEP, CastWriter, cast_theme, is_ours
+from ansi2048.cast import HEADLESS_SIZE, REPLAY_STEP, CastWriter, as_received, cast_theme, is_ours
 from ansi2048.context import Context, Options
 from ansi2048.engine import Game
 from ansi2048.interactive import play_terminal
 from ansi2048.keys import Action, KeyDecoder
 from ansi2048.recording import format_header, replay
-from ansi2048.render.frame import BIG, View, layout_for
+from ansi2048.render.frame import View, layout_for
 from ansi2048.session import Session
 from ansi2048.terminal.console import Console, ScreenHooks
 
 from .conftest import run_cli
-from .screen import read_board, terminal
+from .screen import dump, read_board, terminal
+from .test_history import fill, real_game
 
 ENV = {"ANSI2048_CONFIG": "/nonexistent/config.toml", "TERM": "xterm-256color", "SHELL": "/bin/sh"}
+Size = Tuple[int, int]
 KEYS = b"wasdwasdwwaassddsdsdaw"
 
 
@@ -41,20 +46,48 @@ def parse(text: str) -> Tuple[Dict[str, Any], List[List[Any]]]:
     return json.loads(lines[0]), [json.loads(line) for line in lines[1:]]
 
 
-def final_board(header: Dict[str, Any], events: List[List[Any]], rows: int = 4, cols: int = 4) -> List[List[int]]:
-    """Plays the cast's events into an emulated terminal; the board at the end."""
-    width, height = header["width"], header["height"]
-    screen, stream = terminal(width, height)
+def play_cast(header: Dict[str, Any], events: List[List[Any]], newline_mode: bool = False) -> pyte.Screen:
+    """The screen after the cast's events, as a player shows it: a player
+    (asciinema play and cat, the web player) passes the text on as it is,
+    with no ONLCR to add a CR to an LF; so the emulator runs without newline
+    mode, unless ``newline_mode`` asks for a terminal's own view."""
+    screen = pyte.Screen(header["width"], header["height"])
+    if newline_mode:
+        screen.set_mode(pyte.modes.LNM)
+    stream = pyte.Stream(screen)
     for _time, kind, data in events:
         if kind == "r":
             width, height = (int(n) for n in data.split("x"))
             screen.resize(height, width)
         elif kind == "o":
             stream.feed(data)
+    return screen
+
+
+def final_board(header: Dict[str, Any], events: List[List[Any]], rows: int = 4, cols: int = 4) -> List[List[int]]:
+    """Plays the cast's events into an emulated player; the board at the end."""
+    screen = play_cast(header, events)
     view = View(((0,) * cols,) * rows, None, 0, 0, 0, 2048, 0, Session(Game()).status)
-    layout = layout_for(view, width, height)
+    layout = layout_for(view, screen.columns, screen.lines)
     assert layout is not None
     return read_board(screen.display, layout, rows, cols)
+
+
+def assert_plays_as_shown(
+    header: Dict[str, Any], events: List[List[Any]], shown: Optional[Sequence[str]] = None
+) -> None:
+    """A player shows exactly what the game's own terminal showed: ``shown``
+    (what the game wrote, one string per "o" event; by default the events'
+    own text) through a terminal's ONLCR, against the cast's events in a
+    player, which has none. A bare LF in the cast fails this: each line would
+    start where the one above ended."""
+    if shown is None:
+        shown = [data for _time, kind, data in events if kind == "o"]
+    assert len(shown) == sum(1 for event in events if event[1] == "o")
+    written = iter(shown)
+    as_written = [[time, kind, next(written) if kind == "o" else data] for time, kind, data in events]
+    game_screen = play_cast(header, as_written, newline_mode=True)
+    assert dump(play_cast(header, events).display) == dump(game_screen.display)
 
 
 def played(seed: int, keys: bytes) -> List[List[int]]:
@@ -151,6 +184,7 @@ def test_a_replay_into_a_pipe_writes_a_watchable_cast(tmp_path: Path) -> None:
     assert {event[1] for event in events} == {"o"}
     assert len(events) == 1 + len(KEYS) + 1  # the first frame, one per key, the cursor restored
     assert final_board(header, events) == played(7, KEYS)
+    assert_plays_as_shown(header, events)
 
 
 def test_delay_paces_the_cast(tmp_path: Path) -> None:
@@ -222,12 +256,36 @@ def test_interactive_play_is_cast_with_real_time_and_resizes(tmp_path: Path) -> 
     assert play_terminal(ctx, console) == 0
     header, events = parse(out.getvalue())
     assert header["title"] == "ansi2048 4x4 seed 5"
-    assert [event[2] for event in events if event[1] == "o"] == shown  # exactly what the screen got
+    # Exactly what the screen got, as the terminal received it (CR LF).
+    assert [event[2] for event in events if event[1] == "o"] == [as_received(text) for text in shown]
+    assert_plays_as_shown(header, events, shown)
     assert ["r", "90x32"] in [event[1:] for event in events]
     times = [event[0] for event in events]
     assert times == sorted(times) and times[0] == 0
     assert times[1] == pytest.approx(0.01)
     assert final_board(header, events) == played(5, b"wasd")
+
+
+def test_replay_best_writes_a_cast_that_plays_as_the_game_showed(data_home: Path) -> None:
+    game = real_game(3, KEYS)
+    fill(data_home, [game])
+    cast = data_home.parent / "best.cast"
+    result = run_cli(["--replay-best", "1", "--cast", str(cast)], env={**ENV, "ANSI2048_DATA_DIR": str(data_home)})
+    assert result.returncode == 0, result.stderr
+    header, events = parse(cast.read_text(encoding="utf-8"))
+    assert final_board(header, events) == played(3, KEYS)
+    assert_plays_as_shown(header, events)
+
+
+@pytest.mark.parametrize("term", ["xterm-256color", "dumb"])
+def test_a_piped_game_cast_plays_as_shown_whatever_the_term(tmp_path: Path, term: str) -> None:
+    cast = tmp_path / "game.cast"
+    result = run_cli(["--seed", "4", "--cast", str(cast)], KEYS, env={**ENV, "TERM": term})
+    assert result.returncode == 0, result.stderr
+    header, events = parse(cast.read_text(encoding="utf-8"))
+    assert_plays_as_shown(header, events)
+    if term != "dumb":  # frames follow each other down the screen there
+        assert final_board(header, events) == played(4, KEYS)
 
 
 @pytest.mark.posix
@@ -248,4 +306,37 @@ def test_asciinema_cat_reproduces_the_final_board(tmp_path: Path) -> None:
     import pyte
 
     pyte.ByteStream(screen).feed(output)
-    assert read_board(screen.display, BIG, 4, 4) == played(9, KEYS)
+    layout = layout_for(View(((0,) * 4,) * 4, None, 0, 0, 0, 2048, 0, Session(Game()).status), *HEADLESS_SIZE)
+    assert layout is not None
+    assert read_board(screen.display, layout, 4, 4) == played(9, KEYS)
+
+
+@given(
+    step=st.sampled_from([0.0, 0.05, 0.5]),
+    script=st.lists(
+        st.tuples(st.floats(0, 1), st.sampled_from([(80, 24), (100, 40), (20, 5), (1, 1)])), min_size=1, max_size=30
+    ),
+)
+def test_event_times_never_go_back_whatever_the_resizes(step: float, script: List[Tuple[float, Size]]) -> None:
+    """Frames pushed ahead of the clock by ``step`` (a replay) with resizes in
+    between: every event, "r" included, is at or after the one before, and a
+    frame is ``step`` after the last frame (the mutation check's survivor:
+    a resize event timed by the clock alone went back in time)."""
+    clock, out = Clock(), io.StringIO()
+    writer = CastWriter(out, clock, lambda message: None, timestamp=0, env={})
+    writer.step = step
+    size = [80, 24]
+    write = writer.tee(lambda text: None, lambda: (size[0], size[1]))
+    for advance, new_size in script:
+        clock.now += advance
+        size[:] = new_size
+        write("frame")
+    _header, events = parse(out.getvalue())
+    times = [event[0] for event in events]
+    assert times == sorted(times), events
+    frames = [event[0] for event in events if event[1] == "o"]
+    assert all(later - earlier >= step - 1e-6 for earlier, later in zip(frames, frames[1:]))
+    # Each resize comes just before its frame.
+    for index, event in enumerate(events):
+        if event[1] == "r":
+            assert events[index + 1][1] == "o" and events[index + 1][0] >= event[0]

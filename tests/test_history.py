@@ -18,7 +18,7 @@ from ansi2048.interactive import NO_UNDO_NOTE, play_terminal
 from ansi2048.keys import KeyDecoder
 from ansi2048.recording import Recorder, split_header
 from ansi2048.records import Record, daily_seed, latest
-from ansi2048.render.frame import BIG
+from ansi2048.render.frame import LARGE
 from ansi2048.session import Session
 
 from .conftest import run_cli
@@ -204,7 +204,7 @@ def test_the_daily_game_is_seeded_by_the_utc_date_with_its_own_save_and_best(dat
     assert "daily-2026-11-23-4x4-2048" not in best  # yesterday's score is no best of today's
     console = ScriptedConsole([b"q"])
     play_terminal(ctx_at(data, now=NOW + 86400, daily=True), console.open)
-    shown = read_board(emulate(console.screen_bytes, WIDTH, HEIGHT).display, BIG, 4, 4)
+    shown = read_board(emulate(console.screen_bytes, WIDTH, HEIGHT).display, LARGE, 4, 4)
     assert shown == [list(row) for row in Game(seed=20261123).board]
 
 

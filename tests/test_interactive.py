@@ -17,7 +17,7 @@ from ansi2048.context import Context, Options
 from ansi2048.engine import Game
 from ansi2048.interactive import BEST_WRITE_INTERVAL, BestWriter, play_terminal
 from ansi2048.recording import replay, split_header
-from ansi2048.render.frame import BIG
+from ansi2048.render.frame import LARGE
 from ansi2048.render.repaint import FRAME_END, SHOW_CURSOR
 from ansi2048.session import Session
 from ansi2048.storage import DataDir
@@ -73,7 +73,7 @@ def test_the_loop_plays_saves_and_shows_every_key(data: Path) -> None:
     expected = played(8, b"wasaw")
     assert saved_keys(data) == b"wasaw"
     screen = emulate(console.screen_bytes, WIDTH, HEIGHT)
-    assert read_board(screen.display, BIG, 4, 4) == [list(row) for row in expected.game.board]
+    assert read_board(screen.display, LARGE, 4, 4) == [list(row) for row in expected.game.board]
     # one frame to start, then one per read (typed-ahead keys share a frame)
     assert console.screen_bytes.count(FRAME_END.encode()) == 1 + 4
     assert console.restored
@@ -86,7 +86,7 @@ def test_a_resumed_game_goes_on_where_it_stopped(data: Path) -> None:
     play_terminal(context(data), console.open)
     assert saved_keys(data) == b"wasdww"
     screen = emulate(console.screen_bytes, WIDTH, HEIGHT)
-    assert read_board(screen.display, BIG, 4, 4) == [list(row) for row in played(8, b"wasdww").game.board]
+    assert read_board(screen.display, LARGE, 4, 4) == [list(row) for row in played(8, b"wasdww").game.board]
 
 
 def best_writes(monkeypatch: pytest.MonkeyPatch) -> List[int]:

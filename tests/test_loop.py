@@ -42,7 +42,7 @@ from ansi2048.loop import (
     step,
 )
 from ansi2048.recording import ASSISTED, encode_item, split_header
-from ansi2048.render.frame import BIG
+from ansi2048.render.frame import LARGE
 from ansi2048.render.repaint import SHOW_CURSOR
 from ansi2048.session import Session
 from ansi2048.terminal.console import ScreenHooks, stream_console
@@ -229,7 +229,7 @@ def test_a_whole_game_over_in_memory_streams(tmp_path: Path) -> None:
     # The last screen, at the last size: the board the save replays to, and the farewell.
     display = emulate(console.screen_bytes, 90, 32).display
     session = played(8, keys.replace(mark, b""))
-    assert read_board(display, BIG, 4, 4) == [list(row) for row in session.game.board]
+    assert read_board(display, LARGE, 4, 4) == [list(row) for row in session.game.board]
     assert "resumes it" in dump(display)
     assert console.output[-1].endswith(SHOW_CURSOR + "\n") and console.restored
 
@@ -273,7 +273,7 @@ def test_a_game_over_a_pipe_and_a_byte_sink(tmp_path: Path) -> None:
     display = emulate(sink.getvalue(), 80, 30).display
     keys = saved(tmp_path)
     assert keys.startswith(b"awd")
-    assert read_board(display, BIG, 4, 4) == [list(row) for row in played(8, b"awd").game.board]
+    assert read_board(display, LARGE, 4, 4) == [list(row) for row in played(8, b"awd").game.board]
 
 
 def test_the_end_of_the_input_ends_the_game_like_a_closed_terminal(tmp_path: Path) -> None:
@@ -349,7 +349,7 @@ def test_resize_storms_during_motion_autoplay_and_help_never_crash(
     assert moves and moves[-1] is Action.QUIT
     display = emulate(console.screen_bytes, 80, 30).display
     session = played(seed, saved(tmp_path).replace(encode_item(ASSISTED).encode(), b""))
-    assert read_board(display, BIG, 4, 4) == [list(row) for row in session.game.board]
+    assert read_board(display, LARGE, 4, 4) == [list(row) for row in session.game.board]
 
 
 class StubScreen:
@@ -365,7 +365,7 @@ class StubScreen:
     def paint(self, view: Any, sprites: Any = None, shake: int = 0) -> None:
         StubScreen.frames.append(self._size())
 
-    def paint_help(self, goal: int) -> None:
+    def paint_help(self, view: Any) -> None:
         StubScreen.frames.append(self._size())
 
     def close(self) -> None:

@@ -246,7 +246,7 @@ def test_standard_output_that_cannot_be_written_is_one_line_and_exit_1(tmp_path:
         data = tmp_path / "data"
         data.mkdir()
         (data / "history.jsonl").write_text(
-            '{"date": "2026-11-22T12:00:00Z", "size": "2x2", "goal": 8, "seed": 1, "score": 4, "moves": 1,'
+            '{"v": 1, "date": "2026-11-22T12:00:00Z", "size": "2x2", "goal": 8, "seed": 1, "score": 4, "moves": 1,'
             ' "biggest": 4, "won": false, "over": false, "undo": false, "ai": false, "daily": null, "keys": "wasd"}\n'
         )
     fd = os.open("/dev/full", os.O_WRONLY) if target == "/dev/full" else _closed_pipe()

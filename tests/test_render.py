@@ -20,6 +20,8 @@ from ansi2048.render.color import contrast_ratio
 from ansi2048.render.frame import (
     BIG,
     COMPACT,
+    HUGE,
+    LARGE,
     LAYOUTS,
     MEDIUM,
     NARROW,
@@ -236,7 +238,7 @@ def test_true_colour_uses_the_original_palette() -> None:
     view = make_view(PALETTE_BOARD)
     screen = render(view, ColorDepth.TRUE, 80, 30)
     layout = layout_for(view, 80, 30)
-    assert layout is BIG
+    assert layout is LARGE  # tiles grow with the window
     top = find_header(screen.display)
     for r, row in enumerate(PALETTE_BOARD):
         for c, value in enumerate(row):
@@ -261,8 +263,14 @@ def test_every_value_has_its_own_background(depth: ColorDepth) -> None:
     grid = screen.buffer[top + 1][0].bg
     colours = [*backgrounds.values(), grid]
     assert "default" not in colours
-    # 2..2048, the beyond-2048 colour, the empty cell and the grid: all distinct.
-    assert len(set(colours)) == len(colours) == 14
+    # 2..2048, the beyond-2048 colour, the empty cell and the grid: all
+    # distinct; but at 16 colours only 13 of them carry a number readable on
+    # every common terminal palette, so 2048 is as black as the tiles beyond.
+    if depth is ColorDepth.BASIC:
+        assert backgrounds[2048] == backgrounds[4096]
+        del backgrounds[4096]
+        colours = [*backgrounds.values(), grid]
+    assert len(set(colours)) == len(colours) == (13 if depth is ColorDepth.BASIC else 14)
 
 
 # -- the new tile -------------------------------------------------------------------
@@ -310,14 +318,16 @@ def test_new_tile_differs_in_attributes_not_only_text(depth: ColorDepth) -> None
     view = make_view(board, spawned)
     screen = render(view, depth, 80, 30)
     top = find_header(screen.display)
-    y0, x0 = BIG.tile_origin(*spawned)
-    y1, x1 = BIG.tile_origin(0, 0)  # another 2
-    line = BIG.number_line
+    layout = layout_for(view, 80, 30)
+    assert layout is not None
+    y0, x0 = layout.tile_origin(*spawned)
+    y1, x1 = layout.tile_origin(0, 0)  # another 2
+    line = layout.number_line
 
     def digits(y: int, x: int) -> List[Cell]:
         return [
             cell(screen, top + 1 + y + line, x + dx)
-            for dx in range(BIG.tile_width)
+            for dx in range(layout.tile_width)
             if screen.buffer[top + 1 + y + line][x + dx].data.isdigit()
         ]
 
@@ -435,15 +445,17 @@ def test_basic_depth_is_what_colorama_converts() -> None:
     sequences = _CSI.findall(output)
     assert output.count("\x1b") == len(sequences), "an escape that is not a CSI sequence"
     finals = {final for _, _, final in sequences}
-    # colorama converts SGR, cursor moves A B C D, and erase J K (ansitowin32.py).
-    assert finals <= {"m", "A", "B", "C", "K", "J"}
-    assert {"m", "A", "B", "K", "J"} <= finals  # the test saw every kind
+    # colorama converts SGR, cursor moves A B C D, its position H, and erase J K (ansitowin32.py).
+    assert finals <= {"m", "A", "B", "C", "H", "K", "J"}
+    assert {"m", "A", "K", "J"} <= finals  # the test saw every kind (B: only repaints of changes)
     for params, intermediates, final in sequences:
         assert not intermediates and not params.startswith("?")
         if final == "m":
             assert {int(p) for p in params.split(";")} <= ALLOWED_SGR, params
         elif final in "ABC":
             assert params.isdigit()
+        elif final == "H":
+            assert params == ""  # the window's top-left: colorama counts from the window too
         else:
             assert params == ""
 
@@ -527,12 +539,15 @@ def test_layout_order_and_sizes() -> None:
     assert MEDIUM.board_size(4, 4) == (4 * 7 + 5 * 2, 9)
     assert COMPACT.board_size(4, 4) == (4 * 7 + 5, 6)
     assert NARROW.board_size(4, 4) == (4 * 6 + 5, 6)
-    assert layout_for(view, 43, 21) is BIG
-    assert layout_for(view, 42, 21) is MEDIUM  # lines must stay narrower than the terminal
-    assert layout_for(view, 43, 20) is MEDIUM  # and the last row stays free
-    assert layout_for(view, 34, 10) is COMPACT
-    assert layout_for(view, 30, 10) is NARROW
-    assert layout_for(view, 29, 10) is None
+    # Four lines of text (header; status, note, keys), the note's counted
+    # whether it shows or not, and the free last row.
+    assert layout_for(view, 43, 22) is BIG
+    assert layout_for(view, 42, 22) is MEDIUM  # lines must stay narrower than the terminal
+    assert layout_for(view, 43, 21) is MEDIUM  # and the last row stays free
+    assert layout_for(view, 34, 11) is COMPACT
+    assert layout_for(view, 30, 11) is NARROW
+    assert layout_for(view, 29, 11) is None
+    assert layout_for(view, 30, 10) is None
     # A 10x10 board fits the classic 80x24 terminal.
     assert layout_for(make_view([[0] * 10] * 10), 80, 24) is not None
 
@@ -812,15 +827,35 @@ def test_a_narrowed_reflowing_terminal_still_gets_one_board() -> None:
 def test_the_new_tile_is_outlined_in_tall_tiles_and_bracketed_in_short_ones(depth: ColorDepth) -> None:
     board = [[2, 4, 8, 16], [32, 64, 128, 256], [512, 1024, 2048, 4], [2, 4, 8, 16]]
     view = make_view(board, (1, 1))
-    display = render(view, depth, 100, 40).display
-    top = find_header(display)
-    y0, x0 = BIG.tile_origin(1, 1)
-    tile = [display[top + 1 + y0 + dy][x0 : x0 + BIG.tile_width] for dy in range(BIG.tile_height)]
-    corners = "++++" if depth is ColorDepth.NONE else "┌┐└┘"
-    assert (tile[0][0], tile[0][-1], tile[-1][0], tile[-1][-1]) == tuple(corners), tile
-    assert "64" in tile[1]
-    # Every other tile has no outline.
-    y1, x1 = BIG.tile_origin(0, 0)
-    assert set(display[top + 1 + y1][x1 : x1 + BIG.tile_width]) == {" "}
+    for width, height in ((100, 40), (80, 30), (50, 24)):
+        display = render(view, depth, width, height).display
+        top = find_header(display)
+        layout = layout_for(view, width, height)
+        assert layout is not None and layout.tile_height >= 3
+        y0, x0 = layout.tile_origin(1, 1)
+        tile = [display[top + 1 + y0 + dy][x0 : x0 + layout.tile_width] for dy in range(layout.tile_height)]
+        corners = "++++" if depth is ColorDepth.NONE else "┌┐└┘"
+        assert (tile[0][0], tile[0][-1], tile[-1][0], tile[-1][-1]) == tuple(corners), tile
+        assert "64" in tile[layout.number_line]
+        # Every other tile has no outline.
+        y1, x1 = layout.tile_origin(0, 0)
+        assert set(display[top + 1 + y1][x1 : x1 + layout.tile_width]) == {" "}
     small = render(view, depth, 40, 12).display
     assert "[64]" in "\n".join(small)
+
+
+def test_tiles_grow_with_the_window() -> None:
+    """The board is not stuck at BIG's 42x17 in a big window: LARGE, then
+    HUGE, whenever they fit (with the text around and the free last row)."""
+    view = make_view([[0] * 4] * 4)
+    assert LARGE.board_size(4, 4) == (4 * 12 + 5 * 2, 4 * 5 + 3 + 2)
+    assert HUGE.board_size(4, 4) == (4 * 16 + 5 * 2, 4 * 7 + 3 + 2)
+    assert layout_for(view, 100, 30) is LARGE
+    assert layout_for(view, 59, 30) is LARGE and layout_for(view, 58, 30) is BIG
+    assert layout_for(view, 75, 38) is HUGE and layout_for(view, 75, 37) is LARGE
+    sizes = [layout.board_size(4, 4) for layout in LAYOUTS]
+    assert sizes == sorted(sizes, reverse=True)  # tried from the biggest down
+    for width, height in ((100, 30), (120, 45), (200, 60)):
+        lines = frame_lines(make_view([[2, 4, 8, 16]] * 4), ColorDepth.NONE, width, height)
+        assert len(lines) <= height - 1 and all(len(line) < width for line in lines)
+        assert max(len(line) for line in lines) > 42

@@ -14,10 +14,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Tuple
 
 import pyte
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from ansi2048.engine import Game
 from ansi2048.keys import Action
@@ -26,7 +28,7 @@ from ansi2048.render.repaint import Repainter
 from ansi2048.render.style import ColorDepth
 from ansi2048.session import Session
 
-from .screen import dump, find_header, read_board
+from .screen import dump, emulate, find_header, read_board
 
 
 class _ScrollingScreen(pyte.Screen):  # type: ignore[misc]
@@ -192,3 +194,153 @@ def test_tmux_shrink_and_grow_leaves_one_board() -> None:
                 assert text.startswith("2048 "), text  # the board's header on the top row
         finally:
             subprocess.run(["tmux", *socket, "kill-server"], capture_output=True)
+
+
+# -- any size, and storms of sizes: a terminal that reflows -------------------------
+
+
+class ReflowTerminal:
+    """A pyte screen resized the way tmux resizes (both ways): lines longer
+    than a narrower window wrap onto more rows (and join again when it
+    widens), rows pushed off the top go into a history, a taller window pulls
+    them back; the cursor keeps its place in its line. An LF the program
+    writes ends a line: the row it leaves no longer continues onto the next."""
+
+    def __init__(self, width: int, height: int) -> None:
+        self._continues: Dict[int, Any] = {}  # id(row) -> row: rows whose line goes on in the next
+        self.history: List[Dict[int, Any]] = []
+        self._open(width, height)
+
+    def _open(self, width: int, height: int) -> None:
+        continues = self._continues
+
+        class Screen(_ScrollingScreen):
+            def linefeed(self) -> None:
+                continues.pop(id(self.buffer[self.cursor.y]), None)
+                super().linefeed()
+
+        self.screen = Screen(width, height, self.history)
+        self.screen.set_mode(pyte.modes.LNM)
+        self.stream = pyte.Stream(self.screen)
+
+    def feed(self, text: str) -> None:
+        self.stream.feed(text)
+
+    def resize(self, width: int, height: int) -> None:
+        old = self.screen
+        if (width, height) == (old.columns, old.lines):
+            return
+        rows = self.history + [old.buffer[y] for y in range(old.lines)]
+        cursor_row, cursor_x = len(self.history) + old.cursor.y, old.cursor.x
+        # Rows into logical lines (cells), and the cursor's place in its line.
+        lines: List[List[Any]] = []
+        cursor = (0, 0)
+        joining = False
+        for index, row in enumerate(rows):
+            cells = [row[x] for x in range(old.columns)]
+            if joining:
+                offset = len(lines[-1])
+                lines[-1].extend(cells)
+            else:
+                offset = 0
+                lines.append(cells)
+            if index == cursor_row:
+                cursor = (len(lines) - 1, offset + cursor_x)
+            joining = id(row) in self._continues
+        # Each line cut to the new width; a line's trailing blanks are not
+        # carried (the terminal keeps no text there).
+        new_rows: List[Dict[int, Any]] = []
+        self._continues.clear()
+        cursor_at = (0, 0)
+        for number, cells in enumerate(lines):
+            while cells and cells[-1].data == " " and cells[-1] == old.default_char:
+                cells.pop()
+            if number == cursor[0]:  # the cursor's line goes on to the cursor, text or not
+                cells += [old.default_char] * (cursor[1] - len(cells))
+            pieces = [cells[start : start + width] for start in range(0, len(cells), width)] or [[]]
+            first = len(new_rows)
+            for index, piece in enumerate(pieces):
+                row = pyte.screens.StaticDefaultDict(old.default_char)
+                for x, cell in enumerate(piece):
+                    row[x] = cell
+                if index < len(pieces) - 1:
+                    self._continues[id(row)] = row
+                new_rows.append(row)
+            if number == cursor[0]:
+                piece = min(cursor[1] // width, len(pieces) - 1)
+                cursor_at = (first + piece, min(cursor[1] - piece * width, width - 1))
+        # The screen, as tmux places it: the cursor keeps its row, moved
+        # down by what a taller window pulls back from the history (as far
+        # as there is any) and up only as far as a shorter one needs.
+        cursor_y = min(old.cursor.y + max(0, height - old.lines), cursor_at[0], height - 1)
+        top = cursor_at[0] - cursor_y
+        del new_rows[top + height :]
+        self.history[:] = new_rows[:top]
+        self._open(width, height)
+        for y, row in enumerate(new_rows[top:]):
+            self.screen.buffer[y] = row
+        self.screen.cursor.y, self.screen.cursor.x = cursor_at[0] - top, cursor_at[1]
+
+    def texts(self) -> List[str]:
+        width = self.screen.columns
+        return ["".join(row[x].data for x in range(width)).rstrip() for row in self.history] + [
+            line.rstrip() for line in self.screen.display
+        ]
+
+
+SHELL = [f"$ earlier output {i}" for i in range(30)]
+
+
+def _storm(sizes: List[Tuple[int, int]], depth: ColorDepth, keys: str) -> None:
+    """Draw the game through a storm of sizes, a key between some of them;
+    after each frame the screen must show exactly that frame and nothing of
+    any earlier one (the shell's lines above it stay, in order)."""
+    width, height = sizes[0]
+    term = ReflowTerminal(width, height)
+    term.feed("\n".join(SHELL) + "\n")
+    session = Session(Game(seed=3))
+    repainter = Repainter()
+    for step, (width, height) in enumerate(sizes):
+        term.resize(width, height)
+        if keys[step % len(keys)] != ".":
+            session.apply(Action(keys[step % len(keys)]))
+        view = View.of(session)
+        lines = frame_lines(view, depth, width, height)
+        assert len(lines) <= max(0, height - 1)
+        term.feed(repainter.frame(lines, width, height))
+        expected = [line.rstrip() for line in emulate("\n".join(lines).encode(), width, height).display]
+        display = [line.rstrip() for line in term.screen.display]
+        # The frame starts on the cursor's row minus its height; below: blank.
+        bottom = term.screen.cursor.y
+        top = bottom - (len(lines) - 1) if lines else bottom
+        assert top >= 0, (width, height, dump(display))
+        if lines:
+            assert display[top : bottom + 1] == expected[: len(lines)], (width, height, dump(display))
+        assert not any(display[bottom + 1 :]) and not (not lines and display[bottom]), dump(display)
+        # Above it on screen, no stale board: no header, no key line. (Rows
+        # the window pushed into the history stay there, as in any terminal;
+        # in a window too small for the board, wrapped scraps of an old frame
+        # may come back, like the shell's own lines.)
+        above = "\n".join(display[:top])
+        assert "Score" not in above and "quit" not in above, (width, height, dump(display))
+
+
+@pytest.mark.parametrize("depth", [ColorDepth.NONE, ColorDepth.TRUE])
+def test_every_small_size_and_back(depth: ColorDepth) -> None:
+    """Sizes from 1x1 to 12x12 after a board, then the board again."""
+    for width in (1, 2, 3, 5, 8, 12):
+        for height in (1, 2, 3, 5, 8, 12):
+            _storm([(100, 35), (width, height), (100, 35), (width, height), (width, height)], depth, "a.d..")
+
+
+@example(sizes=[(79, 2), (57, 27)], depth=ColorDepth.NONE, keys="a")  # old lines rewrapped in the history
+@settings(max_examples=40, deadline=None)
+@given(
+    sizes=st.lists(st.tuples(st.integers(1, 110), st.integers(1, 40)), min_size=1, max_size=12),
+    depth=st.sampled_from([ColorDepth.NONE, ColorDepth.BASIC, ColorDepth.TRUE]),
+    keys=st.text(alphabet="wasdu.", min_size=1, max_size=8),
+)
+def test_a_storm_of_sizes_leaves_exactly_the_last_frame(
+    sizes: List[Tuple[int, int]], depth: ColorDepth, keys: str
+) -> None:
+    _storm([(90, 35), *sizes], depth, keys)

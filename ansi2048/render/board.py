@@ -9,15 +9,17 @@ from functools import cache
 from typing import List, Optional, Sequence, Tuple
 
 from ..engine import Board
-from .color import mix
+from .color import contrast_ratio, mix, shown_rgb
 from .motion import Phase, Sprite
-from .palette import Palette, TilePair
-from .style import PLAIN, ColorDepth, Span, merge_spans, style
+from .palette import Palette, TilePair, basic_text
+from .style import PLAIN, Color, ColorDepth, Rgb, Span, merge_spans, style
 
 __all__ = [
     "ASCII",
     "BIG",
     "COMPACT",
+    "HUGE",
+    "LARGE",
     "LAYOUTS",
     "MEDIUM",
     "NARROW",
@@ -63,15 +65,19 @@ class Layout:
         return self.tile_height // 2
 
 
-# Tried in this order; the first that fits the terminal wins. BIG holds
+# Tried in this order; the first that fits the terminal wins: tiles grow
+# with the window (HUGE and LARGE, BIG's shape scaled up: a 4x4 board takes
+# LARGE from 59x30, HUGE from 75x38). BIG holds
 # 6-digit numbers with a space each side (7 digits still fit) and keeps the
 # new tile's marker on its own line; the others are one line tall, the last
 # so that a 10x10 board fits an 80-column terminal.
+HUGE = Layout("huge", 16, 7, 1, 2)
+LARGE = Layout("large", 12, 5, 1, 2)
 BIG = Layout("big", 8, 3, 1, 2)
 MEDIUM = Layout("medium", 7, 1, 1, 2)
 COMPACT = Layout("compact", 7, 1, 0)
 NARROW = Layout("narrow", 6, 1, 0)
-LAYOUTS = (BIG, MEDIUM, COMPACT, NARROW)
+LAYOUTS = (HUGE, LARGE, BIG, MEDIUM, COMPACT, NARROW)
 
 
 @dataclass(frozen=True)
@@ -247,10 +253,28 @@ def sprite_board_lines(
 
 @cache
 def dimmed(palette: Palette) -> Palette:
-    """``palette`` faded toward its grid colour: the board under a message."""
+    """``palette`` faded toward its grid colour: the board under a message.
+
+    The tiles fade; their numbers fade only as far as they still read at
+    _FADED_TEXT_CONTRAST on the faded tile (at 24 bits and 256 colours), else
+    they take black or white. 16
+    colours cannot blend: every tile takes the grid's colour and its number
+    the code that reads best on it on the common terminal palettes."""
+    grid = palette.grid
+    text_code = basic_text(grid.basic, palette.empty[1].basic)
+
+    def readable(bg: Color, text: Color) -> bool:
+        return all(contrast_ratio(b, t) >= _FADED_TEXT_CONTRAST for b, t in _shown_pairs(bg, text))
 
     def dim(pair: TilePair) -> TilePair:
-        return mix(pair[0], palette.grid, _DIM), mix(pair[1], palette.grid, _DIM)
+        bg = replace(mix(pair[0], grid, _DIM), basic=grid.basic)
+        for amount in (_DIM, 0.4, 0.2, 0.0):
+            text = mix(pair[1], grid, amount) if amount else pair[1]
+            if readable(bg, text):
+                break
+        else:
+            text = max(_INKS, key=lambda ink: min(contrast_ratio(b, i) for b, i in _shown_pairs(bg, ink)))
+        return bg, replace(text, basic=text_code)
 
     return replace(
         palette,
@@ -260,8 +284,23 @@ def dimmed(palette: Palette) -> Palette:
     )
 
 
+_INKS = (Color.of(0x000000, 30), Color.of(0xFFFFFF, 97))
+
+
+def _shown_pairs(bg: Color, text: Color) -> List[Tuple[Rgb, Rgb]]:
+    pairs = []
+    for depth in (ColorDepth.TRUE, ColorDepth.EXTENDED):
+        shown_bg, shown_text = shown_rgb(bg, depth), shown_rgb(text, depth)
+        assert shown_bg is not None and shown_text is not None
+        pairs.append((shown_bg, shown_text))
+    return pairs
+
+
 # How far the board fades toward the grid under a win or game-over message.
 _DIM = 0.6
+# The contrast a faded number keeps (WCAG AA for text): the game's 3:1
+# looked dim beside the message, on a board that is all dim.
+_FADED_TEXT_CONTRAST = 4.5
 
 
 def overlay(
@@ -276,16 +315,30 @@ def overlay(
     start = 1 if depth is ColorDepth.NONE else layout.col_gap
     inner = width - layout.col_gap - start
     text = next((t for t in texts if len(t) + 2 <= inner), texts[-1][: max(0, inner - 2)])
-    if depth is ColorDepth.NONE:
-        rule = "+" + "-" * (inner - 2) + "+"
-        rows = [rule, "|" + text.center(inner - 2) + "|", rule]
-        box_style = PLAIN
+    # The box's place: three lines over the middle of the board if no
+    # tile's number is under them (the board stays readable), else the
+    # message alone on the grid line nearest the middle (a gap between rows,
+    # or the border: a small board, or rows that touch).
+    height = len(canvas)
+    step = layout.tile_height + layout.row_gap
+    tile_rows = (height - 2 + layout.row_gap) // step if height >= 2 else 0
+    numbers = {1 + row * step + layout.number_line for row in range(tile_rows)}
+    tiles = {1 + row * step + line for row in range(tile_rows) for line in range(layout.tile_height)}
+    middle = height // 2
+    top = max(1, middle - 1) if height >= 5 else max(0, middle - 1)
+    if not numbers & {top, top + 1, top + 2} and top + 2 < height:
+        if depth is ColorDepth.NONE:
+            rule = "+" + "-" * (inner - 2) + "+"
+            rows = [rule, "|" + text.center(inner - 2) + "|", rule]
+        else:
+            rows = [" " * inner, text.center(inner), " " * inner]
     else:
-        rows = [" " * inner, text.center(inner), " " * inner]
-        # BASIC has no bold: the legacy console would make the dark text lighter.
-        box_style = style(colors[1], colors[0], depth is not ColorDepth.BASIC)
-    middle = len(canvas) // 2
-    top = max(1, middle - len(rows) // 2) if len(canvas) >= len(rows) + 2 else max(0, middle - len(rows) // 2)
+        grid_lines = [line for line in range(height) if line not in tiles]
+        top = min(grid_lines, key=lambda line: (abs(line - (height - 1) / 2), -line))
+        text = next((t for t in texts if len(t) + 2 <= inner), texts[-1][: max(0, inner - 2)])
+        rows = [f" {text} ".center(inner, "-" if depth is ColorDepth.NONE else " ")]
+    # BASIC has no bold: the legacy console would make the dark text lighter.
+    box_style = PLAIN if depth is ColorDepth.NONE else style(colors[1], colors[0], depth is not ColorDepth.BASIC)
     for offset, row in enumerate(rows):
         line = top + offset
         if 0 <= line < len(canvas):

@@ -12,11 +12,22 @@ by their standards, and the project takes no run-time dependency for them.
 from __future__ import annotations
 
 import math
-from typing import Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 from .style import Color, ColorDepth, Rgb, nearest_xterm256, xterm_rgb
 
-__all__ = ["BASIC_RGB", "Lab", "contrast_ratio", "delta_e", "lab", "mix", "relative_luminance", "shown_rgb"]
+__all__ = [
+    "BASIC_RGB",
+    "TERMINAL_PALETTES",
+    "Lab",
+    "basic_contrast",
+    "contrast_ratio",
+    "delta_e",
+    "lab",
+    "mix",
+    "relative_luminance",
+    "shown_rgb",
+]
 
 Lab = Tuple[float, float, float]
 
@@ -41,6 +52,44 @@ BASIC_RGB = {
     96: (0, 255, 255),
     97: (255, 255, 255),
 }
+
+
+# The 16 colours as the common terminals show them by default, keyed by SGR
+# foreground code: the 16-colour picks must read on each (a terminal's theme
+# decides these, and they differ a lot: Solarized's "bright" colours are its
+# greys). Published defaults of each terminal or scheme.
+_CODES = (30, 31, 32, 33, 34, 35, 36, 37, 90, 91, 92, 93, 94, 95, 96, 97)
+
+
+def _table(*hex_values: int) -> Dict[int, Rgb]:
+    return {code: ((value >> 16) & 0xFF, (value >> 8) & 0xFF, value & 0xFF) for code, value in zip(_CODES, hex_values)}
+
+
+TERMINAL_PALETTES: Dict[str, Dict[int, Rgb]] = {
+    "xterm": dict(BASIC_RGB),
+    "Tango (GNOME)": _table(
+        0x2E3436, 0xCC0000, 0x4E9A06, 0xC4A000, 0x3465A4, 0x75507B, 0x06989A, 0xD3D7CF,
+        0x555753, 0xEF2929, 0x8AE234, 0xFCE94F, 0x729FCF, 0xAD7FA8, 0x34E2E2, 0xEEEEEC,
+    ),
+    "Windows Campbell": _table(
+        0x0C0C0C, 0xC50F1F, 0x13A10E, 0xC19C00, 0x0037DA, 0x881798, 0x3A96DD, 0xCCCCCC,
+        0x767676, 0xE74856, 0x16C60C, 0xF9F1A5, 0x3B78FF, 0xB4009E, 0x61D6D6, 0xF2F2F2,
+    ),
+    "macOS Terminal.app": _table(
+        0x000000, 0x990000, 0x00A600, 0x999900, 0x0000B2, 0xB200B2, 0x00A6B2, 0xBFBFBF,
+        0x666666, 0xE50000, 0x00D900, 0xE5E500, 0x0000FF, 0xE500E5, 0x00E5E5, 0xE5E5E5,
+    ),
+    "Solarized": _table(
+        0x073642, 0xDC322F, 0x859900, 0xB58900, 0x268BD2, 0xD33682, 0x2AA198, 0xEEE8D5,
+        0x002B36, 0xCB4B16, 0x586E75, 0x657B83, 0x839496, 0x6C71C4, 0x93A1A1, 0xFDF6E3,
+    ),
+}  # fmt: skip
+
+
+def basic_contrast(background: int, text: int) -> float:
+    """The lowest contrast of 16-colour ``text`` on ``background`` (SGR
+    foreground codes) over the common terminals' palettes."""
+    return min(contrast_ratio(table[background], table[text]) for table in TERMINAL_PALETTES.values())
 
 
 def shown_rgb(color: Color, depth: ColorDepth) -> Optional[Rgb]:

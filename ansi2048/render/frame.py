@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..engine import Board, Direction, biggest_tile
+from ..keys import ACTION_BYTES, ASSIST_BYTES, Action
 from ..session import Session, Status
 from .board import (
     ASCII,
     BIG,
     COMPACT,
+    HUGE,
+    LARGE,
     LAYOUTS,
     MEDIUM,
     NARROW,
@@ -31,6 +34,8 @@ from .style import BOLD, PLAIN, ColorDepth, Span, fit, paint, style
 __all__ = [
     "BIG",
     "COMPACT",
+    "HUGE",
+    "LARGE",
     "LAYOUTS",
     "MEDIUM",
     "NARROW",
@@ -38,6 +43,7 @@ __all__ = [
     "View",
     "frame_lines",
     "help_lines",
+    "key_map",
     "layout_for",
     "summary_text",
 ]
@@ -69,6 +75,10 @@ class View:
     autoplay: int = 0  # the AI is playing, this many moves a second (p); 0: it is not
     assisted: bool = False  # the AI played or hinted in this game: its score is no best
     day: str = ""  # the daily game's date (--daily): said in the header instead of the seed
+    undo: bool = True  # False for --no-undo: u is not offered
+    # The config's keys, (character, action): the key line and the help
+    # name the keys that really work, taken-over ones dropped.
+    bindings: Tuple[Tuple[str, Action], ...] = ()
 
     @classmethod
     def of(cls, session: Session, note: str = "", replay: bool = False) -> View:
@@ -88,11 +98,15 @@ class View:
             replay=replay,
             reached=game.won,
             assisted=session.assisted,
+            undo=session.undo,
         )
 
 
-# Lines around the board: the header above; status and keys below (+ note).
-_HEADER_LINES = 1
+# Lines around the board: the header above; status, note and keys below.
+# The note's line is counted whether a note shows or not: the layout, and
+# the size "too small" asks for, must not change when a note comes or goes
+# (the first frame's greeting goes at the first key).
+_TEXT_LINES = 4
 
 
 def _has_note(view: View) -> bool:
@@ -100,7 +114,7 @@ def _has_note(view: View) -> bool:
 
 
 def _text_lines(view: View) -> int:
-    return _HEADER_LINES + 2 + (1 if _has_note(view) else 0)
+    return _TEXT_LINES
 
 
 def _needs(view: View, layout: Layout) -> Tuple[int, int]:
@@ -228,45 +242,129 @@ def _going_on(view: View, dot: str) -> List[str]:
     ]
 
 
-def _keys(glyphs: Glyphs, replay: bool, ending: str) -> List[List[Span]]:
+def key_map(view: View) -> Dict[Action, List[str]]:
+    """Every key the keyboard game takes, by action, as it is set up for
+    ``view``: the built-in keys, then the config's (a key the config gives
+    another action is that action's alone), one case of each letter."""
+    table: Dict[str, Action] = {}
+    for key, action in (*ACTION_BYTES.items(), *ASSIST_BYTES.items()):
+        table[key.decode()] = action
+    for char, action in view.bindings:
+        table[char] = action
+    keys: Dict[Action, List[str]] = {}
+    for char, action in table.items():
+        if char.isupper() and table.get(char.lower()) is action:
+            continue  # the lower-case letter says it (either case works)
+        keys.setdefault(action, []).append(char)
+    if not view.undo:
+        keys.pop(Action.UNDO, None)
+    return keys
+
+
+_MOVES = (Action.UP, Action.LEFT, Action.DOWN, Action.RIGHT)
+
+
+def _move_keys(keys: Dict[Action, List[str]]) -> Tuple[List[str], List[str]]:
+    """The move keys as groups of four ("wasd", "hjkl"), then any other
+    move key with its direction ("i up")."""
+    lists = [keys.get(action, []) for action in _MOVES]
+    groups: List[str] = []
+    depth = min(len(found) for found in lists)
+    for index in range(depth):
+        group = "".join(found[index] for found in lists)
+        groups.append("hjkl" if sorted(group) == ["h", "j", "k", "l"] else group)
+    others = [f"{char} {action.name.lower()}" for action, found in zip(_MOVES, lists) for char in found[depth:]]
+    return groups, others
+
+
+def _first(keys: Dict[Action, List[str]], action: Action) -> Optional[str]:
+    found = keys.get(action)
+    return found[0] if found else None
+
+
+def _keys(view: View, glyphs: Glyphs) -> List[List[Span]]:
+    """The key line, longest first: each variant drops whole items, the AI's
+    and the move keys' names first; "? help" (which lists them all) stays
+    until only "q quit" fits."""
     a, d = glyphs.arrows, glyphs.dot
-    if ending:  # no key works any more: say so instead
-        return [[(_clean(ending), PLAIN)]]
-    if replay:  # the keyboard does not play a replay: only Ctrl-C stops it
+    if view.ending:  # no key works any more: say so instead
+        return [[(_clean(view.ending), PLAIN)]]
+    if view.replay:  # the keyboard does not play a replay: only Ctrl-C stops it
         return [[("replay " + d + " Ctrl-C stops", PLAIN)], [("Ctrl-C stops", PLAIN)]]
-    texts = [
-        f"{a} wasd hjkl {d} u undo {d} r new game {d} t hint {d} p autoplay {d} ? help {d} q quit",
-        f"{a} move {d} u undo {d} r new {d} t hint {d} p autoplay {d} ? help {d} q quit",
-        f"{a} wasd hjkl move {d} u undo {d} r new game {d} ? help {d} q quit",
-        f"{a} move {d} u undo {d} r new {d} ? help {d} q quit",
-        f"u undo {d} r new {d} ? help {d} q quit",
-        f"? help {d} q quit",
-        "q quit",
+    keys = key_map(view)
+    groups, others = _move_keys(keys)
+
+    def item(action: Action, long: str, short: str) -> Tuple[str, str]:
+        key = _first(keys, action)
+        return (f"{key} {long}", f"{key} {short}") if key else ("", "")
+
+    undo = item(Action.UNDO, "undo", "undo")
+    new = item(Action.RESTART, "new game", "new")
+    ai = [item(Action.HINT, "hint", "hint")[0], item(Action.AUTOPLAY, "autoplay", "autoplay")[0]]
+    helps = item(Action.HELP, "help", "help")[0]
+    quits = item(Action.QUIT, "quit", "quit")[0] or "Ctrl-C quit"
+    moves_long = " ".join([a, *groups]) + (" " + " ".join(others) if others else "")
+    moves = " ".join([a, *groups])
+    variants = [
+        [moves_long, undo[0], new[0], *ai, helps, quits],
+        # Your own keys before the AI's (the help has both).
+        [moves_long, undo[0], new[0], helps, quits] if others else [],
+        [moves, undo[0], new[0], *ai, helps, quits],
+        [f"{a} move", undo[1], new[1], *ai, helps, quits],
+        [f"{moves} move", undo[0], new[0], helps, quits],
+        [f"{a} move", undo[1], new[1], helps, quits],
+        [undo[1], new[1], helps, quits],
+        [helps, quits],
+        [quits],
     ]
+    texts: List[str] = []
+    for variant in variants:
+        text = f" {d} ".join(part for part in variant if part)
+        if text and text not in texts:
+            texts.append(text)
     return [[(text, PLAIN)] for text in texts]
 
 
 def help_lines(
-    goal: int, depth: ColorDepth, width: int, height: int, *, ascii_only: Optional[bool] = None
+    view: View, depth: ColorDepth, width: int, height: int, *, ascii_only: Optional[bool] = None
 ) -> List[str]:
-    """The help screen (``?``): the keys in the order the key line gives
-    them, the rules in two lines, what the marks mean. Within ``width`` x
-    ``height`` like a frame: what does not fit is left off from the end,
-    and the closing line always shows."""
+    """The help screen (``?``): every key the game takes as it is set up
+    (the config's keys, ``--no-undo``), the rules in two lines, and the
+    marks as the board in this window draws them. Within ``width`` x
+    ``height`` like a frame: what does not fit is left off from the end, a
+    line too long loses whole words, and the closing line always shows."""
     if ascii_only is None:
         ascii_only = depth is ColorDepth.NONE
     glyphs = ASCII if ascii_only else UNICODE
-    rows: List[Tuple[str, str]] = [
-        (f"{glyphs.arrows} wasd hjkl", "slide the tiles"),
-        ("u", "undo (redoing a move brings the same tile)"),
-        ("r", "new game (u brings the old one back)"),
-        ("q, Ctrl-C", "quit: the game is kept for next time"),
+    keys = key_map(view)
+
+    def named(*actions: Action) -> str:
+        return ", ".join(key for action in actions for key in keys.get(action, []))
+
+    groups, _others = _move_keys(keys)
+    rows: List[Tuple[str, str]] = [(" ".join([glyphs.arrows, *groups]), "slide the tiles")]
+    rows += [(key, f"slide {action.name.lower()}") for action in _MOVES for key in keys.get(action, [])[len(groups) :]]
+    if view.undo:
+        rows.append((named(Action.UNDO), "undo (redoing a move brings the same tile)"))
+    else:
+        rows.append(("undo", "off in this game (--no-undo)"))
+    rows += [
+        (named(Action.RESTART), "new game" + (" (undo brings the old one back)" if view.undo else "")),
+        (named(Action.HINT), "hint: the AI's move, on the line under the board"),
+        (named(Action.AUTOPLAY), "autoplay: the AI plays; any move takes over"),
+        (f"{named(Action.FASTER)} {named(Action.SLOWER)}", "autoplay faster, slower"),
+        (named(Action.HELP), "this help"),
+        (", ".join([*keys.get(Action.QUIT, []), "Ctrl-C"]), "quit: the game is kept for next time"),
         ("Ctrl-Z", "suspend to the shell; fg comes back"),
     ]
-    marks = [
-        (f"{glyphs.marker} in a corner", "the tile that just appeared"),
-        ("+N by the score", "the last move's points"),
-    ]
+    rows = [(key, text) for key, text in rows if key.strip()]
+    layout = layout_for(view, width, height)
+    if layout is not None and layout.tile_height >= 3:
+        corner = glyphs.frame[0] + glyphs.frame[4] * 2 + glyphs.frame[1]
+        new_tile = (f"{corner} outline", "the tile that just appeared")
+    else:
+        new_tile = (f"[N], {glyphs.marker} in a corner", "the tile that just appeared")
+    marks = [new_tile, ("+N by the score", "the last move's points"), ("assisted", "the AI helped: no best score")]
     column = max(len(key) for key, _ in rows + marks) + 3
     body: List[List[Span]] = [
         [("keys", BOLD)],
@@ -274,7 +372,7 @@ def help_lines(
         [("", PLAIN)],
         [("rules", BOLD)],
         [("  Tiles slide as far as they go; two equal tiles merge into one.", PLAIN)],
-        [(f"  After each move a 2 (or a 4) appears. Make the {goal} tile!", PLAIN)],
+        [(f"  After each move a 2 (or a 4) appears. Make the {view.goal} tile!", PLAIN)],
         [("", PLAIN)],
         [("marks", BOLD)],
         *[[(f"  {key.ljust(column)}{text}", PLAIN)] for key, text in marks],
@@ -328,7 +426,7 @@ def _too_small(view: View, width: int, height: int) -> List[str]:
         lines = textwrap.wrap(text, limit, break_long_words=False)
         if len(lines) <= room and all(len(line) <= limit for line in lines):
             return lines
-    return [need[:limit]]
+    return []  # not even the size fits: nothing, rather than half a number
 
 
 # -- frames -----------------------------------------------------------------------
@@ -382,7 +480,7 @@ def frame_lines(
     lines.append(fit(_status(view, glyphs), limit))
     if _has_note(view):
         lines.append(fit(_note(view, glyphs), limit))
-    lines.append(fit(_keys(glyphs, view.replay, view.ending), limit))
+    lines.append(fit(_keys(view, glyphs), limit))
     return [paint(spans, depth) for spans in lines]
 
 

@@ -9,16 +9,27 @@ another value of the same shape.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Callable, Dict, List, Mapping, Sequence, Tuple
 
-from .color import Lab, contrast_ratio, delta_e, lab, shown_rgb
+from .color import BASIC_RGB, Lab, basic_contrast, contrast_ratio, delta_e, lab, shown_rgb
 from .style import Color, ColorDepth, Rgb, xterm_rgb
 
-__all__ = ["MIN_TEXT_CONTRAST", "Palette", "TilePair", "classic", "hex_rgb", "readable_text", "separated_xterm"]
+__all__ = [
+    "BASIC_CODES",
+    "MIN_TEXT_CONTRAST",
+    "Palette",
+    "TilePair",
+    "basic_text",
+    "classic",
+    "hex_rgb",
+    "readable_text",
+    "separated_xterm",
+]
 
 TilePair = Tuple[Color, Color]  # (background, text)
+BASIC_CODES = tuple(BASIC_RGB)  # the 16 colours' SGR foreground codes
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,9 +58,12 @@ class Palette:
 _MIN_DELTA_E = 5.0
 # A colour with this much chroma is "a colour", not a grey: its stand-in must
 # keep its hue (within _MAX_HUE_SHIFT degrees) and half its chroma, so the
-# warm beige board does not turn grey and the 4 does not turn pink.
-_CHROMATIC = 8.0
-_MAX_HUE_SHIFT = 30.0
+# cream 4 does not turn olive and the oranges do not turn pink. Below it
+# (the original's grid, empty cells and 2 tile are greyish beiges, which the
+# 256 colours do not have) the nearest wins: a light grey is much closer to
+# #bbada0 than the cube's saturated browns.
+_CHROMATIC = 10.0
+_MAX_HUE_SHIFT = 18.0
 # The WCAG contrast every tile's number keeps against its tile, at every depth.
 MIN_TEXT_CONTRAST = 3.0
 
@@ -93,7 +107,7 @@ _FOUND: Dict[Tuple[Rgb, ...], Tuple[int, ...]] = {
         (205, 193, 180), (187, 173, 160), (238, 228, 218), (237, 224, 200), (242, 177, 121), (245, 149, 99),
         (246, 124, 95), (246, 94, 59), (237, 207, 114), (237, 204, 97), (237, 200, 80), (237, 197, 63),
         (237, 194, 46), (60, 58, 50),
-    ): (180, 137, 254, 187, 215, 209, 173, 202, 221, 222, 220, 178, 179, 237),
+    ): (251, 145, 254, 223, 215, 209, 173, 202, 221, 222, 220, 178, 179, 237),
 }  # fmt: skip
 
 
@@ -136,21 +150,32 @@ def separated_xterm(
 
 
 def _min_contrast(background: Color, text: Color) -> float:
-    """The lowest contrast of ``text`` on ``background`` over the colour depths."""
+    """The lowest contrast of ``text`` on ``background`` at 24 bits and 256
+    colours (16 colours are chosen apart: :func:`basic_text`)."""
     ratios = []
-    for depth in (ColorDepth.TRUE, ColorDepth.EXTENDED, ColorDepth.BASIC):
+    for depth in (ColorDepth.TRUE, ColorDepth.EXTENDED):
         bg, fg = shown_rgb(background, depth), shown_rgb(text, depth)
         assert bg is not None and fg is not None
         ratios.append(contrast_ratio(bg, fg))
     return min(ratios)
 
 
-def readable_text(background: Color, preferred: Color, candidates: Sequence[Color]) -> Color:
-    """``preferred`` if it reaches MIN_TEXT_CONTRAST on ``background`` at every
-    depth, else the candidate that reads best at its worst depth."""
-    if _min_contrast(background, preferred) >= MIN_TEXT_CONTRAST:
+def basic_text(background: int, preferred: int) -> int:
+    """The 16-colour text code for a ``background`` code: ``preferred`` if
+    it reads at MIN_TEXT_CONTRAST on every common terminal palette, else the
+    code that reads best on the worst of them."""
+    if basic_contrast(background, preferred) >= MIN_TEXT_CONTRAST:
         return preferred
-    return max(candidates, key=lambda text: _min_contrast(background, text))
+    return max(BASIC_CODES, key=lambda code: basic_contrast(background, code))
+
+
+def readable_text(background: Color, preferred: Color, candidates: Sequence[Color]) -> Color:
+    """``preferred`` if it reaches MIN_TEXT_CONTRAST on ``background`` at 24
+    bits and 256 colours, else the candidate that reads best at the worse of
+    them; its 16-colour code is chosen on its own (:func:`basic_text`)."""
+    if _min_contrast(background, preferred) < MIN_TEXT_CONTRAST:
+        preferred = max(candidates, key=lambda text: _min_contrast(background, text))
+    return replace(preferred, basic=basic_text(background.basic, preferred.basic))
 
 
 def hex_rgb(value: int) -> Rgb:
@@ -169,18 +194,21 @@ def classic() -> Palette:
     grid: Tuple[int, int] = (0xBBADA0, 90)  # dark grey
     empty: Tuple[int, int] = (0xCDC1B4, 37)  # light grey
     # value: ((background, its 16-colour code), (text, its code))
+    # The 16-colour backgrounds: the 13 of the 16 on which some text reads
+    # at 3:1 on every common terminal palette (not 92, 94, 95), neighbours
+    # apart; 2048 is as dark as the tiles beyond it (there are not enough).
     tiles: Dict[int, Tuple[Tuple[int, int], Tuple[int, int]]] = {
         2: ((0xEEE4DA, 97), (dark, 30)),
-        4: ((0xEDE0C8, 93), (dark, 30)),
-        8: ((0xF2B179, 33), (light, 97)),
-        16: ((0xF59563, 91), (light, 30)),
+        4: ((0xEDE0C8, 93), (dark, 90)),
+        8: ((0xF2B179, 33), (light, 30)),
+        16: ((0xF59563, 91), (light, 97)),
         32: ((0xF67C5F, 31), (light, 97)),
         64: ((0xF65E3B, 35), (light, 97)),
-        128: ((0xEDCF72, 95), (light, 30)),
-        256: ((0xEDCC61, 96), (light, 30)),
-        512: ((0xEDC850, 36), (light, 97)),
-        1024: ((0xEDC53F, 94), (light, 97)),
-        2048: ((0xEDC22E, 92), (light, 30)),
+        128: ((0xEDCF72, 96), (light, 30)),
+        256: ((0xEDCC61, 36), (light, 30)),
+        512: ((0xEDC850, 32), (light, 30)),
+        1024: ((0xEDC53F, 34), (light, 97)),
+        2048: ((0xEDC22E, 30), (light, 97)),
     }
     beyond: Tuple[Tuple[int, int], Tuple[int, int]] = ((0x3C3A32, 30), (light, 97))  # every tile above 2048
     # The empty cells first: they are most of the board early on.

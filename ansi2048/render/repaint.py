@@ -8,6 +8,7 @@ from typing import List, Optional, Sequence, Tuple
 
 __all__ = [
     "CSI",
+    "CURSOR_HOME",
     "ERASE_DOWN",
     "ERASE_LINE",
     "FRAME_END",
@@ -28,6 +29,7 @@ ERASE_LINE = CSI + "K"  # from the cursor to the end of the line
 ERASE_DOWN = CSI + "J"  # from the cursor to the end of the screen
 HIDE_CURSOR = CSI + "?25l"
 SHOW_CURSOR = CSI + "?25h"
+CURSOR_HOME = CSI + "H"  # the window's top-left corner
 # Every frame drawn in place ends with this (its lines end with ERASE_LINE),
 # so a reader of the output (the pty tests, the benchmarks) can tell that a
 # frame is complete without depending on what its last line says.
@@ -91,16 +93,10 @@ class Repainter:
         self._stale = 0
         self._lines: List[str] = []  # the frame on screen, for repainting only what changed
         self._columns: Optional[int] = None  # the terminal's width when it was drawn
-
-    def _rows_above(self, width: Optional[int]) -> int:
-        """How far up the frame on screen starts, from its last line.
-
-        Every line was narrower than the terminal when drawn. If the window
-        has since become narrower, terminals that reflow (tmux, VTE, iTerm2,
-        Windows Terminal) now show a long line on several rows: count them."""
-        if width is None or width <= 0 or all(w < width for w in self._widths):
-            return self._height - 1
-        return sum(max(1, -(-w // width)) for w in self._widths) - 1
+        self._stale_width = 0  # the widest line of those stale frames
+        # The terminal wrapped a frame once: from then on every resize
+        # clears the window (see _cleared).
+        self._wrapped = False
 
     def _rows_up(self, width: Optional[int], height: Optional[int]) -> int:
         """How far up to go from the frame's last line to erase it, on a
@@ -114,15 +110,38 @@ class Repainter:
         history, the most recent first: those stale frame lines come back
         above the frame, so the way up must cover them too. A terminal that
         pulls nothing back just stops the cursor-up at the top row."""
-        up = self._rows_above(width)
-        if height is not None and self._rows is not None and height != self._rows:
+        up = self._height - 1
+        if height is not None and self._rows is not None:
             if height > self._rows:
                 back = min(self._stale, height - self._rows)
                 self._stale -= back
                 up += back
-            else:
-                self._stale += max(0, up + 1 - height)
+            # Rows that no longer fit above the cursor went into the history.
+            pushed = max(0, up + 1 - height)
+            if pushed:
+                self._stale += pushed
+                self._stale_width = max(self._stale_width, *self._widths)
         return up
+
+    def _reflowed(self, width: Optional[int]) -> bool:
+        """Whether the terminal may have wrapped the frame on screen: the
+        window is now too narrow for one of its lines. Terminals that reflow
+        (tmux, VTE, iTerm2, Windows Terminal) then show it on more rows, push
+        some into their history and, when the window widens or grows again,
+        join and pull them back, each in its own way; those that do not
+        reflow cut the lines instead."""
+        return width is not None and any(w >= width for w in self._widths)
+
+    def _cleared(self, width: Optional[int], height: Optional[int]) -> bool:
+        """Whether to clear the window and draw from its top: the terminal
+        may have wrapped the frame on screen or old frame lines in its
+        history (which a taller window pulls back), or did once and the window has
+        changed since (it may have joined and pulled back wrapped rows of an
+        old frame from its history: where they land is anyone's guess)."""
+        resized = (width, height) != (self._columns, self._rows)
+        # Old frame lines the window pushed into the history wrap there too.
+        history_wraps = bool(self._stale) and width is not None and self._stale_width >= width
+        return self._reflowed(width) or history_wraps or (self._wrapped and resized)
 
     def frame(self, lines: Sequence[str], width: Optional[int] = None, height: Optional[int] = None) -> str:
         """Draw ``lines``; the cursor is left at the end of the last one.
@@ -140,7 +159,15 @@ class Repainter:
         if self._height == len(lines) and (width, height) == (self._columns, self._rows):
             return self._changes(lines)
         out: List[str] = []
-        if self._height:
+        if self._height and self._cleared(width, height):
+            # Where the old frame's rows are now is each terminal's own
+            # business: clear the window (not its history) and draw from its
+            # top, the one way to leave exactly one board on every terminal.
+            # The history may hold rows of old frames that a taller window
+            # pulls back: later resizes go up as far as the window reaches.
+            out.append(CURSOR_HOME + ERASE_DOWN)
+            self._wrapped = True
+        elif self._height:
             out.append("\r")
             up = self._rows_up(width, height)
             out.append(cursor_up(up))
@@ -150,8 +177,12 @@ class Repainter:
         out.append("\n".join(_closed(line) + ERASE_LINE for line in lines))
         # Also clears what a taller frame left below.
         out.append(FRAME_END)
-        self._height = len(lines)
-        self._widths = [visible_width(line) for line in lines]
+        # A window too small for any line (1 row, 1 column) gets an empty
+        # frame: the cursor stays on the blank line where the next frame
+        # starts, counted as a frame's one (empty) line so that a resize
+        # still finds its way back up from it.
+        self._height = max(1, len(lines))
+        self._widths = [visible_width(line) for line in lines] or [0]
         self._lines = list(lines)
         self._columns = width
         if height is not None:
@@ -207,6 +238,8 @@ class Repainter:
         self._lines = []
         self._rows = None
         self._stale = 0
+        self._stale_width = 0
+        self._wrapped = False
 
 
 # One SGR sequence, its parameters captured.

@@ -256,17 +256,20 @@ def span_width(spans: Sequence[Span]) -> int:
 
 def fit(variants: Sequence[Sequence[Span]], limit: int) -> List[Span]:
     """The first variant (longest first) that fits in ``limit`` columns, else
-    the last one cut to fit."""
+    the last one cut to fit: at a space, so no word is ever cut in two (what
+    does not fit is left off whole)."""
     for spans in variants:
         if span_width(spans) <= limit:
             return list(spans)
+    text = "".join(part for part, _ in variants[-1])
+    cut = text[: limit + 1].rfind(" ") if limit > 0 else -1
+    keep = len(text[:cut].rstrip()) if cut > 0 else 0
     out: List[Span] = []
-    room = limit
-    for text, span_style in variants[-1]:
-        if room <= 0:
+    for part, span_style in variants[-1]:
+        if keep <= 0:
             break
-        out.append((text[:room], span_style))
-        room -= len(text[:room])
+        out.append((part[:keep], span_style))
+        keep -= len(part[:keep])
     return out
 
 

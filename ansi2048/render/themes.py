@@ -11,8 +11,9 @@ from the colour that depth actually shows (:func:`.color.shown_rgb`).
   instead of near-black, which a dark board would swallow.
 - ``high-contrast``: every number at 7:1 or more against its tile (WCAG AAA)
   at every depth: black or white text only, and only backgrounds that
-  reach 7:1 with one of them (at 16 colours: black, blue, and the light
-  colours; the reds and magentas fall short and are not used).
+  reach 7:1 with one of them (at 16 colours, in xterm's colours: black,
+  blue, and the light colours that also read at 3:1 in every common
+  terminal palette; the reds, magentas, bright yellow and green are not used).
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Callable, Dict, Mapping, Sequence, Tuple
 
-from .color import BASIC_RGB, contrast_ratio
-from .palette import Palette, TilePair, classic, hex_rgb, separated_xterm
+from .color import basic_contrast, contrast_ratio
+from .palette import BASIC_CODES, MIN_TEXT_CONTRAST, Palette, TilePair, classic, hex_rgb, separated_xterm
 from .style import Color, Rgb, xterm_rgb
 
 __all__ = ["HIGH_CONTRAST", "THEMES", "TerminalColors", "dark", "high_contrast"]
@@ -42,16 +43,27 @@ class TerminalColors:
     bg: int
 
 
+def _basic_text_on(background: int, codes: Sequence[int]) -> int:
+    """Of the theme's text codes, the one that reads best on ``background``
+    on the worst of the common terminal palettes; any of the 16 if none
+    reaches MIN_TEXT_CONTRAST there."""
+    best = max(codes, key=lambda code: basic_contrast(background, code))
+    if basic_contrast(background, best) >= MIN_TEXT_CONTRAST:
+        return best
+    return max(BASIC_CODES, key=lambda code: basic_contrast(background, code))
+
+
 def _text_on(background: Color, texts: Sequence[Color]) -> Color:
     """Per depth, the candidate text colour with the most contrast against
-    the background that depth shows."""
+    the background that depth shows; at 16 colours, measured on the common
+    terminal palettes (:func:`_basic_text_on`)."""
 
     def best(shown: Callable[[Color], Rgb]) -> Color:
         return max(texts, key=lambda text: contrast_ratio(shown(text), shown(background)))
 
     return Color(
         best(lambda c: c.rgb).rgb,
-        best(lambda c: BASIC_RGB[c.basic]).basic,
+        _basic_text_on(background.basic, [text.basic for text in texts]),
         best(lambda c: xterm_rgb(c.xterm)).xterm,
     )
 
@@ -102,18 +114,18 @@ def dark() -> Palette:
         empty=(0x3D3833, 90),
         tiles={
             2: (0xD8CFC4, 37),
-            4: (0xD9CBAF, 93),
+            4: (0xD9CBAF, 97),
             8: (0xF2B179, 33),
             16: (0xF59563, 91),
             32: (0xF67C5F, 31),
             64: (0xF65E3B, 35),
-            128: (0xEDCF72, 95),
-            256: (0xEDCC61, 96),
-            512: (0xEDC850, 36),
-            1024: (0xEDC53F, 94),
-            2048: (0xEDC22E, 92),
+            128: (0xEDCF72, 96),
+            256: (0xEDCC61, 36),
+            512: (0xEDC850, 32),
+            1024: (0xEDC53F, 34),
+            2048: (0xEDC22E, 93),
         },
-        beyond=(0x7B5CD6, 34),
+        beyond=(0x7B5CD6, 35),
         texts=((0x2B2620, 30), (0xF9F6F2, 97)),
     )
 
@@ -124,18 +136,21 @@ def high_contrast() -> Palette:
     return _theme(
         grid=(0x000000, 30),
         empty=(0x333333, 90),
+        # 16 colours: only backgrounds where black or white reads at 7:1 in
+        # xterm and 3:1 on every common palette (no reds, magentas, bright
+        # yellow or green): eight of them, so values far apart share one.
         tiles={
             2: (0xF4F1EC, 97),
             4: (0xEFDDB0, 37),
-            8: (0xF5B068, 93),
-            16: (0xF79A5E, 33),
-            32: (0xFA8C70, 92),
+            8: (0xF5B068, 33),
+            16: (0xF79A5E, 96),
+            32: (0xFA8C70, 36),
             64: (0x8A1C00, 34),
-            128: (0xF2DA70, 96),
-            256: (0xEBCB4C, 36),
-            512: (0xE0B930, 32),
-            1024: (0xD4A50C, 93),
-            2048: (0xFFD84A, 97),
+            128: (0xF2DA70, 32),
+            256: (0xEBCB4C, 97),
+            512: (0xE0B930, 37),
+            1024: (0xD4A50C, 33),
+            2048: (0xFFD84A, 96),
         },
         beyond=(0x1A1F5C, 30),
         texts=((0x000000, 30), (0xFFFFFF, 97)),
