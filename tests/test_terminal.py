@@ -24,6 +24,7 @@ from ansi2048 import Game
 from ansi2048.render.frame import BIG
 from ansi2048.render.repaint import FRAME_END as FRAME_END_CODE
 
+from .conftest import child_env
 from .screen import FRAME_END_PATTERN, dump, emulate, find_header, read_board
 
 WIDTH, HEIGHT = 80, 30
@@ -34,10 +35,7 @@ pytestmark = pytest.mark.posix
 
 
 def game_env(data: Path) -> Dict[str, str]:
-    env = dict(os.environ, TERM="xterm-256color", ANSI2048_DATA_DIR=str(data))
-    env.pop("NO_COLOR", None)
-    env.pop("COLORTERM", None)
-    return env
+    return child_env({"TERM": "xterm-256color", "ANSI2048_DATA_DIR": str(data)})
 
 
 class Run:
@@ -394,8 +392,13 @@ def test_keys_are_not_played_while_the_board_cannot_be_shown(tmp_path: Path, dat
     record = tmp_path / "small.keys"
     run = Run(tmp_path, ["--seed", "7", "--new", "--record", str(record)], data, width=20, height=6)
     run.child.expect("too small")
-    run.child.send("wasdwasd")
-    time.sleep(0.3)
+    run.frame()  # the rest of the first frame
+    for key in "wasdwasd":
+        # Each key read while the board cannot be shown is answered with a
+        # frame (the message again): once it is out, the key was read, and
+        # the resize cannot overtake it.
+        run.child.send(key)
+        run.frame()
     run.child.setwinsize(HEIGHT, WIDTH)
     run.frame()
     run.child.send("q")
