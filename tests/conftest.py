@@ -11,7 +11,6 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence
 
 import pytest
 
-
 # What a child process may take from the environment the tests run in: what the
 # OS needs to start a program (Windows needs SYSTEMROOT and the rest to start
 # Python at all), never what changes the game (TERM, COLORTERM, WT_SESSION,

@@ -215,9 +215,7 @@ def test_a_console_with_vt_processing_is_not_legacy(windows: FakeMsvcrt, console
 
 
 @pytest.mark.parametrize("legacy", [False, True])
-def test_every_console_opened_in_one_process_says_truly_whether_it_is_legacy(
-    windows: FakeMsvcrt, legacy: bool
-) -> None:
+def test_every_console_opened_in_one_process_says_truly_whether_it_is_legacy(windows: FakeMsvcrt, legacy: bool) -> None:
     console = FakeConsole(legacy=legacy)
     for _ in range(3):
         with session(console) as game:
