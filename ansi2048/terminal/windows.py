@@ -42,17 +42,10 @@ _PREFIXES = ("\x00", "\xe0")
 _ARROWS = {"H": Action.UP, "P": Action.DOWN, "K": Action.LEFT, "M": Action.RIGHT}
 
 
-class ConsoleModes:
-    """The input and output modes of the console (kernel32's Get/SetConsoleMode
-    on ``CONIN$`` and ``CONOUT$``), opened for one session.
+if sys.platform == "win32":
 
-    ``get(which)`` is None when ``which`` ("input" or "output") is not a
-    console; ``set`` says whether the console took the mode (a console older
-    than Windows 10 refuses VT processing)."""
-
-    def __init__(self) -> None:
-        if sys.platform != "win32":
-            raise OSError("no Windows console on this platform")
+    def _kernel32() -> Any:
+        """kernel32, with the signatures of the console calls used here."""
         import ctypes
         from ctypes import wintypes
 
@@ -65,12 +58,38 @@ class ConsoleModes:
         kernel32.GetConsoleMode.argtypes = [wintypes.HANDLE, ctypes.POINTER(wintypes.DWORD)]
         kernel32.SetConsoleMode.argtypes = [wintypes.HANDLE, wintypes.DWORD]
         kernel32.CloseHandle.argtypes = [wintypes.HANDLE]
+        return kernel32
+
+else:
+
+    def _kernel32() -> Any:
+        raise OSError("no Windows console on this platform")
+
+
+class ConsoleModes:
+    """The input and output modes of the console (kernel32's Get/SetConsoleMode
+    on ``CONIN$`` and ``CONOUT$``), opened for one session.
+
+    ``get(which)`` is None when ``which`` ("input" or "output") is not a
+    console; ``set`` says whether the console took the mode (a console older
+    than Windows 10 refuses VT processing)."""
+
+    _kernel32: Any
+    _dword: Any
+    _byref: Any
+    _handles: Dict[str, Any]
+
+    def __init__(self) -> None:
+        import ctypes
+        from ctypes import wintypes
+
+        kernel32 = _kernel32()
         self._kernel32 = kernel32
         self._dword = wintypes.DWORD
         self._byref = ctypes.byref
         invalid = ctypes.c_void_p(-1).value
         generic_read_write, share_read_write, open_existing = 0xC0000000, 0x3, 3
-        self._handles: Dict[str, Any] = {}
+        self._handles = {}
         for which, name in (("input", "CONIN$"), ("output", "CONOUT$")):
             handle = kernel32.CreateFileW(name, generic_read_write, share_read_write, None, open_existing, 0, None)
             if handle not in (None, invalid):
