@@ -11,6 +11,12 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence
 
 import pytest
 
+from ansi2048.terminal.windows import under_wine
+
+# Wine is not Windows in a few places; tests that meet one are skipped there
+# alone, each saying which (``pytest.mark.skipif(UNDER_WINE, reason=...)``).
+UNDER_WINE = under_wine()
+
 # What a child process may take from the environment the tests run in: what the
 # OS needs to start a program (Windows needs SYSTEMROOT and the rest to start
 # Python at all), never what changes the game (TERM, COLORTERM, WT_SESSION,

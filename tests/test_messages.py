@@ -97,6 +97,6 @@ def test_a_finished_replay_on_a_terminal_offers_no_keys(tmp_path: Path) -> None:
 
 def test_quitting_a_game_that_could_not_be_saved_does_not_claim_it_is_kept(tmp_path: Path) -> None:
     not_a_directory = tmp_path / "data"
-    not_a_directory.write_text("a file where the data directory should be")
+    not_a_directory.write_text("a file where the data directory should be", encoding="utf-8")
     last = play(not_a_directory, [b"a", b"q"])[-1]
     assert "could not be saved" in last and "kept" not in last

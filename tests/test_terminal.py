@@ -67,7 +67,9 @@ class Run:
         """The python process under sh."""
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
-            children = Path(f"/proc/{self.child.pid}/task/{self.child.pid}/children").read_text().split()
+            children = (
+                Path(f"/proc/{self.child.pid}/task/{self.child.pid}/children").read_text(encoding="utf-8").split()
+            )
             if children:
                 return int(children[0])
             time.sleep(0.01)
@@ -82,7 +84,7 @@ class Run:
         return status, self.output
 
     def stty_unchanged(self) -> bool:
-        return self.before.read_text() == self.after.read_text() != ""
+        return self.before.read_text(encoding="utf-8") == self.after.read_text(encoding="utf-8") != ""
 
 
 @pytest.fixture
@@ -155,7 +157,7 @@ def test_a_burst_of_200_keys_1ms_apart_is_all_played(tmp_path: Path, data: Path)
     status, output = run.finish()
     assert status == 0
     canonical = {"h": "a", "j": "s", "k": "w", "l": "d"}
-    body = record.read_text().splitlines()[1]
+    body = record.read_text(encoding="utf-8").splitlines()[1]
     assert body == "".join(canonical.get(k, k) for k in keys) + "q"
     # and the final board on screen is the game those keys play
     game = Game(seed=3)
@@ -179,7 +181,7 @@ def test_a_tiny_terminal_gets_a_message_and_the_board_comes_back(tmp_path: Path,
 
 def test_piped_keys_on_a_terminal_are_shown_as_frames(tmp_path: Path) -> None:
     keys = tmp_path / "game.keys"
-    keys.write_text("# ansi2048 version=0.1.0 seed=9 size=4x4 goal=2048\nwasdwasd")
+    keys.write_text("# ansi2048 version=0.1.0 seed=9 size=4x4 goal=2048\nwasdwasd", encoding="utf-8")
     child = pexpect.spawn(
         "/bin/sh",
         ["-c", f'"{sys.executable}" -m ansi2048 --delay 0.01 < "{keys}"'],
@@ -257,7 +259,7 @@ sys.exit(cli.main(sys.argv[1:]))
 @pytest.mark.parametrize("debug", ["", "1"])
 def test_an_unexpected_error_restores_the_terminal_and_says_one_line(tmp_path: Path, data: Path, debug: str) -> None:
     wrapper = tmp_path / "faulty.py"
-    wrapper.write_text(_FAULTY)
+    wrapper.write_text(_FAULTY, encoding="utf-8")
     before, after = tmp_path / "before", tmp_path / "after"
     script = f'stty -g > "{before}"; "$@"; echo "EXIT=$?"; stty -g > "{after}"; echo DONE'
     env = game_env(data)
@@ -273,7 +275,7 @@ def test_an_unexpected_error_restores_the_terminal_and_says_one_line(tmp_path: P
     child.send("wasd")
     child.expect("DONE")
     output = child.before.decode()
-    assert before.read_text() == after.read_text()
+    assert before.read_text(encoding="utf-8") == after.read_text(encoding="utf-8")
     assert "EXIT=1" in output
     assert output.rfind("\x1b[?25h") > output.rfind("\x1b[?25l")
     assert "injected fault" in output
@@ -314,7 +316,7 @@ def test_closing_the_window_is_a_hangup_not_a_crash(tmp_path: Path, data: Path) 
         "signal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
         f"with open({str(errors)!r}, 'wb') as err:\n"
         "    code = subprocess.call([sys.executable, '-m', 'ansi2048', '--seed', '7', '--new'], stderr=err)\n"
-        f"open({str(status_file)!r}, 'w').write(str(code))\n"
+        f"open({str(status_file)!r}, 'w', encoding='utf-8').write(str(code))\n"
     )
     child = pexpect.spawn(sys.executable, ["-c", wrapper], env=game_env(data), dimensions=(HEIGHT, WIDTH), timeout=20)
     child.expect(FRAME_END)
@@ -324,7 +326,7 @@ def test_closing_the_window_is_a_hangup_not_a_crash(tmp_path: Path, data: Path) 
     deadline = time.monotonic() + 10
     while not status_file.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert status_file.read_text() == str(128 + signal.SIGHUP)
+    assert status_file.read_text(encoding="utf-8") == str(128 + signal.SIGHUP)
     assert errors.read_bytes() == b""
 
 
@@ -353,13 +355,15 @@ def test_ctrl_z_hands_the_terminal_back_and_fg_takes_it_again(tmp_path: Path, da
     shell.expect_exact("$ ")
     shell.sendline(f"stty -g > {tmp_path / 'after'}; exit")
     shell.expect(pexpect.EOF)
-    before = (tmp_path / "before").read_text()
-    assert (tmp_path / "during").read_text() == before == (tmp_path / "after").read_text()
+    before = (tmp_path / "before").read_text(encoding="utf-8")
+    assert (
+        (tmp_path / "during").read_text(encoding="utf-8") == before == (tmp_path / "after").read_text(encoding="utf-8")
+    )
 
 
 def test_a_replay_on_the_terminal_restores_it_when_killed(tmp_path: Path) -> None:
     keys = tmp_path / "game.keys"
-    keys.write_text("# ansi2048 version=0.1.0 seed=9 size=4x4 goal=2048\n" + "wasd" * 50)
+    keys.write_text("# ansi2048 version=0.1.0 seed=9 size=4x4 goal=2048\n" + "wasd" * 50, encoding="utf-8")
     before, after = tmp_path / "before", tmp_path / "after"
     script = (
         f'stty -g > "{before}"; "{sys.executable}" -m ansi2048 --delay 0.2 < "{keys}"; stty -g > "{after}"; echo DONE'
@@ -367,11 +371,11 @@ def test_a_replay_on_the_terminal_restores_it_when_killed(tmp_path: Path) -> Non
     child = pexpect.spawn("/bin/sh", ["-c", script], env=game_env(tmp_path), dimensions=(HEIGHT, WIDTH), timeout=20)
     child.expect("Ctrl-C stops")
     child.expect("Ctrl-C stops")
-    pid = int(Path(f"/proc/{child.pid}/task/{child.pid}/children").read_text().split()[0])
+    pid = int(Path(f"/proc/{child.pid}/task/{child.pid}/children").read_text(encoding="utf-8").split()[0])
     os.kill(pid, signal.SIGTERM)
     child.expect("DONE")
     output = child.before
-    assert before.read_text() == after.read_text()
+    assert before.read_text(encoding="utf-8") == after.read_text(encoding="utf-8")
     assert output.rfind(b"\x1b[?25h") > output.rfind(b"\x1b[?25l")
 
 
@@ -403,7 +407,7 @@ def test_keys_are_not_played_while_the_board_cannot_be_shown(tmp_path: Path, dat
     run.frame()
     run.child.send("q")
     run.finish()
-    assert record.read_text().splitlines()[1] == "q"
+    assert record.read_text(encoding="utf-8").splitlines()[1] == "q"
 
 
 @pytest.mark.posix
@@ -509,14 +513,14 @@ def test_ctrl_z_bg_fg_goes_on_playing(tmp_path: Path, data: Path) -> None:
     shell.expect(pexpect.EOF)
     assert b"EXIT=0" in shell.before, shell.before
     assert b"Interrupted system call" not in seen
-    assert (tmp_path / "before").read_text() == (tmp_path / "after").read_text()
+    assert (tmp_path / "before").read_text(encoding="utf-8") == (tmp_path / "after").read_text(encoding="utf-8")
 
 
 @pytest.mark.posix
 @pytest.mark.parametrize("signum", [signal.SIGQUIT, signal.SIGUSR1])
 def test_any_ending_signal_during_a_replay_on_the_terminal_restores_it(tmp_path: Path, signum: int) -> None:
     keys = tmp_path / "game.keys"
-    keys.write_text("# ansi2048 version=0.1.0 seed=9 size=4x4 goal=2048\n" + "wasd" * 50)
+    keys.write_text("# ansi2048 version=0.1.0 seed=9 size=4x4 goal=2048\n" + "wasd" * 50, encoding="utf-8")
     before, after = tmp_path / "before", tmp_path / "after"
     script = (
         f'stty -g > "{before}"; "{sys.executable}" -m ansi2048 --delay 0.2 < "{keys}"; echo "EXIT=$?";'
@@ -524,19 +528,19 @@ def test_any_ending_signal_during_a_replay_on_the_terminal_restores_it(tmp_path:
     )
     child = pexpect.spawn("/bin/sh", ["-c", script], env=game_env(tmp_path), dimensions=(HEIGHT, WIDTH), timeout=20)
     child.expect("Ctrl-C stops")
-    pid = int(Path(f"/proc/{child.pid}/task/{child.pid}/children").read_text().split()[0])
+    pid = int(Path(f"/proc/{child.pid}/task/{child.pid}/children").read_text(encoding="utf-8").split()[0])
     os.kill(pid, signum)
     child.expect("DONE")
     output = child.before
     assert f"EXIT={128 + signum}".encode() in output
-    assert before.read_text() == after.read_text()
+    assert before.read_text(encoding="utf-8") == after.read_text(encoding="utf-8")
     assert output.rfind(b"\x1b[?25h") > output.rfind(b"\x1b[?25l")
 
 
 @pytest.mark.parametrize("animation", [True, False])
 def test_a_slow_replay_on_a_terminal_shows_its_moves_moving(tmp_path: Path, animation: bool) -> None:
     keys = tmp_path / "game.keys"
-    keys.write_text("# ansi2048 version=0.1.0 seed=9 size=4x4 goal=2048\nwasd")
+    keys.write_text("# ansi2048 version=0.1.0 seed=9 size=4x4 goal=2048\nwasd", encoding="utf-8")
     flag = "" if animation else " --no-animation"
     child = pexpect.spawn(
         "/bin/sh",

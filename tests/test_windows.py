@@ -313,3 +313,13 @@ def test_the_fake_console_interrupts_like_the_real_one_with_processed_input(cons
     with pytest.raises(KeyboardInterrupt):
         fake.kbhit()
     assert fake.idle
+
+
+def test_wines_console_is_legacy_though_it_takes_vt_processing(windows: FakeMsvcrt) -> None:
+    # Wine 8's console accepts VT processing and still shows escape codes as text.
+    wine = FakeConsole()
+    wine.renders_escapes = False
+    with session(wine) as game:
+        assert game.legacy
+        assert not wine.modes["output"] & ENABLE_VIRTUAL_TERMINAL_PROCESSING
+    assert wine.modes == {"input": DEFAULT_INPUT_MODE, "output": DEFAULT_OUTPUT_MODE}

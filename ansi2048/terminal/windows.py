@@ -23,6 +23,7 @@ __all__ = [
     "open_console",
     "open_terminal_output",
     "quiet_terminal",
+    "under_wine",
 ]
 
 # How often the console loop wakes to notice a resized window.
@@ -60,10 +61,23 @@ if sys.platform == "win32":
         kernel32.CloseHandle.argtypes = [wintypes.HANDLE]
         return kernel32
 
+    def under_wine() -> bool:
+        """This Windows is Wine: its ntdll exports ``wine_get_version``."""
+        import ctypes
+
+        try:
+            return hasattr(ctypes.WinDLL("ntdll"), "wine_get_version")
+        except OSError:
+            return False
+
 else:
 
     def _kernel32() -> Any:
         raise OSError("no Windows console on this platform")
+
+    def under_wine() -> bool:
+        """This Windows is Wine: never, here."""
+        return False
 
 
 class ConsoleModes:
@@ -72,7 +86,11 @@ class ConsoleModes:
 
     ``get(which)`` is None when ``which`` ("input" or "output") is not a
     console; ``set`` says whether the console took the mode (a console older
-    than Windows 10 refuses VT processing)."""
+    than Windows 10 refuses VT processing). ``renders_escapes`` is False
+    for Wine's console, which takes VT processing and still shows the
+    escape codes as text (Wine 8): it is a legacy console."""
+
+    renders_escapes = True
 
     _kernel32: Any
     _dword: Any
@@ -84,6 +102,7 @@ class ConsoleModes:
         from ctypes import wintypes
 
         kernel32 = _kernel32()
+        self.renders_escapes = not under_wine()
         self._kernel32 = kernel32
         self._dword = wintypes.DWORD
         self._byref = ctypes.byref
@@ -160,8 +179,11 @@ def console_modes(modes: ConsoleModes) -> Iterator[bool]:
         if saved_input is not None:
             modes.set("input", saved_input & ~ENABLE_PROCESSED_INPUT)
         legacy = saved_output is not None and not (
-            saved_output & ENABLE_VIRTUAL_TERMINAL_PROCESSING
-            or modes.set("output", saved_output | ENABLE_VIRTUAL_TERMINAL_PROCESSING)
+            modes.renders_escapes
+            and (
+                saved_output & ENABLE_VIRTUAL_TERMINAL_PROCESSING
+                or modes.set("output", saved_output | ENABLE_VIRTUAL_TERMINAL_PROCESSING)
+            )
         )
         yield legacy
     finally:
