@@ -38,22 +38,17 @@ KEY_EVENT, ENHANCED_KEY = 0x0001, 0x0100
 
 
 def main() -> int:
-    import msvcrt
-
-    kernel32: Any = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined,unused-ignore]
-    kernel32.CreateFileW.restype = wintypes.HANDLE
-    kernel32.CreateFileW.argtypes = [wintypes.LPCWSTR, wintypes.DWORD, wintypes.DWORD, wintypes.LPVOID,
-                                     wintypes.DWORD, wintypes.DWORD, wintypes.HANDLE]
-    kernel32.GetConsoleMode.argtypes = [wintypes.HANDLE, ctypes.POINTER(wintypes.DWORD)]
-    kernel32.SetConsoleMode.argtypes = [wintypes.HANDLE, wintypes.DWORD]
-    kernel32.WriteConsoleInputW.argtypes = [wintypes.HANDLE, ctypes.c_void_p, wintypes.DWORD, ctypes.POINTER(wintypes.DWORD)]
-    kernel32.FreeConsole()
-    allocated = kernel32.AllocConsole()  # none when started from a pipe; a no-op in a console
-    kernel32.GetStdHandle.restype = wintypes.HANDLE
-    conin = kernel32.GetStdHandle(-10)  # the console's input, whoever set up the streams
-    mode = wintypes.DWORD()
-    print("allocated a console:", bool(allocated))
-    print("console input mode:", hex(mode.value) if kernel32.GetConsoleMode(conin, ctypes.byref(mode)) else None)
+    msvcrt: Any = __import__("msvcrt")
+    kernel32: Any = getattr(ctypes, "WinDLL")("kernel32", use_last_error=True)  # noqa: B009 (Windows only)
+    handle, dword = wintypes.HANDLE, wintypes.DWORD
+    kernel32.GetStdHandle.restype = handle
+    kernel32.GetConsoleMode.argtypes = [handle, ctypes.POINTER(dword)]
+    kernel32.SetConsoleMode.argtypes = [handle, dword]
+    kernel32.WriteConsoleInputW.argtypes = [handle, ctypes.c_void_p, dword, ctypes.POINTER(dword)]
+    allocated = kernel32.AllocConsole()  # fails (False) when it already has one, as in wineconsole
+    conin = kernel32.GetStdHandle(-10)  # the console's input
+    mode = dword()
+    has_mode = kernel32.GetConsoleMode(conin, ctypes.byref(mode))
 
     def press(char: str, vk: int, scan: int, enhanced: bool = False) -> None:
         records = (INPUT_RECORD * 2)()
@@ -61,32 +56,36 @@ def main() -> int:
             record.EventType = KEY_EVENT
             record.KeyEvent = KEY_EVENT_RECORD(down, 1, vk, scan, char, ENHANCED_KEY if enhanced else 0)
         written = wintypes.DWORD()
-        assert kernel32.WriteConsoleInputW(conin, records, 2, ctypes.byref(written)), ctypes.get_last_error()
+        assert kernel32.WriteConsoleInputW(conin, records, 2, ctypes.byref(written)), "WriteConsoleInputW failed"
 
     def unget(char: str) -> str:
         try:
-            msvcrt.ungetwch(char)  # type: ignore[attr-defined,unused-ignore]
+            msvcrt.ungetwch(char)
         except OSError:
             return "refused"
         return "accepted"
 
-    facts: List[str] = []
+    facts: List[str] = [f"a new console: {bool(allocated)}; input mode: {hex(mode.value) if has_mode else None}"]
     press("\0", 0x26, 0x48, enhanced=True)  # the up arrow
-    facts.append(f"kbhit with an arrow waiting: {msvcrt.kbhit()}")  # type: ignore[attr-defined,unused-ignore]
-    facts.append(f"arrow, first getwch: {msvcrt.getwch()!r}")  # type: ignore[attr-defined,unused-ignore]
-    facts.append(f"kbhit with its scan code waiting: {msvcrt.kbhit()}")  # type: ignore[attr-defined,unused-ignore]
+    facts.append(f"kbhit with an arrow waiting: {msvcrt.kbhit()}")
+    facts.append(f"arrow, first getwch: {msvcrt.getwch()!r}")
+    facts.append(f"kbhit with its scan code waiting: {msvcrt.kbhit()}")
     facts.append(f"ungetwch then: {unget(chr(0xE0))}")
-    facts.append(f"arrow, second getwch: {msvcrt.getwch()!r}")  # type: ignore[attr-defined,unused-ignore]
+    facts.append(f"arrow, second getwch: {msvcrt.getwch()!r}")
     press("à", 0x30, 0x0B)  # à on AZERTY (the 0 key)
-    facts.append(f"à, getwch: {msvcrt.getwch()!r}")  # type: ignore[attr-defined,unused-ignore]
+    facts.append(f"à, getwch: {msvcrt.getwch()!r}")
     facts.append(f"ungetwch after à: {unget(chr(0xE0))}")
-    facts.append(f"getwch after that: {msvcrt.getwch()!r}")  # type: ignore[attr-defined,unused-ignore]
-    facts.append(f"kbhit with nothing typed: {msvcrt.kbhit()}")  # type: ignore[attr-defined,unused-ignore]
+    facts.append(f"getwch after that: {msvcrt.getwch()!r}")
+    facts.append(f"kbhit with nothing typed: {msvcrt.kbhit()}")
     kernel32.SetConsoleMode(conin, mode.value & ~0x0001)
     press("\x03", 0x43, 0x2E)
-    facts.append(f"Ctrl-C, processed input off: {msvcrt.getwch()!r}")  # type: ignore[attr-defined,unused-ignore]
+    facts.append(f"Ctrl-C, processed input off: {msvcrt.getwch()!r}")
     kernel32.SetConsoleMode(conin, mode.value)
-    print("\n".join(facts))
+    report = "\n".join(facts) + "\n"
+    if len(sys.argv) > 1:  # the console is not where anyone reads: to a file
+        with open(sys.argv[1], "w", encoding="utf-8") as out:
+            out.write(report)
+    print(report)
     return 0
 
 
