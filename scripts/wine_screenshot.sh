@@ -25,7 +25,8 @@ done
     echo "scripts/wine_screenshot.sh: no Windows CPython in $CACHE: run .ci/windows first" >&2
     exit 1
 }
-export WINEPREFIX=$CACHE/wineprefix WINEARCH=win64 WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+# A prefix of its own: ending the run ends every Wine process in it, and only those.
+export WINEPREFIX=$CACHE/wineprefix-screenshot WINEARCH=win64 WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 winepath -w "$PWD" >"$python/Lib/site-packages/ansi2048-repository.pth"
 
 # A free X display.
@@ -44,6 +45,7 @@ work=$(mktemp -d)
 pids=()
 cleanup() {
     local pid
+    wineserver -k 2>/dev/null || true
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     rm -rf "$work"
 }
