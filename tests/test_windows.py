@@ -323,3 +323,24 @@ def test_wines_console_is_legacy_though_it_takes_vt_processing(windows: FakeMsvc
         assert game.legacy
         assert not wine.modes["output"] & ENABLE_VIRTUAL_TERMINAL_PROCESSING
     assert wine.modes == {"input": DEFAULT_INPUT_MODE, "output": DEFAULT_OUTPUT_MODE}
+
+
+class StubbornConsole(FakeConsole):
+    """A console that keeps its input mode: Ctrl-C stays a signal."""
+
+    def set(self, which: str, mode: int) -> bool:
+        return which != "input" and super().set(which, mode)
+
+
+def test_ctrl_c_still_quits_where_the_console_keeps_processed_input(monkeypatch: pytest.MonkeyPatch) -> None:
+    console = StubbornConsole()
+    fake = FakeMsvcrt(console)
+    monkeypatch.setitem(sys.modules, "msvcrt", fake)
+    decoder = KeyDecoder(comments=False)
+    with session(console) as game:
+        fake.type("w\x03")
+        assert game.read_actions(decoder) == [Action.UP, Action.QUIT]
+        fake.type("\x03")
+        assert game.key_ready is not None and game.key_ready(1.0)  # the interrupt is something to read
+        assert game.read_actions(decoder) == [Action.QUIT]
+    assert console.modes["input"] == DEFAULT_INPUT_MODE

@@ -219,29 +219,44 @@ def open_console(
     keys = KeyReader(msvcrt)
     size = [terminal_size(1)]
 
+    # Ctrl-C delivered as a signal after all (the console kept processed
+    # input on): noted, and read as the quit key it is.
+    interrupted = [False]
+
     def read_actions(decoder: KeyDecoder) -> List[Action]:
         """Block until at least one action (or a resize: an empty list), then
         take every key already typed, so the next frame shows them all."""
-        while not msvcrt.kbhit():  # type: ignore[attr-defined,unused-ignore]
-            time.sleep(_POLL_INTERVAL)
-            now = terminal_size(1)
-            if now != size[0]:
-                size[0] = now
-                hooks.redraw()
-                return []
-        actions = keys.read(decoder)
-        while msvcrt.kbhit():  # type: ignore[attr-defined,unused-ignore]
-            actions += keys.read(decoder)
+        actions: List[Action] = []
+        try:
+            while not interrupted[0] and not msvcrt.kbhit():  # type: ignore[attr-defined,unused-ignore]
+                time.sleep(_POLL_INTERVAL)
+                now = terminal_size(1)
+                if now != size[0]:
+                    size[0] = now
+                    hooks.redraw()
+                    return []
+            if not interrupted[0]:
+                actions += keys.read(decoder)
+                while msvcrt.kbhit():  # type: ignore[attr-defined,unused-ignore]
+                    actions += keys.read(decoder)
+        except KeyboardInterrupt:
+            interrupted[0] = True
+        if interrupted[0]:
+            interrupted[0] = False
+            actions.append(Action.QUIT)
         return actions
 
     def key_ready(seconds: float) -> bool:
         """Wait up to ``seconds`` for a key: the console has no select, so poll."""
         deadline = time.monotonic() + seconds
-        while not msvcrt.kbhit():  # type: ignore[attr-defined,unused-ignore]
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            time.sleep(min(left, _KEY_POLL))
+        try:
+            while not msvcrt.kbhit():  # type: ignore[attr-defined,unused-ignore]
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                time.sleep(min(left, _KEY_POLL))
+        except KeyboardInterrupt:
+            interrupted[0] = True
         return True
 
     try:
