@@ -344,3 +344,14 @@ def test_ctrl_c_still_quits_where_the_console_keeps_processed_input(monkeypatch:
         assert game.key_ready is not None and game.key_ready(1.0)  # the interrupt is something to read
         assert game.read_actions(decoder) == [Action.QUIT]
     assert console.modes["input"] == DEFAULT_INPUT_MODE
+
+
+def test_under_wines_kbhit_an_arrow_is_read_when_another_key_follows(monkeypatch: pytest.MonkeyPatch) -> None:
+    console = FakeConsole()
+    fake = FakeMsvcrt(console, wine=True)  # Wine's kbhit does not see keys without a character
+    monkeypatch.setitem(sys.modules, "msvcrt", fake)
+    fake.type(LEFT)
+    assert not fake.kbhit()
+    fake.type("s")
+    with session(console) as game:
+        assert game.read_actions(KeyDecoder(comments=False)) == [Action.LEFT, Action.DOWN]
