@@ -5,7 +5,6 @@ in-process on a scripted console, read back off an emulated screen."""
 from __future__ import annotations
 
 import io
-import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,6 +17,7 @@ from ansi2048.interactive import play_terminal
 from ansi2048.keys import KeyDecoder
 from ansi2048.terminal.console import Console, ScreenHooks
 
+from .conftest import child_env
 from .screen import dump, emulate
 
 WIDTH, HEIGHT = 100, 35
@@ -77,7 +77,7 @@ def test_a_finished_replay_on_a_terminal_offers_no_keys(tmp_path: Path) -> None:
 
     recording = tmp_path / "game.keys"
     recording.write_bytes(b"# ansi2048 version=0.1.0 seed=3 size=4x4 goal=2048\nadadwsws\n")
-    env = dict(os.environ, TERM="xterm-256color", ANSI2048_DATA_DIR=str(tmp_path / "data"))
+    env = child_env({"TERM": "xterm-256color", "ANSI2048_DATA_DIR": str(tmp_path / "data")})
     script = '"$@" < "$0"; echo "EXIT=$?"'
     child = pexpect.spawn(
         "/bin/sh",
