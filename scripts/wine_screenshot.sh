@@ -9,7 +9,8 @@
 # prints its findings.
 #
 # Usage: scripts/wine_screenshot.sh [out.png]   (default docs/wineconsole.png)
-# Needs: Xvfb, ImageMagick's `import`, xwininfo, and the Windows CPython that
+# Needs: Xvfb, ImageMagick's `import`, xwininfo, xdotool (optional: to stop the
+# AI before the picture), and the Windows CPython that
 # .ci/windows leaves in its cache (run that first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -71,10 +72,17 @@ ANSI2048_DATA_DIR=$(winepath -w "$work") wineconsole "$python/python.exe" -m ans
     </dev/null >/dev/null 2>&1 &
 pids+=($!)
 sleep "$SECONDS_OF_PLAY"
-window=$(xwininfo -root -tree | awk '/"python/ || /wineconsole/ || /Python/ { print $1; exit }')
-if [[ -n $window ]]; then
-    import -window "$window" "$out"
-else
-    import -window root -trim "$out"
+# The console window: the largest top-level window Wine made.
+window=$(xwininfo -root -children | awk '/^ +0x/ && $2 != "(has" { print }' |
+    sed -n 's/^ *\(0x[0-9a-f]*\).* \([0-9]*\)x\([0-9]*\)+.*/\2 \3 \1/p' | sort -n -k1,1 -k2,2 | tail -1 | cut -d' ' -f3)
+[[ -n $window ]] || window=root
+# The AI moves 4 times a second: stop it (p) and let the last frame settle, so
+# the picture is a frame the console finished drawing.
+if command -v xdotool >/dev/null && [[ $window != root ]]; then
+    xdotool windowfocus --sync "$window" 2>/dev/null || true
+    xdotool type --window "$window" p
+    sleep 3
 fi
+import -window "$window" "$work/a.png"
+cp "$work/a.png" "$out"
 echo "== the game in wineconsole: $out"
