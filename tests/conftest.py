@@ -7,9 +7,37 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence
 
 import pytest
+
+from ansi2048.terminal.windows import under_wine
+
+# Wine is not Windows in a few places; tests that meet one are skipped there
+# alone, each saying which (``pytest.mark.skipif(UNDER_WINE, reason=...)``).
+UNDER_WINE = under_wine()
+
+# What a child process may take from the environment the tests run in: what the
+# OS needs to start a program (Windows needs SYSTEMROOT and the rest to start
+# Python at all), never what changes the game (TERM, COLORTERM, WT_SESSION,
+# NO_COLOR, LANG, ANSI2048_*, XDG_*, the user's config and data).
+_PASSED_THROUGH = (
+    "PATH", "PYTHONPATH", "TMPDIR", "TEMP", "TMP", "USER", "LOGNAME", "USERNAME",
+    "SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "COMSPEC", "PATHEXT", "PROCESSOR_ARCHITECTURE",
+    "NUMBER_OF_PROCESSORS",
+)  # fmt: skip
+_HERMETIC: Dict[str, str] = {}  # set up once a session by _hermetic_environment
+
+
+def child_env(env: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
+    """A child's whole environment, built from scratch: the OS essentials,
+    a home, data, config and XDG directories of the test session's own
+    (empty), no config file; then ``env``."""
+    assert _HERMETIC, "the session's environment is not set up yet"
+    full_env = dict(_HERMETIC)
+    if env:
+        full_env.update(env)
+    return full_env
 
 
 def run_cli(
@@ -18,16 +46,12 @@ def run_cli(
     env: Optional[Mapping[str, str]] = None,
     timeout: float = 60,
 ) -> subprocess.CompletedProcess[bytes]:
-    """``python -m ansi2048 ARGS`` with ``stdin`` piped in."""
-    full_env = dict(os.environ)
-    full_env.pop("NO_COLOR", None)
-    if env:
-        full_env.update(env)
+    """``python -m ansi2048 ARGS`` with ``stdin`` piped in, in :func:`child_env`."""
     return subprocess.run(
         [sys.executable, "-m", "ansi2048", *args],
         input=stdin,
         capture_output=True,
-        env=full_env,
+        env=child_env(env),
         timeout=timeout,
         check=False,
     )
@@ -55,9 +79,41 @@ def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item
             item.add_marker(skip)
 
 
+def hermetic_environment(root: Path, outside: Mapping[str, str]) -> Dict[str, str]:
+    """The environment every test runs in, under ``root``, taking from
+    ``outside`` only what :data:`_PASSED_THROUGH` names."""
+    env = {name: outside[name] for name in _PASSED_THROUGH if name in outside}
+    home = root / "home"
+    for name in ("home", "data", "config", "state", "cache"):
+        (root / name).mkdir(parents=True, exist_ok=True)
+    env.update(
+        HOME=str(home),
+        USERPROFILE=str(home),
+        XDG_DATA_HOME=str(root / "data"),
+        XDG_CONFIG_HOME=str(root / "config"),
+        XDG_STATE_HOME=str(root / "state"),
+        XDG_CACHE_HOME=str(root / "cache"),
+        APPDATA=str(root / "config"),
+        LOCALAPPDATA=str(root / "data"),
+        # The game's own files: tests of the data directory set these themselves.
+        ANSI2048_DATA_DIR=str(root / "data" / "ansi2048"),
+        ANSI2048_CONFIG=str(root / "config" / "absent.toml"),
+    )
+    return env
+
+
 @pytest.fixture(autouse=True, scope="session")
-def _no_user_config(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Tests never read the developer's own config file: the game and every
-    program a test starts look for one that does not exist (tests of the
-    config set ANSI2048_CONFIG themselves)."""
-    os.environ["ANSI2048_CONFIG"] = str(tmp_path_factory.mktemp("config") / "absent.toml")
+def _hermetic_environment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Tests never see the developer's environment, config file or data: the
+    test process itself and every program it starts (whether through
+    :func:`child_env` or by inheriting ``os.environ``) run in the hermetic
+    environment, restored at the end of the session."""
+    saved = dict(os.environ)
+    _HERMETIC.update(hermetic_environment(tmp_path_factory.mktemp("environment"), saved))
+    os.environ.clear()
+    os.environ.update(_HERMETIC)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)

@@ -222,8 +222,8 @@ def test_importing_the_game_does_not_import_the_ai() -> None:
     import sys
 
     code = "import sys, ansi2048, ansi2048.engine; print('ansi2048.ai' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, encoding="utf-8", check=True)
     assert out.stdout.strip() == "False"
     code = "import sys, ansi2048.ai; print('ansi2048.ai.ntuple' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, encoding="utf-8", check=True)
     assert out.stdout.strip() == "False"

@@ -129,7 +129,9 @@ def test_the_rule_sees_imports_inside_functions(tmp_path: Path) -> None:
 def loaded_after(code: str) -> Set[str]:
     """The ansi2048 modules loaded in a fresh interpreter after ``code``."""
     script = f"import sys\n{code}\nprint('LOADED', *(m for m in sys.modules if m.startswith('ansi2048')))"
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, encoding="utf-8", check=True, timeout=60
+    )
     last = result.stdout.splitlines()[-1].split()
     assert last[0] == "LOADED"
     return set(last[1:])

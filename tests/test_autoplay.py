@@ -319,7 +319,9 @@ def test_autoplay_plays_saves_and_records_its_moves_like_typed_ones(data_home: P
     assert read_board(console.display, LARGE, 4, 4) == [list(row) for row in session.game.board]
     # The first move at once, then one every quarter of a second (4/s).
     assert console.timed_out[0] == 0 and console.timed_out[1:] == [pytest.approx(0.25)] * 5
-    assert not (data_home / "best.json").exists() or "4x4-2048" not in json.loads((data_home / "best.json").read_text())
+    assert not (data_home / "best.json").exists() or "4x4-2048" not in json.loads(
+        (data_home / "best.json").read_text(encoding="utf-8")
+    )
 
 
 def test_a_typed_move_takes_over_and_the_pace_changes(data_home: Path) -> None:
@@ -388,7 +390,7 @@ def test_a_hint_with_no_move_left_says_so(data_home: Path) -> None:
     assert "Game over" in output and "hint: no move changes the board" in output
     assert output.index("Game over") < output.index("hint: no move")
     # The finished game is kept as the AI's: no best without undo or AI from it.
-    (line,) = (data_home / "history.jsonl").read_text().splitlines()
+    (line,) = (data_home / "history.jsonl").read_text(encoding="utf-8").splitlines()
     assert json.loads(line)["ai"] is True and json.loads(line)["over"] is True
     assert not (data_home / "best.json").exists()  # nor any best at all
 
@@ -477,7 +479,7 @@ def test_a_headless_game_can_be_cast(tmp_path: Path) -> None:
     result = run_cli(["--autoplay", "--seed", "3", "--size", "2x3", "--cast", str(cast)])
     assert result.returncode == 0, result.stderr
     moves = int(result.stdout.decode().split("moves ")[1].split()[0])
-    header, *events = [json.loads(line) for line in cast.read_text().splitlines()]
+    header, *events = [json.loads(line) for line in cast.read_text(encoding="utf-8").splitlines()]
     assert header["title"] == "ansi2048 --autoplay 2x3 seed 3"
     frames = [e for e in events if "\x1b[?25h" not in e[2]]
     assert len(frames) == 1 + moves  # the start, then one frame per move

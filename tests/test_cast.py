@@ -200,23 +200,23 @@ def test_delay_paces_the_cast(tmp_path: Path) -> None:
 
 def test_an_existing_file_that_is_not_a_cast_is_not_overwritten(tmp_path: Path) -> None:
     precious = tmp_path / "notes.txt"
-    precious.write_text("do not lose me\n")
+    precious.write_text("do not lose me\n", encoding="utf-8")
     result = run_cli(["--cast", str(precious)], b"wasd", env=ENV)
     assert result.returncode == 2
     assert len(result.stderr.splitlines()) == 1
     assert b"--cast" in result.stderr and b"not overwriting" in result.stderr
-    assert precious.read_text() == "do not lose me\n"
+    assert precious.read_text(encoding="utf-8") == "do not lose me\n"
     assert result.stdout == b""
 
 
 def test_an_old_cast_or_an_empty_file_is_overwritten(tmp_path: Path) -> None:
     cast = tmp_path / "game.cast"
-    cast.write_text('{"version": 2, "width": 10, "height": 5}\n[0.5, "o", "old"]\n')
+    cast.write_text('{"version": 2, "width": 10, "height": 5}\n[0.5, "o", "old"]\n', encoding="utf-8")
     assert run_cli(["--seed", "1", "--cast", str(cast)], b"w", env=ENV).returncode == 0
-    assert parse(cast.read_text())[0]["width"] == HEADLESS_SIZE[0]
-    cast.write_text("")
+    assert parse(cast.read_text(encoding="utf-8"))[0]["width"] == HEADLESS_SIZE[0]
+    cast.write_text("", encoding="utf-8")
     assert run_cli(["--seed", "1", "--cast", str(cast)], b"w", env=ENV).returncode == 0
-    assert cast.read_text().startswith('{"version": 2')
+    assert cast.read_text(encoding="utf-8").startswith('{"version": 2')
 
 
 def test_the_cast_cannot_be_the_record_file(tmp_path: Path) -> None:

@@ -77,7 +77,7 @@ def test_record_then_replay_reproduces_the_game_exactly(tmp_path: Path) -> None:
     keys = b"# a bot's comment\nwasd\x1b[Aq junk\nrwwuassdd" + b"dsaw" * 50
     first = run_cli(["--json", "--seed", "7", "--size", "5x3", "--goal", "256", "--record", str(record)], keys)
     assert first.returncode == 0
-    text = record.read_text()
+    text = record.read_text(encoding="utf-8")
     header = parse_header(text.splitlines()[0])
     assert header is not None
     assert (header.seed, header.rows, header.cols, header.goal, header.version) == (7, 5, 3, 256, __version__)
@@ -107,11 +107,11 @@ def test_record_is_flushed_as_it_goes(tmp_path: Path) -> None:
         proc.stdin.write(bytes([key]))
         proc.stdin.flush()
         proc.stdout.readline()  # the answer comes before the next key: incremental
-    body = record.read_text().splitlines()[1]
+    body = record.read_text(encoding="utf-8").splitlines()[1]
     proc.kill()
     proc.wait()
     assert body == "wasd"
-    assert record.read_text().splitlines()[1] == "wasd"  # still usable after a kill
+    assert record.read_text(encoding="utf-8").splitlines()[1] == "wasd"  # still usable after a kill
 
 
 def test_explicit_options_win_over_the_header(tmp_path: Path) -> None:
@@ -235,6 +235,7 @@ def test_piped_session_touches_no_data_dir(tmp_path: Path) -> None:
     assert list(home.iterdir()) == []
 
 
+@pytest.mark.posix  # a bash pipeline (printf, seq, head)
 def test_json_stops_with_one_line_when_the_reader_goes_away() -> None:
     # Issue 20: standard output closed is one line on stderr and exit 1, not
     # a silent success (nor a traceback, nor exit 120).

@@ -143,11 +143,11 @@ def test_a_missing_or_unreadable_file_is_the_defaults(tmp_path: Path) -> None:
 def test_the_program_reads_it_and_a_bad_file_is_one_warning(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     env = {"ANSI2048_CONFIG": str(path), "TERM": "xterm-256color"}
-    path.write_text('theme = "dark"\n')
+    path.write_text('theme = "dark"\n', encoding="utf-8")
     themed = run_cli(["--seed", "3", "--color", "always"], b"wasd", env=env)
     assert themed.returncode == 0 and themed.stderr == b""
     assert f"48;5;{dark().empty[0].xterm}m" in themed.stdout.decode()
-    path.write_text('theme = "dark"\n[keys\n')
+    path.write_text('theme = "dark"\n[keys\n', encoding="utf-8")
     broken = run_cli(["--seed", "3"], b"wasd", env=env)
     assert broken.returncode == 0
     lines = broken.stderr.decode().splitlines()
@@ -157,7 +157,7 @@ def test_the_program_reads_it_and_a_bad_file_is_one_warning(tmp_path: Path) -> N
 
 def test_the_keyboard_game_uses_the_configs_size_and_keys(tmp_path: Path) -> None:
     config_file = tmp_path / "config.toml"
-    config_file.write_text('size = "3x5"\n[keys]\nup = ["i"]\n')
+    config_file.write_text('size = "3x5"\n[keys]\nup = ["i"]\n', encoding="utf-8")
     env = {"ANSI2048_CONFIG": str(config_file), "ANSI2048_DATA_DIR": str(tmp_path), "TERM": "xterm"}
     options = apply_config(Options(seed=4), load_config(env, lambda message: None), interactive=True, warn=print)
     batches = [b"iaq"]
@@ -176,7 +176,7 @@ def test_the_keyboard_game_uses_the_configs_size_and_keys(tmp_path: Path) -> Non
 @pytest.mark.parametrize("option", ["--version", "--help"])
 def test_version_and_help_do_not_read_the_config(tmp_path: Path, option: str) -> None:
     path = tmp_path / "config.toml"
-    path.write_text("this is not toml [")
+    path.write_text("this is not toml [", encoding="utf-8")
     result = run_cli([option], env={"ANSI2048_CONFIG": str(path)})
     assert result.returncode == 0 and result.stderr == b""
 

@@ -76,7 +76,7 @@ def test_a_damaged_line_is_skipped_with_one_warning_never_the_whole_file(tmp_pat
 
 def test_a_torn_last_line_is_skipped_quietly_and_the_next_append_starts_a_new_line(tmp_path: Path) -> None:
     path = tmp_path / "history.jsonl"
-    path.write_text(record(1).to_json() + "\n" + record(2, seed=2).to_json()[:30])  # killed mid-line
+    path.write_text(record(1).to_json() + "\n" + record(2, seed=2).to_json()[:30], encoding="utf-8")  # killed mid-line
     history = History(str(path))
     warnings: List[str] = []
     assert [r.score for r in history.read(warnings.append)] == [1]
@@ -128,7 +128,7 @@ def test_a_restarted_game_is_kept_and_marked_when_undo_was_used(data: Path) -> N
     play_terminal(ctx_at(data, seed=5), console.open)
     (kept,) = history_of(data)
     assert kept.seed == 5 and kept.undo and not kept.over and kept.keys.endswith("u")
-    best = json.loads((data / "best.json").read_text())
+    best = json.loads((data / "best.json").read_text(encoding="utf-8"))
     assert "4x4-2048-unaided" not in best  # the only finished game used undo
 
 
@@ -157,7 +157,7 @@ def test_no_undo_refuses_u_says_so_and_saves_and_records_no_u(data: Path, tmp_pa
     ctx.recorder.close()
     _, saved = split_header((data / "game-4x4-2048.keys").read_bytes())
     assert b"u" not in saved
-    assert "u" not in record_to.read_text().splitlines()[1]
+    assert "u" not in record_to.read_text(encoding="utf-8").splitlines()[1]
     # The note is up on the frame after the u, and gone on the next one.
     frames = "".join(console.output).split("\x1b[J")
     assert NO_UNDO_NOTE not in frames[1] and NO_UNDO_NOTE in frames[2] and NO_UNDO_NOTE not in frames[3]
@@ -175,7 +175,7 @@ def test_the_daily_game_is_seeded_by_the_utc_date_with_its_own_save_and_best(dat
     header, keys = split_header((data / "game-daily-4x4-2048.keys").read_bytes())
     assert header is not None and header.seed == daily_seed("2026-11-22") == 20261122
     assert (data / "game-4x4-2048.keys").read_bytes() == regular
-    best = json.loads((data / "best.json").read_text())
+    best = json.loads((data / "best.json").read_text(encoding="utf-8"))
     assert best["daily-2026-11-22-4x4-2048"] > 0
 
     # The next run the same day resumes it. The next day's run puts the

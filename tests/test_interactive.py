@@ -117,7 +117,7 @@ def test_a_rising_best_is_written_once_at_the_end_when_no_time_passes(
     final = played(8, RISING_KEYS).game.score
     assert final > 100
     assert writes == [final]  # not once per move: the clock never moved
-    stored = json.loads((data / "best.json").read_text())
+    stored = json.loads((data / "best.json").read_text(encoding="utf-8"))
     assert stored == {"4x4-2048": final, "4x4-2048-unaided": final}
 
 
@@ -184,7 +184,10 @@ def test_a_second_signal_during_the_restore_cannot_cut_it_short(data: Path, monk
     with hangup_signals(), pytest.raises(Hangup):
         play_terminal(context(data, seed=8), console.open)
     assert second == [played(8, b"wasd" * 10).game.score]  # the second signal was sent
-    assert json.loads((data / "best.json").read_text()) == {"4x4-2048": second[0], "4x4-2048-unaided": second[0]}
+    assert json.loads((data / "best.json").read_text(encoding="utf-8")) == {
+        "4x4-2048": second[0],
+        "4x4-2048-unaided": second[0],
+    }
     assert console.output[-1].endswith(SHOW_CURSOR + "\n")  # the restore went to its end
     assert console.restored
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import os
 import sys
 from pathlib import Path
 from typing import Any, List, Optional, Sequence
@@ -17,6 +16,7 @@ from ansi2048.context import Context, Options
 from ansi2048.interactive import play_terminal
 from ansi2048.recording import Recorder
 
+from .conftest import child_env
 from .console import scripted
 from .screen import dump, emulate
 
@@ -80,7 +80,7 @@ def test_a_finished_replay_on_a_terminal_offers_no_keys(tmp_path: Path) -> None:
 
     recording = tmp_path / "game.keys"
     recording.write_bytes(b"# ansi2048 version=0.1.0 seed=3 size=4x4 goal=2048\nadadwsws\n")
-    env = dict(os.environ, TERM="xterm-256color", ANSI2048_DATA_DIR=str(tmp_path / "data"))
+    env = child_env({"TERM": "xterm-256color", "ANSI2048_DATA_DIR": str(tmp_path / "data")})
     script = '"$@" < "$0"; echo "EXIT=$?"'
     child = pexpect.spawn(
         "/bin/sh",
@@ -100,7 +100,7 @@ def test_a_finished_replay_on_a_terminal_offers_no_keys(tmp_path: Path) -> None:
 
 def test_quitting_a_game_that_could_not_be_saved_does_not_claim_it_is_kept(tmp_path: Path) -> None:
     not_a_directory = tmp_path / "data"
-    not_a_directory.write_text("a file where the data directory should be")
+    not_a_directory.write_text("a file where the data directory should be", encoding="utf-8")
     last = play(not_a_directory, [b"a", b"q"])[-1]
     assert "could not be saved" in last and "kept" not in last
 

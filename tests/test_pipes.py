@@ -246,7 +246,7 @@ def test_record_may_overwrite_a_recording_or_an_empty_file(tmp_path: Path, befor
     path = tmp_path / "game.keys"
     path.write_bytes(before)
     assert _record(path).returncode == 0
-    lines = path.read_text().splitlines()
+    lines = path.read_text(encoding="utf-8").splitlines()
     assert parse_header(lines[0]) == Header(
         seed=1, rows=4, cols=4, goal=2048, version=lines[0].split("=")[1].split()[0]
     )
@@ -277,8 +277,8 @@ def test_stdout_redirected_plays_on_the_terminal_and_gets_the_summary(
     child.send("q")
     child.expect("DONE")
     assert b"EXIT=0" in child.before
-    assert before.read_text() == after.read_text()
-    summary = out.read_text()
+    assert before.read_text(encoding="utf-8") == after.read_text(encoding="utf-8")
+    summary = out.read_text(encoding="utf-8")
     game = Game(seed=7)
     for key in "wasd":
         game.move(NAMES[key])

@@ -143,7 +143,7 @@ def test_no_resize_never_goes_above_the_frame() -> None:
 
 
 def _tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], check=True, capture_output=True, text=True).stdout
+    return subprocess.run(["tmux", *args], check=True, capture_output=True, encoding="utf-8").stdout
 
 
 def _wait_for(condition: Callable[[], bool], screen: Callable[[], str] = str) -> None:

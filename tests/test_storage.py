@@ -139,17 +139,17 @@ def test_best_score_is_kept_per_board_and_never_lowered(tmp_path: Path) -> None:
     assert store.record_best("4x4-2048", 50) == 100
     assert store.record_best("5x5-2048", 30) == 30
     assert store.best("4x4-2048") == 100
-    assert json.loads((tmp_path / "best.json").read_text()) == {"4x4-2048": 100, "5x5-2048": 30}
+    assert json.loads((tmp_path / "best.json").read_text(encoding="utf-8")) == {"4x4-2048": 100, "5x5-2048": 30}
 
 
 @pytest.mark.parametrize("content", ["not json", "[1, 2]", '{"4x4-2048": "high"}', '{"4x4-2048": -5}'])
 def test_a_corrupt_best_file_is_kept_aside(tmp_path: Path, content: str) -> None:
-    (tmp_path / "best.json").write_text(content)
+    (tmp_path / "best.json").write_text(content, encoding="utf-8")
     store = DataDir(str(tmp_path))
     assert store.best("4x4-2048") == 0
     assert len(store.warnings) == 1
     kept = [p for p in tmp_path.iterdir() if p.name.startswith("best.json.bad-")]
-    assert len(kept) == 1 and kept[0].read_text() == content
+    assert len(kept) == 1 and kept[0].read_text(encoding="utf-8") == content
     assert store.record_best("4x4-2048", 8) == 8
 
 
@@ -159,6 +159,7 @@ def _hammer(path: str, key: str, scores: List[int]) -> None:
         store.record_best(key, score)
 
 
+@pytest.mark.posix  # multiprocessing with "fork"
 def test_two_writers_at_once_lose_nothing(tmp_path: Path) -> None:
     # Two processes raise two boards' bests (and one shared board) at once:
     # each must end at the highest score written for it.
@@ -189,7 +190,7 @@ def test_a_second_game_on_the_same_board_does_not_share_the_save(tmp_path: Path)
 
 def test_a_data_dir_that_is_a_file_is_one_warning(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
-    blocker.write_text("not a directory")
+    blocker.write_text("not a directory", encoding="utf-8")
     warnings: List[str] = []
     keeper = Keeper({"ANSI2048_DATA_DIR": str(blocker / "sub")}, 4, 4, 2048, warnings.append)
     assert keeper.resume() is None
@@ -197,12 +198,12 @@ def test_a_data_dir_that_is_a_file_is_one_warning(tmp_path: Path) -> None:
     keeper.append(Action.UP)
     assert keeper.record_best(10) == 10
     assert len(warnings) == 1 and "will not be saved" in warnings[0]
-    assert blocker.read_text() == "not a directory"
+    assert blocker.read_text(encoding="utf-8") == "not a directory"
 
 
 def _save_with(tmp_path: Path, seed: int, keys: str) -> Path:
     path = tmp_path / "game-4x4-2048.keys"
-    path.write_text(f"# ansi2048 version=0.1.0 seed={seed} size=4x4 goal=2048\n{keys}")
+    path.write_text(f"# ansi2048 version=0.1.0 seed={seed} size=4x4 goal=2048\n{keys}", encoding="utf-8")
     return path
 
 
@@ -221,7 +222,7 @@ def test_resuming_drops_the_games_before_the_last_restart(tmp_path: Path) -> Non
     keeper.close()
     assert resumed is not None
     assert resumed.game.board == expected.board and resumed.game.score == expected.score
-    header, body = path.read_text().split("\n", 1)
+    header, body = path.read_text(encoding="utf-8").split("\n", 1)
     assert body == "wdsa" * 3
     assert f"seed={expected.seed}" in header
     again = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, print).resume()
@@ -234,7 +235,7 @@ def test_a_restart_that_was_undone_is_not_dropped(tmp_path: Path) -> None:
     expected = _expected(6, keys)
     resumed = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, print).resume()
     assert resumed is not None and resumed.game.board == expected.board
-    assert path.read_text().endswith(keys)
+    assert path.read_text(encoding="utf-8").endswith(keys)
 
 
 def test_undo_after_a_compacted_resume_stops_at_the_restart(tmp_path: Path) -> None:
@@ -255,7 +256,7 @@ def test_undo_after_a_compacted_resume_stops_at_the_restart(tmp_path: Path) -> N
     again = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, print)
     assert (r := again.resume()) is not None and r.game.board == resumed.game.board
     again.close()
-    assert "seed=9 " not in path.read_text()
+    assert "seed=9 " not in path.read_text(encoding="utf-8")
 
 
 def test_a_save_that_cannot_be_appended_to_is_left_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -281,7 +282,7 @@ def test_a_best_file_broken_during_play_is_reported(tmp_path: Path) -> None:
     warnings: List[str] = []
     keeper = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, warnings.append)
     keeper.record_best(10)
-    (tmp_path / "best.json").write_text("garbage")
+    (tmp_path / "best.json").write_text("garbage", encoding="utf-8")
     assert keeper.record_best(20) == 20
     keeper.close()
     assert len(warnings) == 1 and "best scores" in warnings[0]

@@ -24,6 +24,7 @@ from ansi2048 import Game
 from ansi2048.render.frame import LARGE
 from ansi2048.render.repaint import FRAME_END as FRAME_END_CODE
 
+from .conftest import child_env
 from .screen import FRAME_END_PATTERN, dump, emulate, find_header, read_board
 
 WIDTH, HEIGHT = 80, 30
@@ -34,10 +35,7 @@ pytestmark = pytest.mark.posix
 
 
 def game_env(data: Path) -> Dict[str, str]:
-    env = dict(os.environ, TERM="xterm-256color", ANSI2048_DATA_DIR=str(data))
-    env.pop("NO_COLOR", None)
-    env.pop("COLORTERM", None)
-    return env
+    return child_env({"TERM": "xterm-256color", "ANSI2048_DATA_DIR": str(data)})
 
 
 class Run:
@@ -69,7 +67,9 @@ class Run:
         """The python process under sh."""
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
-            children = Path(f"/proc/{self.child.pid}/task/{self.child.pid}/children").read_text().split()
+            children = (
+                Path(f"/proc/{self.child.pid}/task/{self.child.pid}/children").read_text(encoding="utf-8").split()
+            )
             if children:
                 return int(children[0])
             time.sleep(0.01)
@@ -84,7 +84,7 @@ class Run:
         return status, self.output
 
     def stty_unchanged(self) -> bool:
-        return self.before.read_text() == self.after.read_text() != ""
+        return self.before.read_text(encoding="utf-8") == self.after.read_text(encoding="utf-8") != ""
 
 
 @pytest.fixture
@@ -157,7 +157,7 @@ def test_a_burst_of_200_keys_1ms_apart_is_all_played(tmp_path: Path, data: Path)
     status, output = run.finish()
     assert status == 0
     canonical = {"h": "a", "j": "s", "k": "w", "l": "d"}
-    body = record.read_text().splitlines()[1]
+    body = record.read_text(encoding="utf-8").splitlines()[1]
     assert body == "".join(canonical.get(k, k) for k in keys) + "q"
     # and the final board on screen is the game those keys play
     game = Game(seed=3)
@@ -183,7 +183,7 @@ def test_a_tiny_terminal_gets_a_message_and_the_board_comes_back(tmp_path: Path,
 
 def test_piped_keys_on_a_terminal_are_shown_as_frames(tmp_path: Path) -> None:
     keys = tmp_path / "game.keys"
-    keys.write_text("# ansi2048 version=0.1.0 seed=9 size=4x4 goal=2048\nwasdwasd")
+    keys.write_text("# ansi2048 version=0.1.0 seed=9 size=4x4 goal=2048\nwasdwasd", encoding="utf-8")
     child = pexpect.spawn(
         "/bin/sh",
         ["-c", f'"{sys.executable}" -m ansi2048 --delay 0.01 < "{keys}"'],
@@ -261,7 +261,7 @@ sys.exit(cli.main(sys.argv[1:]))
 @pytest.mark.parametrize("debug", ["", "1"])
 def test_an_unexpected_error_restores_the_terminal_and_says_one_line(tmp_path: Path, data: Path, debug: str) -> None:
     wrapper = tmp_path / "faulty.py"
-    wrapper.write_text(_FAULTY)
+    wrapper.write_text(_FAULTY, encoding="utf-8")
     before, after = tmp_path / "before", tmp_path / "after"
     script = f'stty -g > "{before}"; "$@"; echo "EXIT=$?"; stty -g > "{after}"; echo DONE'
     env = game_env(data)
@@ -277,7 +277,7 @@ def test_an_unexpected_error_restores_the_terminal_and_says_one_line(tmp_path: P
     child.send("wasd")
     child.expect("DONE")
     output = child.before.decode()
-    assert before.read_text() == after.read_text()
+    assert before.read_text(encoding="utf-8") == after.read_text(encoding="utf-8")
     assert "EXIT=1" in output
     assert output.rfind("\x1b[?25h") > output.rfind("\x1b[?25l")
     assert "injected fault" in output
@@ -318,7 +318,7 @@ def test_closing_the_window_is_a_hangup_not_a_crash(tmp_path: Path, data: Path) 
         "signal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
         f"with open({str(errors)!r}, 'wb') as err:\n"
         "    code = subprocess.call([sys.executable, '-m', 'ansi2048', '--seed', '7', '--new'], stderr=err)\n"
-        f"open({str(status_file)!r}, 'w').write(str(code))\n"
+        f"open({str(status_file)!r}, 'w', encoding='utf-8').write(str(code))\n"
     )
     child = pexpect.spawn(sys.executable, ["-c", wrapper], env=game_env(data), dimensions=(HEIGHT, WIDTH), timeout=20)
     child.expect(FRAME_END)
@@ -328,7 +328,7 @@ def test_closing_the_window_is_a_hangup_not_a_crash(tmp_path: Path, data: Path) 
     deadline = time.monotonic() + 10
     while not status_file.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert status_file.read_text() == str(128 + signal.SIGHUP)
+    assert status_file.read_text(encoding="utf-8") == str(128 + signal.SIGHUP)
     assert errors.read_bytes() == b""
 
 
@@ -357,13 +357,15 @@ def test_ctrl_z_hands_the_terminal_back_and_fg_takes_it_again(tmp_path: Path, da
     shell.expect_exact("$ ")
     shell.sendline(f"stty -g > {tmp_path / 'after'}; exit")
     shell.expect(pexpect.EOF)
-    before = (tmp_path / "before").read_text()
-    assert (tmp_path / "during").read_text() == before == (tmp_path / "after").read_text()
+    before = (tmp_path / "before").read_text(encoding="utf-8")
+    assert (
+        (tmp_path / "during").read_text(encoding="utf-8") == before == (tmp_path / "after").read_text(encoding="utf-8")
+    )
 
 
 def test_a_replay_on_the_terminal_restores_it_when_killed(tmp_path: Path) -> None:
     keys = tmp_path / "game.keys"
-    keys.write_text("# ansi2048 version=0.1.0 seed=9 size=4x4 goal=2048\n" + "wasd" * 50)
+    keys.write_text("# ansi2048 version=0.1.0 seed=9 size=4x4 goal=2048\n" + "wasd" * 50, encoding="utf-8")
     before, after = tmp_path / "before", tmp_path / "after"
     script = (
         f'stty -g > "{before}"; "{sys.executable}" -m ansi2048 --delay 0.2 < "{keys}"; stty -g > "{after}"; echo DONE'
@@ -371,11 +373,11 @@ def test_a_replay_on_the_terminal_restores_it_when_killed(tmp_path: Path) -> Non
     child = pexpect.spawn("/bin/sh", ["-c", script], env=game_env(tmp_path), dimensions=(HEIGHT, WIDTH), timeout=20)
     child.expect("Ctrl-C stops")
     child.expect("Ctrl-C stops")
-    pid = int(Path(f"/proc/{child.pid}/task/{child.pid}/children").read_text().split()[0])
+    pid = int(Path(f"/proc/{child.pid}/task/{child.pid}/children").read_text(encoding="utf-8").split()[0])
     os.kill(pid, signal.SIGTERM)
     child.expect("DONE")
     output = child.before
-    assert before.read_text() == after.read_text()
+    assert before.read_text(encoding="utf-8") == after.read_text(encoding="utf-8")
     assert output.rfind(b"\x1b[?25h") > output.rfind(b"\x1b[?25l")
 
 
@@ -396,13 +398,18 @@ def test_keys_are_not_played_while_the_board_cannot_be_shown(tmp_path: Path, dat
     record = tmp_path / "small.keys"
     run = Run(tmp_path, ["--seed", "7", "--new", "--record", str(record)], data, width=20, height=6)
     run.child.expect("too small")
-    run.child.send("wasdwasd")
-    time.sleep(0.3)
+    run.frame()  # the rest of the first frame
+    for key in "wasdwasd":
+        # Each key read while the board cannot be shown is answered with a
+        # frame (the message again): once it is out, the key was read, and
+        # the resize cannot overtake it.
+        run.child.send(key)
+        run.frame()
     run.child.setwinsize(HEIGHT, WIDTH)
     run.frame()
     run.child.send("q")
     run.finish()
-    assert record.read_text().splitlines()[1] == "q"
+    assert record.read_text(encoding="utf-8").splitlines()[1] == "q"
 
 
 @pytest.mark.posix
@@ -508,14 +515,14 @@ def test_ctrl_z_bg_fg_goes_on_playing(tmp_path: Path, data: Path) -> None:
     shell.expect(pexpect.EOF)
     assert b"EXIT=0" in shell.before, shell.before
     assert b"Interrupted system call" not in seen
-    assert (tmp_path / "before").read_text() == (tmp_path / "after").read_text()
+    assert (tmp_path / "before").read_text(encoding="utf-8") == (tmp_path / "after").read_text(encoding="utf-8")
 
 
 @pytest.mark.posix
 @pytest.mark.parametrize("signum", [signal.SIGQUIT, signal.SIGUSR1])
 def test_any_ending_signal_during_a_replay_on_the_terminal_restores_it(tmp_path: Path, signum: int) -> None:
     keys = tmp_path / "game.keys"
-    keys.write_text("# ansi2048 version=0.1.0 seed=9 size=4x4 goal=2048\n" + "wasd" * 50)
+    keys.write_text("# ansi2048 version=0.1.0 seed=9 size=4x4 goal=2048\n" + "wasd" * 50, encoding="utf-8")
     before, after = tmp_path / "before", tmp_path / "after"
     script = (
         f'stty -g > "{before}"; "{sys.executable}" -m ansi2048 --delay 0.2 < "{keys}"; echo "EXIT=$?";'
@@ -523,19 +530,19 @@ def test_any_ending_signal_during_a_replay_on_the_terminal_restores_it(tmp_path:
     )
     child = pexpect.spawn("/bin/sh", ["-c", script], env=game_env(tmp_path), dimensions=(HEIGHT, WIDTH), timeout=20)
     child.expect("Ctrl-C stops")
-    pid = int(Path(f"/proc/{child.pid}/task/{child.pid}/children").read_text().split()[0])
+    pid = int(Path(f"/proc/{child.pid}/task/{child.pid}/children").read_text(encoding="utf-8").split()[0])
     os.kill(pid, signum)
     child.expect("DONE")
     output = child.before
     assert f"EXIT={128 + signum}".encode() in output
-    assert before.read_text() == after.read_text()
+    assert before.read_text(encoding="utf-8") == after.read_text(encoding="utf-8")
     assert output.rfind(b"\x1b[?25h") > output.rfind(b"\x1b[?25l")
 
 
 @pytest.mark.parametrize("animation", [True, False])
 def test_a_slow_replay_on_a_terminal_shows_its_moves_moving(tmp_path: Path, animation: bool) -> None:
     keys = tmp_path / "game.keys"
-    keys.write_text("# ansi2048 version=0.1.0 seed=9 size=4x4 goal=2048\nwasd")
+    keys.write_text("# ansi2048 version=0.1.0 seed=9 size=4x4 goal=2048\nwasd", encoding="utf-8")
     flag = "" if animation else " --no-animation"
     child = pexpect.spawn(
         "/bin/sh",

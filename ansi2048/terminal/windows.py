@@ -1,90 +1,275 @@
-"""The Windows console: colorama for the escape codes, readchar's reader over
-``msvcrt`` for keys. The platform modules are imported inside the functions,
-so this module imports anywhere (the tests run it with a fake ``msvcrt``)."""
+"""The Windows console: keys read with ``msvcrt.getwch``, the console's modes
+set through kernel32 for the session and put back on every exit, escape codes
+written as they are (VT processing) or converted by colorama (the legacy
+console). The platform modules are imported inside the functions, so this
+module imports anywhere (the tests run it with a fake ``msvcrt`` and a fake
+console)."""
 
 from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from typing import IO, Any, Dict, Iterator, List, Optional
+from typing import IO, Any, Callable, Dict, Iterator, List, Optional
 
 from ..keys import Action, KeyDecoder
 from .console import Console, ScreenHooks
 from .streams import terminal_size
 
-__all__ = ["open_console", "open_terminal_output", "quiet_terminal", "windows_key_table"]
+__all__ = [
+    "ENABLE_PROCESSED_INPUT",
+    "ENABLE_VIRTUAL_TERMINAL_PROCESSING",
+    "ConsoleModes",
+    "KeyReader",
+    "open_console",
+    "open_terminal_output",
+    "quiet_terminal",
+    "under_wine",
+]
 
 # How often the console loop wakes to notice a resized window.
 _POLL_INTERVAL = 0.05
 # How often a wait for a key during an animation looks: well under a frame.
 _KEY_POLL = 0.005
 
+# Console input mode: the console itself handles Ctrl-C (it raises
+# KeyboardInterrupt wherever the program happens to be) instead of passing it on.
+ENABLE_PROCESSED_INPUT = 0x0001
+# Console output mode: the console interprets escape codes (Windows 10 and later).
+ENABLE_VIRTUAL_TERMINAL_PROCESSING = 0x0004
+
+# The C runtime's getwch gives a key without a character (an arrow) as two
+# calls: a prefix, 0x00 or 0xE0, then the key's scan code.
+_PREFIXES = ("\x00", "\xe0")
+_ARROWS = {"H": Action.UP, "P": Action.DOWN, "K": Action.LEFT, "M": Action.RIGHT}
+
+
+if sys.platform == "win32":
+
+    def _kernel32() -> Any:
+        """kernel32, with the signatures of the console calls used here."""
+        import ctypes
+        from ctypes import wintypes
+
+        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+        kernel32.CreateFileW.restype = wintypes.HANDLE
+        kernel32.CreateFileW.argtypes = [
+            wintypes.LPCWSTR, wintypes.DWORD, wintypes.DWORD, wintypes.LPVOID,
+            wintypes.DWORD, wintypes.DWORD, wintypes.HANDLE,
+        ]  # fmt: skip
+        kernel32.GetConsoleMode.argtypes = [wintypes.HANDLE, ctypes.POINTER(wintypes.DWORD)]
+        kernel32.SetConsoleMode.argtypes = [wintypes.HANDLE, wintypes.DWORD]
+        kernel32.CloseHandle.argtypes = [wintypes.HANDLE]
+        return kernel32
+
+    def under_wine() -> bool:
+        """This Windows is Wine: its ntdll exports ``wine_get_version``."""
+        import ctypes
+
+        try:
+            return hasattr(ctypes.WinDLL("ntdll"), "wine_get_version")
+        except OSError:
+            return False
+
+else:
+
+    def _kernel32() -> Any:
+        raise OSError("no Windows console on this platform")
+
+    def under_wine() -> bool:
+        """This Windows is Wine: never, here."""
+        return False
+
+
+class ConsoleModes:
+    """The input and output modes of the console (kernel32's Get/SetConsoleMode
+    on ``CONIN$`` and ``CONOUT$``), opened for one session.
+
+    ``get(which)`` is None when ``which`` ("input" or "output") is not a
+    console; ``set`` says whether the console took the mode (a console older
+    than Windows 10 refuses VT processing). ``renders_escapes`` is False
+    for Wine's console, which takes VT processing and still shows the
+    escape codes as text (Wine 8): it is a legacy console."""
+
+    renders_escapes = True
+
+    _kernel32: Any
+    _dword: Any
+    _byref: Any
+    _handles: Dict[str, Any]
+
+    def __init__(self) -> None:
+        import ctypes
+        from ctypes import wintypes
+
+        kernel32 = _kernel32()
+        self.renders_escapes = not under_wine()
+        self._kernel32 = kernel32
+        self._dword = wintypes.DWORD
+        self._byref = ctypes.byref
+        invalid = ctypes.c_void_p(-1).value
+        generic_read_write, share_read_write, open_existing = 0xC0000000, 0x3, 3
+        self._handles = {}
+        for which, name in (("input", "CONIN$"), ("output", "CONOUT$")):
+            handle = kernel32.CreateFileW(name, generic_read_write, share_read_write, None, open_existing, 0, None)
+            if handle not in (None, invalid):
+                self._handles[which] = handle
+
+    def get(self, which: str) -> Optional[int]:
+        handle = self._handles.get(which)
+        mode = self._dword()
+        if handle is None or not self._kernel32.GetConsoleMode(handle, self._byref(mode)):
+            return None
+        return int(mode.value)
+
+    def set(self, which: str, mode: int) -> bool:
+        handle = self._handles.get(which)
+        return handle is not None and bool(self._kernel32.SetConsoleMode(handle, mode))
+
+    def close(self) -> None:
+        for handle in self._handles.values():
+            self._kernel32.CloseHandle(handle)
+        self._handles.clear()
+
+
+class KeyReader:
+    """Keys from ``msvcrt`` as the game's actions.
+
+    Each ``getwch`` is one whole key: nothing the console sends is an escape
+    sequence, so a lone Esc is flushed at once (Esc then ``[`` is two keys).
+
+    A 0x00 or 0xE0 from ``getwch`` is a prefix only if the C runtime holds
+    the scan code that completes it: 0xE0 is also ``à`` (an AZERTY key).
+    The runtime keeps that scan code in its one-character push-back, which
+    ``kbhit`` does not look at, but ``ungetwch`` refuses to fill a second
+    time: so a refused ``ungetwch`` means a prefix, and an accepted one put
+    the character back, to be read again as itself."""
+
+    def __init__(self, msvcrt: Any) -> None:
+        self._msvcrt = msvcrt
+
+    def _character(self) -> str:
+        char: str = self._msvcrt.getwch()
+        if "\ud800" <= char <= "\udbff":  # the first half of a UTF-16 surrogate pair
+            char = (char + self._msvcrt.getwch()).encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+        return char
+
+    def read(self, decoder: KeyDecoder) -> List[Action]:
+        """Read one key (blocking) and decode it."""
+        char = self._character()
+        if char in _PREFIXES:
+            try:
+                self._msvcrt.ungetwch(char)
+            except OSError:  # the scan code is waiting: a key without a character
+                arrow = _ARROWS.get(self._msvcrt.getwch())
+                return [arrow] if arrow is not None else []
+            char = self._msvcrt.getwch()  # the character itself, put back above
+        actions = decoder.feed(char.encode("utf-8", "replace"))
+        decoder.flush()  # the key is whole: an Esc waits for nothing
+        return actions
+
 
 @contextmanager
-def open_console(stdin: IO[Any], stdout: IO[Any], hooks: ScreenHooks) -> Iterator[Console]:
+def console_modes(modes: ConsoleModes) -> Iterator[bool]:
+    """The console in game mode for the block, and back as it was on every
+    exit: Ctrl-C comes as a key (processed input off), escape codes are
+    interpreted if the console can (VT processing on). Gives whether the
+    console is legacy (it refused VT processing: colorama must convert)."""
+    saved_input, saved_output = modes.get("input"), modes.get("output")
+    try:
+        if saved_input is not None:
+            modes.set("input", saved_input & ~ENABLE_PROCESSED_INPUT)
+        legacy = saved_output is not None and not (
+            modes.renders_escapes
+            and (
+                saved_output & ENABLE_VIRTUAL_TERMINAL_PROCESSING
+                or modes.set("output", saved_output | ENABLE_VIRTUAL_TERMINAL_PROCESSING)
+            )
+        )
+        yield legacy
+    finally:
+        if saved_output is not None:
+            modes.set("output", saved_output)
+        if saved_input is not None:
+            modes.set("input", saved_input)
+
+
+def _legacy_writer(stream: IO[str]) -> IO[str]:
+    """``stream`` behind colorama's converter: escape codes become console calls."""
+    import colorama
+
+    wrapped: IO[str] = colorama.AnsiToWin32(stream, convert=True, strip=True).stream
+    return wrapped
+
+
+@contextmanager
+def open_console(
+    stdin: IO[Any],
+    stdout: IO[Any],
+    hooks: ScreenHooks,
+    modes: Optional[Callable[[], ConsoleModes]] = None,
+) -> Iterator[Console]:
     """Take the console for the session. Keys come from the console itself
-    (readchar over ``msvcrt``), not from ``stdin``; resizes are noticed by
-    polling, since the console sends no signal."""
+    (``msvcrt``), not from ``stdin``; resizes are noticed by polling, since
+    the console sends no signal. ``modes`` opens the console's modes (the
+    tests pass a fake); the frames go to ``sys.stdout``, where the console is."""
     import msvcrt  # type: ignore[import-not-found,unused-ignore]
     import time
 
-    import colorama
-    import readchar
-
-    before = sys.stdout
-    colorama.just_fix_windows_console()
-    # On Windows 10+ colorama switches on native VT processing and leaves
-    # stdout alone; on a legacy console it wraps stdout to convert escapes.
-    legacy = sys.stdout is not before
-    out = sys.stdout
-    keys = windows_key_table(readchar.key)
+    opened = (modes or ConsoleModes)()
+    keys = KeyReader(msvcrt)
     size = [terminal_size(1)]
 
-    def read_key(decoder: KeyDecoder) -> List[Action]:
-        try:
-            key = readchar.readkey()
-        except KeyboardInterrupt:  # readchar raises it for Ctrl-C
-            return [Action.QUIT]
-        action = keys.get(key)
-        if action is not None:
-            return [action]
-        return decoder.feed(key.encode("utf-8", "replace"))
+    # Ctrl-C delivered as a signal after all (the console kept processed
+    # input on): noted, and read as the quit key it is.
+    interrupted = [False]
 
     def read_actions(decoder: KeyDecoder) -> List[Action]:
         """Block until at least one action (or a resize: an empty list), then
         take every key already typed, so the next frame shows them all."""
-        while not msvcrt.kbhit():  # type: ignore[attr-defined,unused-ignore]
-            time.sleep(_POLL_INTERVAL)
-            now = terminal_size(1)
-            if now != size[0]:
-                size[0] = now
-                hooks.redraw()
-        actions = read_key(decoder)
-        while msvcrt.kbhit():  # type: ignore[attr-defined,unused-ignore]
-            actions += read_key(decoder)
+        actions: List[Action] = []
+        try:
+            while not interrupted[0] and not msvcrt.kbhit():  # type: ignore[attr-defined,unused-ignore]
+                time.sleep(_POLL_INTERVAL)
+                now = terminal_size(1)
+                if now != size[0]:
+                    size[0] = now
+                    hooks.redraw()
+                    return []
+            if not interrupted[0]:
+                actions += keys.read(decoder)
+                while msvcrt.kbhit():  # type: ignore[attr-defined,unused-ignore]
+                    actions += keys.read(decoder)
+        except KeyboardInterrupt:
+            interrupted[0] = True
+        if interrupted[0]:
+            interrupted[0] = False
+            actions.append(Action.QUIT)
         return actions
 
     def key_ready(seconds: float) -> bool:
         """Wait up to ``seconds`` for a key: the console has no select, so poll."""
         deadline = time.monotonic() + seconds
-        while not msvcrt.kbhit():  # type: ignore[attr-defined,unused-ignore]
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            time.sleep(min(left, _KEY_POLL))
+        try:
+            while not msvcrt.kbhit():  # type: ignore[attr-defined,unused-ignore]
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                time.sleep(min(left, _KEY_POLL))
+        except KeyboardInterrupt:
+            interrupted[0] = True
         return True
 
-    def write(text: str) -> None:
-        out.write(text)
-        out.flush()
+    try:
+        with console_modes(opened) as legacy:
+            out = _legacy_writer(sys.stdout) if legacy else sys.stdout
 
-    yield Console(read_actions, write, lambda: terminal_size(1), legacy=legacy, key_ready=key_ready)
+            def write(text: str) -> None:
+                out.write(text)
+                out.flush()
 
-
-def windows_key_table(key: Any) -> Dict[str, Action]:
-    """readchar's Windows key names for the arrows -> actions. ``key`` is the
-    ``readchar.key`` module (passed in so tests can hand over a stand-in)."""
-    return {key.UP: Action.UP, key.DOWN: Action.DOWN, key.LEFT: Action.LEFT, key.RIGHT: Action.RIGHT}
+            yield Console(read_actions, write, lambda: terminal_size(1), legacy=legacy, key_ready=key_ready)
+    finally:
+        opened.close()
 
 
 @contextmanager
@@ -94,6 +279,6 @@ def quiet_terminal(fd: int) -> Iterator[None]:
 
 
 def open_terminal_output(stdin: IO[Any]) -> Optional[IO[str]]:
-    """None: the console session writes through ``sys.stdout`` (colorama),
-    so with stdout redirected the keys are read as a stream, as before."""
+    """None: the console session writes through ``sys.stdout``, so with
+    stdout redirected the keys are read as a stream, as before."""
     return None
