@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence
 
 import pytest
 
@@ -53,6 +53,39 @@ def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item
     for item in items:
         if item.get_closest_marker("posix") is not None:
             item.add_marker(skip)
+
+
+def _take_no_signal(signum: int, frame: object) -> None:
+    """The runner's own reaction to a signal its shell told it to ignore."""
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _children_start_with_default_signals() -> Iterator[None]:
+    """Every program a test starts gets the default action for the signals
+    that end the game, whatever the shell gave pytest.
+
+    A background job of a non-interactive shell (``pytest &`` in a script)
+    starts with SIGINT and SIGQUIT ignored, and ``nohup`` ignores SIGHUP; an
+    ignored signal stays ignored across exec, and the game rightly keeps it
+    so. The tests that send those signals would then wait for an exit that
+    never comes. A handler (unlike SIG_IGN) is reset to the default at exec:
+    pytest still takes no action on such a signal, and its children start
+    as they would from a terminal."""
+    if sys.platform == "win32":
+        yield
+        return
+    import signal
+
+    from ansi2048.terminal.signals import ending_signals
+
+    ignored = [s for s in [*ending_signals(), int(signal.SIGINT)] if signal.getsignal(s) is signal.SIG_IGN]
+    for signum in ignored:
+        signal.signal(signum, _take_no_signal)
+    try:
+        yield
+    finally:
+        for signum in ignored:
+            signal.signal(signum, signal.SIG_IGN)
 
 
 @pytest.fixture(autouse=True, scope="session")
