@@ -10,6 +10,13 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence
 
 import pytest
+from hypothesis import settings
+
+# No per-example deadline: the suite runs on every core (pyproject.toml's
+# addopts), often beside other work, and an example that waits for a core is
+# not a slow example. Tests that set a deadline keep theirs.
+settings.register_profile("suite", deadline=None)
+settings.load_profile("suite")
 
 
 def run_cli(
