@@ -10,8 +10,15 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence
 
 import pytest
+from hypothesis import settings
 
 from ansi2048.terminal.windows import under_wine
+
+# No per-example deadline: the suite runs on every core (pyproject.toml's
+# addopts), often beside other work, and an example that waits for a core is
+# not a slow example. Tests that set a deadline keep theirs.
+settings.register_profile("suite", deadline=None)
+settings.load_profile("suite")
 
 # Wine is not Windows in a few places; tests that meet one are skipped there
 # alone, each saying which (``pytest.mark.skipif(UNDER_WINE, reason=...)``).
@@ -100,6 +107,39 @@ def hermetic_environment(root: Path, outside: Mapping[str, str]) -> Dict[str, st
         ANSI2048_CONFIG=str(root / "config" / "absent.toml"),
     )
     return env
+
+
+def _take_no_signal(signum: int, frame: object) -> None:
+    """The runner's own reaction to a signal its shell told it to ignore."""
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _children_start_with_default_signals() -> Iterator[None]:
+    """Every program a test starts gets the default action for the signals
+    that end the game, whatever the shell gave pytest.
+
+    A background job of a non-interactive shell (``pytest &`` in a script)
+    starts with SIGINT and SIGQUIT ignored, and ``nohup`` ignores SIGHUP; an
+    ignored signal stays ignored across exec, and the game rightly keeps it
+    so. The tests that send those signals would then wait for an exit that
+    never comes. A handler (unlike SIG_IGN) is reset to the default at exec:
+    pytest still takes no action on such a signal, and its children start
+    as they would from a terminal."""
+    if sys.platform == "win32":
+        yield
+        return
+    import signal
+
+    from ansi2048.terminal.signals import ending_signals
+
+    ignored = [s for s in [*ending_signals(), int(signal.SIGINT)] if signal.getsignal(s) is signal.SIG_IGN]
+    for signum in ignored:
+        signal.signal(signum, _take_no_signal)
+    try:
+        yield
+    finally:
+        for signum in ignored:
+            signal.signal(signum, signal.SIG_IGN)
 
 
 @pytest.fixture(autouse=True, scope="session")

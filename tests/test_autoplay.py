@@ -55,16 +55,16 @@ def headless(tmp_path: Path, **options: Any) -> str:
 
 
 def test_headless_json_is_the_protocols_and_replays_to_the_same_boards() -> None:
-    result = run_cli(["--autoplay", "--seed", "5", "--size", "2x4", "--json"])
+    result = run_cli(["--autoplay", "--seed", "11", "--size", "2x3", "--json"])
     assert result.returncode == 0, result.stderr
     objects = json_lines(result.stdout)
     start, moves = objects[0], objects[1:]
-    assert start["action"] == "start" and (start["rows"], start["cols"], start["seed"]) == (2, 4, 5)
+    assert start["action"] == "start" and (start["rows"], start["cols"], start["seed"]) == (2, 3, 11)
     assert moves and all(o["action"] in NAMES and o["moved"] for o in moves)
     assert moves[-1]["over"] and not any(o["over"] for o in moves[:-1])
     # The same moves typed to a piped game of the same seed: the same objects.
     keys = "".join(NAMES[o["action"]] for o in moves).encode()
-    replayed = run_cli(["--json", "--seed", "5", "--size", "2x4"], keys)
+    replayed = run_cli(["--json", "--seed", "11", "--size", "2x3"], keys)
     assert json_lines(replayed.stdout) == objects
 
 
@@ -74,7 +74,7 @@ def test_headless_reads_no_input_and_ends_at_game_over() -> None:
     try:
         os.write(write_end, b"q")
         result = subprocess.run(
-            [sys.executable, "-m", "ansi2048", "--autoplay", "--seed", "2", "--size", "2x3"],
+            [sys.executable, "-m", "ansi2048", "--autoplay", "--seed", "2", "--size", "2x2"],
             stdin=read_end,
             capture_output=True,
             timeout=60,
@@ -90,7 +90,7 @@ def test_headless_reads_no_input_and_ends_at_game_over() -> None:
 
 def test_a_headless_recording_replays_identically(tmp_path: Path) -> None:
     record = tmp_path / "ai.keys"
-    played = run_cli(["--autoplay", "--seed", "9", "--size", "2x3", "--record", str(record)])
+    played = run_cli(["--autoplay", "--seed", "9", "--size", "2x2", "--record", str(record)])
     assert played.returncode == 0, played.stderr
     replayed = run_cli([], record.read_bytes())
     assert replayed.stdout == played.stdout
@@ -98,7 +98,7 @@ def test_a_headless_recording_replays_identically(tmp_path: Path) -> None:
 
 
 def test_headless_in_process_summary_names_the_game(tmp_path: Path) -> None:
-    out = headless(tmp_path, rows=2, cols=3, seed=4)
+    out = headless(tmp_path, rows=2, cols=2, seed=4)
     assert out.splitlines()[-1].startswith("score ") and "seed 4" in out and "game over" in out
 
 
@@ -476,11 +476,11 @@ def test_hint_and_autoplay_keys_in_a_pty(tmp_path: Path, data_home: Path) -> Non
 
 def test_a_headless_game_can_be_cast(tmp_path: Path) -> None:
     cast = tmp_path / "ai.cast"
-    result = run_cli(["--autoplay", "--seed", "3", "--size", "2x3", "--cast", str(cast)])
+    result = run_cli(["--autoplay", "--seed", "3", "--size", "2x2", "--cast", str(cast)])
     assert result.returncode == 0, result.stderr
     moves = int(result.stdout.decode().split("moves ")[1].split()[0])
     header, *events = [json.loads(line) for line in cast.read_text(encoding="utf-8").splitlines()]
-    assert header["title"] == "ansi2048 --autoplay 2x3 seed 3"
+    assert header["title"] == "ansi2048 --autoplay 2x2 seed 3"
     frames = [e for e in events if "\x1b[?25h" not in e[2]]
     assert len(frames) == 1 + moves  # the start, then one frame per move
     # At autoplay's pace at least (a slow machine may add to it, never take away).

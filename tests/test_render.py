@@ -5,6 +5,7 @@ read the emulated screen back."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import random
 import re
 from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
@@ -153,6 +154,7 @@ def test_choose_depth_rejects_unknown_mode() -> None:
 # -- 256 colours ----------------------------------------------------------------
 
 
+@functools.cache  # the brute-force searches ask for each colour thousands of times
 def xterm_rgb(index: int) -> Tuple[int, int, int]:
     """The xterm palette from its definition (independent of the renderer)."""
     if index >= 232:
@@ -164,11 +166,12 @@ def xterm_rgb(index: int) -> Tuple[int, int, int]:
 
 
 def brute_nearest_distance(rgb: Tuple[int, int, int], exclude: Sequence[int] = ()) -> int:
-    return min(sum((a - b) ** 2 for a, b in zip(rgb, xterm_rgb(i))) for i in range(16, 256) if i not in exclude)
+    return min(distance(rgb, i) for i in range(16, 256) if i not in exclude)
 
 
 def distance(rgb: Tuple[int, int, int], index: int) -> int:
-    return sum((a - b) ** 2 for a, b in zip(rgb, xterm_rgb(index)))
+    r, g, b = xterm_rgb(index)
+    return (rgb[0] - r) ** 2 + (rgb[1] - g) ** 2 + (rgb[2] - b) ** 2
 
 
 def test_nearest_xterm256_known_colours() -> None:
@@ -523,7 +526,9 @@ def test_lines_fit_property(
     rows: int, cols: int, width: int, height: int, depth: ColorDepth, data: st.DataObject
 ) -> None:
     tile = st.sampled_from([0, 2, 4, 2048, 65536, 1048576, 2**40])
-    board = [[data.draw(tile) for _ in range(cols)] for _ in range(rows)]
+    # One draw for the whole board: each draw through st.data() has a fixed cost.
+    cells = data.draw(st.lists(tile, min_size=rows * cols, max_size=rows * cols))
+    board = [cells[row * cols : (row + 1) * cols] for row in range(rows)]
     spawned = data.draw(st.one_of(st.none(), st.tuples(st.integers(0, rows - 1), st.integers(0, cols - 1))))
     note = data.draw(st.text(max_size=30))
     view = make_view(board, spawned, note=note, score=data.draw(st.integers(0, 10**15)))
