@@ -276,9 +276,7 @@ class _Completion(argparse.Action):
 
         try:
             write_script(completion_script(str(shell), parser), sys.stdout)
-        except BrokenPipeError:  # the reader left (`| head`): not an error, as in cli.main
-            pass
-        except (OSError, ValueError) as error:  # stdout closed, a full disk
+        except (OSError, ValueError) as error:  # stdout closed, its reader gone, a full disk: as cli.main says it
             parser.exit(1, f"{parser.prog}: error: cannot write the completion script: {error}\n")
         parser.exit(0)
 
