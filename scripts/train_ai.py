@@ -85,7 +85,7 @@ def per_tuple_weights(path: str) -> Tuple[List[float], Dict[str, Any]]:
     """Per-tuple weights (flat) and the stage header from a weights file of one
     stage: a ``.tuples`` file, or a shipped (folded) file, unfolded exactly."""
     with open(path, "rb") as fh:
-        header, stages = unpack_weights(fh.read())
+        _, stages = unpack_weights(fh.read())
     if len(stages) != 1:
         sys.exit(f"{path}: {len(stages)} stages; --init needs a file of one stage")
     stage, quantised = stages[0]

@@ -47,7 +47,10 @@ DEFAULT_WEIGHTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ntup
 
 BoardLike = Sequence[Sequence[int]]
 
-_DIRECTIONS = (Direction.UP, Direction.DOWN, Direction.LEFT, Direction.RIGHT)
+# The deepest a capped search goes: depth 4 takes about a second in CPython on
+# a crowded board, and each level more is ~12x the time and the memory of its
+# memo, which a long cap (up to 60 s) must not fill.
+_MAX_TIMED_DEPTH = 4
 
 
 class WeightsWarning(UserWarning):
@@ -149,17 +152,18 @@ class Player:
             return None
         goal = goal if goal is not None else game_goal
         ranks = heuristic.to_ranks(rows)
-        options = [i for i, (after, _) in enumerate(heuristic.moves(ranks)) if after != ranks]
+        slid = heuristic.moves(ranks)
+        options = [i for i, (after, _) in enumerate(slid) if after != ranks]
         if not options:
             return None
         if goal:
             target = goal.bit_length() - 1
             if max(max(row) for row in ranks) < target:
-                for i, (after, _) in enumerate(heuristic.moves(ranks)):
-                    if after != ranks and max(max(row) for row in after) >= target:
-                        return _DIRECTIONS[i]
+                for i in options:
+                    if max(max(row) for row in slid[i][0]) >= target:
+                        return Direction(heuristic.MOVE_NAMES[i])
         if len(options) == 1:
-            return _DIRECTIONS[options[0]]
+            return Direction(heuristic.MOVE_NAMES[options[0]])
         clock = self.clock
         if self.time_budget is not None and clock is None:
             import time
@@ -171,7 +175,7 @@ class Player:
         if choice < 0:
             budget = self.node_budget or heuristic.DEFAULT_BUDGET * self.level
             choice, _ = heuristic.choose(ranks, budget=budget, clock=clock, time_budget=self.time_budget)
-        return _DIRECTIONS[choice]
+        return Direction(heuristic.MOVE_NAMES[choice])
 
     def _network_move(self, rows: Tuple[Tuple[int, ...], ...], clock: Optional[Callable[[], float]]) -> int:
         from .bitboard import encode, row_tables
@@ -184,16 +188,17 @@ class Player:
         if net is None:
             return -1
         tables = row_tables()
-        depth = search_depth(b, self.level)
         if clock is None or self.time_budget is None:
-            return choose(b, net, tables, depth)[0]
-        # Deepen while time remains; the first depth always completes so a
-        # hint is never worse than the default's.
+            return choose(b, net, tables, search_depth(b, self.level))[0]
+        # A cap, not a target: the greedy move (four evaluations) first, then
+        # deeper and deeper while the clock allows; the clock is read at every
+        # chance node, so the move comes at most one chance node (about a
+        # millisecond) after the cap. The deepest complete search answers.
         deadline = clock() + self.time_budget
-        choice = choose(b, net, tables, depth)[0]
-        for deeper in range(depth + 1, depth + 6):
+        choice = choose(b, net, tables, 0)[0]
+        for depth in range(1, _MAX_TIMED_DEPTH + 1):
             try:
-                choice = choose(b, net, tables, deeper, clock, deadline)[0]
+                choice = choose(b, net, tables, depth, clock, deadline)[0]
             except Deadline:
                 break
         return choice

@@ -35,7 +35,8 @@ __all__ = ["Budget", "Ranks", "choose", "greedy", "moves", "to_ranks"]
 Ranks = Tuple[Tuple[int, ...], ...]
 Line = Tuple[int, ...]
 
-# Index into the result of moves(); same order as ansi2048.ai.search.MOVE_NAMES.
+# The moves in the order of moves()'s results, here and in the 4x4 search
+# (ansi2048.ai.bitboard.moves): the AI's one list of them.
 MOVE_NAMES = ("up", "down", "left", "right")
 
 _LINE_BASE = 200000.0

@@ -260,7 +260,9 @@ class Network:
     the second values the boards holding a tile of rank ``from_rank`` or more.
     """
 
-    def __init__(self, header: Dict[str, Any], stages: Sequence[Tuple[Dict[str, Any], Sequence[Sequence[float]]]]) -> None:
+    def __init__(
+        self, header: Dict[str, Any], stages: Sequence[Tuple[Dict[str, Any], Sequence[Sequence[float]]]]
+    ) -> None:
         self.header = header
         loaded = []
         for stage, tables in stages:
@@ -273,9 +275,12 @@ class Network:
                 or not all(isinstance(i, int) and 0 <= i < len(tables) for i in positions)
             ):
                 raise WeightsError("weights file: bad position list")
-            loaded.append((stage.get("from_rank"), [tables[i] for i in positions], float(stage["scale"])))
+            rank = stage.get("from_rank")
+            if not isinstance(rank, int) or not 0 <= rank <= 15:
+                raise WeightsError("weights file: bad stage rank")
+            loaded.append((rank, [tables[i] for i in positions], float(stage["scale"])))
         ranks = [rank for rank, _, _ in loaded]
-        if not 1 <= len(loaded) <= 2 or ranks[0] != 0 or not all(isinstance(r, int) and 0 <= r <= 15 for r in ranks):
+        if not 1 <= len(loaded) <= 2 or ranks[0] != 0:
             raise WeightsError("weights file: one stage from rank 0, or two")
         if len(loaded) == 2 and not 0 < ranks[1] <= 15:
             raise WeightsError("weights file: the second stage must start above rank 0")
@@ -285,6 +290,10 @@ class Network:
         # Adding 16 - rank to every nibble (spread over bytes, so no nibble
         # carries into the next) sets a byte's bit 4 where the nibble >= rank.
         self._add = (16 - ranks[1]) * 0x0101010101010101 if len(loaded) == 2 else 0
+        # Row x's adjacent pairs of cells, 8 bits each, in bits 0, 16 and 32:
+        # row i's word | row i + 1's word << 8 holds the three 2x2 squares'
+        # indices (row-major ranks) in its 16-bit fields.
+        self._pairs = [(x & 0xFF) | ((x & 0xFF0) << 12) | ((x & 0xFF00) << 24) for x in range(TABLE)]
 
     def stage(self, b: int) -> int:
         """Which stage values board ``b``: 0, or 1 once a tile of its rank is on it."""
@@ -307,10 +316,14 @@ class Network:
         if t is None:
             a = (b & 0xF0F00F0FF0F00F0F) | ((b & 0x0000F0F00000F0F0) << 12) | ((b >> 12) & 0x0000F0F00000F0F0)
             t = (a & 0xFF00FF0000FF00FF) | ((a & 0x00FF00FF00000000) >> 24) | ((a << 24) & 0x00FF00FF00000000)
-        # Squares: the low byte of two adjacent rows, shifted to the square's column.
-        q0 = r0 | (r1 << 16)
-        q1 = r1 | (r2 << 16)
-        q2 = r2 | (r3 << 16)
+        # The squares over rows i and i + 1 are 16-bit fields of one word
+        # (see _pairs): two lookups and a shift for three squares.
+        pairs = self._pairs
+        p1 = pairs[r1]
+        p2 = pairs[r2]
+        z0 = pairs[r0] | (p1 << 8)
+        z1 = p1 | (p2 << 8)
+        z2 = p2 | (pairs[r3] << 8)
         total = (
             l0[r0]
             + l1[r1]
@@ -320,15 +333,15 @@ class Network:
             + k1[(t >> 16) & 0xFFFF]
             + k2[(t >> 32) & 0xFFFF]
             + k3[t >> 48]
-            + s00[(q0 & 0xFF) | ((q0 >> 8) & 0xFF00)]
-            + s01[((q0 >> 4) & 0xFF) | ((q0 >> 12) & 0xFF00)]
-            + s02[((q0 >> 8) & 0xFF) | ((q0 >> 16) & 0xFF00)]
-            + s10[(q1 & 0xFF) | ((q1 >> 8) & 0xFF00)]
-            + s11[((q1 >> 4) & 0xFF) | ((q1 >> 12) & 0xFF00)]
-            + s12[((q1 >> 8) & 0xFF) | ((q1 >> 16) & 0xFF00)]
-            + s20[(q2 & 0xFF) | ((q2 >> 8) & 0xFF00)]
-            + s21[((q2 >> 4) & 0xFF) | ((q2 >> 12) & 0xFF00)]
-            + s22[((q2 >> 8) & 0xFF) | ((q2 >> 16) & 0xFF00)]
+            + s00[z0 & 0xFFFF]
+            + s01[(z0 >> 16) & 0xFFFF]
+            + s02[z0 >> 32]
+            + s10[z1 & 0xFFFF]
+            + s11[(z1 >> 16) & 0xFFFF]
+            + s12[z1 >> 32]
+            + s20[z2 & 0xFFFF]
+            + s21[(z2 >> 16) & 0xFFFF]
+            + s22[z2 >> 32]
         )
         return total * scale
 
