@@ -16,7 +16,16 @@ from hypothesis import strategies as st
 
 from ansi2048.ai import DEFAULT_WEIGHTS, Player, WeightsWarning, best_move, heuristic, search
 from ansi2048.ai.bitboard import decode, encode, moves, row_tables, transpose
-from ansi2048.ai.ntuple import TUPLES, Network, load_network, pack_weights, reference_value, symmetries
+from ansi2048.ai.ntuple import (
+    TUPLES,
+    Network,
+    load_network,
+    pack_weights,
+    reference_value,
+    symmetries,
+    unfold,
+    unpack_weights,
+)
 from ansi2048.engine import Direction, Game, _geometry, slide_lines
 
 Board = Tuple[Tuple[int, ...], ...]
@@ -386,3 +395,34 @@ def test_a_generous_cap_searches_deeper_than_the_default(monkeypatch: pytest.Mon
     monkeypatch.setattr(search, "choose", recorded)
     assert player.best_move(board) is not None
     assert depths == [0, 1, 2, 3, 4]
+
+
+def test_a_second_stage_values_the_boards_with_its_big_tile(arbitrary_weights: Tuple[List[List[float]], Path]) -> None:
+    early, _ = arbitrary_weights
+    late = [[-w / 2 for w in table] for table in early]
+    net = Network(
+        {"tuples": [list(t) for t in TUPLES]},
+        [({"scale": 1.0, "from_rank": 0}, early), ({"scale": 1.0, "from_rank": 12}, late)],
+    )
+    rng = random.Random(8)
+    for biggest in (2048, 4096, 8192, 32768):
+        for _ in range(20):
+            cells = [rng.choice(TILES[:-3]) for _ in range(16)]
+            cells[rng.randrange(16)] = biggest
+            b = encode(cells)
+            assert b is not None
+            tables = late if biggest >= 4096 else early
+            assert net.stage(b) == (biggest >= 4096)
+            assert net.value(b) == pytest.approx(reference_value(tables, b))
+
+
+def test_the_shipped_tables_unfold_exactly() -> None:
+    # The trainer starts a stage from the shipped file: its per-tuple tables,
+    # folded again, must give back the very weights shipped.
+    _, stages = unpack_weights(Path(DEFAULT_WEIGHTS).read_bytes())
+    stage, quantised = stages[0]
+    scale = float(stage["scale"])
+    tables = unfold([[q * scale for q in table] for table in quantised], stage["positions"])
+    _, again = unpack_weights(pack_weights([(0, tables)], [{}]))
+    assert again[0][1] == quantised
+    assert again[0][0]["positions"] == stage["positions"]

@@ -7,18 +7,20 @@
 
 4x4 boards: expectimax over an n-tuple network trained by self-play
 (:mod:`ansi2048.ai.ntuple`, ``scripts/train_ai.py``), one chance level deep,
-two when 3 cells or fewer are empty. Any other shape, or a 4x4 board holding a
+two when 5 cells or fewer are empty. Any other shape, or a 4x4 board holding a
 tile above 32768, or a 4x4 board when the weights file is missing or damaged:
 heuristic expectimax with iterative deepening under a node budget
 (:mod:`ansi2048.ai.heuristic`).
 
 Both are deterministic by default: the same board and settings give the same
 move, on every machine. ``time_budget`` (seconds, measured with ``clock``,
-default ``time.perf_counter``) is an optional cap for callers who prefer a
-bound on time to reproducibility: it can only make the search shallower
-(heuristic) or, on 4x4, stop a deeper search early (``level=2`` searches one
-level deeper wherever 5 cells or fewer are empty, and with a ``time_budget``
-keeps deepening while time remains).
+default ``time.perf_counter``) replaces that with a cap for callers who prefer
+a bound on time to reproducibility: on 4x4 the greedy move (four network
+evaluations), then deeper and deeper searches while the clock allows, the
+clock read at every chance node, the deepest complete search answering; the
+heuristic search likewise abandons the depth the clock runs out in. The move
+comes at most one chance node (about a millisecond in CPython) after the cap.
+``level=2`` searches one level deeper wherever 5 cells or fewer are empty.
 
 Nothing is loaded at import time: the weights load (and their checksum is
 checked) on the first 4x4 hint, with the 65536-entry move tables: about 0.2 s
