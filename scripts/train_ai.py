@@ -4,36 +4,57 @@
 TD(0) on afterstates (Szubert & Jaskowski 2014): the player being trained is
 greedy (the move maximising points + value of the afterstate), and the value
 of each afterstate moves toward the next move's points + the next afterstate's
-value. ``--plain RATE`` uses a fixed rate (divided among the 40 features),
-lowered to ``--fine-rate`` from game ``--fine-from`` on; without ``--plain``,
-temporal coherence (TC) learning (Beal & Smith 1999; Jaskowski 2016) gives each
-weight its own rate alpha * |sum of errors| / sum of |errors|. In 78 s pilots
-here, TC at alpha 1.0 collapsed (mean score 2000), TC at 0.25 and plain TD at
-0.1 learned alike per second (57-59% reaching 2048 after 5-8k games); the
-shipped run uses plain TD 0.1 then 0.01, the schedule TDL2048 practice uses.
+value. The previous afterstate's value in that error is read after the
+previous update (which may have moved weights the two afterstates share), so
+the error is that of the weights being changed. ``--plain RATE`` uses a fixed
+rate (divided among the 40 features), lowered to ``--fine-rate`` from game
+``--fine-from`` on; without ``--plain``, temporal coherence (TC) learning
+(Beal & Smith 1999; Jaskowski 2016) gives each weight its own rate
+alpha * |sum of errors| / sum of |errors|. In 78 s pilots here, TC at alpha 1.0
+collapsed (mean score 2000), TC at 0.25 and plain TD at 0.1 learned alike per
+second (57-59% reaching 2048 after 5-8k games).
 
-Deterministic from ``--seed`` and ``--games`` on CPython and PyPy alike: the
-tiles come from ansi2048's SplitMix64 and the arithmetic is IEEE doubles in a
-fixed order. ``--minutes`` stops early (logging the number of games played,
-so the run can be repeated with ``--games``). A checkpoint of the weights file
-is written every ``--checkpoint`` games and at the end.
+Stages (multi-stage TD, Yeh et al. 2016): ``--stage-rank R --below FILE``
+trains a second table set for the boards holding a tile of 2**R or more. Each
+game is played by FILE's network (greedy, not learning) until such a tile
+appears, then learned on by the new stage to its end; the output holds both
+stages, FILE's exactly as it was. ``--init`` starts the weights from a file of
+one stage (a ``.tuples`` file, or a shipped file, unfolded exactly).
 
-Use PyPy: 300 games from scratch take 12 s in CPython 3.11 and under 2 s in
-PyPy 3.9 here, and give byte-identical files. The shipped weights, in two
-stages (the second starts from the first's per-tuple checkpoint):
+Reproducible: the same command gives the same bytes on CPython and PyPy alike
+(the tiles come from ansi2048's SplitMix64 through the engine's own spawn rule,
+:func:`ansi2048.engine.spawn_draw`; the arithmetic is IEEE doubles in a fixed
+order), and the files a run starts from are recorded by SHA-256
+(``init_sha256``, ``below_sha256``), so a header names exactly what it was
+built on. Resumable: every ``--checkpoint`` games and at the end, besides the
+weights (``--out``, and ``--out``.tuples, the per-tuple form ``--init`` reads),
+``--out``.ckpt keeps the weights in full precision with the generator's state;
+``--resume`` that file (with the same settings) continues exactly as if never
+stopped (checked: 20 + 20 games resumed = 40 games, byte for byte).
+``--minutes`` stops early, logging the games played, so the run can be
+repeated with ``--games``. Never run by the tests: they load the shipped file.
 
-    nice pypy3 scripts/train_ai.py --seed 2048 --plain 0.1 --games 60000 \\
-        --out /tmp/stage1.bin
-    nice pypy3 scripts/train_ai.py --seed 2049 --plain 0.01 --games 19358 \\
-        --init /tmp/stage1.bin.tuples --out ansi2048/ai/ntuple4x4.bin
+Use PyPy (300 games from scratch: 12 s in CPython 3.11, under 2 s in PyPy 3.9).
 
-Stage 1 took 51 minutes (3042 s; it was launched with ``--games 120000
---fine-from 100000 --minutes 75`` and stopped by hand after its 60000-game
-checkpoint, which is what ``--games 60000`` writes); stage 2 took 12 minutes
-(721 s; ``--minutes 12`` stopped it after 19358 games). Both on a 2-core
-machine shared with other jobs, the niced process getting 30-100% of one core.
-Greedy self-play over the last 1000 games of stage 1: mean score 40084, 2048
-in 84%, 4096 in 37%; of stage 2: mean 44895, 2048 in 87%, 4096 in 46%.
+The shipped weights (79358 games) were made by this script as it was at
+commit 3fb75d4 (``git show 3fb75d4:scripts/train_ai.py``), which recorded the
+``--init`` file by name and computed the TD error with the value read before
+the previous update; to rebuild those bytes, use that version and name the
+stage-1 checkpoint ``stage1_60k.tuples``:
+
+    nice pypy3 train_ai.py --seed 2048 --plain 0.1 --games 60000 --out stage1_60k
+    nice pypy3 train_ai.py --seed 2049 --plain 0.01 --games 19358 \\
+        --init stage1_60k.tuples --out ansi2048/ai/ntuple4x4.bin
+
+(51 and 12 minutes on a shared 2-core machine; greedy self-play over the last
+1000 games: mean 40084, then 44895, 2048 in 87%, 4096 in 46%.)
+
+A second stage for boards holding a 4096, from the shipped weights, was tried
+here (``--seed 4096 --plain 0.03 --stage-rank 12 --below ntuple4x4.bin --init
+ntuple4x4.bin``, 12000 games in 27 minutes): the greedy player's mean after
+4096 stayed at 61-63k throughout, and over 20 tuning games (seeds
+10000-10019) the searching player reached 8192 in 40% with it as without
+(mean 103637 vs 102033), so it is not shipped.
 """
 
 from __future__ import annotations

@@ -170,8 +170,14 @@ def _search(
 
     def chance(after: Ranks, depth: int, prob: float) -> float:
         if depth <= 0 or prob < _PRUNE:
+            # Counted as work even when remembered, so the depths reached, and
+            # the moves, are those of a search without the memo: it saves
+            # time, not moves.
             nodes[0] += cost
-            return heuristic(after)
+            known = cache.get((after, 0))
+            if known is None:
+                known = cache[(after, 0)] = heuristic(after)
+            return known
         key = (after, depth)
         hit = cache.get(key)
         if hit is not None:
