@@ -41,6 +41,7 @@ __all__ = [
     "seed_state",
     "slide_line",
     "slide_lines",
+    "spawn_draw",
     "trace_move",
 ]
 
@@ -189,6 +190,17 @@ class SplitMix64:
         z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
         return z ^ (z >> 31)
+
+
+def spawn_draw(draw: int, empty: int) -> Tuple[int, int]:
+    """The spawn rule for one 64-bit ``draw`` and ``empty`` > 0 empty cells:
+    (n, value), the tile going on the n-th empty cell in row-major order.
+
+    n = draw * empty >> 64 (the high bits); the tile is a 4 when the low 32
+    bits fall below a tenth of their range, else a 2. The game and the AI's
+    trainer (``scripts/train_ai.py``) both use it, so they spawn alike.
+    """
+    return (draw * empty) >> 64, 4 if (draw & _LOW32) < _FOUR_THRESHOLD else 2
 
 
 Lines = Tuple[Tuple[int, ...], ...]
@@ -450,19 +462,13 @@ class Game:
         return (tuple(self._cells), self.score, self.moves, self.won, self._rng.state, self.seed, self._spawned)
 
     def _spawn(self) -> None:
-        """Put a 2 (p = 0.9) or a 4 (p = 0.1) on a uniformly chosen empty cell.
-
-        One 64-bit draw per spawn: the cell is the n-th empty one in row-major
-        order, n = draw * empty >> 64 (the high bits); the tile is a 4 when the
-        low 32 bits fall below a tenth of their range.
-        """
+        """Put a 2 (p = 0.9) or a 4 (p = 0.1) on a uniformly chosen empty cell:
+        one 64-bit draw per spawn, read by :func:`spawn_draw`."""
         cells = self._cells
         empty = cells.count(0)
         if not empty:
             return
-        draw = self._rng.next()
-        nth = (draw * empty) >> 64
-        value = 4 if (draw & _LOW32) < _FOUR_THRESHOLD else 2
+        nth, value = spawn_draw(self._rng.next(), empty)
         index = -1
         for _ in range(nth + 1):
             index = cells.index(0, index + 1)

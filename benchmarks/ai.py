@@ -52,7 +52,9 @@ def play(job: Tuple[str, int, int, int, int, Optional[float], int, Optional[str]
     # CPU time leaves out what other processes take on a shared machine.
     clock = time.process_time if cpu else time.perf_counter
     game = Game(rows, cols, goal=2048, seed=seed)
-    player = Player(level=level, time_budget=budget, weights=weights)
+    # With --cpu the cap is on CPU time too: on a loaded machine wall-clock
+    # time adds however long the scheduler keeps the process waiting.
+    player = Player(level=level, time_budget=budget, weights=weights, clock=clock if budget else None)
     if kind == "ai":
         player.network()  # load outside the timed moves; the load is measured on its own
     times: List[float] = []
@@ -83,6 +85,7 @@ def main(argv: List[str]) -> int:
     parser.add_argument("--tiles", help="comma-separated tiles to report, e.g. 256,512,1024")
     parser.add_argument("--weights", help="4x4 weights file (default: the shipped one)")
     parser.add_argument("--max-moves", type=int, default=10**6, help="stop a game after this many moves")
+    parser.add_argument("--per-game", action="store_true", help="also print each game as it ends, in seed order")
     args = parser.parse_args(argv)
     rows, _, cols = args.size.partition("x")
     shape = (int(rows), int(cols or rows))
@@ -104,7 +107,7 @@ def main(argv: List[str]) -> int:
     print(
         f"{'player':8} {'games':>5} "
         + " ".join(f"{t:>6}" for t in _tiles(shape, args.tiles))
-        + f" {'mean':>8} {'median':>8} {'ms/move':>8} {'p99 ms':>7} {'moves':>9}"
+        + f" {'mean':>8} {'median':>8} {'ms/move':>8} {'p99 ms':>7} {'max ms':>7} {'moves':>9}"
     )
     tiles = _tiles(shape, args.tiles)
     for kind in args.player or ["ai"]:
@@ -112,19 +115,27 @@ def main(argv: List[str]) -> int:
             (kind, shape[0], shape[1], args.seed + i, args.level, args.budget, args.max_moves, args.weights, args.cpu)
             for i in range(args.games)
         ]
+        results = []
+        pool = None
         if args.jobs > 1:
             from multiprocessing import Pool
 
-            with Pool(args.jobs) as pool:
-                results = pool.map(play, jobs, chunksize=1)
-        else:
-            results = [play(job) for job in jobs]
+            pool = Pool(args.jobs)
+        for job, result in zip(jobs, pool.imap(play, jobs, chunksize=1) if pool else map(play, jobs)):
+            results.append(result)
+            if args.per_game:
+                # A long run cut short still says what its finished games showed.
+                print(f"# seed {job[3]}: score {result['score']} biggest {result['biggest']} moves {result['moves']}")
+                print(f"#   mean {1000 * statistics.mean(result['times'] or [0.0]):.2f} ms/move", flush=True)
+        if pool is not None:
+            pool.close()
         times = sorted(t for r in results for t in r["times"])
         scores = [r["score"] for r in results]
         shares = " ".join(f"{100.0 * sum(1 for r in results if r['biggest'] >= t) / len(results):5.1f}%" for t in tiles)
         print(
             f"{kind:8} {len(results):5d} {shares} {statistics.mean(scores):8.0f} {statistics.median(scores):8.0f} "
             f"{1000 * statistics.mean(times):8.2f} {1000 * times[int(0.99 * (len(times) - 1))]:7.1f} "
+            f"{1000 * times[-1]:7.1f} "
             f"{len(times):9d}",
             flush=True,
         )
@@ -132,8 +143,16 @@ def main(argv: List[str]) -> int:
 
 
 def _trained(header: Dict[str, Any]) -> int:
-    """Self-play games behind a weights file, its starting checkpoint's too."""
-    return int(header.get("games", 0)) + int(header.get("init_games") or 0)
+    """Self-play games behind a weights file: each stage's, and the games of
+    the checkpoint a stage started from (a later stage starts from the earlier
+    stage itself, whose games are already counted)."""
+    stages = header.get("stages") or [header]
+    total = 0
+    for number, stage in enumerate(stages):
+        total += int(stage.get("games", 0))
+        if number == 0:
+            total += int(stage.get("init_games") or 0)
+    return total
 
 
 def _tiles(shape: Tuple[int, int], wanted: Optional[str]) -> List[int]:

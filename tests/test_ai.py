@@ -8,15 +8,24 @@ import random
 import shutil
 import warnings
 from pathlib import Path
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ansi2048.ai import DEFAULT_WEIGHTS, Player, WeightsWarning, best_move, heuristic
+from ansi2048.ai import DEFAULT_WEIGHTS, Player, WeightsWarning, best_move, heuristic, search
 from ansi2048.ai.bitboard import decode, encode, moves, row_tables, transpose
-from ansi2048.ai.ntuple import TUPLES, Network, load_network, pack_weights, reference_value
+from ansi2048.ai.ntuple import (
+    TUPLES,
+    Network,
+    load_network,
+    pack_weights,
+    reference_value,
+    symmetries,
+    unfold,
+    unpack_weights,
+)
 from ansi2048.engine import Direction, Game, _geometry, slide_lines
 
 Board = Tuple[Tuple[int, ...], ...]
@@ -156,7 +165,7 @@ def test_time_budget_with_an_injected_clock() -> None:
 
 
 def test_shipped_weights_load_and_are_small() -> None:
-    assert os.path.getsize(DEFAULT_WEIGHTS) <= 1_500_000
+    assert os.path.getsize(DEFAULT_WEIGHTS) <= 5_000_000
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         player = Player()
@@ -164,18 +173,18 @@ def test_shipped_weights_load_and_are_small() -> None:
     assert player.warning is None
 
 
-def test_folded_evaluator_matches_the_definition() -> None:
+def test_folded_evaluator_matches_the_definition(arbitrary_weights: Tuple[List[List[float]], Path]) -> None:
     rng = random.Random(5)
-    # Arbitrary distinct-looking weights, cheaper to make than 327,680 random draws.
-    tables = [[float((i * 2654435761 + 97 * t) % 2001 - 1000) for i in range(65536)] for t in range(len(TUPLES))]
-    direct = Network({"scale": 1.0, "tuples": [list(t) for t in TUPLES]}, tables)
-    packed = load_network(pack_weights(tables, {}))
+    tables, path = arbitrary_weights
+    direct = Network({"tuples": [list(t) for t in TUPLES]}, [({"scale": 1.0, "from_rank": 0}, tables)])
+    packed = load_network(path.read_bytes())
     step = packed.scale
     for _ in range(100):
         b = encode([rng.choice(TILES[:-1]) for _ in range(16)])
         assert b is not None
         exact = reference_value(tables, b)
         assert direct.value(b) == exact
+        assert direct.value(b, transpose(b)) == exact
         # 17 int16-rounded sums: each off by at most half a quantisation step.
         assert abs(packed.value(b) - exact) <= 17 * step / 2 + 1e-6
 
@@ -227,3 +236,193 @@ def test_importing_the_game_does_not_import_the_ai() -> None:
     code = "import sys, ansi2048.ai; print('ansi2048.ai.ntuple' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, encoding="utf-8", check=True)
     assert out.stdout.strip() == "False"
+
+
+# -- the search, against definitions --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def arbitrary_weights(tmp_path_factory: pytest.TempPathFactory) -> Tuple[List[List[float]], Path]:
+    """Per-tuple tables of arbitrary weights (cheaper than 327,680 random
+    draws), and a weights file of them; made once, folding costs seconds."""
+    tables = [[float((i * 2654435761 + 7919 * t) % 2001 - 1000) for i in range(65536)] for t in range(len(TUPLES))]
+    path = tmp_path_factory.mktemp("weights") / "arbitrary.bin"
+    path.write_bytes(pack_weights([(0, tables)], [{}]))
+    return tables, path
+
+
+def test_the_8_symmetries_are_distinct_and_the_value_ignores_them(
+    arbitrary_weights: Tuple[List[List[float]], Path],
+) -> None:
+    maps = symmetries()
+    assert len(maps) == 8 and all(sorted(m) == list(range(16)) for m in maps)
+    asymmetric = [2**k if k else 0 for k in (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 0, 1, 0, 3)]
+    images = {tuple(asymmetric[m.index(cell)] for cell in range(16)) for m in maps}
+    assert len(images) == 8  # the 8 maps are 8 different symmetries, not 4 twice
+    tables, path = arbitrary_weights
+    folded = load_network(path.read_bytes())
+    for cells in images:
+        b = encode(list(cells))
+        assert b is not None
+        # The value sums each tuple over all 8 symmetries, so every image of a
+        # board is worth the same; with 4 of them dropped it would not be.
+        assert reference_value(tables, b) == pytest.approx(reference_value(tables, encode(asymmetric) or 0))
+        assert folded.value(b) == pytest.approx(folded.value(encode(asymmetric) or 0), abs=1e-6)
+
+
+class StubNetwork:
+    """A value that sees every cell and checks the transpose it is handed."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def value(self, b: int, t: Optional[int] = None) -> float:
+        self.calls += 1
+        if t is not None:
+            assert t == transpose(b)
+        return float(sum(((b >> (4 * i)) & 0xF) * (3 + 5 * i - (i % 3) * 7) for i in range(16)))
+
+
+def reference_choice(b: int, net: StubNetwork, depth: int) -> Tuple[int, float]:
+    """Expectimax by definition: max over moves of points + the worth of the
+    afterstate; an afterstate at depth 0 is worth the network's value, above
+    that the mean over empty cells of 0.9 x (a 2 there) + 0.1 x (a 4 there)."""
+    tables = row_tables()
+
+    def node(board: int, depth: int) -> Tuple[int, float]:
+        options = [(i, points + worth(after, depth)) for i, (after, points) in enumerate(moves(board, tables))]
+        options = [(i, v) for i, v in options if moves(board, tables)[i][0] != board]
+        if not options:
+            return -1, 0.0
+        return max(options, key=lambda option: (option[1], -option[0]))
+
+    def worth(after: int, depth: int) -> float:
+        if depth == 0:
+            return net.value(after)
+        spawns = [
+            0.9 * node(after | (1 << (4 * c)), depth - 1)[1] + 0.1 * node(after | (2 << (4 * c)), depth - 1)[1]
+            for c in range(16)
+            if not (after >> (4 * c)) & 0xF
+        ]
+        return sum(spawns) / len(spawns)
+
+    return node(b, depth)
+
+
+def crowded_boards(count: int, empty: int, seed: int) -> List[int]:
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        cells = [rng.choice([2, 4, 8, 16, 32, 64, 128, 256]) for _ in range(16)]
+        for cell in rng.sample(range(16), empty):
+            cells[cell] = 0
+        b = encode(cells)
+        assert b is not None
+        out.append(b)
+    return out
+
+
+@pytest.mark.parametrize("depth", [0, 1, 2])
+def test_search_is_the_reference_expectimax(depth: int) -> None:
+    net = StubNetwork()
+    tables = row_tables()
+    for b in crowded_boards(12 if depth < 2 else 4, 3, seed=depth):
+        move, worth = search.choose(b, net, tables, depth)  # type: ignore[arg-type]
+        expected_move, expected = reference_choice(b, net, depth)
+        assert worth == pytest.approx(expected, rel=1e-12)
+        assert move == expected_move
+
+
+def test_depth_rule_on_crafted_boards() -> None:
+    # Level 1: one chance level; two where 5 cells or fewer are empty.
+    # Level 2: one more where 5 or fewer are empty.
+    for empty, level1, level2 in [(16, 1, 1), (9, 1, 1), (6, 1, 1), (5, 2, 3), (3, 2, 3), (1, 2, 3), (0, 2, 3)]:
+        (b,) = crowded_boards(1, empty, seed=empty)
+        assert search.search_depth(b, 1) == level1, empty
+        assert search.search_depth(b, 2) == level2, empty
+
+
+def test_the_player_searches_as_deep_as_the_rule_says(arbitrary_weights: Tuple[List[List[float]], Path]) -> None:
+    player = Player(weights=str(arbitrary_weights[1]))
+    net = player.network()
+    assert net is not None
+    tables = row_tables()
+    deeper = 0
+    for b in crowded_boards(12, 4, seed=11):
+        board = tuple(tuple(decode(b)[4 * r : 4 * r + 4]) for r in range(4))
+        expected = search.choose(b, net, tables, search.search_depth(b, 1))[0]
+        assert player.best_move(board) == ORDER[expected]
+        deeper += expected != search.choose(b, net, tables, 1)[0]
+    assert deeper  # boards where a depth-1 player would have moved otherwise
+
+
+def test_ai_time_is_a_cap_checked_inside_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The clock is the number of network evaluations so far: a cap of 10 must
+    # stop the search within one chance node of them (at depth 1, at most
+    # 2 spawns x 15 empty cells x 4 moves), however deep the default would go.
+    spent = [0]
+    value = Network.value
+
+    def counted(self: Network, b: int, t: Optional[int] = None) -> float:
+        spent[0] += 1
+        return value(self, b, t)
+
+    monkeypatch.setattr(Network, "value", counted)
+    for empty in (3, 8, 14):
+        for b in crowded_boards(5, empty, seed=empty):
+            board = tuple(tuple(decode(b)[4 * r : 4 * r + 4]) for r in range(4))
+            spent[0] = 0
+            player = Player(level=2, time_budget=10, clock=lambda: float(spent[0]))
+            assert player.network() is not None
+            spent[0] = 0
+            move = player.best_move(board)
+            assert move is not None and after(board, move)[1]
+            assert spent[0] <= 10 + 2 * 15 * 4
+
+
+def test_a_generous_cap_searches_deeper_than_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    ticks = [0.0]
+    player = Player(time_budget=1000.0, clock=lambda: ticks[0])
+    (b,) = crowded_boards(1, 3, seed=5)
+    board = tuple(tuple(decode(b)[4 * r : 4 * r + 4]) for r in range(4))
+    depths: List[int] = []
+    choose = search.choose
+
+    def recorded(*args: object, **kwargs: object) -> Tuple[int, float]:
+        depths.append(args[3])  # type: ignore[arg-type]
+        return choose(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search, "choose", recorded)
+    assert player.best_move(board) is not None
+    assert depths == [0, 1, 2, 3, 4]
+
+
+def test_a_second_stage_values_the_boards_with_its_big_tile(arbitrary_weights: Tuple[List[List[float]], Path]) -> None:
+    early, _ = arbitrary_weights
+    late = [[-w / 2 for w in table] for table in early]
+    net = Network(
+        {"tuples": [list(t) for t in TUPLES]},
+        [({"scale": 1.0, "from_rank": 0}, early), ({"scale": 1.0, "from_rank": 12}, late)],
+    )
+    rng = random.Random(8)
+    for biggest in (2048, 4096, 8192, 32768):
+        for _ in range(20):
+            cells = [rng.choice(TILES[:-3]) for _ in range(16)]
+            cells[rng.randrange(16)] = biggest
+            b = encode(cells)
+            assert b is not None
+            tables = late if biggest >= 4096 else early
+            assert net.stage(b) == (biggest >= 4096)
+            assert net.value(b) == pytest.approx(reference_value(tables, b))
+
+
+def test_the_shipped_tables_unfold_exactly() -> None:
+    # The trainer starts a stage from the shipped file: its per-tuple tables,
+    # folded again, must give back the very weights shipped.
+    _, stages = unpack_weights(Path(DEFAULT_WEIGHTS).read_bytes())
+    stage, quantised = stages[0]
+    scale = float(stage["scale"])
+    tables = unfold([[q * scale for q in table] for table in quantised], stage["positions"])
+    _, again = unpack_weights(pack_weights([(0, tables)], [{}]))
+    assert again[0][1] == quantised
+    assert again[0][0]["positions"] == stage["positions"]

@@ -7,18 +7,20 @@
 
 4x4 boards: expectimax over an n-tuple network trained by self-play
 (:mod:`ansi2048.ai.ntuple`, ``scripts/train_ai.py``), one chance level deep,
-two when 3 cells or fewer are empty. Any other shape, or a 4x4 board holding a
+two when 5 cells or fewer are empty. Any other shape, or a 4x4 board holding a
 tile above 32768, or a 4x4 board when the weights file is missing or damaged:
 heuristic expectimax with iterative deepening under a node budget
 (:mod:`ansi2048.ai.heuristic`).
 
 Both are deterministic by default: the same board and settings give the same
 move, on every machine. ``time_budget`` (seconds, measured with ``clock``,
-default ``time.perf_counter``) is an optional cap for callers who prefer a
-bound on time to reproducibility: it can only make the search shallower
-(heuristic) or, on 4x4, stop a deeper search early (``level=2`` searches one
-level deeper wherever 5 cells or fewer are empty, and with a ``time_budget``
-keeps deepening while time remains).
+default ``time.perf_counter``) replaces that with a cap for callers who prefer
+a bound on time to reproducibility: on 4x4 the greedy move (four network
+evaluations), then deeper and deeper searches while the clock allows, the
+clock read at every chance node, the deepest complete search answering; the
+heuristic search likewise abandons the depth the clock runs out in. The move
+comes at most one chance node (about a millisecond in CPython) after the cap.
+``level=2`` searches one level deeper wherever 5 cells or fewer are empty.
 
 Nothing is loaded at import time: the weights load (and their checksum is
 checked) on the first 4x4 hint, with the 65536-entry move tables: about 0.2 s
@@ -47,7 +49,10 @@ DEFAULT_WEIGHTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ntup
 
 BoardLike = Sequence[Sequence[int]]
 
-_DIRECTIONS = (Direction.UP, Direction.DOWN, Direction.LEFT, Direction.RIGHT)
+# The deepest a capped search goes: depth 4 takes about a second in CPython on
+# a crowded board, and each level more is ~12x the time and the memory of its
+# memo, which a long cap (up to 60 s) must not fill.
+_MAX_TIMED_DEPTH = 4
 
 
 class WeightsWarning(UserWarning):
@@ -151,17 +156,18 @@ class Player:
             return None
         goal = goal if goal is not None else game_goal
         ranks = heuristic.to_ranks(rows)
-        options = [i for i, (after, _) in enumerate(heuristic.moves(ranks)) if after != ranks]
+        slid = heuristic.moves(ranks)
+        options = [i for i, (after, _) in enumerate(slid) if after != ranks]
         if not options:
             return None
         if goal:
             target = goal.bit_length() - 1
             if max(max(row) for row in ranks) < target:
-                for i, (after, _) in enumerate(heuristic.moves(ranks)):
-                    if after != ranks and max(max(row) for row in after) >= target:
-                        return _DIRECTIONS[i]
+                for i in options:
+                    if max(max(row) for row in slid[i][0]) >= target:
+                        return Direction(heuristic.MOVE_NAMES[i])
         if len(options) == 1:
-            return _DIRECTIONS[options[0]]
+            return Direction(heuristic.MOVE_NAMES[options[0]])
         clock = self.clock
         if self.time_budget is not None and clock is None:
             import time
@@ -173,7 +179,7 @@ class Player:
         if choice < 0:
             budget = self.node_budget or heuristic.DEFAULT_BUDGET * self.level
             choice, _ = heuristic.choose(ranks, budget=budget, clock=clock, time_budget=self.time_budget)
-        return _DIRECTIONS[choice]
+        return Direction(heuristic.MOVE_NAMES[choice])
 
     def _network_move(self, rows: Tuple[Tuple[int, ...], ...], clock: Optional[Callable[[], float]]) -> int:
         from .bitboard import encode, row_tables
@@ -186,16 +192,17 @@ class Player:
         if net is None:
             return -1
         tables = row_tables()
-        depth = search_depth(b, self.level)
         if clock is None or self.time_budget is None:
-            return choose(b, net, tables, depth)[0]
-        # Deepen while time remains; the first depth always completes so a
-        # hint is never worse than the default's.
+            return choose(b, net, tables, search_depth(b, self.level))[0]
+        # A cap, not a target: the greedy move (four evaluations) first, then
+        # deeper and deeper while the clock allows; the clock is read at every
+        # chance node, so the move comes at most one chance node (about a
+        # millisecond) after the cap. The deepest complete search answers.
         deadline = clock() + self.time_budget
-        choice = choose(b, net, tables, depth)[0]
-        for deeper in range(depth + 1, depth + 6):
+        choice = choose(b, net, tables, 0)[0]
+        for depth in range(1, _MAX_TIMED_DEPTH + 1):
             try:
-                choice = choose(b, net, tables, deeper, clock, deadline)[0]
+                choice = choose(b, net, tables, depth, clock, deadline)[0]
             except Deadline:
                 break
         return choice

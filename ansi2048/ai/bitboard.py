@@ -95,7 +95,7 @@ def transpose(b: int) -> int:
 
 def moves(b: int, t: RowTables) -> Tuple[Tuple[int, int], Tuple[int, int], Tuple[int, int], Tuple[int, int]]:
     """(board, points) after up, down, left, right, in that order (the order of
-    ``DIRECTIONS`` in :mod:`ansi2048.ai.search`)."""
+    ``MOVE_NAMES`` in :mod:`ansi2048.ai.heuristic`)."""
     left, right, score = t.left, t.right, t.score
     r0 = b & 0xFFFF
     r1 = (b >> 16) & 0xFFFF

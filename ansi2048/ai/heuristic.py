@@ -35,7 +35,8 @@ __all__ = ["Budget", "Ranks", "choose", "greedy", "moves", "to_ranks"]
 Ranks = Tuple[Tuple[int, ...], ...]
 Line = Tuple[int, ...]
 
-# Index into the result of moves(); same order as ansi2048.ai.search.MOVE_NAMES.
+# The moves in the order of moves()'s results, here and in the 4x4 search
+# (ansi2048.ai.bitboard.moves): the AI's one list of them.
 MOVE_NAMES = ("up", "down", "left", "right")
 
 _LINE_BASE = 200000.0
@@ -169,8 +170,14 @@ def _search(
 
     def chance(after: Ranks, depth: int, prob: float) -> float:
         if depth <= 0 or prob < _PRUNE:
+            # Counted as work even when remembered, so the depths reached, and
+            # the moves, are those of a search without the memo: it saves
+            # time, not moves.
             nodes[0] += cost
-            return heuristic(after)
+            known = cache.get((after, 0))
+            if known is None:
+                known = cache[(after, 0)] = heuristic(after)
+            return known
         key = (after, depth)
         hit = cache.get(key)
         if hit is not None:

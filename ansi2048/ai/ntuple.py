@@ -44,6 +44,7 @@ __all__ = [
     "features",
     "pack_weights",
     "symmetries",
+    "unfold",
     "unpack_weights",
 ]
 
@@ -95,33 +96,46 @@ def features(tuples: Sequence[Sequence[int]]) -> List[Tuple[int, Tuple[int, ...]
 
 # -- the weights file ---------------------------------------------------------
 
+# One stage of a network: (the smallest biggest-tile rank it values, per-tuple
+# tables). Stage 0 values every board; a later stage takes over the boards
+# holding a tile of at least its rank (multi-stage weights, Yeh et al. 2016).
+Stage = Tuple[int, Sequence[Sequence[float]]]
 
-def pack_weights(tables: Sequence[Sequence[float]], meta: Dict[str, Any], folded: bool = True) -> bytes:
-    """Quantise to int16 with one scale, compress, checksum.
 
-    ``folded`` (the shipped form) stores the per-position tables the evaluator
-    reads, so loading is a decompression; otherwise the canonical per-tuple
-    tables, which training resumes from (``scripts/train_ai.py --init``).
+def pack_weights(stages: Sequence[Stage], meta: Sequence[Dict[str, Any]], folded: bool = True) -> bytes:
+    """Quantise each stage to int16 with its own scale, compress, checksum.
+
+    ``meta`` holds one dict per stage (its training record). ``folded`` (the
+    shipped form) stores the per-position tables the evaluator reads, so
+    loading is a decompression; otherwise the canonical per-tuple tables.
     """
-    header = dict(meta)
-    header["tuples"] = [list(t) for t in TUPLES]
-    if folded:
-        tables, positions = fold(tables, TUPLES)
-        header["positions"] = positions
-    biggest = max((abs(w) for table in tables for w in table), default=0.0)
-    scale = biggest / 32767 if biggest else 1.0
-    quantised = array("h", (round(w / scale) for table in tables for w in table))
+    header: Dict[str, Any] = {"tuples": [list(t) for t in TUPLES], "stages": []}
+    quantised = array("h")
+    ranks = [rank for rank, _ in stages]
+    if not ranks or ranks[0] != 0 or ranks != sorted(set(ranks)) or ranks[-1] > 15:
+        raise WeightsError("stages must start at rank 0 and rise")
+    for (rank, tables), info in zip(stages, meta):
+        stage = dict(info)
+        if folded:
+            tables, positions = fold(tables, TUPLES)
+            stage["positions"] = positions
+        biggest = max((abs(w) for table in tables for w in table), default=0.0)
+        scale = biggest / 32767 if biggest else 1.0
+        quantised.extend(round(w / scale) for table in tables for w in table)
+        stage.update(from_rank=rank, scale=scale, tables=len(tables))
+        header["stages"].append(stage)
     if sys.byteorder != "little":
         quantised.byteswap()
-    header["scale"] = scale
-    header["tables"] = len(tables)
     head = json.dumps(header, sort_keys=True).encode("utf-8")
     body = struct.pack("<I", len(head)) + head + zlib.compress(quantised.tobytes(), 9)
     return MAGIC + hashlib.sha256(body).digest() + body
 
 
-def unpack_weights(data: bytes) -> Tuple[Dict[str, Any], List[List[int]]]:
-    """Check and unpack a weights file: (header, int16 tables)."""
+def unpack_weights(data: bytes) -> Tuple[Dict[str, Any], List[Tuple[Dict[str, Any], List[List[int]]]]]:
+    """Check and unpack a weights file: (header, [(stage header, int16 tables)]).
+
+    A file of one stage may keep its stage's fields in the header itself (the
+    format before stages)."""
     if len(data) < 44 or data[:8] != MAGIC:
         raise WeightsError("not an ansi2048 n-tuple weights file")
     body = data[40:]
@@ -133,18 +147,32 @@ def unpack_weights(data: bytes) -> Tuple[Dict[str, Any], List[List[int]]]:
         raw = zlib.decompress(body[4 + head_len :])
     except (ValueError, zlib.error) as exc:  # pragma: no cover - the checksum catches damage first
         raise WeightsError(f"unreadable weights file: {exc}") from exc
+    if not isinstance(header, dict):
+        raise WeightsError("weights file: bad header")
     tuples = header.get("tuples")
     if not isinstance(tuples, list) or not all(isinstance(t, list) and len(t) == 4 for t in tuples):
         raise WeightsError("weights file: bad tuple list")
-    count = header.get("tables", len(tuples))
+    stages = header.get("stages")
+    if stages is None:
+        stages = [dict(header, from_rank=0, tables=header.get("tables", len(tuples)))]
+    if not isinstance(stages, list) or not all(isinstance(stage, dict) for stage in stages):
+        raise WeightsError("weights file: bad stage list")
+    counts = [stage.get("tables") for stage in stages]
+    if not all(isinstance(count, int) and count > 0 for count in counts):
+        raise WeightsError("weights file: bad table count")
     weights = array("h")
     weights.frombytes(raw)
     if sys.byteorder != "little":
         weights.byteswap()
-    if not isinstance(count, int) or len(weights) != TABLE * count:
+    if len(weights) != TABLE * sum(counts):
         raise WeightsError("weights file: wrong number of weights")
     flat = weights.tolist()
-    return header, [flat[i * TABLE : (i + 1) * TABLE] for i in range(count)]
+    out = []
+    first = 0
+    for stage, count in zip(stages, counts):
+        out.append((stage, [flat[(first + i) * TABLE : (first + i + 1) * TABLE] for i in range(count)]))
+        first += count
+    return header, out
 
 
 # -- the evaluator --------------------------------------------------------------
@@ -203,39 +231,99 @@ def fold(tables: Sequence[Sequence[float]], tuples: Sequence[Sequence[int]]) -> 
     return out, positions
 
 
+def unfold(tables: Sequence[Sequence[float]], positions: Sequence[int]) -> List[List[float]]:
+    """Folded per-position tables -> per-tuple tables that :func:`fold` turns back
+    into the same values (exactly, but for float rounding).
+
+    Each shipped tuple lists its cells in row-major order and is itself one of
+    the positions, and a position's table sums the features of one tuple over
+    the symmetries that keep the position's cells; the table is symmetric under
+    them, so that share of it is the tuple's table."""
+    out = []
+    for cells in TUPLES:
+        position = _POSITIONS.index(tuple(cells))
+        keeping = sum(1 for number, feature in features([cells]) if tuple(sorted(feature)) == tuple(cells))
+        out.append([w / keeping for w in tables[positions[position]]])
+    return out
+
+
+_LOW_NIBBLES = 0x0F0F0F0F0F0F0F0F
+_CARRIES = 0x1010101010101010
+
+
 class Network:
     """A loaded network: ``value(board)`` is the afterstate's expected future score.
 
-    ``tables`` are the folded per-position tables when the header lists
-    ``positions`` (the shipped form), else per-tuple tables, folded here."""
+    ``stages`` are (stage header, tables) as :func:`unpack_weights` gives them:
+    the folded per-position tables when the stage header lists ``positions``
+    (the shipped form), else per-tuple tables, folded here. One stage, or two:
+    the second values the boards holding a tile of rank ``from_rank`` or more.
+    """
 
-    def __init__(self, header: Dict[str, Any], tables: Sequence[Sequence[float]]) -> None:
+    def __init__(
+        self, header: Dict[str, Any], stages: Sequence[Tuple[Dict[str, Any], Sequence[Sequence[float]]]]
+    ) -> None:
         self.header = header
-        self.scale = float(header["scale"])
-        positions = header.get("positions")
-        if positions is None:
-            tables, positions = fold(tables, header["tuples"])
-        if (
-            not isinstance(positions, list)
-            or len(positions) != len(_POSITIONS)
-            or not all(isinstance(i, int) and 0 <= i < len(tables) for i in positions)
-        ):
-            raise WeightsError("weights file: bad position list")
-        self._tables = [tables[i] for i in positions]
+        loaded = []
+        for stage, tables in stages:
+            positions = stage.get("positions")
+            if positions is None:
+                tables, positions = fold(tables, header["tuples"])
+            if (
+                not isinstance(positions, list)
+                or len(positions) != len(_POSITIONS)
+                or not all(isinstance(i, int) and 0 <= i < len(tables) for i in positions)
+            ):
+                raise WeightsError("weights file: bad position list")
+            rank = stage.get("from_rank")
+            if not isinstance(rank, int) or not 0 <= rank <= 15:
+                raise WeightsError("weights file: bad stage rank")
+            loaded.append((rank, [tables[i] for i in positions], float(stage["scale"])))
+        ranks = [rank for rank, _, _ in loaded]
+        if not 1 <= len(loaded) <= 2 or ranks[0] != 0:
+            raise WeightsError("weights file: one stage from rank 0, or two")
+        if len(loaded) == 2 and not 0 < ranks[1] <= 15:
+            raise WeightsError("weights file: the second stage must start above rank 0")
+        self.stage_ranks = tuple(ranks)
+        _, self._tables, self.scale = loaded[0]
+        self._late_tables, self._late_scale = loaded[-1][1], loaded[-1][2]
+        # Adding 16 - rank to every nibble (spread over bytes, so no nibble
+        # carries into the next) sets a byte's bit 4 where the nibble >= rank.
+        self._add = (16 - ranks[1]) * 0x0101010101010101 if len(loaded) == 2 else 0
+        # Row x's adjacent pairs of cells, 8 bits each, in bits 0, 16 and 32:
+        # row i's word | row i + 1's word << 8 holds the three 2x2 squares'
+        # indices (row-major ranks) in its 16-bit fields.
+        self._pairs = [(x & 0xFF) | ((x & 0xFF0) << 12) | ((x & 0xFF00) << 24) for x in range(TABLE)]
 
-    def value(self, b: int) -> float:
-        """The network's value of afterstate ``b`` (a bitboard)."""
-        (l0, l1, l2, l3, k0, k1, k2, k3, s00, s01, s02, s10, s11, s12, s20, s21, s22) = self._tables
+    def stage(self, b: int) -> int:
+        """Which stage values board ``b``: 0, or 1 once a tile of its rank is on it."""
+        add = self._add
+        return int(bool(add and ((((b & _LOW_NIBBLES) + add) | (((b >> 4) & _LOW_NIBBLES) + add)) & _CARRIES)))
+
+    def value(self, b: int, t: Optional[int] = None) -> float:
+        """The network's value of afterstate ``b`` (a bitboard); ``t``, if given,
+        is its transpose (the search often has it already)."""
+        add = self._add
+        if add and ((((b & _LOW_NIBBLES) + add) | (((b >> 4) & _LOW_NIBBLES) + add)) & _CARRIES):
+            tables, scale = self._late_tables, self._late_scale
+        else:
+            tables, scale = self._tables, self.scale
+        (l0, l1, l2, l3, k0, k1, k2, k3, s00, s01, s02, s10, s11, s12, s20, s21, s22) = tables
         r0 = b & 0xFFFF
         r1 = (b >> 16) & 0xFFFF
         r2 = (b >> 32) & 0xFFFF
         r3 = b >> 48
-        a = (b & 0xF0F00F0FF0F00F0F) | ((b & 0x0000F0F00000F0F0) << 12) | ((b >> 12) & 0x0000F0F00000F0F0)
-        t = (a & 0xFF00FF0000FF00FF) | ((a & 0x00FF00FF00000000) >> 24) | ((a << 24) & 0x00FF00FF00000000)
-        # Squares: the low byte of two adjacent rows, shifted to the square's column.
-        q0 = r0 | (r1 << 16)
-        q1 = r1 | (r2 << 16)
-        q2 = r2 | (r3 << 16)
+        if t is None:
+            a = (b & 0xF0F00F0FF0F00F0F) | ((b & 0x0000F0F00000F0F0) << 12) | ((b >> 12) & 0x0000F0F00000F0F0)
+            t = (a & 0xFF00FF0000FF00FF) | ((a & 0x00FF00FF00000000) >> 24) | ((a << 24) & 0x00FF00FF00000000)
+        # The squares over rows i and i + 1 are 16-bit fields of one word
+        # (see _pairs): two lookups and a shift for three squares.
+        pairs = self._pairs
+        p1 = pairs[r1]
+        p2 = pairs[r2]
+        z0 = pairs[r0] | (p1 << 8)
+        z1 = p1 | (p2 << 8)
+        z2 = p2 | (pairs[r3] << 8)
         total = (
             l0[r0]
             + l1[r1]
@@ -245,22 +333,22 @@ class Network:
             + k1[(t >> 16) & 0xFFFF]
             + k2[(t >> 32) & 0xFFFF]
             + k3[t >> 48]
-            + s00[(q0 & 0xFF) | ((q0 >> 8) & 0xFF00)]
-            + s01[((q0 >> 4) & 0xFF) | ((q0 >> 12) & 0xFF00)]
-            + s02[((q0 >> 8) & 0xFF) | ((q0 >> 16) & 0xFF00)]
-            + s10[(q1 & 0xFF) | ((q1 >> 8) & 0xFF00)]
-            + s11[((q1 >> 4) & 0xFF) | ((q1 >> 12) & 0xFF00)]
-            + s12[((q1 >> 8) & 0xFF) | ((q1 >> 16) & 0xFF00)]
-            + s20[(q2 & 0xFF) | ((q2 >> 8) & 0xFF00)]
-            + s21[((q2 >> 4) & 0xFF) | ((q2 >> 12) & 0xFF00)]
-            + s22[((q2 >> 8) & 0xFF) | ((q2 >> 16) & 0xFF00)]
+            + s00[z0 & 0xFFFF]
+            + s01[(z0 >> 16) & 0xFFFF]
+            + s02[z0 >> 32]
+            + s10[z1 & 0xFFFF]
+            + s11[(z1 >> 16) & 0xFFFF]
+            + s12[z1 >> 32]
+            + s20[z2 & 0xFFFF]
+            + s21[(z2 >> 16) & 0xFFFF]
+            + s22[z2 >> 32]
         )
-        return total * self.scale
+        return total * scale
 
 
 def load_network(data: bytes) -> Network:
-    header, tables = unpack_weights(data)
-    return Network(header, tables)
+    header, stages = unpack_weights(data)
+    return Network(header, stages)
 
 
 def reference_value(
