@@ -25,9 +25,9 @@ the shipped weights (79358 self-play games), seeds 1 and up never used to tune
         4096 99%, 8192 45%, 16384 0%; mean score 106189, median 80730
         (the rule before, two levels only at 3 empty cells or fewer: 97.5%,
         39.5%, 0%; mean 99770)
-    4x4 level 1, CPython 3.11, seeds 1..3 (--cpu): 4.97 and 5.63 ms/move,
-        p99 12.6 and 15.0 ms, max 28 ms; the rule before, same load, seed 1,
-        3000 moves: 2.0 ms (4.97 ms now)
+    4x4 level 1, CPython 3.11, seeds 1..3 (--cpu), load average ~2.5:
+        4.12 ms/move, p99 10.4 ms, max 19.6 ms (the rule before: 1.98 ms,
+        p99 8.3 ms); under a load average of ~9: 4.97-5.63 ms, p99 12.6-15 ms
     4x4 --budget 0.05 --level 2 --cpu, seed 3, 300 moves: mean 50.4 ms,
         p99 53.9 ms, max 64.2 ms (the cap on CPU time)
     other shapes, CPython --cpu: p99 per hint 25-51 ms (3x3, 2x6, 3x5, 5x5,
