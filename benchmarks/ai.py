@@ -17,17 +17,21 @@ depend on the interpreter and the machine.
 ``--player greedy`` is the baseline: the move with the most points, then the
 most empty cells.
 
-Measured on the development machine (2 cores shared with other jobs), with the
-shipped weights (79358 self-play games):
+Measured on the development machine (2 cores shared with 8 other jobs), with
+the shipped weights (79358 self-play games), seeds 1 and up never used to tune
+(tuning: seeds 10000-10019):
 
-    4x4 level 1, PyPy, seeds 1..200: 2048 100%, 4096 97.5%, 8192 39.5%,
-        16384 0%; mean score 99770, median 80402
-    4x4 level 1, CPython 3.11, seeds 1..4 (--cpu): 1.56 ms/move, p99 6.6 ms
-        (wall clock under load: 4.96 ms, p99 22.7 ms)
-    4x4 level 2, PyPy, seeds 1..30: 2048 100%, 4096 100%, 8192 63.3%;
-        mean 119060; CPython seed 1 (--cpu): 16.6 ms/move, p99 111 ms
+    4x4 level 1, PyPy, seeds 1..200 (--jobs 2 --per-game): 2048 100%,
+        4096 99%, 8192 45%, 16384 0%; mean score 106189, median 80730
+        (the rule before, two levels only at 3 empty cells or fewer: 97.5%,
+        39.5%, 0%; mean 99770)
+    4x4 level 1, CPython 3.11, seeds 1..3 (--cpu), load average ~2.5:
+        4.12 ms/move, p99 10.4 ms, max 19.6 ms (the rule before: 1.98 ms,
+        p99 8.3 ms); under a load average of ~9: 4.97-5.63 ms, p99 12.6-15 ms
+    4x4 --budget 0.05 --level 2 --cpu, seed 3, 300 moves: mean 50.4 ms,
+        p99 53.9 ms, max 64.2 ms (the cap on CPU time)
     other shapes, CPython --cpu: p99 per hint 25-51 ms (3x3, 2x6, 3x5, 5x5,
-        6x6, 4x7, 10x10, 2x2)
+        6x6, 4x7, 10x10, 2x2), measured before this change
 """
 
 from __future__ import annotations
