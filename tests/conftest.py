@@ -113,6 +113,20 @@ def _take_no_signal(signum: int, frame: object) -> None:
     """The runner's own reaction to a signal its shell told it to ignore."""
 
 
+@pytest.fixture(autouse=True)
+def _ai_loaded_before_the_next_test() -> Iterator[None]:
+    """A keyboard game played in-process loads the AI on a thread of its own
+    once its board is up (``autoplay.Advisor.warm_up``), and that thread may
+    outlive the game. Joined here, so that a later test forking a child (a
+    pty) does not fork a process with a thread in the middle of an import."""
+    yield
+    import threading
+
+    for thread in threading.enumerate():
+        if thread.name == "ansi2048-ai":
+            thread.join(timeout=30)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _children_start_with_default_signals() -> Iterator[None]:
     """Every program a test starts gets the default action for the signals

@@ -23,7 +23,7 @@ if sys.platform == "win32":  # FIFOs, devices and SIGALRM are POSIX's
 
 from ansi2048 import config as config_module
 from ansi2048 import files
-from ansi2048.ai import WeightsWarning, load_network
+from ansi2048.ai import DEFAULT_WEIGHTS, WeightsWarning, load_network
 from ansi2048.config import Config, load_config
 from ansi2048.engine import Game
 from ansi2048.files import NotAFile, TooBig, read_regular, read_tail
@@ -33,7 +33,8 @@ from ansi2048.storage import DataDir, Keeper
 
 pytestmark = pytest.mark.posix
 
-WEIGHTS = Path(__file__).parent.parent / "ansi2048" / "ai" / "ntuple4x4.bin"
+# The shipped weights of the ansi2048 under test (from an installed wheel too).
+WEIGHTS = Path(DEFAULT_WEIGHTS)
 
 
 @contextmanager
