@@ -8,17 +8,18 @@ import random
 import shutil
 import warnings
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ansi2048.ai import DEFAULT_WEIGHTS, Player, WeightsWarning, best_move, heuristic, search
-from ansi2048.ai.bitboard import decode, encode, moves, row_tables, transpose
+from ansi2048.ai.bitboard import decode, empty_cells, encode, moves, row_tables, transpose
 from ansi2048.ai.ntuple import (
     TUPLES,
     Network,
+    WeightsError,
     load_network,
     pack_weights,
     reference_value,
@@ -178,7 +179,7 @@ def test_folded_evaluator_matches_the_definition(arbitrary_weights: Tuple[List[L
     tables, path = arbitrary_weights
     direct = Network({"tuples": [list(t) for t in TUPLES]}, [({"scale": 1.0, "from_rank": 0}, tables)])
     packed = load_network(path.read_bytes())
-    step = packed.scale
+    step = packed.scales[0]
     for _ in range(100):
         b = encode([rng.choice(TILES[:-1]) for _ in range(16)])
         assert b is not None
@@ -281,6 +282,9 @@ class StubNetwork:
         if t is not None:
             assert t == transpose(b)
         return float(sum(((b >> (4 * i)) & 0xF) * (3 + 5 * i - (i % 3) * 7) for i in range(16)))
+
+    def evaluator(self, b: int, moves: int) -> Callable[[int, Optional[int]], float]:
+        return self.value
 
 
 def reference_choice(b: int, net: StubNetwork, depth: int) -> Tuple[int, float]:
@@ -397,23 +401,72 @@ def test_a_generous_cap_searches_deeper_than_the_default(monkeypatch: pytest.Mon
     assert depths == [0, 1, 2, 3, 4]
 
 
-def test_a_second_stage_values_the_boards_with_its_big_tile(arbitrary_weights: Tuple[List[List[float]], Path]) -> None:
+def staged_network(early: List[List[float]]) -> Network:
+    """Four stages (from 2048, 4096, 8192) whose tables differ by a factor."""
+    stages = [({"scale": 1.0, "from_rank": rank}, [[w * factor for w in t] for t in early]) for rank, factor in STAGED]
+    return Network({"tuples": [list(t) for t in TUPLES]}, stages)
+
+
+STAGED = ((0, 1.0), (11, -0.5), (12, 2.0), (13, 0.25))
+
+
+def test_each_stage_values_the_boards_with_its_big_tile(arbitrary_weights: Tuple[List[List[float]], Path]) -> None:
     early, _ = arbitrary_weights
-    late = [[-w / 2 for w in table] for table in early]
-    net = Network(
-        {"tuples": [list(t) for t in TUPLES]},
-        [({"scale": 1.0, "from_rank": 0}, early), ({"scale": 1.0, "from_rank": 12}, late)],
-    )
+    net = staged_network(early)
+    assert net.stage_ranks == (0, 11, 12, 13)
     rng = random.Random(8)
-    for biggest in (2048, 4096, 8192, 32768):
+    for biggest in (1024, 2048, 4096, 8192, 32768):
+        stage = sum(1 for rank, _ in STAGED[1:] if biggest >= 1 << rank)
+        factor = STAGED[stage][1]
         for _ in range(20):
-            cells = [rng.choice(TILES[:-3]) for _ in range(16)]
+            cells = [rng.choice(TILES[:-6]) for _ in range(16)]
             cells[rng.randrange(16)] = biggest
             b = encode(cells)
             assert b is not None
-            tables = late if biggest >= 4096 else early
-            assert net.stage(b) == (biggest >= 4096)
-            assert net.value(b) == pytest.approx(reference_value(tables, b))
+            assert net.stage(b) == stage
+            assert net.value(b) == pytest.approx(factor * reference_value(early, b))
+
+
+def test_the_search_evaluator_values_every_board_within_reach_as_the_network(
+    arbitrary_weights: Tuple[List[List[float]], Path],
+) -> None:
+    # The search takes one stage's evaluator where no later stage can begin
+    # within its moves: over random games walked past each stage's first
+    # tile, every afterstate within reach gets the network's own value.
+    early, _ = arbitrary_weights
+    net = staged_network(early)
+    tables = row_tables()
+    rng = random.Random(12)
+    checked = 0
+    for _ in range(30):
+        cells = [rng.choice((0, 0, 2, 4, 8)) for _ in range(16)]
+        cells[rng.randrange(16)] = 1 << rng.choice((9, 10, 11, 12))
+        root = encode(cells)
+        assert root is not None
+        for reach in (1, 2, 3):
+            value = net.evaluator(root, reach)
+            frontier = [root]
+            for _ in range(reach):
+                nxt = []
+                for b in frontier:
+                    for after, _points in moves(b, tables):
+                        if after != b:
+                            assert value(after, transpose(after)) == net.value(after)
+                            checked += 1
+                            empty = empty_cells(after)
+                            if empty:
+                                nxt.append(after | (rng.choice((1, 2)) << rng.choice(empty)))
+                frontier = rng.sample(nxt, min(6, len(nxt)))
+    assert checked > 1000
+
+
+def test_a_weights_file_of_many_stages_loads(arbitrary_weights: Tuple[List[List[float]], Path]) -> None:
+    early, _ = arbitrary_weights
+    data = pack_weights([(rank, early) for rank, _ in STAGED], [{} for _ in STAGED])
+    net = load_network(data)
+    assert net.stage_ranks == (0, 11, 12, 13)
+    with pytest.raises(WeightsError):
+        Network({"tuples": [list(t) for t in TUPLES]}, [({"scale": 1.0, "from_rank": r}, early) for r in (0, 12, 11)])
 
 
 def test_the_shipped_tables_unfold_exactly() -> None:

@@ -34,7 +34,7 @@ import struct
 import sys
 import zlib
 from array import array
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 __all__ = [
     "MAGIC",
@@ -166,7 +166,12 @@ def unpack_weights(data: bytes) -> Tuple[Dict[str, Any], List[Tuple[Dict[str, An
         weights.byteswap()
     if len(weights) != TABLE * sum(counts):
         raise WeightsError("weights file: wrong number of weights")
-    flat = weights.tolist()
+    # One int object per distinct weight, not per entry: a stage is 720896
+    # entries, and an int of its own each would take 28 bytes more per entry
+    # (about 20 MB a stage); a list indexed by the weight itself (negative
+    # ones from the end) hands out the shared objects.
+    shared = list(range(32768)) + list(range(-32768, 0))
+    flat = list(map(shared.__getitem__, weights))
     out = []
     first = 0
     for stage, count in zip(stages, counts):
@@ -249,66 +254,26 @@ def unfold(tables: Sequence[Sequence[float]], positions: Sequence[int]) -> List[
 
 _LOW_NIBBLES = 0x0F0F0F0F0F0F0F0F
 _CARRIES = 0x1010101010101010
+MAX_STAGES = 8
+
+# A value function of an afterstate and, if known, its transpose.
+Evaluator = Callable[[int, Optional[int]], float]
 
 
-class Network:
-    """A loaded network: ``value(board)`` is the afterstate's expected future score.
+def _has_rank(b: int, add: int) -> bool:
+    """Whether board ``b`` holds a tile of rank R or more, ``add`` being
+    (16 - R) * 0x0101010101010101: adding 16 - R to every nibble (spread over
+    bytes, so no nibble carries into the next) sets a byte's bit 4 where the
+    nibble >= R."""
+    return bool((((b & _LOW_NIBBLES) + add) | (((b >> 4) & _LOW_NIBBLES) + add)) & _CARRIES)
 
-    ``stages`` are (stage header, tables) as :func:`unpack_weights` gives them:
-    the folded per-position tables when the stage header lists ``positions``
-    (the shipped form), else per-tuple tables, folded here. One stage, or two:
-    the second values the boards holding a tile of rank ``from_rank`` or more.
-    """
 
-    def __init__(
-        self, header: Dict[str, Any], stages: Sequence[Tuple[Dict[str, Any], Sequence[Sequence[float]]]]
-    ) -> None:
-        self.header = header
-        loaded = []
-        for stage, tables in stages:
-            positions = stage.get("positions")
-            if positions is None:
-                tables, positions = fold(tables, header["tuples"])
-            if (
-                not isinstance(positions, list)
-                or len(positions) != len(_POSITIONS)
-                or not all(isinstance(i, int) and 0 <= i < len(tables) for i in positions)
-            ):
-                raise WeightsError("weights file: bad position list")
-            rank = stage.get("from_rank")
-            if not isinstance(rank, int) or not 0 <= rank <= 15:
-                raise WeightsError("weights file: bad stage rank")
-            loaded.append((rank, [tables[i] for i in positions], float(stage["scale"])))
-        ranks = [rank for rank, _, _ in loaded]
-        if not 1 <= len(loaded) <= 2 or ranks[0] != 0:
-            raise WeightsError("weights file: one stage from rank 0, or two")
-        if len(loaded) == 2 and not 0 < ranks[1] <= 15:
-            raise WeightsError("weights file: the second stage must start above rank 0")
-        self.stage_ranks = tuple(ranks)
-        _, self._tables, self.scale = loaded[0]
-        self._late_tables, self._late_scale = loaded[-1][1], loaded[-1][2]
-        # Adding 16 - rank to every nibble (spread over bytes, so no nibble
-        # carries into the next) sets a byte's bit 4 where the nibble >= rank.
-        self._add = (16 - ranks[1]) * 0x0101010101010101 if len(loaded) == 2 else 0
-        # Row x's adjacent pairs of cells, 8 bits each, in bits 0, 16 and 32:
-        # row i's word | row i + 1's word << 8 holds the three 2x2 squares'
-        # indices (row-major ranks) in its 16-bit fields.
-        self._pairs = [(x & 0xFF) | ((x & 0xFF0) << 12) | ((x & 0xFF00) << 24) for x in range(TABLE)]
+def _stage_evaluator(tables: Sequence[Sequence[int]], scale: float, pairs: Sequence[int]) -> Evaluator:
+    """The value of one stage: 17 lookups (see :data:`_POSITIONS`), the tables
+    held in the closure, where CPython reads them faster than from ``self``."""
+    (l0, l1, l2, l3, k0, k1, k2, k3, s00, s01, s02, s10, s11, s12, s20, s21, s22) = tables
 
-    def stage(self, b: int) -> int:
-        """Which stage values board ``b``: 0, or 1 once a tile of its rank is on it."""
-        add = self._add
-        return int(bool(add and ((((b & _LOW_NIBBLES) + add) | (((b >> 4) & _LOW_NIBBLES) + add)) & _CARRIES)))
-
-    def value(self, b: int, t: Optional[int] = None) -> float:
-        """The network's value of afterstate ``b`` (a bitboard); ``t``, if given,
-        is its transpose (the search often has it already)."""
-        add = self._add
-        if add and ((((b & _LOW_NIBBLES) + add) | (((b >> 4) & _LOW_NIBBLES) + add)) & _CARRIES):
-            tables, scale = self._late_tables, self._late_scale
-        else:
-            tables, scale = self._tables, self.scale
-        (l0, l1, l2, l3, k0, k1, k2, k3, s00, s01, s02, s10, s11, s12, s20, s21, s22) = tables
+    def value(b: int, t: Optional[int] = None) -> float:
         r0 = b & 0xFFFF
         r1 = (b >> 16) & 0xFFFF
         r2 = (b >> 32) & 0xFFFF
@@ -317,8 +282,7 @@ class Network:
             a = (b & 0xF0F00F0FF0F00F0F) | ((b & 0x0000F0F00000F0F0) << 12) | ((b >> 12) & 0x0000F0F00000F0F0)
             t = (a & 0xFF00FF0000FF00FF) | ((a & 0x00FF00FF00000000) >> 24) | ((a << 24) & 0x00FF00FF00000000)
         # The squares over rows i and i + 1 are 16-bit fields of one word
-        # (see _pairs): two lookups and a shift for three squares.
-        pairs = self._pairs
+        # (see Network._pairs): two lookups and a shift for three squares.
         p1 = pairs[r1]
         p2 = pairs[r2]
         z0 = pairs[r0] | (p1 << 8)
@@ -344,6 +308,79 @@ class Network:
             + s22[z2 >> 32]
         )
         return total * scale
+
+    return value
+
+
+class Network:
+    """A loaded network: ``value(board)`` is the afterstate's expected future score.
+
+    ``stages`` are (stage header, tables) as :func:`unpack_weights` gives them:
+    the folded per-position tables when the stage header lists ``positions``
+    (the shipped form), else per-tuple tables, folded here. Stage 0 values
+    every board; each later stage (up to :data:`MAX_STAGES` in all) takes over
+    the boards holding a tile of its ``from_rank`` or more.
+    """
+
+    def __init__(
+        self, header: Dict[str, Any], stages: Sequence[Tuple[Dict[str, Any], Sequence[Sequence[float]]]]
+    ) -> None:
+        self.header = header
+        # Row x's adjacent pairs of cells, 8 bits each, in bits 0, 16 and 32:
+        # row i's word | row i + 1's word << 8 holds the three 2x2 squares'
+        # indices (row-major ranks) in its 16-bit fields.
+        pairs = [(x & 0xFF) | ((x & 0xFF0) << 12) | ((x & 0xFF00) << 24) for x in range(TABLE)]
+        ranks: List[int] = []
+        scales: List[float] = []
+        evaluators: List[Evaluator] = []
+        for stage, tables in stages:
+            positions = stage.get("positions")
+            if positions is None:
+                tables, positions = fold(tables, header["tuples"])
+            if (
+                not isinstance(positions, list)
+                or len(positions) != len(_POSITIONS)
+                or not all(isinstance(i, int) and 0 <= i < len(tables) for i in positions)
+            ):
+                raise WeightsError("weights file: bad position list")
+            rank = stage.get("from_rank")
+            if not isinstance(rank, int) or not 0 <= rank <= 15:
+                raise WeightsError("weights file: bad stage rank")
+            ranks.append(rank)
+            scales.append(float(stage["scale"]))
+            evaluators.append(_stage_evaluator([tables[i] for i in positions], float(stage["scale"]), pairs))
+        if not 1 <= len(ranks) <= MAX_STAGES or ranks[0] != 0 or ranks != sorted(set(ranks)):
+            raise WeightsError(f"weights file: 1 to {MAX_STAGES} stages, from rank 0, rising")
+        self.stage_ranks = tuple(ranks)
+        self.scales = tuple(scales)  # a weight is an int16 times its stage's scale
+        self._evaluators = evaluators
+        # (carry-test constant, stage) of the later stages, the highest first.
+        self._later = [((16 - rank) * 0x0101010101010101, i) for i, rank in enumerate(ranks)][:0:-1]
+
+    def stage(self, b: int) -> int:
+        """Which stage values board ``b``: the last whose rank a tile on it reaches."""
+        for add, number in self._later:
+            if _has_rank(b, add):
+                return number
+        return 0
+
+    def value(self, b: int, t: Optional[int] = None) -> float:
+        """The network's value of afterstate ``b`` (a bitboard); ``t``, if given,
+        is its transpose (the search often has it already)."""
+        return self._evaluators[self.stage(b)](b, t)
+
+    def evaluator(self, b: int, moves: int) -> Evaluator:
+        """What values every afterstate ``moves`` moves or fewer after board ``b``:
+        the one stage's evaluator where no later stage can begin in so few moves
+        (a move raises the biggest tile by one rank at most), else :meth:`value`.
+        The same numbers as :meth:`value`, without its stage test in the search's
+        inner loop but near a stage's first tile."""
+        number = self.stage(b)
+        if number + 1 < len(self.stage_ranks):
+            top = max((b >> shift) & 0xF for shift in range(0, 64, 4))
+            if top + moves >= self.stage_ranks[number + 1]:
+                return self.value
+        return self._evaluators[number]
 
 
 def load_network(data: bytes) -> Network:

@@ -64,7 +64,8 @@ def choose(
     of the board and the depth. With ``clock``, raises :class:`Deadline` once
     ``clock()`` passes ``deadline`` (checked at every chance node).
     """
-    value = net.value
+    # Every afterstate valued is depth + 1 moves or fewer below b.
+    value = net.evaluator(b, depth + 1)
     left, right, up, down, score = tables.left, tables.right, tables.up, tables.down, tables.score
     # Per depth: afterstate -> its worth below (the network's value at depth
     # 0, its chance node's above): spawns commute, so positions recur.
