@@ -268,7 +268,7 @@ def _has_rank(b: int, add: int) -> bool:
     return bool((((b & _LOW_NIBBLES) + add) | (((b >> 4) & _LOW_NIBBLES) + add)) & _CARRIES)
 
 
-def _stage_evaluator(tables: Sequence[Sequence[int]], scale: float, pairs: Sequence[int]) -> Evaluator:
+def _stage_evaluator(tables: Sequence[Sequence[float]], scale: float, pairs: Sequence[int]) -> Evaluator:
     """The value of one stage: 17 lookups (see :data:`_POSITIONS`), the tables
     held in the closure, where CPython reads them faster than from ``self``."""
     (l0, l1, l2, l3, k0, k1, k2, k3, s00, s01, s02, s10, s11, s12, s20, s21, s22) = tables
