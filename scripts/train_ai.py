@@ -120,7 +120,8 @@ def pack(raw: Path, ranks: Sequence[int], recipe: Dict[str, Any]) -> bytes:
     for s, rank in enumerate(ranks):
         base = s * per_stage
         stages.append((rank, [flat[base + i * TABLE : base + (i + 1) * TABLE].tolist() for i in range(len(TUPLES))]))
-    return pack_weights(stages, [dict(recipe, stage=s) for s in range(len(ranks))])
+    # The recipe is the whole file's: stage 0 holds it, the later stages only their number.
+    return pack_weights(stages, [recipe] + [{"stage": s} for s in range(1, len(ranks))])
 
 
 def main(argv: Optional[List[str]] = None) -> int:
