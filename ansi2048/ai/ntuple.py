@@ -131,7 +131,7 @@ def pack_weights(stages: Sequence[Stage], meta: Sequence[Dict[str, Any]], folded
     return MAGIC + hashlib.sha256(body).digest() + body
 
 
-def unpack_weights(data: bytes) -> Tuple[Dict[str, Any], List[Tuple[Dict[str, Any], List[List[int]]]]]:
+def unpack_weights(data: bytes) -> Tuple[Dict[str, Any], List[Tuple[Dict[str, Any], List["array[int]"]]]]:
     """Check and unpack a weights file: (header, [(stage header, int16 tables)]).
 
     A file of one stage may keep its stage's fields in the header itself (the
@@ -166,16 +166,12 @@ def unpack_weights(data: bytes) -> Tuple[Dict[str, Any], List[Tuple[Dict[str, An
         weights.byteswap()
     if len(weights) != TABLE * sum(counts):
         raise WeightsError("weights file: wrong number of weights")
-    # One int object per distinct weight, not per entry: a stage is 720896
-    # entries, and an int of its own each would take 28 bytes more per entry
-    # (about 20 MB a stage); a list indexed by the weight itself (negative
-    # ones from the end) hands out the shared objects.
-    shared = list(range(32768)) + list(range(-32768, 0))
-    flat = list(map(shared.__getitem__, weights))
+    # The tables stay int16 arrays: 2 bytes an entry (a list would take 8,
+    # and an int object per distinct weight), read as fast as a list's items.
     out = []
     first = 0
     for stage, count in zip(stages, counts):
-        out.append((stage, [flat[(first + i) * TABLE : (first + i + 1) * TABLE] for i in range(count)]))
+        out.append((stage, [weights[(first + i) * TABLE : (first + i + 1) * TABLE] for i in range(count)]))
         first += count
     return header, out
 
