@@ -7,8 +7,13 @@ an afterstate sums each tuple's weight over the 8 symmetries of the board
 and every game trains 8 times as many patterns.
 
 Shipped network: 2 straight lines (an edge row, an inner row) and 3 squares
-(corner, edge, centre) = 5 x 65536 weights. With the 8 symmetries those are 40
-features over 17 positions: the 8 rows and columns and the 9 2x2 squares.
+(corner, edge, centre) = 5 x 65536 weights a stage. With the 8 symmetries those
+are 40 features over 17 positions: the 8 rows and columns and the 9 2x2 squares.
+
+Stages (multi-stage weights, Yeh et al. 2016): stage 0 values every board, and
+each later stage, from its own rank on, the boards holding a tile of that rank
+or more; a board is valued by the last stage it reaches. Which stages the
+shipped file holds, and how they were trained, its header says.
 
 The evaluator (:class:`Network`) folds, at load time, every feature at a
 position into one table indexed by the ranks at that position in row-major
@@ -20,10 +25,11 @@ Weights file (little-endian)::
     b"A2048NT1"         8 bytes, magic
     sha256              32 bytes, of everything after this field
     header length       uint32
-    header              JSON: {"tuples": [[cell, ...], ...], "scale": float, ...}
-    payload             zlib(int16 weights, table after table)
+    header              JSON: {"tuples": [[cell, ...], ...], "stages": [{"from_rank": int,
+                        "scale": float, "tables": int, "positions": [...], ...}, ...]}
+    payload             zlib(int16 weights, table after table, stage after stage)
 
-A weight is ``int16 * scale``.
+A weight is ``int16 * scale`` of its stage.
 """
 
 from __future__ import annotations
