@@ -117,17 +117,17 @@ class PtyChild(fdspawn):  # type: ignore[misc]  # pexpect has no type hints
         within ``timeout`` is an error."""
         if self.child_fd != -1:
             super().close()
-        if self in _running:
-            _running.remove(self)
         try:
             self.process.wait(_GRACE if force else self.timeout)
         except subprocess.TimeoutExpired:
             if not force:
-                raise
+                raise  # still among the running: end_all() kills it
             # Not reaped yet, so its pid (the group's id) is not anyone else's.
             with suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
+        if self in _running:
+            _running.remove(self)
         self.isalive()
 
 

@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pexpect
@@ -129,3 +130,30 @@ def test_a_program_on_a_pty_is_started_without_forking_this_process(monkeypatch:
     child = spawn("sh", ["-c", "echo started on $(tty)"])
     child.expect(r"started on /dev/\S+")
     child.expect(pexpect.EOF)
+
+
+@pytest.mark.posix
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_closing_a_program_that_ignores_the_hangup_ends_it_and_its_group() -> None:
+    # What a test leaves running is closed after it (conftest.py): the
+    # terminal hangs up, and what outlives that is killed, with its group.
+    from .ptys import spawn
+
+    child = spawn("sh", ["-c", 'trap "" HUP; sleep 60 & echo "sleeping $!"; wait'])
+    child.expect(r"sleeping (\d+)")
+    sleeper = int(child.match.group(1))
+    child.close(force=True)
+    assert child.signalstatus == signal.SIGKILL
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _running(sleeper):
+        time.sleep(0.01)
+    assert not _running(sleeper)
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, ended but not reaped yet, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
