@@ -106,7 +106,8 @@ class PtyChild(fdspawn):  # type: ignore[misc]  # pexpect has no type hints
         (it exited) or ``signalstatus`` (a signal ended it) says how."""
         code = self.process.poll()
         if code is not None:
-            self.exitstatus, self.signalstatus = (code, None) if code >= 0 else (None, -code)
+            self.exitstatus: Optional[int] = code if code >= 0 else None
+            self.signalstatus: Optional[int] = -code if code < 0 else None
         return code is None
 
     def close(self, force: bool = True) -> None:
