@@ -127,6 +127,16 @@ def _ai_loaded_before_the_next_test() -> Iterator[None]:
             thread.join(timeout=30)
 
 
+@pytest.fixture(autouse=True)
+def _no_program_on_a_pty_outlives_its_test() -> Iterator[None]:
+    """A test that fails half-way leaves its program on a pty running: it is
+    hung up, then killed, before the next test (tests/ptys.py)."""
+    yield
+    from .ptys import end_all
+
+    end_all()
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _children_start_with_default_signals() -> Iterator[None]:
     """Every program a test starts gets the default action for the signals

@@ -538,9 +538,10 @@ def test_autoplay_goes_on_after_ctrl_z_and_fg_without_a_key(tmp_path: Path, data
     to do, and the read blocked)."""
     import pexpect
 
+    from .ptys import spawn
     from .test_terminal import FRAME_END, game_env
 
-    shell = pexpect.spawn(
+    shell = spawn(
         "/bin/bash",
         ["--norc", "--noprofile", "-i"],
         env=dict(game_env(data_home), PS1="$ "),
@@ -580,9 +581,10 @@ def test_help_stays_up_across_ctrl_z_and_fg(tmp_path: Path, data_home: Path) -> 
     """Coming back from a suspend is no key: the help is drawn again, not closed."""
     import pexpect
 
+    from .ptys import spawn
     from .test_terminal import FRAME_END, game_env
 
-    shell = pexpect.spawn(
+    shell = spawn(
         "/bin/bash",
         ["--norc", "--noprofile", "-i"],
         env=dict(game_env(data_home), PS1="$ "),

@@ -291,14 +291,14 @@ def test_a_piped_game_cast_plays_as_shown_whatever_the_term(tmp_path: Path, term
 @pytest.mark.posix
 @pytest.mark.skipif(shutil.which("asciinema") is None, reason="asciinema is not installed")
 def test_asciinema_cat_reproduces_the_final_board(tmp_path: Path) -> None:
-    import pexpect
+    from .ptys import spawn
 
     cast = tmp_path / "game.cast"
     keys = format_header(9, 4, 4, 2048, "0.1.0").encode() + KEYS
     assert run_cli(["--cast", str(cast)], keys, env=ENV).returncode == 0
     header, _events = parse(cast.read_text(encoding="utf-8"))
     # asciinema cat wants a terminal (it reads /dev/tty): give it a pty.
-    child = pexpect.spawn("asciinema", ["cat", str(cast)], dimensions=(header["height"], header["width"]))
+    child = spawn("asciinema", ["cat", str(cast)], dimensions=(header["height"], header["width"]))
     output = child.read()
     child.close()
     assert child.exitstatus == 0, output

@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Sequence
 
 import pytest
 
@@ -144,12 +144,14 @@ def test_bash_completes_options_choices_and_files(tmp_path: Path) -> None:
 @pytest.mark.posix
 def test_bash_completes_on_tab(tmp_path: Path) -> None:
     # The whole way: an interactive bash, the script sourced as the README says, a real Tab.
-    pexpect = pytest.importorskip("pexpect")
+    pytest.importorskip("pexpect")
+    from .ptys import spawn
+
     bash = shutil.which("bash")
     assert bash
     script = tmp_path / "ansi2048.bash"
     script.write_text(completion_script("bash", build_parser()))
-    shell = pexpect.spawn(
+    shell = spawn(
         bash,
         ["--norc", "--noprofile", "-i"],
         env=shell_env(tmp_path),
@@ -174,14 +176,16 @@ def test_bash_completes_on_tab(tmp_path: Path) -> None:
 
 @pytest.mark.posix
 def test_zsh_completes_on_tab(tmp_path: Path) -> None:
-    pexpect = pytest.importorskip("pexpect")
+    pytest.importorskip("pexpect")
+    from .ptys import spawn
+
     zsh = shutil.which("zsh")
     if zsh is None:
         pytest.skip("zsh is not installed")
     functions = tmp_path / "functions"
     functions.mkdir()
     (functions / "_ansi2048").write_text(completion_script("zsh", build_parser()))
-    shell = pexpect.spawn(
+    shell = spawn(
         zsh,
         ["-f", "-i"],
         env=shell_env(tmp_path),
@@ -237,14 +241,15 @@ def test_fish_completes_options_choices_and_files(tmp_path: Path) -> None:
     assert fish_completions(fish, script, "ansi2048 ga", cwd) == []  # no file is an argument by itself
 
 
-def run_with_stdout(stdout: int, **kwargs: object) -> subprocess.CompletedProcess[bytes]:
+def run_with_stdout(stdout: int, wrapper: Sequence[str] = ()) -> subprocess.CompletedProcess[bytes]:
+    """``ansi2048 --completion bash`` with ``stdout``, run by ``wrapper`` (a
+    command that ends by running its arguments) if given."""
     return subprocess.run(
-        [sys.executable, "-m", "ansi2048", "--completion", "bash"],
+        [*wrapper, sys.executable, "-m", "ansi2048", "--completion", "bash"],
         stdout=stdout,
         stderr=subprocess.PIPE,
         timeout=60,
         check=False,
-        **kwargs,  # type: ignore[call-overload]
     )
 
 
@@ -264,7 +269,9 @@ def test_a_reader_that_left_is_one_line_and_exit_1() -> None:
 
 @pytest.mark.posix
 def test_a_closed_stdout_is_one_line_and_exit_1() -> None:
-    result = run_with_stdout(subprocess.DEVNULL, preexec_fn=lambda: os.close(1))
+    # Closed by a shell before it execs the game (not by a preexec_fn: no
+    # Python code runs in a fork of this threaded process).
+    result = run_with_stdout(subprocess.DEVNULL, wrapper=["sh", "-c", 'exec "$@" >&-', "sh"])
     err = result.stderr.decode()
     assert result.returncode == 1 and len(err.strip().splitlines()) == 1, err
     assert "standard output is closed" in err and "Traceback" not in err

@@ -23,6 +23,7 @@ from ansi2048.records import daily_seed
 from ansi2048.session import Session
 
 from .conftest import json_lines, run_cli
+from .ptys import spawn
 
 # 2026-11-22 12:00 UTC.
 NOON = 1795348800.0
@@ -116,7 +117,7 @@ def test_progress_line_on_a_terminal_and_ctrl_c_stops_with_the_summary(tmp_path:
     args = f'--autoplay --size 6 --seed 1 --record "{record}"'
     # exec: no shell stays between (it would take the Ctrl-C itself).
     script = f'exec "{sys.executable}" -m ansi2048 {args} > "{out}"'
-    child = pexpect.spawn("sh", ["-c", script], env=hermetic_env(tmp_path), dimensions=(24, 80), timeout=60)
+    child = spawn("sh", ["-c", script], env=hermetic_env(tmp_path), dimensions=(24, 80), timeout=60)
     try:
         child.expect(rb"autoplay: moves (\d+)  score (\d+)  biggest (\d+)")
         child.expect(rb"\rautoplay: moves (\d+)")  # rewritten in place

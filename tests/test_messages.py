@@ -78,11 +78,13 @@ def test_quitting_says_the_game_is_kept_instead_of_offering_keys(tmp_path: Path)
 def test_a_finished_replay_on_a_terminal_offers_no_keys(tmp_path: Path) -> None:
     import pexpect
 
+    from .ptys import spawn
+
     recording = tmp_path / "game.keys"
     recording.write_bytes(b"# ansi2048 version=0.1.0 seed=3 size=4x4 goal=2048\nadadwsws\n")
     env = child_env({"TERM": "xterm-256color", "ANSI2048_DATA_DIR": str(tmp_path / "data")})
     script = '"$@" < "$0"; echo "EXIT=$?"'
-    child = pexpect.spawn(
+    child = spawn(
         "/bin/sh",
         ["-c", script, str(recording), sys.executable, "-m", "ansi2048"],
         env=env,

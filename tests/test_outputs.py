@@ -269,11 +269,13 @@ def test_the_keyboard_game_with_a_cast_nobody_reads_still_quits_and_restores_the
 
     import pexpect
 
+    from .ptys import spawn
+
     reader_for.append(_stalled(fifo))
     ours = _wait_for_reader(fifo)
     before, after = tmp_path / "stty.before", tmp_path / "stty.after"
     script = f'stty -g > "{before}"; "$@"; echo "EXIT=$?"; stty -g > "{after}"; echo DONE'
-    child = pexpect.spawn(
+    child = spawn(
         "/bin/sh",
         ["-c", script, "sh", sys.executable, "-m", "ansi2048", "--cast", str(fifo), "--new", "--seed", "1"],
         env=clean_env(tmp_path),

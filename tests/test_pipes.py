@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-import pexpect
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,6 +19,7 @@ from ansi2048 import Game
 from ansi2048.recording import FirstLine, Header, parse_header, split_header
 
 from .conftest import json_lines, run_cli
+from .ptys import spawn
 from .test_terminal import FRAME_END, HEIGHT, WIDTH, game_env
 
 NAMES = {"w": "up", "a": "left", "s": "down", "d": "right"}
@@ -267,7 +267,7 @@ def test_stdout_redirected_plays_on_the_terminal_and_gets_the_summary(
         f'stty -g > "{before}"; "{sys.executable}" -m ansi2048 --seed 7 --new {redirect} "{out}";'
         f' echo "EXIT=$?"; stty -g > "{after}"; echo DONE'
     )
-    child = pexpect.spawn("/bin/sh", ["-c", script], env=game_env(data_home), dimensions=(HEIGHT, WIDTH), timeout=20)
+    child = spawn("/bin/sh", ["-c", script], env=game_env(data_home), dimensions=(HEIGHT, WIDTH), timeout=20)
     child.delaybeforesend = None
     child.expect(FRAME_END)  # the board is on the terminal at once
     for key in "wasd":

@@ -15,6 +15,8 @@ import pytest
 
 from ansi2048.render.repaint import FRAME_END
 
+from .ptys import spawn
+
 # Loaded by other modes only; each costs start-up time if imported early.
 NOT_BEFORE_THE_FIRST_FRAME = {
     "ansi2048.ai",
@@ -57,7 +59,7 @@ def test_the_keyboard_game_starts_without_what_other_modes_need(tmp_path: Path) 
     env.pop("NO_COLOR", None)
     # The user's own directories, as a real start finds them (under a fresh HOME).
     env.update(TERM="xterm-256color", HOME=str(tmp_path))
-    child = pexpect.spawn(sys.executable, ["-c", code], env=env, dimensions=(30, 80), timeout=60)
+    child = spawn(sys.executable, ["-c", code], env=env, dimensions=(30, 80), timeout=60)
     try:
         child.expect_exact(FRAME_END)
         child.send("q")  # quitting an unplayed game: nothing more to load

@@ -1,4 +1,4 @@
-"""The real program in a pseudo-terminal (pexpect): the terminal comes back
+"""The real program in a pseudo-terminal (tests/ptys.py): the terminal comes back
 exactly as it was on every exit path, no key is lost, the prompt returns
 under the final board, and a killed game resumes where it was drawn."""
 
@@ -25,6 +25,7 @@ from ansi2048.render.frame import LARGE
 from ansi2048.render.repaint import FRAME_END as FRAME_END_CODE
 
 from .conftest import child_env
+from .ptys import spawn
 from .screen import FRAME_END_PATTERN, dump, emulate, find_header, read_board
 
 WIDTH, HEIGHT = 80, 30
@@ -46,7 +47,7 @@ class Run:
         self.before = tmp / "stty.before"
         self.after = tmp / "stty.after"
         script = f'stty -g > "{self.before}"; "$@"; echo "EXIT=$?"; stty -g > "{self.after}"; echo DONE; sleep 0.2'
-        self.child = pexpect.spawn(
+        self.child = spawn(
             "/bin/sh",
             ["-c", script, "sh", sys.executable, "-m", "ansi2048", *args],
             env=game_env(data),
@@ -184,7 +185,7 @@ def test_a_tiny_terminal_gets_a_message_and_the_board_comes_back(tmp_path: Path,
 def test_piped_keys_on_a_terminal_are_shown_as_frames(tmp_path: Path) -> None:
     keys = tmp_path / "game.keys"
     keys.write_text("# ansi2048 version=0.1.0 seed=9 size=4x4 goal=2048\nwasdwasd", encoding="utf-8")
-    child = pexpect.spawn(
+    child = spawn(
         "/bin/sh",
         ["-c", f'"{sys.executable}" -m ansi2048 --delay 0.01 < "{keys}"'],
         env=game_env(tmp_path),
@@ -266,7 +267,7 @@ def test_an_unexpected_error_restores_the_terminal_and_says_one_line(tmp_path: P
     script = f'stty -g > "{before}"; "$@"; echo "EXIT=$?"; stty -g > "{after}"; echo DONE'
     env = game_env(data)
     env["ANSI2048_DEBUG"] = debug
-    child = pexpect.spawn(
+    child = spawn(
         "/bin/sh",
         ["-c", script, "sh", sys.executable, str(wrapper), "--seed", "7", "--new"],
         env=env,
@@ -320,7 +321,7 @@ def test_closing_the_window_is_a_hangup_not_a_crash(tmp_path: Path, data: Path) 
         "    code = subprocess.call([sys.executable, '-m', 'ansi2048', '--seed', '7', '--new'], stderr=err)\n"
         f"open({str(status_file)!r}, 'w', encoding='utf-8').write(str(code))\n"
     )
-    child = pexpect.spawn(sys.executable, ["-c", wrapper], env=game_env(data), dimensions=(HEIGHT, WIDTH), timeout=20)
+    child = spawn(sys.executable, ["-c", wrapper], env=game_env(data), dimensions=(HEIGHT, WIDTH), timeout=20)
     child.expect(FRAME_END)
     child.send("aw")
     child.expect(FRAME_END)
@@ -333,7 +334,7 @@ def test_closing_the_window_is_a_hangup_not_a_crash(tmp_path: Path, data: Path) 
 
 
 def test_ctrl_z_hands_the_terminal_back_and_fg_takes_it_again(tmp_path: Path, data: Path) -> None:
-    shell = pexpect.spawn(
+    shell = spawn(
         "/bin/bash",
         ["--norc", "--noprofile", "-i"],
         env=dict(game_env(data), PS1="$ "),
@@ -370,7 +371,7 @@ def test_a_replay_on_the_terminal_restores_it_when_killed(tmp_path: Path) -> Non
     script = (
         f'stty -g > "{before}"; "{sys.executable}" -m ansi2048 --delay 0.2 < "{keys}"; stty -g > "{after}"; echo DONE'
     )
-    child = pexpect.spawn("/bin/sh", ["-c", script], env=game_env(tmp_path), dimensions=(HEIGHT, WIDTH), timeout=20)
+    child = spawn("/bin/sh", ["-c", script], env=game_env(tmp_path), dimensions=(HEIGHT, WIDTH), timeout=20)
     child.expect("Ctrl-C stops")
     child.expect("Ctrl-C stops")
     pid = int(Path(f"/proc/{child.pid}/task/{child.pid}/children").read_text(encoding="utf-8").split()[0])
@@ -383,7 +384,7 @@ def test_a_replay_on_the_terminal_restores_it_when_killed(tmp_path: Path) -> Non
 
 def test_a_dumb_terminal_gets_frames_without_escape_codes(tmp_path: Path, data: Path) -> None:
     env = dict(game_env(data), TERM="dumb")
-    child = pexpect.spawn(
+    child = spawn(
         sys.executable, ["-m", "ansi2048", "--seed", "7", "--new"], env=env, dimensions=(HEIGHT, WIDTH), timeout=20
     )
     child.expect("q quit")
@@ -485,7 +486,7 @@ def test_two_interrupts_in_quick_succession_restore_the_terminal(tmp_path: Path,
 
 @pytest.mark.posix
 def test_ctrl_z_bg_fg_goes_on_playing(tmp_path: Path, data: Path) -> None:
-    shell = pexpect.spawn(
+    shell = spawn(
         "/bin/bash",
         ["--norc", "--noprofile", "-i"],
         env=dict(game_env(data), PS1="$ "),
@@ -528,7 +529,7 @@ def test_any_ending_signal_during_a_replay_on_the_terminal_restores_it(tmp_path:
         f'stty -g > "{before}"; "{sys.executable}" -m ansi2048 --delay 0.2 < "{keys}"; echo "EXIT=$?";'
         f' stty -g > "{after}"; echo DONE'
     )
-    child = pexpect.spawn("/bin/sh", ["-c", script], env=game_env(tmp_path), dimensions=(HEIGHT, WIDTH), timeout=20)
+    child = spawn("/bin/sh", ["-c", script], env=game_env(tmp_path), dimensions=(HEIGHT, WIDTH), timeout=20)
     child.expect("Ctrl-C stops")
     pid = int(Path(f"/proc/{child.pid}/task/{child.pid}/children").read_text(encoding="utf-8").split()[0])
     os.kill(pid, signum)
@@ -544,7 +545,7 @@ def test_a_slow_replay_on_a_terminal_shows_its_moves_moving(tmp_path: Path, anim
     keys = tmp_path / "game.keys"
     keys.write_text("# ansi2048 version=0.1.0 seed=9 size=4x4 goal=2048\nwasd", encoding="utf-8")
     flag = "" if animation else " --no-animation"
-    child = pexpect.spawn(
+    child = spawn(
         "/bin/sh",
         ["-c", f'"{sys.executable}" -m ansi2048 --delay 0.25{flag} < "{keys}"'],
         env=game_env(tmp_path),
