@@ -137,7 +137,7 @@ def pack_weights(stages: Sequence[Stage], meta: Sequence[Dict[str, Any]], folded
     return MAGIC + hashlib.sha256(body).digest() + body
 
 
-def unpack_weights(data: bytes) -> Tuple[Dict[str, Any], List[Tuple[Dict[str, Any], List["array[int]"]]]]:
+def unpack_weights(data: bytes) -> Tuple[Dict[str, Any], List[Tuple[Dict[str, Any], List[array[int]]]]]:
     """Check and unpack a weights file: (header, [(stage header, int16 tables)]).
 
     A file of one stage may keep its stage's fields in the header itself (the
