@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import os
 import queue
+import sys
 import threading
 from typing import IO, Any, Optional, Tuple
 
@@ -72,8 +73,21 @@ def terminal_gone(error: OSError) -> bool:
 
 
 def isatty(stream: IO[Any]) -> bool:
-    """``stream`` is a terminal (False for a closed or fake stream too)."""
+    """``stream`` is a terminal (False for a closed or fake stream too). On
+    Windows, a console: the C runtime's isatty says yes to every character
+    device, the null device (``> NUL``) among them, where nobody would see
+    a board drawn."""
     try:
-        return stream.isatty()
+        if not stream.isatty():
+            return False
     except (AttributeError, ValueError):
         return False
+    if sys.platform == "win32":
+        from .windows import is_console
+
+        try:
+            fd = stream.fileno()
+        except (AttributeError, ValueError, OSError):
+            return True  # no descriptor to ask about: the stream's own word
+        return is_console(fd)
+    return True
