@@ -155,7 +155,7 @@ def _wait_for(condition: Callable[[], bool], screen: Callable[[], str] = str) ->
         time.sleep(0.05)
 
 
-@pytest.mark.posix
+@pytest.mark.posix("tmux")
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 def test_tmux_shrink_and_grow_leaves_one_board() -> None:
     name = f"ansi2048-test-{os.getpid()}"
