@@ -82,6 +82,22 @@ def data_home(tmp_path: Path) -> Path:
     return path
 
 
+def process_runs(pid: int) -> bool:
+    """Whether process ``pid`` runs: a zombie (ended, not reaped yet: one
+    whose parent has gone may wait for a reaper) does not. POSIX only."""
+    if not os.path.isdir("/proc/self"):  # macOS: whether the pid is taken at all
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
     """Skip the tests marked ``posix`` on Windows, each saying what it needs
     that Windows lacks: ``@pytest.mark.posix("a pty")`` (a mark that does not

@@ -19,6 +19,8 @@ import pytest
 
 from ansi2048.terminal.signals import ending_signals
 
+from .conftest import process_runs
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # `cmd &` in a script ignores SIGINT and SIGQUIT, nohup SIGHUP: a shell that
@@ -146,18 +148,9 @@ def test_closing_a_program_that_ignores_the_hangup_ends_it_and_its_group() -> No
     child.close(force=True)
     assert child.signalstatus == signal.SIGKILL
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _running(sleeper):
+    while time.monotonic() < deadline and process_runs(sleeper):
         time.sleep(0.01)
-    assert not _running(sleeper)
-
-
-def _running(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie, ended but not reaped yet, does not)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
+    assert not process_runs(sleeper)
 
 
 def _skips_itself_at_import(tree: ast.Module) -> bool:
