@@ -83,11 +83,24 @@ def isatty(stream: IO[Any]) -> bool:
     except (AttributeError, ValueError):
         return False
     if sys.platform == "win32":
-        from .windows import is_console
-
         try:
             fd = stream.fileno()
         except (AttributeError, ValueError, OSError):
             return True  # no descriptor to ask about: the stream's own word
-        return is_console(fd)
+        return _is_console(fd)
     return True
+
+
+def _is_console(fd: int) -> bool:
+    """File descriptor ``fd`` is a Windows console: GetConsoleMode takes its handle."""
+    import ctypes
+    import msvcrt
+    from ctypes import wintypes
+
+    try:
+        handle = msvcrt.get_osfhandle(fd)  # type: ignore[attr-defined,unused-ignore]
+    except OSError:
+        return False
+    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined,unused-ignore]
+    kernel32.GetConsoleMode.argtypes = [wintypes.HANDLE, ctypes.POINTER(wintypes.DWORD)]
+    return bool(kernel32.GetConsoleMode(handle, ctypes.byref(wintypes.DWORD())))

@@ -20,7 +20,6 @@ __all__ = [
     "ENABLE_VIRTUAL_TERMINAL_PROCESSING",
     "ConsoleModes",
     "KeyReader",
-    "is_console",
     "open_console",
     "open_terminal_output",
     "quiet_terminal",
@@ -66,18 +65,6 @@ if sys.platform == "win32":
         kernel32.CloseHandle.argtypes = [wintypes.HANDLE]
         return kernel32
 
-    def is_console(fd: int) -> bool:
-        """File descriptor ``fd`` is a console (GetConsoleMode takes its handle)."""
-        import ctypes
-        import msvcrt
-        from ctypes import wintypes
-
-        try:
-            handle = msvcrt.get_osfhandle(fd)  # type: ignore[attr-defined,unused-ignore]
-        except OSError:
-            return False
-        return bool(_kernel32().GetConsoleMode(handle, ctypes.byref(wintypes.DWORD())))
-
     def under_wine() -> bool:
         """This Windows is Wine: its ntdll exports ``wine_get_version``."""
         import ctypes
@@ -91,10 +78,6 @@ else:
 
     def _kernel32() -> Any:
         raise OSError("no Windows console on this platform")
-
-    def is_console(fd: int) -> bool:
-        """A Windows console: never, here."""
-        return False
 
     def under_wine() -> bool:
         """This Windows is Wine: never, here."""
