@@ -56,10 +56,15 @@ def _usage_error(message: str, stderr: Optional[IO[str]]) -> int:
 
 
 def _same_file(stream: IO[Any], path: str) -> bool:
+    """``path`` names the file ``stream`` reads. Windows gives a pipe or a
+    device no file id (inode 0 on device 0): every one would be the same as
+    every other (a piped game's ``--record NUL`` was "the input"), so a
+    stream without one is the same as nothing."""
     try:
-        return os.path.samefile(stream.fileno(), path)
+        ours, theirs = os.fstat(stream.fileno()), os.stat(path)
     except (OSError, ValueError, TypeError, AttributeError):
         return False
+    return ours.st_ino != 0 and os.path.samestat(ours, theirs)
 
 
 def _random_seed() -> int:

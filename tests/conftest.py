@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
 
 import pytest
 from hypothesis import settings
@@ -47,6 +47,12 @@ def child_env(env: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
     return full_env
 
 
+def game_env(data: Path) -> Dict[str, str]:
+    """A game's whole environment (:func:`child_env`): an xterm with 256
+    colours, its data in ``data``."""
+    return child_env({"TERM": "xterm-256color", "ANSI2048_DATA_DIR": str(data)})
+
+
 def run_cli(
     args: Sequence[str],
     stdin: bytes = b"",
@@ -76,14 +82,46 @@ def data_home(tmp_path: Path) -> Path:
     return path
 
 
+def process_runs(pid: int) -> bool:
+    """Whether process ``pid`` runs: a zombie (ended, not reaped yet: one
+    whose parent has gone may wait for a reaper) does not. POSIX only."""
+    if not os.path.isdir("/proc/self"):  # macOS: whether the pid is taken at all
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
-    """Skip the tests marked ``posix`` on Windows, which has no pty, termios or POSIX signals."""
-    if sys.platform != "win32":
-        return
-    skip = pytest.mark.skip(reason="needs a POSIX terminal (pty, termios, signals); this is Windows")
+    """Skip the tests marked ``posix`` on Windows, each saying what it needs
+    that Windows lacks: ``@pytest.mark.posix("a pty")`` (a mark that does not
+    say is an error on every system, not only where it would skip)."""
     for item in items:
-        if item.get_closest_marker("posix") is not None:
-            item.add_marker(skip)
+        marker = item.get_closest_marker("posix")
+        if marker is None:
+            continue
+        if not marker.args:
+            raise pytest.UsageError(f"{item.nodeid}: say what it needs, as in @pytest.mark.posix('a pty')")
+        if sys.platform == "win32":
+            item.add_marker(pytest.mark.skip(reason=f"POSIX only: {marker.args[0]}"))
+
+
+def symlink_or_skip(link: Path, target: Union[str, Path]) -> None:
+    """``link`` made a symbolic link to ``target``, or the test skipped where
+    that cannot be: Windows makes them only with a privilege (an admin, or
+    developer mode), and Wine's are no links (``lstat`` cannot find them)."""
+    if UNDER_WINE:
+        pytest.skip("Wine: os.symlink makes an entry that lstat cannot find")
+    try:
+        os.symlink(target, link)
+    except (OSError, NotImplementedError):
+        pytest.skip("cannot make symlinks here (Windows: needs a privilege)")
 
 
 def hermetic_environment(root: Path, outside: Mapping[str, str]) -> Dict[str, str]:

@@ -16,7 +16,8 @@ Ctrl-Z typed on the pty signal it, a resize sends it SIGWINCH, and closing the
 master hangs it up, as a terminal window does.
 
 The test drives the master side with pexpect's ``expect``/``send`` over a file
-descriptor (:class:`pexpect.fdpexpect.fdspawn`).
+descriptor (:class:`pexpect.fdpexpect.fdspawn`). :class:`GameInShell` runs the
+game that way under ``sh``, which records the terminal's modes before and after.
 
 Imports on every platform (modules collected on Windows import it); starting a
 program needs POSIX, and the tests that do are marked ``posix``."""
@@ -31,9 +32,15 @@ import subprocess
 import sys
 import time
 from contextlib import suppress
+from pathlib import Path
 from typing import List, Mapping, Optional, Sequence, Tuple, Union
 
+import pexpect
 from pexpect.fdpexpect import fdspawn
+
+from .conftest import game_env
+from .console import HEIGHT, WIDTH
+from .screen import FRAME_END_PATTERN
 
 if sys.platform != "win32":
     import fcntl
@@ -179,3 +186,52 @@ def end_all() -> None:
     """Closes (and ends) every child a test started and left running."""
     while _running:
         _running[-1].close(force=True)
+
+
+class GameInShell:
+    """``ansi2048 ARGS`` under ``sh`` in a pty; sh records ``stty -g`` before
+    and after, and the game's exit status."""
+
+    def __init__(self, tmp: Path, args: List[str], data: Path, width: int = WIDTH, height: int = HEIGHT) -> None:
+        self.before = tmp / "stty.before"
+        self.after = tmp / "stty.after"
+        script = f'stty -g > "{self.before}"; "$@"; echo "EXIT=$?"; stty -g > "{self.after}"; echo DONE; sleep 0.2'
+        self.child = spawn(
+            "/bin/sh",
+            ["-c", script, "sh", sys.executable, "-m", "ansi2048", *args],
+            env=game_env(data),
+            dimensions=(height, width),
+            timeout=20,
+            maxread=1 << 16,
+        )
+        self.child.delaybeforesend = None
+        self.output = b""
+        self.width, self.height = width, height
+
+    def frame(self) -> None:
+        """Wait for a complete frame."""
+        self.child.expect(FRAME_END_PATTERN)
+        self.output += self.child.before + self.child.after
+
+    def game_pid(self) -> int:
+        """The python process under sh."""
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            children = (
+                Path(f"/proc/{self.child.pid}/task/{self.child.pid}/children").read_text(encoding="utf-8").split()
+            )
+            if children:
+                return int(children[0])
+            time.sleep(0.01)
+        raise AssertionError("the game process did not start")
+
+    def finish(self) -> Tuple[int, bytes]:
+        """Wait for the end; (exit status, everything the screen received)."""
+        self.child.expect("DONE")
+        self.output += self.child.before
+        status = int(self.output.rsplit(b"EXIT=", 1)[1].split()[0])
+        self.child.expect(pexpect.EOF)
+        return status, self.output
+
+    def stty_unchanged(self) -> bool:
+        return self.before.read_text(encoding="utf-8") == self.after.read_text(encoding="utf-8") != ""

@@ -30,9 +30,10 @@ from ansi2048.render.style import ColorDepth
 from ansi2048.session import Session
 from ansi2048.storage import DataDir
 
-from .conftest import json_lines, run_cli
+from .conftest import game_env, json_lines, run_cli
 from .console import HEIGHT, WIDTH, FakeClock, PlayConsole
-from .screen import dump, emulate, read_board
+from .ptys import GameInShell, spawn
+from .screen import FRAME_END_PATTERN, dump, emulate, read_board
 from .test_interactive import context, played, saved_keys
 
 # The line a save gets where the AI began to help.
@@ -444,12 +445,11 @@ def test_the_ai_loads_in_the_background_once_the_first_frame_is_out(
     assert "loading the AI" not in output and "hint: " in output
 
 
-@pytest.mark.posix
+@pytest.mark.posix("a pty")
 def test_hint_and_autoplay_keys_in_a_pty(tmp_path: Path, data_home: Path) -> None:
-    from .test_terminal import FRAME_END, Run
 
     record = tmp_path / "ai.keys"
-    run = Run(tmp_path, ["--seed", "7", "--new", "--record", str(record)], data_home)
+    run = GameInShell(tmp_path, ["--seed", "7", "--new", "--record", str(record)], data_home)
     run.frame()
     run.child.send("t")
     run.child.expect(rb"hint: \S+ (left|right|up|down)")
@@ -459,7 +459,7 @@ def test_hint_and_autoplay_keys_in_a_pty(tmp_path: Path, data_home: Path) -> Non
     run.output += run.child.before + run.child.after
     save = data_home / "game-4x4-2048.keys"
     while len(split_header(save.read_bytes())[1].replace(ASSISTED_MARK, b"")) < 3:
-        run.child.expect(FRAME_END)  # each move draws frames; the pexpect timeout bounds the wait
+        run.child.expect(FRAME_END_PATTERN)  # each move draws frames; the pexpect timeout bounds the wait
         run.output += run.child.before + run.child.after
     run.child.send("w")  # takes over: the AI stops
     run.frame()
@@ -488,11 +488,10 @@ def test_a_headless_game_can_be_cast(tmp_path: Path) -> None:
     assert "Game over" in frames[-1][2]
 
 
-@pytest.mark.posix
+@pytest.mark.posix("a pty")
 def test_autoplay_goes_on_after_a_key_that_is_no_action_and_a_resize(tmp_path: Path, data_home: Path) -> None:
-    from .test_terminal import FRAME_END, Run
 
-    run = Run(tmp_path, ["--seed", "7", "--new", "--autoplay"], data_home)
+    run = GameInShell(tmp_path, ["--seed", "7", "--new", "--autoplay"], data_home)
     run.frame()  # the game is up, its save begun
     save = data_home / "game-4x4-2048.keys"
 
@@ -501,7 +500,7 @@ def test_autoplay_goes_on_after_a_key_that_is_no_action_and_a_resize(tmp_path: P
 
     def wait_for(count: int) -> None:
         while moves() < count:
-            run.child.expect(FRAME_END)  # the pexpect timeout fails a game that stopped
+            run.child.expect(FRAME_END_PATTERN)  # the pexpect timeout fails a game that stopped
 
     wait_for(2)
     run.child.send("x\x1b")  # no action, then a lone ESC: the AI plays on
@@ -531,15 +530,12 @@ def test_a_save_reads_its_ai_line_and_never_the_ais_keys() -> None:
     assert BodyDecoder().feed(body) == [Action.UP, Action.RIGHT]
 
 
-@pytest.mark.posix
+@pytest.mark.posix("a pty and job control")
 def test_autoplay_goes_on_after_ctrl_z_and_fg_without_a_key(tmp_path: Path, data_home: Path) -> None:
     """Issue 20: after Ctrl-Z and fg the screen said "autoplay 4/s" but
     nothing moved until a key (the wake-up of SIGCONT was taken for nothing
     to do, and the read blocked)."""
     import pexpect
-
-    from .ptys import spawn
-    from .test_terminal import FRAME_END, game_env
 
     shell = spawn(
         "/bin/bash",
@@ -558,7 +554,7 @@ def test_autoplay_goes_on_after_ctrl_z_and_fg_without_a_key(tmp_path: Path, data
 
     def wait_for(count: int) -> None:
         while moves() < count:
-            shell.expect(FRAME_END)  # the pexpect timeout fails a game that stalled
+            shell.expect(FRAME_END_PATTERN)  # the pexpect timeout fails a game that stalled
 
     shell.expect_exact("$ ")
     shell.sendline(f"set -b; {sys.executable} -m ansi2048 --seed 7 --new --autoplay")
@@ -576,13 +572,10 @@ def test_autoplay_goes_on_after_ctrl_z_and_fg_without_a_key(tmp_path: Path, data
     assert b"EXIT=0" in shell.before
 
 
-@pytest.mark.posix
+@pytest.mark.posix("a pty and job control")
 def test_help_stays_up_across_ctrl_z_and_fg(tmp_path: Path, data_home: Path) -> None:
     """Coming back from a suspend is no key: the help is drawn again, not closed."""
     import pexpect
-
-    from .ptys import spawn
-    from .test_terminal import FRAME_END, game_env
 
     shell = spawn(
         "/bin/bash",
@@ -594,18 +587,18 @@ def test_help_stays_up_across_ctrl_z_and_fg(tmp_path: Path, data_home: Path) -> 
     shell.delaybeforesend = None
     shell.expect_exact("$ ")
     shell.sendline(f"set -b; {sys.executable} -m ansi2048 --seed 7 --new")
-    shell.expect(FRAME_END)
+    shell.expect(FRAME_END_PATTERN)
     shell.send("?")
     shell.expect("any key closes this help")
     shell.send("\x1a")
     shell.expect("Stopped")
     shell.expect_exact("$ ")
     shell.sendline("fg")
-    shell.expect(FRAME_END)  # drawn again
+    shell.expect(FRAME_END_PATTERN)  # drawn again
     with pytest.raises(pexpect.TIMEOUT):
-        shell.expect(FRAME_END, timeout=1)  # and nothing after it: the help stays
+        shell.expect(FRAME_END_PATTERN, timeout=1)  # and nothing after it: the help stays
     shell.send("q")  # closes the help
-    shell.expect(FRAME_END)
+    shell.expect(FRAME_END_PATTERN)
     shell.send("q")
     shell.expect_exact("$ ")
     shell.sendline("exit")

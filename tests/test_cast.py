@@ -288,7 +288,7 @@ def test_a_piped_game_cast_plays_as_shown_whatever_the_term(tmp_path: Path, term
         assert final_board(header, events) == played(4, KEYS)
 
 
-@pytest.mark.posix
+@pytest.mark.posix("a pty")
 @pytest.mark.skipif(shutil.which("asciinema") is None, reason="asciinema is not installed")
 def test_asciinema_cat_reproduces_the_final_board(tmp_path: Path) -> None:
     from .ptys import spawn

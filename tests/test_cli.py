@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -206,6 +208,26 @@ def test_record_refuses_to_overwrite_its_own_input(tmp_path: Path) -> None:
     assert path.read_bytes().endswith(b"wasd")
 
 
+def test_a_stream_without_a_file_id_is_not_the_file_a_path_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Windows gives a pipe and a device (NUL) no file id: inode 0 on device
+    # 0. Taken for ids, every such pair was the same file: a piped game's
+    # `--record NUL` was refused as "the input being replayed".
+    from ansi2048 import cli
+
+    pipe = os.stat_result((stat.S_IFIFO, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    device = os.stat_result((stat.S_IFCHR, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
+    class Stdin:
+        def fileno(self) -> int:
+            return 0
+
+    monkeypatch.setattr(os, "fstat", lambda fd: pipe)
+    monkeypatch.setattr(os, "stat", lambda path, *args, **kwargs: device)
+    same = cli._same_file(Stdin(), "NUL")  # type: ignore[arg-type]
+    monkeypatch.undo()
+    assert not same
+
+
 def test_seeds_above_2_64_are_accepted() -> None:
     big = 2**80 + 3
     events = json_lines(run_cli(["--json", "--seed", str(big)], b"w").stdout)
@@ -235,7 +257,7 @@ def test_piped_session_touches_no_data_dir(tmp_path: Path) -> None:
     assert list(home.iterdir()) == []
 
 
-@pytest.mark.posix  # a bash pipeline (printf, seq, head)
+@pytest.mark.posix("a bash pipeline (printf, seq, head)")
 def test_json_stops_with_one_line_when_the_reader_goes_away() -> None:
     # Issue 20: standard output closed is one line on stderr and exit 1, not
     # a silent success (nor a traceback, nor exit 120).

@@ -109,7 +109,7 @@ def files_to_complete(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.mark.posix
+@pytest.mark.posix("bash")
 def test_bash_completes_options_choices_and_files(tmp_path: Path) -> None:
     bash = shutil.which("bash")
     assert bash, "bash is needed to test the bash completion"
@@ -141,7 +141,7 @@ def test_bash_completes_options_choices_and_files(tmp_path: Path) -> None:
         assert sorted(offered) == sorted(expected), words
 
 
-@pytest.mark.posix
+@pytest.mark.posix("a pty and bash")
 def test_bash_completes_on_tab(tmp_path: Path) -> None:
     # The whole way: an interactive bash, the script sourced as the README says, a real Tab.
     pytest.importorskip("pexpect")
@@ -174,7 +174,7 @@ def test_bash_completes_on_tab(tmp_path: Path) -> None:
         shell.close(force=True)
 
 
-@pytest.mark.posix
+@pytest.mark.posix("a pty and zsh")
 def test_zsh_completes_on_tab(tmp_path: Path) -> None:
     pytest.importorskip("pexpect")
     from .ptys import spawn
@@ -253,7 +253,6 @@ def run_with_stdout(stdout: int, wrapper: Sequence[str] = ()) -> subprocess.Comp
     )
 
 
-@pytest.mark.posix
 def test_a_reader_that_left_is_one_line_and_exit_1() -> None:
     # As every other mode says it (issue 20): the script did not arrive.
     read_end, write_end = os.pipe()
@@ -267,7 +266,7 @@ def test_a_reader_that_left_is_one_line_and_exit_1() -> None:
     assert len(lines) == 1 and "cannot write the completion script" in lines[0], lines
 
 
-@pytest.mark.posix
+@pytest.mark.posix("a POSIX shell's >&-")
 def test_a_closed_stdout_is_one_line_and_exit_1() -> None:
     # Closed by a shell before it execs the game (not by a preexec_fn: no
     # Python code runs in a fork of this threaded process).

@@ -161,7 +161,7 @@ def test_another_games_higher_best_is_shown() -> None:
     assert writer.offer(20) == 500
 
 
-@pytest.mark.posix
+@pytest.mark.posix("signals (SIGTERM sent to itself)")
 def test_a_second_signal_during_the_restore_cannot_cut_it_short(data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """SIGTERM ends the game (Hangup); another SIGTERM that arrives while the
     best score is saved and the screen restored must not interrupt them."""
@@ -192,7 +192,7 @@ def test_a_second_signal_during_the_restore_cannot_cut_it_short(data: Path, monk
     assert console.restored
 
 
-@pytest.mark.posix
+@pytest.mark.posix("signals (SIGINT sent by os.kill)")
 def test_a_signal_after_the_one_that_ended_the_game_cannot_print_a_traceback(tmp_path: Path) -> None:
     """Issue 20: SIGTERM ends the game; a SIGINT that comes while the process
     is on its way out (here: while the interpreter waits for a thread at

@@ -241,7 +241,7 @@ def test_moves_made_while_too_small_were_never_played(tmp_path: Path) -> None:
     assert not (tmp_path / "game-4x4-2048.keys").exists() or saved(tmp_path) == b""
 
 
-@pytest.mark.posix
+@pytest.mark.posix("select() on a pipe")
 def test_a_game_over_a_pipe_and_a_byte_sink(tmp_path: Path) -> None:
     """The console needs no terminal: keys from a pipe (read with select,
     in real time), frames into a byte buffer, a fixed window size."""

@@ -74,7 +74,7 @@ def test_quitting_says_the_game_is_kept_instead_of_offering_keys(tmp_path: Path)
     assert "ansi2048 --size 3x5 --goal 64 resumes it" in last
 
 
-@pytest.mark.posix
+@pytest.mark.posix("a pty")
 def test_a_finished_replay_on_a_terminal_offers_no_keys(tmp_path: Path) -> None:
     import pexpect
 

@@ -13,35 +13,19 @@ import sys
 import time
 from contextlib import suppress
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 import pytest
 
-if sys.platform == "win32":
-    pytest.skip("needs POSIX FIFOs and pipes", allow_module_level=True)
-
 from ansi2048.files import NotOurs, OutputSink, open_output
 
+from .conftest import game_env, symlink_or_skip
 from .screen import FRAME_END_PATTERN
-
-pytestmark = pytest.mark.posix
 
 WRITERS = {"--record": "recording stopped", "--cast": "cast stopped"}
 # Enough keys for each writer to write well over a pipe's 64 KiB: a byte a
 # key for the recording, a frame a key for the cast.
 KEYS = {"--record": b"wasd" * 30_000, "--cast": b"wasd" * 1000}
-
-
-def clean_env(tmp: Path) -> Dict[str, str]:
-    """Built from scratch: nothing of the developer's environment counts."""
-    return {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(tmp),
-        "LANG": "C.UTF-8",
-        "TERM": "xterm-256color",
-        "ANSI2048_DATA_DIR": str(tmp / "data"),
-        "ANSI2048_CONFIG": str(tmp / "absent.toml"),
-    }
 
 
 def run_game(
@@ -55,7 +39,7 @@ def run_game(
             input=keys,
             stdout=subprocess.PIPE if stdout is None else stdout,
             stderr=subprocess.PIPE,
-            env=clean_env(tmp),
+            env=game_env(tmp / "data"),
             timeout=timeout,
             check=False,
         )
@@ -115,6 +99,7 @@ def reader_for() -> Iterator[List[subprocess.Popen[bytes]]]:
         process.wait()
 
 
+@pytest.mark.posix("FIFOs")
 @pytest.mark.parametrize("reader", sorted(READERS))
 @pytest.mark.parametrize("writer", sorted(WRITERS))
 def test_an_output_whose_reader_falls_behind_or_leaves_stops_with_one_warning(
@@ -131,6 +116,7 @@ def test_an_output_whose_reader_falls_behind_or_leaves_stops_with_one_warning(
     assert len(err) == 1 and WRITERS[writer] in err[0], err
 
 
+@pytest.mark.posix("FIFOs")
 @pytest.mark.parametrize("writer", sorted(WRITERS))
 def test_a_fifo_nobody_reads_is_refused_at_once(tmp_path: Path, fifo: Path, writer: str) -> None:
     status, _out, err = run_game([writer, str(fifo), "--seed", "1"], b"wasd", tmp_path)
@@ -138,6 +124,7 @@ def test_a_fifo_nobody_reads_is_refused_at_once(tmp_path: Path, fifo: Path, writ
     assert len(err) == 1 and "nothing is reading it" in err[0], err
 
 
+@pytest.mark.posix("/dev/fd")
 @pytest.mark.parametrize("writer", sorted(WRITERS))
 def test_a_pipe_handed_down_as_dev_fd_that_nobody_drains_never_stalls(tmp_path: Path, writer: str) -> None:
     # `ansi2048 --cast >(slow reader)`: the target is /dev/fd/N, a pipe.
@@ -147,7 +134,7 @@ def test_a_pipe_handed_down_as_dev_fd_that_nobody_drains_never_stalls(tmp_path: 
             [sys.executable, "-m", "ansi2048", writer, f"/dev/fd/{write_end}", "--seed", "1"],
             input=KEYS[writer],
             capture_output=True,
-            env=clean_env(tmp_path),
+            env=game_env(tmp_path / "data"),
             pass_fds=(write_end,),
             timeout=60,
             check=False,
@@ -160,6 +147,7 @@ def test_a_pipe_handed_down_as_dev_fd_that_nobody_drains_never_stalls(tmp_path: 
     assert len(err) == 1 and WRITERS[writer] in err[0], err
 
 
+@pytest.mark.posix("/dev/stdout and head")
 def test_cast_to_dev_stdout_read_by_head_ends_in_one_line_each(tmp_path: Path) -> None:
     # `ansi2048 --cast /dev/stdout < keys | head -c 200`: the cast stops, and
     # then standard output itself cannot take the summary.
@@ -175,6 +163,7 @@ def test_cast_to_dev_stdout_read_by_head_ends_in_one_line_each(tmp_path: Path) -
     assert len(err) == 2 and "cast stopped" in err[0] and "standard output" in err[1], err
 
 
+@pytest.mark.posix("non-blocking pipes (O_NONBLOCK)")
 def test_the_sink_turns_a_full_pipe_and_a_gone_reader_into_one_oserror_each() -> None:
     read_end, write_end = os.pipe()
     sink = OutputSink(write_end, "pipe", "utf-8", blocking=False)
@@ -188,7 +177,9 @@ def test_the_sink_turns_a_full_pipe_and_a_gone_reader_into_one_oserror_each() ->
     sink.close()
 
 
-@pytest.mark.parametrize("kind", ["fifo", "regular", "absent", "symlink to a regular file"])
+@pytest.mark.parametrize(
+    "kind", [pytest.param("fifo", marks=pytest.mark.posix("FIFOs")), "regular", "absent", "symlink to a regular file"]
+)
 def test_open_output_never_reads_a_pipe_and_checks_a_regular_file(tmp_path: Path, kind: str) -> None:
     path = tmp_path / "out"
     target = tmp_path / "target"
@@ -199,7 +190,7 @@ def test_open_output_never_reads_a_pipe_and_checks_a_regular_file(tmp_path: Path
         path.write_text("my notes\n")
     elif kind == "symlink to a regular file":
         target.write_text("my notes\n")
-        os.symlink(target, path)
+        symlink_or_skip(path, target)
     if kind in ("regular", "symlink to a regular file"):
         with pytest.raises(NotOurs):
             open_output(str(path), lambda head: False, "ours", "utf-8")
@@ -238,7 +229,13 @@ def _closed_pipe() -> int:
     return write_end
 
 
-@pytest.mark.parametrize("target", ["/dev/full", "a closed pipe"])
+@pytest.mark.parametrize(
+    "target",
+    [
+        pytest.param("/dev/full", marks=pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")),
+        "a closed pipe",
+    ],
+)
 @pytest.mark.parametrize("mode", sorted(MODES))
 def test_standard_output_that_cannot_be_written_is_one_line_and_exit_1(tmp_path: Path, mode: str, target: str) -> None:
     args, keys = MODES[mode]
@@ -261,6 +258,7 @@ def test_standard_output_that_cannot_be_written_is_one_line_and_exit_1(tmp_path:
 # -- the keyboard game ------------------------------------------------------------------
 
 
+@pytest.mark.posix("a pty and FIFOs")
 @pytest.mark.parametrize("ending", ["q", "SIGTERM"])
 def test_the_keyboard_game_with_a_cast_nobody_reads_still_quits_and_restores_the_terminal(
     tmp_path: Path, fifo: Path, reader_for: List[subprocess.Popen[bytes]], ending: str
@@ -278,7 +276,7 @@ def test_the_keyboard_game_with_a_cast_nobody_reads_still_quits_and_restores_the
     child = spawn(
         "/bin/sh",
         ["-c", script, "sh", sys.executable, "-m", "ansi2048", "--cast", str(fifo), "--new", "--seed", "1"],
-        env=clean_env(tmp_path),
+        env=game_env(tmp_path / "data"),
         dimensions=(30, 80),
         timeout=30,
     )
@@ -314,17 +312,17 @@ def test_the_keyboard_game_with_a_cast_nobody_reads_still_quits_and_restores_the
     assert before.read_text() == after.read_text() != ""
 
 
-@pytest.mark.parametrize("kind", ["directory", "looping link", "/dev/null", "dangling link"])
+@pytest.mark.parametrize("kind", ["directory", "looping link", "the null device", "dangling link"])
 @pytest.mark.parametrize("writer", sorted(WRITERS))
 def test_an_output_target_of_any_kind_is_written_or_refused_in_one_line(tmp_path: Path, writer: str, kind: str) -> None:
     target = tmp_path / "target"
     if kind == "directory":
         target.mkdir()
     elif kind == "looping link":
-        os.symlink(target.name, target)
+        symlink_or_skip(target, target.name)
     elif kind == "dangling link":
-        os.symlink(tmp_path / "made", target)  # the user named it: made, as a shell's > would
-    path = "/dev/null" if kind == "/dev/null" else str(target)
+        symlink_or_skip(target, tmp_path / "made")  # the user named it: made, as a shell's > would
+    path = os.devnull if kind == "the null device" else str(target)  # /dev/null, or Windows' nul
     status, out, err = run_game([writer, path, "--seed", "1"], b"wasd" * 10, tmp_path)
     if kind in ("directory", "looping link"):
         assert status == 2 and len(err) == 1 and f"argument {writer}" in err[0], err

@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 from ansi2048 import Game
 from ansi2048.recording import FirstLine, Header, parse_header, split_header
 
-from .conftest import json_lines, run_cli
+from .conftest import child_env, game_env, json_lines, run_cli, symlink_or_skip
+from .console import HEIGHT, WIDTH
 from .ptys import spawn
-from .test_terminal import FRAME_END, HEIGHT, WIDTH, game_env
+from .screen import FRAME_END_PATTERN
 
 NAMES = {"w": "up", "a": "left", "s": "down", "d": "right"}
 RECORDING = b"# ansi2048 version=0.1.0 seed=7 size=3x3 goal=64\nwasd"
@@ -175,6 +176,34 @@ def test_parse_header_names_the_bad_fields() -> None:
     assert header.bad == ("seed", "goal") and (header.rows, header.cols) == (3, 3)
 
 
+# -- the null device: no terminal, on any system ----------------------------------
+
+
+def test_the_null_device_is_no_terminal() -> None:
+    # Windows' C runtime calls every character device a tty, NUL among them:
+    # a game with `> NUL` took it for a screen to draw on.
+    from ansi2048.terminal.streams import isatty
+
+    with open(os.devnull, "w") as null:
+        assert not isatty(null)
+
+
+def test_keys_from_the_null_device_are_a_piped_game_of_none() -> None:
+    # `ansi2048 < NUL` (or < /dev/null): no keys, so the first board and its
+    # summary, as from an empty pipe; not a keyboard game on no console.
+    result = subprocess.run(
+        [sys.executable, "-m", "ansi2048", "--seed", "1"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        env=child_env(),
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == b""
+    assert b"moves 0" in result.stdout and b"seed 1" in result.stdout
+
+
 # -- item 16: a standard error that cannot be written ---------------------------
 
 _WARNS = b"# ansi2048 seed=5 size=1x1\nwasd"  # one warning (no such board), then four keys
@@ -191,7 +220,6 @@ def test_a_full_standard_error_does_not_stop_the_game() -> None:
     assert [e["action"] for e in json_lines(result.stdout) if e["action"] != "start"] == _MOVES
 
 
-@pytest.mark.posix
 def test_a_standard_error_nobody_reads_does_not_stop_the_game() -> None:
     read_end, write_end = os.pipe()
     os.close(read_end)
@@ -205,7 +233,7 @@ def test_a_standard_error_nobody_reads_does_not_stop_the_game() -> None:
     assert b"seed 5" in result.stdout
 
 
-@pytest.mark.posix
+@pytest.mark.posix("a POSIX shell's 2>&-")
 def test_a_closed_standard_error_does_not_stop_the_game() -> None:
     result = subprocess.run(
         f'"{sys.executable}" -m ansi2048 --json 2>&-', shell=True, input=_WARNS, capture_output=True, check=False
@@ -231,12 +259,11 @@ def test_record_refuses_a_file_that_is_not_a_recording(tmp_path: Path) -> None:
     assert notes.read_bytes() == b"my thesis, chapter 1\n"
 
 
-@pytest.mark.posix
 def test_record_refuses_through_a_symlink_too(tmp_path: Path) -> None:
     target = tmp_path / "precious"
     target.write_bytes(b"data")
     link = tmp_path / "game.keys"
-    link.symlink_to(target)
+    symlink_or_skip(link, target)
     assert _record(link).returncode == 2
     assert target.read_bytes() == b"data"
 
@@ -256,7 +283,7 @@ def test_record_may_overwrite_a_recording_or_an_empty_file(tmp_path: Path, befor
 # -- item 2: the keyboard game with stdout redirected ----------------------------
 
 
-@pytest.mark.posix
+@pytest.mark.posix("a pty")
 @pytest.mark.parametrize("redirect", ["| cat >", ">"])
 def test_stdout_redirected_plays_on_the_terminal_and_gets_the_summary(
     tmp_path: Path, data_home: Path, redirect: str
@@ -269,10 +296,10 @@ def test_stdout_redirected_plays_on_the_terminal_and_gets_the_summary(
     )
     child = spawn("/bin/sh", ["-c", script], env=game_env(data_home), dimensions=(HEIGHT, WIDTH), timeout=20)
     child.delaybeforesend = None
-    child.expect(FRAME_END)  # the board is on the terminal at once
+    child.expect(FRAME_END_PATTERN)  # the board is on the terminal at once
     for key in "wasd":
         child.send(key)
-        child.expect(FRAME_END)
+        child.expect(FRAME_END_PATTERN)
     assert b"^[" not in child.before  # keys are not echoed
     child.send("q")
     child.expect("DONE")

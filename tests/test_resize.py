@@ -9,11 +9,12 @@ own resize just drops lines; a test in tmux itself checks the real thing."""
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
+from pathlib import Path
 from typing import Any, Callable, Dict, List, Tuple
 
 import pyte
@@ -28,6 +29,7 @@ from ansi2048.render.repaint import Repainter
 from ansi2048.render.style import ColorDepth
 from ansi2048.session import Session
 
+from .conftest import process_runs
 from .screen import dump, emulate, find_header, read_board
 
 
@@ -155,45 +157,57 @@ def _wait_for(condition: Callable[[], bool], screen: Callable[[], str] = str) ->
         time.sleep(0.05)
 
 
-@pytest.mark.posix
+@pytest.mark.posix("tmux")
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
-def test_tmux_shrink_and_grow_leaves_one_board() -> None:
+def test_tmux_shrink_and_grow_leaves_one_board(tmp_path: Path) -> None:
     name = f"ansi2048-test-{os.getpid()}"
     socket = ["-L", name]  # a server of its own: no interference with the user's tmux
-    with tempfile.TemporaryDirectory() as data:
-        command = f"ANSI2048_DATA_DIR={data} {sys.executable} -m ansi2048 --seed 1 --new"
-        _tmux(*socket, "new-session", "-d", "-s", name, "-x", "100", "-y", "35", command)
-        try:
+    data = tmp_path / "data"
+    # exec: the pane's process is the game itself, to wait for below.
+    command = (
+        f"exec env ANSI2048_DATA_DIR={shlex.quote(str(data))} {shlex.quote(sys.executable)} -m ansi2048 --seed 1 --new"
+    )
+    _tmux(*socket, "new-session", "-d", "-s", name, "-x", "100", "-y", "35", command)
+    game = int(_tmux(*socket, "display-message", "-p", "-t", name, "#{pane_pid}"))
+    try:
 
-            def screen() -> str:
-                return _tmux(*socket, "capture-pane", "-p", "-t", name)
+        def screen() -> str:
+            return _tmux(*socket, "capture-pane", "-p", "-t", name)
 
-            _wait_for(lambda: "q quit" in screen())
-            moves = 0
-            for height in (12, 35, 8, 35):
-                _tmux(*socket, "resize-window", "-t", name, "-x", "100", "-y", str(height))
-                if height == 8:  # too small for the board: keys are ignored
-                    _wait_for(lambda: "too small" in screen(), screen)
-                    continue
-                # Keys are ignored while "too small" is up: wait for the board.
-                _wait_for(lambda: "q quit" in screen(), screen)
-                _tmux(*socket, "send-keys", "-t", name, "a" if moves % 2 else "d")
-                moves += 1
-                # The frame for this size shows the move, its keys line last.
-                # (tmux may pass the new size on after the key: wait for it.)
-                last = len(frame_lines(View.of(Session(Game(seed=1))), ColorDepth.NONE, 100, height)) - 1
+        _wait_for(lambda: "q quit" in screen())
+        moves = 0
+        for height in (12, 35, 8, 35):
+            _tmux(*socket, "resize-window", "-t", name, "-x", "100", "-y", str(height))
+            if height == 8:  # too small for the board: keys are ignored
+                _wait_for(lambda: "too small" in screen(), screen)
+                continue
+            # Keys are ignored while "too small" is up: wait for the board.
+            _wait_for(lambda: "q quit" in screen(), screen)
+            _tmux(*socket, "send-keys", "-t", name, "a" if moves % 2 else "d")
+            moves += 1
+            # The frame for this size shows the move, its keys line last.
+            # (tmux may pass the new size on after the key: wait for it.)
+            last = len(frame_lines(View.of(Session(Game(seed=1))), ColorDepth.NONE, 100, height)) - 1
 
-                def drawn(moves: int = moves, last: int = last) -> bool:
-                    lines = screen().splitlines()
-                    return f"Moves {moves} " in screen() and len(lines) > last and "q quit" in lines[last]
+            def drawn(moves: int = moves, last: int = last) -> bool:
+                lines = screen().splitlines()
+                return f"Moves {moves} " in screen() and len(lines) > last and "q quit" in lines[last]
 
-                _wait_for(drawn, screen)
-                text = screen()
-                assert text.count("Score") == 1, text
-                assert text.count("q quit") == 1, text
-                assert text.startswith("2048 "), text  # the board's header on the top row
-        finally:
-            subprocess.run(["tmux", *socket, "kill-server"], capture_output=True)
+            _wait_for(drawn, screen)
+            text = screen()
+            assert text.count("Score") == 1, text
+            assert text.count("q quit") == 1, text
+            assert text.startswith("2048 "), text  # the board's header on the top row
+    finally:
+        subprocess.run(["tmux", *socket, "kill-server"], capture_output=True)
+        # The server's end hangs the game up, and it saves its game and best
+        # score on the way out, after kill-server has returned: the test ends
+        # once it has, so that nothing of it outlives the test (a temporary
+        # directory removed meanwhile failed with "Directory not empty").
+        deadline = time.monotonic() + 30
+        while process_runs(game) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not process_runs(game), "the game outlived its tmux server"
 
 
 # -- any size, and storms of sizes: a terminal that reflows -------------------------

@@ -28,7 +28,7 @@ from ansi2048.session import Session
 from ansi2048.storage import DataDir, Keeper
 from ansi2048.terminal.console import Console, ScreenHooks
 
-from .conftest import UNDER_WINE
+from .conftest import UNDER_WINE, symlink_or_skip
 
 HEADER = "# ansi2048 version=0.1.0 seed={seed} size={rows}x{cols} goal=2048\n"
 
@@ -252,7 +252,7 @@ print(resumed is None, best, len(warnings))
 """
 
 
-@pytest.mark.posix
+@pytest.mark.posix("FIFOs")
 @pytest.mark.parametrize("name", ["game-4x4-2048.keys", "best.json"])
 def test_a_fifo_in_the_data_directory_is_set_aside(tmp_path: Path, name: str) -> None:
     os.mkfifo(tmp_path / name)
@@ -283,21 +283,13 @@ def test_a_best_file_nested_too_deep_is_set_aside(tmp_path: Path) -> None:
 # -- 12: symlinks -------------------------------------------------------------
 
 
-def _symlink(link: Path, target: Path) -> None:
-    try:
-        os.symlink(target, link)
-    except (OSError, NotImplementedError):
-        pytest.skip("cannot make symlinks here")
-
-
-@pytest.mark.skipif(UNDER_WINE, reason="Wine: os.symlink makes an entry that lstat cannot find")
 def test_a_save_that_is_a_symlink_is_set_aside_and_its_target_untouched(tmp_path: Path) -> None:
     data, outside = tmp_path / "data", tmp_path / "outside"
     data.mkdir()
     outside.mkdir()
     target = write_save(outside, 5, b"wasd")
     before = target.read_bytes()
-    _symlink(data / target.name, target)
+    symlink_or_skip(data / target.name, target)
     warnings = play(data, [b"wasdwasd"])
     assert target.read_bytes() == before
     assert len(warnings) == 1 and "symbolic link" in warnings[0]
@@ -311,7 +303,7 @@ def test_a_dangling_symlink_never_makes_a_file_outside(tmp_path: Path, name: str
     data, outside = tmp_path / "data", tmp_path / "outside"
     data.mkdir()
     outside.mkdir()
-    _symlink(data / name, outside / "victim")
+    symlink_or_skip(data / name, outside / "victim")
     play(data, [b"wasdwasd"], Options(seed=4))
     assert list(outside.iterdir()) == []
     game, _, best = resume(data)

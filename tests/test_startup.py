@@ -33,7 +33,7 @@ NOT_BEFORE_THE_FIRST_FRAME = {
 }
 
 
-@pytest.mark.posix
+@pytest.mark.posix("a pty")
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="platformdirs is the way elsewhere")
 def test_the_keyboard_game_starts_without_what_other_modes_need(tmp_path: Path) -> None:
     dump = tmp_path / "modules.txt"

@@ -168,7 +168,7 @@ for score in range(int(start), int(stop), int(step)):
 """
 
 
-@pytest.mark.posix  # flock; Windows untried: under Wine, msvcrt.locking fails here (errno 0)
+@pytest.mark.posix("flock (Windows untried: Wine's msvcrt.locking fails this race with errno 0)")
 def test_two_writers_at_once_lose_nothing(tmp_path: Path) -> None:
     # Three processes raise two boards' bests at once (two of them the same
     # board's): each must end at the highest score written for it. Started by

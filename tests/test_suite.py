@@ -5,6 +5,7 @@ safely from a threaded runner."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import signal
@@ -18,6 +19,8 @@ import pytest
 
 from ansi2048.terminal.signals import ending_signals
 
+from .conftest import process_runs
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # `cmd &` in a script ignores SIGINT and SIGQUIT, nohup SIGHUP: a shell that
@@ -27,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 _STARTED_AS_A_SHELL_WOULD = ["sh", "-c", 'trap "" INT QUIT HUP; exec "$@"', "sh"]
 
 
-@pytest.mark.posix
+@pytest.mark.posix("signals ignored across exec")
 def test_a_program_a_test_starts_takes_the_ending_signals_by_default() -> None:
     script = (
         "import json, signal, sys\n"
@@ -40,7 +43,7 @@ def test_a_program_a_test_starts_takes_the_ending_signals_by_default() -> None:
     assert json.loads(child.stdout) == []
 
 
-@pytest.mark.posix
+@pytest.mark.posix("nohup, and signals ignored across exec")
 def test_it_holds_when_pytest_itself_starts_with_them_ignored(tmp_path: Path) -> None:
     # The test above, in a pytest started as a background job of a script
     # under nohup: its children would inherit SIG_IGN for the signals the
@@ -80,7 +83,7 @@ except KeyboardInterrupt:
 """
 
 
-@pytest.mark.posix
+@pytest.mark.posix("a pty")
 def test_a_program_on_a_pty_has_it_as_its_controlling_terminal() -> None:
     # As in a terminal window: the program leads its session and the pty is
     # its controlling terminal (tcgetpgrp on another terminal fails), its
@@ -102,7 +105,7 @@ def test_a_program_on_a_pty_has_it_as_its_controlling_terminal() -> None:
     assert child.exitstatus == 0
 
 
-@pytest.mark.posix
+@pytest.mark.posix("a pty")
 def test_a_program_on_a_pty_gets_sigpipe_at_its_default() -> None:
     # As from a shell: the interpreter that starts it ignores SIGPIPE for
     # itself, and does not pass that on. (Python programs ignore it anyway.)
@@ -115,7 +118,7 @@ def test_a_program_on_a_pty_gets_sigpipe_at_its_default() -> None:
     assert int(child.match.group(1)) == 128 + signal.SIGPIPE, child.before
 
 
-@pytest.mark.posix
+@pytest.mark.posix("a pty")
 def test_a_program_on_a_pty_is_started_without_forking_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
     # This process runs threads (pytest-xdist's): a fork of it that runs
     # Python code before exec may deadlock (and Python 3.12 warns of it).
@@ -132,7 +135,7 @@ def test_a_program_on_a_pty_is_started_without_forking_this_process(monkeypatch:
     child.expect(pexpect.EOF)
 
 
-@pytest.mark.posix
+@pytest.mark.posix("a pty")
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_closing_a_program_that_ignores_the_hangup_ends_it_and_its_group() -> None:
     # What a test leaves running is closed after it (conftest.py): the
@@ -145,15 +148,32 @@ def test_closing_a_program_that_ignores_the_hangup_ends_it_and_its_group() -> No
     child.close(force=True)
     assert child.signalstatus == signal.SIGKILL
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _running(sleeper):
+    while time.monotonic() < deadline and process_runs(sleeper):
         time.sleep(0.01)
-    assert not _running(sleeper)
+    assert not process_runs(sleeper)
 
 
-def _running(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie, ended but not reaped yet, does not)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
+def _skips_itself_at_import(tree: ast.Module) -> bool:
+    """Whether a module calls ``pytest.skip(..., allow_module_level=True)``."""
+    return any(
+        isinstance(node, ast.Call) and any(keyword.arg == "allow_module_level" for keyword in node.keywords)
+        for node in ast.walk(tree)
+    )
+
+
+def test_no_module_takes_anything_from_one_that_skips_itself_at_import() -> None:
+    # A module that skips itself where it cannot run (test_terminal.py on
+    # Windows) skips every module importing it: test_pipes.py's piped games
+    # did not run on Windows for a few names taken from test_terminal.py.
+    # What tests share lives in modules that import everywhere (conftest.py,
+    # console.py, ptys.py, screen.py), and each test is marked for what it needs.
+    here = Path(__file__).resolve().parent
+    trees = {path.stem: ast.parse(path.read_text(encoding="utf-8")) for path in here.glob("*.py")}
+    skipping = {name for name, tree in trees.items() if _skips_itself_at_import(tree)}
+    taken = sorted(
+        (name, node.module)
+        for name, tree in trees.items()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module in skipping
+    )
+    assert taken == [], taken

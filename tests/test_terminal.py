@@ -11,12 +11,15 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import List
 
 import pytest
 
-if sys.platform == "win32":  # the signal names below do not exist there; marks cannot stop collection
-    pytest.skip("needs a POSIX terminal (pty, termios, signals)", allow_module_level=True)
+# Every test here drives the game on a pty; the signal names the parameters
+# below take do not exist on Windows, and a mark cannot stop collection. So no
+# other test module imports from this one: tests/ptys.py holds what they share.
+if sys.platform == "win32":
+    pytest.skip("POSIX only: a pty", allow_module_level=True)
 
 import pexpect
 
@@ -24,68 +27,13 @@ from ansi2048 import Game
 from ansi2048.render.frame import LARGE
 from ansi2048.render.repaint import FRAME_END as FRAME_END_CODE
 
-from .conftest import child_env
-from .ptys import spawn
+from .conftest import game_env
+from .console import HEIGHT, WIDTH
+from .ptys import GameInShell, spawn
 from .screen import FRAME_END_PATTERN, dump, emulate, find_header, read_board
 
-WIDTH, HEIGHT = 80, 30
 NAMES = {"w": "up", "a": "left", "s": "down", "d": "right"}
-FRAME_END = FRAME_END_PATTERN  # the shared marker: see tests/screen.py
-# Every test here drives the real program in a pseudo-terminal.
-pytestmark = pytest.mark.posix
-
-
-def game_env(data: Path) -> Dict[str, str]:
-    return child_env({"TERM": "xterm-256color", "ANSI2048_DATA_DIR": str(data)})
-
-
-class Run:
-    """``ansi2048 ARGS`` under ``sh`` in a pty; sh records ``stty -g`` before
-    and after, and the game's exit status."""
-
-    def __init__(self, tmp: Path, args: List[str], data: Path, width: int = WIDTH, height: int = HEIGHT) -> None:
-        self.before = tmp / "stty.before"
-        self.after = tmp / "stty.after"
-        script = f'stty -g > "{self.before}"; "$@"; echo "EXIT=$?"; stty -g > "{self.after}"; echo DONE; sleep 0.2'
-        self.child = spawn(
-            "/bin/sh",
-            ["-c", script, "sh", sys.executable, "-m", "ansi2048", *args],
-            env=game_env(data),
-            dimensions=(height, width),
-            timeout=20,
-            maxread=1 << 16,
-        )
-        self.child.delaybeforesend = None
-        self.output = b""
-        self.width, self.height = width, height
-
-    def frame(self) -> None:
-        """Wait for a complete frame."""
-        self.child.expect(FRAME_END)
-        self.output += self.child.before + self.child.after
-
-    def game_pid(self) -> int:
-        """The python process under sh."""
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            children = (
-                Path(f"/proc/{self.child.pid}/task/{self.child.pid}/children").read_text(encoding="utf-8").split()
-            )
-            if children:
-                return int(children[0])
-            time.sleep(0.01)
-        raise AssertionError("the game process did not start")
-
-    def finish(self) -> Tuple[int, bytes]:
-        """Wait for the end; (exit status, everything the screen received)."""
-        self.child.expect("DONE")
-        self.output += self.child.before
-        status = int(self.output.rsplit(b"EXIT=", 1)[1].split()[0])
-        self.child.expect(pexpect.EOF)
-        return status, self.output
-
-    def stty_unchanged(self) -> bool:
-        return self.before.read_text(encoding="utf-8") == self.after.read_text(encoding="utf-8") != ""
+pytestmark = pytest.mark.posix("a pty")
 
 
 @pytest.fixture
@@ -96,7 +44,7 @@ def data(tmp_path: Path) -> Path:
 
 
 def test_quit_leaves_the_terminal_as_it_was_and_the_prompt_under_the_board(tmp_path: Path, data: Path) -> None:
-    run = Run(tmp_path, ["--seed", "7", "--new"], data)
+    run = GameInShell(tmp_path, ["--seed", "7", "--new"], data)
     run.frame()
     for key in "wasd":
         run.child.send(key)
@@ -119,7 +67,7 @@ def test_quit_leaves_the_terminal_as_it_was_and_the_prompt_under_the_board(tmp_p
 
 
 def test_ctrl_c_quits_cleanly(tmp_path: Path, data: Path) -> None:
-    run = Run(tmp_path, ["--seed", "7", "--new"], data)
+    run = GameInShell(tmp_path, ["--seed", "7", "--new"], data)
     run.frame()
     run.child.send("\x03")
     status, output = run.finish()
@@ -132,7 +80,7 @@ def test_ctrl_c_quits_cleanly(tmp_path: Path, data: Path) -> None:
     "signum, status", [(signal.SIGTERM, 128 + 15), (signal.SIGHUP, 128 + 1), (signal.SIGINT, 128 + 2)]
 )
 def test_signals_restore_the_terminal(tmp_path: Path, data: Path, signum: int, status: int) -> None:
-    run = Run(tmp_path, ["--seed", "7", "--new"], data)
+    run = GameInShell(tmp_path, ["--seed", "7", "--new"], data)
     run.frame()
     run.child.send("wa")
     run.frame()
@@ -146,7 +94,7 @@ def test_signals_restore_the_terminal(tmp_path: Path, data: Path, signum: int, s
 
 def test_a_burst_of_200_keys_1ms_apart_is_all_played(tmp_path: Path, data: Path) -> None:
     record = tmp_path / "burst.keys"
-    run = Run(tmp_path, ["--seed", "3", "--new", "--record", str(record)], data)
+    run = GameInShell(tmp_path, ["--seed", "3", "--new", "--record", str(record)], data)
     run.frame()
     rng = random.Random(1)
     keys = "".join(rng.choice("wasdhjkl") for _ in range(200))
@@ -171,7 +119,7 @@ def test_a_burst_of_200_keys_1ms_apart_is_all_played(tmp_path: Path, data: Path)
 
 
 def test_a_tiny_terminal_gets_a_message_and_the_board_comes_back(tmp_path: Path, data: Path) -> None:
-    run = Run(tmp_path, ["--seed", "7", "--new"], data, width=20, height=6)
+    run = GameInShell(tmp_path, ["--seed", "7", "--new"], data, width=20, height=6)
     run.child.expect("too small")
     run.child.setwinsize(HEIGHT, WIDTH)  # the kernel sends SIGWINCH
     run.frame()
@@ -220,7 +168,7 @@ def test_a_killed_game_resumes_with_the_last_board_drawn(tmp_path: Path, data: P
         # Without motion: a frame drawn mid-slide shows no state of the game,
         # and this test reads the last board drawn as one.
         args = ["--no-animation"] + (["--seed", "11", "--new"] if round_ == 0 else [])
-        run = Run(tmp_path, args, data)
+        run = GameInShell(tmp_path, args, data)
         run.frame()
         screen = emulate(run.output, WIDTH, HEIGHT)
         if round_ > 0:
@@ -239,7 +187,7 @@ def test_a_killed_game_resumes_with_the_last_board_drawn(tmp_path: Path, data: P
         assert run.stty_unchanged() or signum == signal.SIGKILL  # SIGKILL cannot be caught
         # A kill can land in the middle of writing a frame (the pty takes it
         # in pieces): the last board drawn is the last complete frame.
-        complete = [m.end() for m in re.finditer(FRAME_END.encode(), output)]
+        complete = [m.end() for m in re.finditer(FRAME_END_PATTERN.encode(), output)]
         last_drawn = read_board(emulate(output[: complete[-1]], WIDTH, HEIGHT).display, LARGE, 4, 4)
 
 
@@ -274,7 +222,7 @@ def test_an_unexpected_error_restores_the_terminal_and_says_one_line(tmp_path: P
         dimensions=(HEIGHT, WIDTH),
         timeout=20,
     )
-    child.expect(FRAME_END)
+    child.expect(FRAME_END_PATTERN)
     child.send("wasd")
     child.expect("DONE")
     output = child.before.decode()
@@ -289,14 +237,14 @@ def test_an_unexpected_error_restores_the_terminal_and_says_one_line(tmp_path: P
 
 
 def test_a_resumed_game_is_recorded_whole(tmp_path: Path, data: Path) -> None:
-    first = Run(tmp_path, ["--seed", "4", "--new"], data)
+    first = GameInShell(tmp_path, ["--seed", "4", "--new"], data)
     first.frame()
     first.child.send("wasd")
     first.frame()
     first.child.send("q")
     first.finish()
     record = tmp_path / "whole.keys"
-    second = Run(tmp_path, ["--record", str(record)], data)
+    second = GameInShell(tmp_path, ["--record", str(record)], data)
     second.frame()
     second.child.send("wwdd")
     time.sleep(0.3)
@@ -322,9 +270,9 @@ def test_closing_the_window_is_a_hangup_not_a_crash(tmp_path: Path, data: Path) 
         f"open({str(status_file)!r}, 'w', encoding='utf-8').write(str(code))\n"
     )
     child = spawn(sys.executable, ["-c", wrapper], env=game_env(data), dimensions=(HEIGHT, WIDTH), timeout=20)
-    child.expect(FRAME_END)
+    child.expect(FRAME_END_PATTERN)
     child.send("aw")
-    child.expect(FRAME_END)
+    child.expect(FRAME_END_PATTERN)
     child.close(force=False)  # close the pty master: the window is gone
     deadline = time.monotonic() + 10
     while not status_file.exists() and time.monotonic() < deadline:
@@ -344,16 +292,16 @@ def test_ctrl_z_hands_the_terminal_back_and_fg_takes_it_again(tmp_path: Path, da
     shell.delaybeforesend = None
     shell.expect_exact("$ ")
     shell.sendline(f"stty -g > {tmp_path / 'before'}; {sys.executable} -m ansi2048 --seed 7 --new")
-    shell.expect(FRAME_END)
+    shell.expect(FRAME_END_PATTERN)
     shell.send("a")
-    shell.expect(FRAME_END)
+    shell.expect(FRAME_END_PATTERN)
     shell.send("\x1a")
     shell.expect("Stopped")
     shell.expect_exact("$ ")
     shell.sendline(f"stty -g > {tmp_path / 'during'}; fg")
-    shell.expect(FRAME_END)
+    shell.expect(FRAME_END_PATTERN)
     shell.send("w")
-    shell.expect(FRAME_END)
+    shell.expect(FRAME_END_PATTERN)
     shell.send("q")
     shell.expect_exact("$ ")
     shell.sendline(f"stty -g > {tmp_path / 'after'}; exit")
@@ -397,7 +345,7 @@ def test_a_dumb_terminal_gets_frames_without_escape_codes(tmp_path: Path, data: 
 
 def test_keys_are_not_played_while_the_board_cannot_be_shown(tmp_path: Path, data: Path) -> None:
     record = tmp_path / "small.keys"
-    run = Run(tmp_path, ["--seed", "7", "--new", "--record", str(record)], data, width=20, height=6)
+    run = GameInShell(tmp_path, ["--seed", "7", "--new", "--record", str(record)], data, width=20, height=6)
     run.child.expect("too small")
     run.frame()  # the rest of the first frame
     for key in "wasdwasd":
@@ -413,13 +361,12 @@ def test_keys_are_not_played_while_the_board_cannot_be_shown(tmp_path: Path, dat
     assert record.read_text(encoding="utf-8").splitlines()[1] == "q"
 
 
-@pytest.mark.posix
 @pytest.mark.parametrize("name", ["SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGVTALRM", "SIGPROF"])
 def test_every_signal_that_would_kill_restores_the_terminal_and_keeps_the_game(
     tmp_path: Path, data: Path, name: str
 ) -> None:
     signum = getattr(signal, name)
-    run = Run(tmp_path, ["--seed", "7", "--new"], data)
+    run = GameInShell(tmp_path, ["--seed", "7", "--new"], data)
     run.frame()
     run.child.send("wa")
     run.frame()
@@ -433,10 +380,9 @@ def test_every_signal_that_would_kill_restores_the_terminal_and_keeps_the_game(
     assert save.read_bytes().split(b"\n", 1)[1].strip() != b""  # the moves are kept
 
 
-@pytest.mark.posix
 def test_sigpipe_is_ignored_and_the_game_goes_on(tmp_path: Path, data: Path) -> None:
     # Python ignores SIGPIPE (a failed write raises instead): a stray one changes nothing.
-    run = Run(tmp_path, ["--seed", "7", "--new"], data)
+    run = GameInShell(tmp_path, ["--seed", "7", "--new"], data)
     run.frame()
     os.kill(run.game_pid(), signal.SIGPIPE)
     run.child.send("w")
@@ -447,13 +393,12 @@ def test_sigpipe_is_ignored_and_the_game_goes_on(tmp_path: Path, data: Path) -> 
     assert run.stty_unchanged()
 
 
-@pytest.mark.posix
 @pytest.mark.parametrize(
     "first, second",
     [(signal.SIGTERM, signal.SIGINT), (signal.SIGHUP, signal.SIGTERM), (signal.SIGINT, signal.SIGQUIT)],
 )
 def test_two_signals_at_once_cannot_cut_the_restore_short(tmp_path: Path, data: Path, first: int, second: int) -> None:
-    run = Run(tmp_path, ["--seed", "7", "--new"], data)
+    run = GameInShell(tmp_path, ["--seed", "7", "--new"], data)
     run.frame()
     run.child.send("wa")
     run.frame()
@@ -471,9 +416,8 @@ def test_two_signals_at_once_cannot_cut_the_restore_short(tmp_path: Path, data: 
     assert output.rfind(b"\x1b[?25h") > output.rfind(b"\x1b[?25l")
 
 
-@pytest.mark.posix
 def test_two_interrupts_in_quick_succession_restore_the_terminal(tmp_path: Path, data: Path) -> None:
-    run = Run(tmp_path, ["--seed", "7", "--new"], data)
+    run = GameInShell(tmp_path, ["--seed", "7", "--new"], data)
     run.frame()
     pid = run.game_pid()
     os.kill(pid, signal.SIGINT)
@@ -484,7 +428,6 @@ def test_two_interrupts_in_quick_succession_restore_the_terminal(tmp_path: Path,
     assert output.rfind(b"\x1b[?25h") > output.rfind(b"\x1b[?25l")
 
 
-@pytest.mark.posix
 def test_ctrl_z_bg_fg_goes_on_playing(tmp_path: Path, data: Path) -> None:
     shell = spawn(
         "/bin/bash",
@@ -497,7 +440,7 @@ def test_ctrl_z_bg_fg_goes_on_playing(tmp_path: Path, data: Path) -> None:
     shell.expect_exact("$ ")
     # set -b: bash says "Stopped" as soon as the job stops, not at the next prompt.
     shell.sendline(f"set -b; stty -g > {tmp_path / 'before'}; {sys.executable} -m ansi2048 --seed 7 --new")
-    shell.expect(FRAME_END)
+    shell.expect(FRAME_END_PATTERN)
     shell.send("\x1a")
     shell.expect("Stopped")
     shell.expect_exact("$ ")
@@ -506,9 +449,9 @@ def test_ctrl_z_bg_fg_goes_on_playing(tmp_path: Path, data: Path) -> None:
     shell.sendline("bg")
     shell.expect("Stopped")
     shell.sendline("fg")
-    shell.expect(FRAME_END)
+    shell.expect(FRAME_END_PATTERN)
     shell.send("w")
-    shell.expect(FRAME_END)
+    shell.expect(FRAME_END_PATTERN)
     shell.send("q")
     shell.expect_exact("$ ")
     seen = shell.before
@@ -519,7 +462,6 @@ def test_ctrl_z_bg_fg_goes_on_playing(tmp_path: Path, data: Path) -> None:
     assert (tmp_path / "before").read_text(encoding="utf-8") == (tmp_path / "after").read_text(encoding="utf-8")
 
 
-@pytest.mark.posix
 @pytest.mark.parametrize("signum", [signal.SIGQUIT, signal.SIGUSR1])
 def test_any_ending_signal_during_a_replay_on_the_terminal_restores_it(tmp_path: Path, signum: int) -> None:
     keys = tmp_path / "game.keys"

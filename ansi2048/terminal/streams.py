@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import os
 import queue
+import sys
 import threading
 from typing import IO, Any, Optional, Tuple
 
@@ -72,8 +73,34 @@ def terminal_gone(error: OSError) -> bool:
 
 
 def isatty(stream: IO[Any]) -> bool:
-    """``stream`` is a terminal (False for a closed or fake stream too)."""
+    """``stream`` is a terminal (False for a closed or fake stream too). On
+    Windows, a console: the C runtime's isatty says yes to every character
+    device, the null device (``> NUL``) among them, where nobody would see
+    a board drawn."""
     try:
-        return stream.isatty()
+        if not stream.isatty():
+            return False
     except (AttributeError, ValueError):
         return False
+    if sys.platform == "win32":
+        try:
+            fd = stream.fileno()
+        except (AttributeError, ValueError, OSError):
+            return True  # no descriptor to ask about: the stream's own word
+        return _is_console(fd)
+    return True
+
+
+def _is_console(fd: int) -> bool:
+    """File descriptor ``fd`` is a Windows console: GetConsoleMode takes its handle."""
+    import ctypes
+    import msvcrt
+    from ctypes import wintypes
+
+    try:
+        handle = msvcrt.get_osfhandle(fd)  # type: ignore[attr-defined,unused-ignore]
+    except OSError:
+        return False
+    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined,unused-ignore]
+    kernel32.GetConsoleMode.argtypes = [wintypes.HANDLE, ctypes.POINTER(wintypes.DWORD)]
+    return bool(kernel32.GetConsoleMode(handle, ctypes.byref(wintypes.DWORD())))
