@@ -342,7 +342,7 @@ static void save_weights(const char *path) {
 
 static const char USAGE[] =
     "usage: train_ai STATE FEATURES STAGES GAMES RATE FINE_FROM FINE_RATE TC CAROUSEL CHECKPOINT LOG MINUTES OUT "
-    "[INIT|-] [RESUME|-]\n"
+    "[INIT|-] [RESUME|-] [KEEP]\n"
     "       train_ai selftest STATE\n"
     "  run by scripts/train_ai.py, which documents the settings\n";
 
@@ -407,6 +407,7 @@ int main(int argc, char **argv) {
     const char *out = argv[13];
     const char *init = argc > 14 && strcmp(argv[14], "-") ? argv[14] : NULL;
     const char *resume = argc > 15 && strcmp(argv[15], "-") ? argv[15] : NULL;
+    int keep = argc > 16 && atoi(argv[16]);
 
     /* What fixes the run; a checkpoint must have been made with the same. */
     char settings[8192];
@@ -473,6 +474,12 @@ int main(int argc, char **argv) {
         if (checkpoint_every && games % checkpoint_every == 0) {
             save_checkpoint(ckpt, settings, games, fresh);
             save_weights(out);
+            if (keep) {
+                /* A copy of each checkpoint's weights, for averaging later. */
+                char kept[4096];
+                snprintf(kept, sizeof kept, "%s.%llu", out, (unsigned long long)games);
+                save_weights(kept);
+            }
         }
         if (minutes > 0 && games % 16 == 0 && difftime(time(NULL), start) > 60 * minutes) {
             printf("# time limit: stopping after %llu games\n", (unsigned long long)games);

@@ -28,15 +28,26 @@ checks its moves, points and spawns against the Python ones.
 Reproducible: the same command gives the same bytes (IEEE doubles in a fixed
 order, compiled without floating-point contraction, one thread); the header
 records the settings, the SHA-256 of the C source and of the ``--init`` file.
-Resumable: every ``--checkpoint`` games and at the end, ``--out``.ckpt keeps
-the whole state (weights in full precision, generator, restart buffers);
-``--resume`` it with the same settings and the run goes on exactly as if never
-stopped. ``--minutes`` stops early. Never run by the tests or CI: they load the
-shipped file.
+Resumable: every ``--checkpoint`` games and at the end the loop writes
+``--out``.weights (its weights, doubles) and ``--out``.weights.ckpt (the whole
+state: weights in full precision, generator, restart buffers); ``--resume`` it
+with the same settings and the run goes on exactly as if never stopped.
+``--keep`` also keeps each checkpoint's weights (``--out``.weights.GAMES), and
+``--average`` packs the mean of such files. ``--minutes`` stops early. Never run
+by the tests or CI: they load the shipped file.
 
-The shipped weights: see the ``recipe`` in their header
-(``python -c "import ansi2048.ai as a; print(a.load_default().header)"``) and
-the README's AI section.
+The shipped weights (the README's AI section has their figures)::
+
+    python scripts/train_ai.py --seed 2048 --tc --rate 1.0 --stages 11,12,13,14 \\
+        --carousel --games 992256 --checkpoint 100000 --keep --out run.bin
+    python scripts/train_ai.py --stages 11,12,13,14 --out ansi2048/ai/ntuple4x4.bin \\
+        --average run.bin.weights.500000 run.bin.weights.600000 \\
+        run.bin.weights.700000 run.bin.weights.800000 run.bin.weights
+
+(80 minutes on one core of a shared 2-core machine; the mean of the weights
+at games 500k, 600k, 700k, 800k and the last, 992,256: the 900k copy was not
+kept by the run they come from, which predates ``--keep``. The header records
+the SHA-256 of each averaged file.)
 """
 
 from __future__ import annotations
@@ -140,6 +151,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--checkpoint", type=int, default=20000, help="save everything every N games")
     parser.add_argument("--log-every", type=int, default=2000, help="print figures every N games from the start")
     parser.add_argument("--out", type=Path, default=ROOT / "ansi2048" / "ai" / "ntuple4x4.bin")
+    parser.add_argument("--keep", action="store_true", help="also keep each checkpoint's weights: OUT.weights.GAMES")
+    parser.add_argument(
+        "--average",
+        nargs="+",
+        type=Path,
+        metavar="WEIGHTS",
+        help="train nothing: pack the mean of these .weights files (kept checkpoints of one run) into --out",
+    )
     parser.add_argument("--build-dir", type=Path, default=ROOT / "build", help="where the compiled loop is kept")
     args = parser.parse_args(argv)
     try:
@@ -149,6 +168,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     if ranks != sorted(set(ranks)) or not all(0 <= r <= 15 for r in ranks) or len(ranks) > 8:
         parser.error("--stages: rising ranks from 1 to 15, at most 7")
 
+    if args.average:
+        return average(args.average, ranks, args.out)
     binary = build(args.build_dir)
     raw = args.out.with_name(args.out.name + ".weights")
     recipe: Dict[str, Any] = {
@@ -185,6 +206,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             str(raw),
             init,
             str(args.resume) if args.resume else "-",
+            str(int(args.keep)),
         ]
         print("#", json.dumps(recipe, sort_keys=True), flush=True)
         done = subprocess.run(command)
@@ -196,6 +218,34 @@ def main(argv: Optional[List[str]] = None) -> int:
     tmp_out.write_bytes(data)
     os.replace(tmp_out, args.out)
     print(f"# wrote {args.out} ({len(data)} bytes, {games} games)", flush=True)
+    return 0
+
+
+def average(files: Sequence[Path], ranks: Sequence[int], out: Path) -> int:
+    """Pack the mean of several weights files of the C loop (in the order
+    given: the same files give the same bytes). The weights of a TD run
+    wander about their optimum from checkpoint to checkpoint; their mean
+    (Polyak averaging) sits nearer to it."""
+    total = read_doubles(files[0])
+    for path in files[1:]:
+        more = read_doubles(path)
+        if len(more) != len(total):
+            sys.exit(f"train_ai: {path} holds {len(more)} weights, {files[0]} {len(total)}")
+        total = array("d", [a + b for a, b in zip(total, more)])
+    mean = array("d", [w / len(files) for w in total])
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = Path(tmp) / "mean.weights"
+        raw.write_bytes(mean.tobytes())
+        recipe = {
+            "trainer": "scripts/train_ai.py --average",
+            "stage_ranks": list(ranks),
+            "average_of": [{"file": path.name, "sha256": sha256_of(path)} for path in files],
+        }
+        data = pack(raw, ranks, recipe)
+    tmp_out = out.with_name(out.name + ".tmp")
+    tmp_out.write_bytes(data)
+    os.replace(tmp_out, out)
+    print(f"# wrote {out} ({len(data)} bytes, the mean of {len(files)} files)", flush=True)
     return 0
 
 

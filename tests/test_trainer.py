@@ -136,3 +136,36 @@ def test_the_packed_network_holds_the_trained_weights_of_every_stage(
             assert net.value(b) == pytest.approx(exact, abs=17 * net.scales[stage] / 2 + 1e-6)
             learned += exact != 0.0
     assert learned  # training moved the weights
+
+
+def test_kept_checkpoints_average_into_one_network(trainer: ModuleType, binary: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run.bin"
+    assert run(trainer, binary.parent, out, "--games", "90", "--checkpoint", "30", "--keep") == 0
+    kept = [out.with_name(f"run.bin.weights.{games}") for games in (30, 60, 90)]
+    assert all(path.exists() for path in kept)
+    final = out.with_name("run.bin.weights")
+    assert kept[-1].read_bytes() == final.read_bytes()  # the last checkpoint is the end
+    assert kept[0].read_bytes() != kept[1].read_bytes()  # the weights moved between checkpoints
+    averaged = tmp_path / "mean.bin"
+    files = [str(path) for path in kept[:2]] + [str(final)]
+    stages = ["--stages", "11,12", "--build-dir", str(binary.parent)]
+    assert trainer.main([*stages, "--out", str(averaged), "--average", *files]) == 0
+    net = load_network(averaged.read_bytes())
+    assert [entry["file"] for entry in net.header["stages"][0]["average_of"]] == [Path(f).name for f in files]
+    raws = [trainer.read_doubles(Path(f)) for f in files]
+    per_stage = 65536 * len(TUPLES)
+    rng = random.Random(4)
+    stages_seen = set()
+    for n in range(60):
+        cells = [rng.choice((0, 1, 2, 3, 5, 8)) for _ in range(16)]
+        cells[rng.randrange(16)] = 10 + n % 3  # a 1024, a 2048 or a 4096: each stage in turn
+        b = sum(rank << (4 * i) for i, rank in enumerate(cells))
+        stage = net.stage(b)
+        first = stage * per_stage
+        exact = sum(
+            reference_value([raw[first + i * 65536 : first + (i + 1) * 65536] for i in range(len(TUPLES))], b)
+            for raw in raws
+        ) / len(raws)
+        assert net.value(b) == pytest.approx(exact, abs=17 * net.scales[stage] / 2 + 1e-6)
+        stages_seen.add(stage)
+    assert stages_seen == {0, 1, 2}
