@@ -4,10 +4,12 @@
  * its docstring first; this file is only the hot loop.
  *
  * Why C: the loop is a few hundred integer and floating-point operations a
- * move, run for millions of games. Measured on the development machine, the
- * same loop in Python under PyPy played about 79k games an hour; this plays
- * about 25 times as many moves a second on one core. The AI that plays the
- * game stays pure Python and only reads the weights this makes.
+ * move, run for hundreds of millions of moves. Measured here over the first
+ * minute from scratch (plain TD, rate 0.1, seed 2048, one stage), the
+ * Python loop it replaces played 8,000 games under PyPy (about 0.17M moves a
+ * second) and this one 41,000 (1.13M moves a second): one 80-minute run is
+ * about 9 hours of PyPy. The AI that plays the game stays pure Python and
+ * only reads the weights this makes.
  *
  * What it computes is fixed by the command line and the files it reads: the
  * generator (SplitMix64 and the spawn rule of ansi2048.engine, the same
