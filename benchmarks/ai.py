@@ -17,21 +17,19 @@ depend on the interpreter and the machine.
 ``--player greedy`` is the baseline: the move with the most points, then the
 most empty cells.
 
-Measured on the development machine (2 cores shared with 8 other jobs), with
-the shipped weights (79358 self-play games), seeds 1 and up never used to tune
-(tuning: seeds 10000-10019):
+Measured on the development machine (2 cores shared with other jobs), with
+the shipped weights (5 stages, 992,256 self-play games), seeds 1 and up never
+used to tune or to choose the weights (that: seeds 10000-10079):
 
     4x4 level 1, PyPy, seeds 1..200 (--jobs 2 --per-game): 2048 100%,
-        4096 99%, 8192 45%, 16384 0%; mean score 106189, median 80730
-        (the rule before, two levels only at 3 empty cells or fewer: 97.5%,
-        39.5%, 0%; mean 99770)
-    4x4 level 1, CPython 3.11, seeds 1..3 (--cpu), load average ~2.5:
-        4.12 ms/move, p99 10.4 ms, max 19.6 ms (the rule before: 1.98 ms,
-        p99 8.3 ms); under a load average of ~9: 4.97-5.63 ms, p99 12.6-15 ms
-    4x4 --budget 0.05 --level 2 --cpu, seed 3, 300 moves: mean 50.4 ms,
-        p99 53.9 ms, max 64.2 ms (the cap on CPU time)
+        4096 100%, 8192 89%, 16384 10%; mean score 163537, median 164382
+        (the network before, one stage: 100%, 99%, 45%, 0%; mean 106189)
+    4x4 level 1, CPython 3.11, seeds 1..3 (--cpu), load average ~1.8:
+        4.30 ms/move, p99 9.8 ms, max 16.4 ms over 23171 moves
+    4x4 --budget 0.05 --level 2 --cpu, seed 3, 300 moves: mean 50.2 ms,
+        p99 50.7 ms, max 53.8 ms (the cap on CPU time)
     other shapes, CPython --cpu: p99 per hint 25-51 ms (3x3, 2x6, 3x5, 5x5,
-        6x6, 4x7, 10x10, 2x2), measured before this change
+        6x6, 4x7, 10x10, 2x2), measured in round 2
 """
 
 from __future__ import annotations
