@@ -40,15 +40,14 @@ by the tests or CI: they load the shipped file.
 The shipped weights (the README's AI section has their figures)::
 
     python scripts/train_ai.py --seed 2048 --tc --rate 1.0 --stages 11,12,13,14 \\
-        --carousel --games 992256 --checkpoint 100000 --keep --out run.bin
-    python scripts/train_ai.py --stages 11,12,13,14 --out ansi2048/ai/ntuple4x4.bin \\
-        --average run.bin.weights.500000 run.bin.weights.600000 \\
-        run.bin.weights.700000 run.bin.weights.800000 run.bin.weights
+        --carousel --games 992256 --checkpoint 100000
 
-(80 minutes on one core of a shared 2-core machine; the mean of the weights
-at games 500k, 600k, 700k, 800k and the last, 992,256: the 900k copy was not
-kept by the run they come from, which predates ``--keep``. The header records
-the SHA-256 of each averaged file.)
+(80 minutes on one core of a shared 2-core machine; the run was stopped by
+``--minutes 80`` after game 992,256, which changes nothing but where it
+stops.) Their header's ``source_sha256`` names the C file of commit 2e81e7d;
+it differs from this one only in comments and ``--keep``, so for the very same
+bytes, header included, build with that file
+(``git show 2e81e7d:scripts/train_ai.c > scripts/train_ai.c``).
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ comes at most one chance node (about a millisecond in CPython) after the cap.
 Nothing is loaded at import time: the weights load (and their checksum is
 checked) on the first 4x4 hint, with the 65536-entry move tables: about 0.2 s
 in CPython (``Player.network()`` does it ahead), then cached for the process;
-a hint after that takes ~1-3 ms on average. A missing or damaged file gives one
+a hint after that takes ~4 ms on average. A missing or damaged file gives one
 :class:`WeightsWarning` through :mod:`warnings` and sets ``Player.warning``;
 the heuristic search then plays 4x4 too.
 """
