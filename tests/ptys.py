@@ -182,6 +182,22 @@ def spawn(
     return child
 
 
+def job_control_shell(data: Path) -> PtyChild:
+    """An interactive bash (no rc files, prompt "$ ") with job control, the
+    game's environment and data in ``data``, at its first prompt: for Ctrl-Z,
+    ``fg`` and ``bg`` as a player types them."""
+    shell = spawn(
+        "/bin/bash",
+        ["--norc", "--noprofile", "-i"],
+        env=dict(game_env(data), PS1="$ "),
+        dimensions=(HEIGHT, WIDTH),
+        timeout=20,
+    )
+    shell.delaybeforesend = None
+    shell.expect_exact("$ ")
+    return shell
+
+
 def end_all() -> None:
     """Closes (and ends) every child a test started and left running."""
     while _running:

@@ -30,9 +30,9 @@ from ansi2048.render.style import ColorDepth
 from ansi2048.session import Session
 from ansi2048.storage import DataDir
 
-from .conftest import game_env, json_lines, run_cli
+from .conftest import json_lines, run_cli
 from .console import HEIGHT, WIDTH, FakeClock, PlayConsole
-from .ptys import GameInShell, spawn
+from .ptys import GameInShell, job_control_shell
 from .screen import FRAME_END_PATTERN, dump, emulate, read_board
 from .test_interactive import context, played, saved_keys
 
@@ -537,14 +537,7 @@ def test_autoplay_goes_on_after_ctrl_z_and_fg_without_a_key(tmp_path: Path, data
     to do, and the read blocked)."""
     import pexpect
 
-    shell = spawn(
-        "/bin/bash",
-        ["--norc", "--noprofile", "-i"],
-        env=dict(game_env(data_home), PS1="$ "),
-        dimensions=(HEIGHT, WIDTH),
-        timeout=20,
-    )
-    shell.delaybeforesend = None
+    shell = job_control_shell(data_home)
     save = data_home / "game-4x4-2048.keys"
 
     def moves() -> int:
@@ -556,7 +549,6 @@ def test_autoplay_goes_on_after_ctrl_z_and_fg_without_a_key(tmp_path: Path, data
         while moves() < count:
             shell.expect(FRAME_END_PATTERN)  # the pexpect timeout fails a game that stalled
 
-    shell.expect_exact("$ ")
     shell.sendline(f"set -b; {sys.executable} -m ansi2048 --seed 7 --new --autoplay")
     wait_for(2)
     shell.send("\x1a")
@@ -577,15 +569,7 @@ def test_help_stays_up_across_ctrl_z_and_fg(tmp_path: Path, data_home: Path) -> 
     """Coming back from a suspend is no key: the help is drawn again, not closed."""
     import pexpect
 
-    shell = spawn(
-        "/bin/bash",
-        ["--norc", "--noprofile", "-i"],
-        env=dict(game_env(data_home), PS1="$ "),
-        dimensions=(HEIGHT, WIDTH),
-        timeout=20,
-    )
-    shell.delaybeforesend = None
-    shell.expect_exact("$ ")
+    shell = job_control_shell(data_home)
     shell.sendline(f"set -b; {sys.executable} -m ansi2048 --seed 7 --new")
     shell.expect(FRAME_END_PATTERN)
     shell.send("?")

@@ -29,7 +29,7 @@ from ansi2048.render.repaint import FRAME_END as FRAME_END_CODE
 
 from .conftest import game_env
 from .console import HEIGHT, WIDTH
-from .ptys import GameInShell, spawn
+from .ptys import GameInShell, job_control_shell, spawn
 from .screen import FRAME_END_PATTERN, dump, emulate, find_header, read_board
 
 NAMES = {"w": "up", "a": "left", "s": "down", "d": "right"}
@@ -282,15 +282,7 @@ def test_closing_the_window_is_a_hangup_not_a_crash(tmp_path: Path, data: Path) 
 
 
 def test_ctrl_z_hands_the_terminal_back_and_fg_takes_it_again(tmp_path: Path, data: Path) -> None:
-    shell = spawn(
-        "/bin/bash",
-        ["--norc", "--noprofile", "-i"],
-        env=dict(game_env(data), PS1="$ "),
-        dimensions=(HEIGHT, WIDTH),
-        timeout=20,
-    )
-    shell.delaybeforesend = None
-    shell.expect_exact("$ ")
+    shell = job_control_shell(data)
     shell.sendline(f"stty -g > {tmp_path / 'before'}; {sys.executable} -m ansi2048 --seed 7 --new")
     shell.expect(FRAME_END_PATTERN)
     shell.send("a")
@@ -429,15 +421,7 @@ def test_two_interrupts_in_quick_succession_restore_the_terminal(tmp_path: Path,
 
 
 def test_ctrl_z_bg_fg_goes_on_playing(tmp_path: Path, data: Path) -> None:
-    shell = spawn(
-        "/bin/bash",
-        ["--norc", "--noprofile", "-i"],
-        env=dict(game_env(data), PS1="$ "),
-        dimensions=(HEIGHT, WIDTH),
-        timeout=20,
-    )
-    shell.delaybeforesend = None
-    shell.expect_exact("$ ")
+    shell = job_control_shell(data)
     # set -b: bash says "Stopped" as soon as the job stops, not at the next prompt.
     shell.sendline(f"set -b; stty -g > {tmp_path / 'before'}; {sys.executable} -m ansi2048 --seed 7 --new")
     shell.expect(FRAME_END_PATTERN)
