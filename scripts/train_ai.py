@@ -251,10 +251,10 @@ def average(files: Sequence[Path], ranks: Sequence[int], out: Path) -> int:
 
 def read_games(checkpoint: Path) -> int:
     """Games played, from a checkpoint of the C loop (magic, settings, generator, games)."""
-    data = checkpoint.read_bytes()
-    (length,) = array("I", data[8:12])
-    start = 12 + length + 8
-    return int.from_bytes(data[start : start + 8], "little")
+    with checkpoint.open("rb") as fh:  # the head only: the weights after it are tens of MB
+        length = int.from_bytes(fh.read(12)[8:12], "little")
+        fh.seek(12 + length + 8)
+        return int.from_bytes(fh.read(8), "little")
 
 
 if __name__ == "__main__":

@@ -62,7 +62,7 @@ class WeightsWarning(UserWarning):
 # path -> the network, or the reason it could not be loaded (so the warning
 # is given once per path and a bad file is not re-read at every hint).
 _networks: Dict[str, Union[Network, str]] = {}
-# The shipped weights are about 2.5 MB; a file far bigger is not weights.
+# The shipped weights are about 2.7 MB; a file far bigger is not weights.
 MAX_WEIGHTS_BYTES = 64 << 20
 
 
