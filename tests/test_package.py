@@ -27,7 +27,7 @@ from ansi2048.options import build_parser
 from .conftest import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
-SUPPORTED = ["3.9", "3.10", "3.11", "3.12", "3.13"]
+SUPPORTED = ["3.10", "3.11", "3.12", "3.13"]
 
 
 def load(path: Path) -> ModuleType:
