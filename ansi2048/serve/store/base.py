@@ -1,0 +1,142 @@
+"""The storage interface the server's sessions use, and its values.
+
+Every method is a coroutine: a database never blocks the event loop (a
+writer thread, or an async driver). A game in progress is kept as what the
+local game keeps in its save file, a recording (:mod:`ansi2048.recording`):
+its header line, then the encoded items, appended key by key. So resuming a
+served game is replaying its recording, exactly as the local game resumes.
+
+Durability: :meth:`Store.append` returns only once its bytes are committed
+(many sessions' appends may share one commit), and the server draws a frame
+only after the key it shows was appended: nothing a player was shown is lost
+when the server dies.
+
+Ownership: one session at a time writes a player's game on one board. It
+holds a claim (a lease of ``ttl`` seconds, renewed while it plays); another
+session, on this server or another one on the same database, may take the
+claim over, and from then on the first session's appends raise
+:class:`ClaimLost`. A claim whose holder crashed expires by itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, Protocol
+
+from ...records import Record
+
+__all__ = [
+    "Claim",
+    "ClaimLost",
+    "Player",
+    "Prefs",
+    "SchemaTooNew",
+    "Store",
+    "StoreError",
+    "StoreUnavailable",
+]
+
+
+class StoreError(Exception):
+    """Something the storage cannot do; the message is one line for a person."""
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached or written now (restarted, disk full):
+    saving has paused; the same call may succeed later."""
+
+
+class SchemaTooNew(StoreError):
+    """The database was written by a newer ansi2048: this server refuses it."""
+
+
+class ClaimLost(StoreError):
+    """Another session took this game over: this one must stop writing it."""
+
+
+@dataclass(frozen=True)
+class Prefs:
+    """What a player chose once and the server remembers; None: not chosen."""
+
+    theme: Optional[str] = None
+    color: Optional[str] = None  # "16", "256" or "24bit"
+    animation: Optional[bool] = None
+    private: bool = False  # the player's games are not shown to watchers
+
+
+@dataclass(frozen=True)
+class Player:
+    """An identity: a public key's SHA256 fingerprint and the display name
+    it holds (unique on the server)."""
+
+    id: int
+    fingerprint: str  # "SHA256:..." as ssh-keygen -l prints it
+    name: str
+    prefs: Prefs = Prefs()
+
+
+@dataclass(frozen=True)
+class Claim:
+    """Who holds a game (``holder``: a server's and a session's id) and until
+    when (seconds since the epoch, the database's clock)."""
+
+    holder: str
+    until: float
+
+
+class Store(Protocol):
+    """The server's storage. ``board`` is a board's key,
+    :func:`ansi2048.records.config_key` (``4x4-2048``); best scores use the
+    same keys as the local best-scores file (``unaided_key`` for games with
+    neither undo nor the AI)."""
+
+    async def open(self) -> None:
+        """Create the schema, or upgrade an older one; :class:`SchemaTooNew`
+        for a newer one; :class:`StoreUnavailable` if unreachable."""
+
+    async def close(self) -> None:
+        """Commit what is pending and let go of the database."""
+
+    # -- identities ------------------------------------------------------------
+
+    async def player(self, fingerprint: str, name: str) -> Player:
+        """The player of ``fingerprint``, created on first sight with
+        ``name`` (already reduced to the allowed characters) or, if another
+        key holds that name, ``name`` with a distinct suffix."""
+
+    async def set_prefs(self, player: int, prefs: Prefs) -> None: ...
+
+    # -- the game in progress --------------------------------------------------
+
+    async def claim(self, player: int, board: str, holder: str, ttl: float, take_over: bool = False) -> Optional[Claim]:
+        """Take (or renew) the claim on the game; None when it is ours now,
+        else the live claim of another holder (unless ``take_over``)."""
+
+    async def release(self, player: int, board: str, holder: str) -> None: ...
+
+    async def load(self, player: int, board: str) -> Optional[bytes]:
+        """The game's recording, header and items, or None if there is none."""
+
+    async def rewrite(self, player: int, board: str, holder: str, recording: bytes) -> None:
+        """Replace the game's recording whole (a new game, or a compacted
+        one): atomic. :class:`ClaimLost` if ``holder`` lost the claim."""
+
+    async def append(self, player: int, board: str, holder: str, items: bytes) -> None:
+        """Append encoded items to the game's recording; returns once they
+        are committed. :class:`ClaimLost` if ``holder`` lost the claim."""
+
+    async def discard(self, player: int, board: str, holder: str) -> None:
+        """Forget the game in progress (it ended and went to the history)."""
+
+    # -- bests and history -----------------------------------------------------
+
+    async def best(self, player: int, key: str) -> int: ...
+
+    async def record_best(self, player: int, key: str, score: int) -> int:
+        """Keep ``score`` if it beats the stored best; the best now stored."""
+
+    async def keep(self, player: int, record: Record) -> None:
+        """Add a finished game to the player's history."""
+
+    async def history(self, player: int, limit: Optional[int] = None) -> List[Record]:
+        """The player's finished games, oldest first (the newest ``limit``)."""
