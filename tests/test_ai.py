@@ -460,6 +460,23 @@ def test_the_search_evaluator_values_every_board_within_reach_as_the_network(
     assert checked > 1000
 
 
+@pytest.mark.parametrize("rank", [rank for rank, _ in STAGED[1:]])
+def test_the_search_evaluator_sees_a_stage_begin_on_the_very_next_move(
+    arbitrary_weights: Tuple[List[List[float]], Path], rank: int
+) -> None:
+    # The boundary itself: the biggest tile is one rank short of a stage, and
+    # one move (left, merging the two halves) reaches it.
+    early, _ = arbitrary_weights
+    net = staged_network(early)
+    half = 1 << (rank - 1)
+    root = encode([half, half, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 8, 0, 0, 0])
+    merged = encode([2 * half, 0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 8, 0, 0, 0])
+    assert root is not None and merged is not None
+    stage = [r for r, _ in STAGED].index(rank)
+    value = net.evaluator(root, 1)
+    assert value(merged, transpose(merged)) == pytest.approx(STAGED[stage][1] * reference_value(early, merged))
+
+
 def test_a_weights_file_of_many_stages_loads(arbitrary_weights: Tuple[List[List[float]], Path]) -> None:
     early, _ = arbitrary_weights
     data = pack_weights([(rank, early) for rank, _ in STAGED], [{} for _ in STAGED])

@@ -210,6 +210,15 @@ def test_open_output_never_reads_a_pipe_and_checks_a_regular_file(tmp_path: Path
         assert path.read_bytes() == b"hello\n"
 
 
+def test_an_output_overwriting_a_longer_file_of_ours_keeps_none_of_its_tail(tmp_path: Path) -> None:
+    path = tmp_path / "out"
+    path.write_text("ours: a long recording from before\n" + "wasd" * 1000)
+    sink = open_output(str(path), lambda head: head.startswith(b"ours"), "ours", "utf-8")
+    sink.write("ours: short\n")
+    sink.close()
+    assert path.read_text() == "ours: short\n"
+
+
 # -- standard output full or closed, in every mode ----------------------------------
 
 MODES = {
