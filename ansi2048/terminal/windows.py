@@ -39,10 +39,12 @@ ENABLE_VIRTUAL_TERMINAL_PROCESSING = 0x0004
 
 # The C runtime's getwch gives a key without a character (an arrow) as two
 # calls: a prefix, 0x00 or 0xE0, then the key's scan code. Read here rather
-# than with readchar.readkey, which takes every 0xE0 for that prefix (so
-# AZERTY's à swallowed the next key), waits on a lone Esc for more, and
-# raises KeyboardInterrupt for Ctrl-C: each measured in wineconsole
-# (scripts/wine_console_probe.py) and tested in tests/test_windows.py.
+# than with readchar.readkey, whose Windows reader takes every 0xE0 for that
+# prefix (so AZERTY's à swallowed the next key) and raises KeyboardInterrupt
+# for Ctrl-C: both measured in wineconsole (scripts/wine_console_probe.py)
+# and tested in tests/test_windows.py. (A lone Esc is not among its faults
+# here: on Windows readkey returns it at once; it is readchar's POSIX reader
+# that blocks on Esc for a second byte, readchar issue #94.)
 _PREFIXES = ("\x00", "\xe0")
 _ARROWS = {"H": Action.UP, "P": Action.DOWN, "K": Action.LEFT, "M": Action.RIGHT}
 
