@@ -119,7 +119,12 @@ def read_regular(path: str, limit: int, follow: bool = False) -> bytes:
     ``limit`` bytes; TooBig if it holds more (only ``limit`` + 1 bytes are
     ever read, so a file that grows meanwhile cannot make it read more)."""
     with os.fdopen(open_regular(path, os.O_RDONLY, follow=follow), "rb") as stream:
-        data = stream.read(limit + 1)
+        # Sized to the file, not to the limit: a read of n bytes takes n
+        # bytes of memory first, and the limits are far above most files.
+        size = os.fstat(stream.fileno()).st_size
+        data = stream.read(min(size, limit) + 1)
+        if len(data) > size:  # it grew meanwhile
+            data += stream.read(limit + 1 - len(data))
     if len(data) > limit:
         raise TooBig(f"bigger than {_size(limit)}")
     return data
