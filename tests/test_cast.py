@@ -160,7 +160,9 @@ def test_a_failing_write_stops_the_cast_with_one_warning() -> None:
     writer = CastWriter(Full(), Clock(), warnings.append, timestamp=0, env={})
     shown: List[str] = []
     write = writer.tee(shown.append, lambda: (80, 24))
+    assert not writer.stopped
     write("a")
+    assert writer.stopped  # frames drawn for the cast alone need not be drawn now
     write("b")
     assert shown == ["a", "b"]
     assert len(warnings) == 1 and "No space left" in warnings[0]
