@@ -81,9 +81,11 @@ def test_bitboard_moves_match_the_engine() -> None:
 @given(shaped_boards())
 def test_heuristic_moves_match_the_engine(board: Board) -> None:
     ranks = heuristic.to_ranks(board)
-    for direction, (moved, _) in zip(ORDER, heuristic.moves(ranks)):
+    for direction, (moved, _), slid in zip(ORDER, heuristic.moves(ranks), heuristic.afterstates(ranks)):
         cells, _ = after(board, direction)
         assert [1 << r if r else 0 for row in moved for r in row] == cells
+        assert [1 << r if r else 0 for row in slid for r in row] == cells  # the search's own, without points
+        assert type(slid) is tuple and all(type(row) is tuple for row in slid)  # so equal boards compare equal
 
 
 def test_encode_refuses_tiles_above_32768() -> None:
