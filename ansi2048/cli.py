@@ -16,6 +16,7 @@ Modes: ``--stats`` and ``--replay-best`` show your records
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
@@ -262,7 +263,12 @@ class _GuardedStdout:
 def _failed(error: OSError) -> Exception:
     from .files import PipelineEnded
 
-    if isinstance(error, BrokenPipeError):
+    # On Windows the C runtime's write reports a pipe whose reader closed
+    # as EINVAL, not EPIPE (measured under Wine, as CPython on Windows
+    # reports `| head` having left): there a write of text to an open
+    # standard output has no other cause of it.
+    gone = isinstance(error, BrokenPipeError) or (sys.platform == "win32" and error.errno == errno.EINVAL)
+    if gone:
         return PipelineEnded("standard output")
     return StdoutFailed(error.strerror or str(error))
 
