@@ -145,6 +145,7 @@ class PostgresStore:
             await pool.close()
             raise
         self._closing = False
+        self._wake = asyncio.Event()  # of this event loop: a store may be opened again under another
         self._writer = asyncio.create_task(self._write_appends(), name="ansi2048-store")
 
     def _where(self) -> str:
