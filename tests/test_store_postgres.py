@@ -66,3 +66,42 @@ def test_a_database_stopped_under_appends_pauses_saving_and_loses_nothing(postgr
     assert all("\n" not in str(error) for error in paused)
     expected = b"h\n" + b"".join(b"%d;" % item for item in range(items))
     assert recordings == [expected] * sessions
+
+
+def test_appends_queued_behind_a_busy_commit_share_the_next_one(postgres_cluster: Cluster) -> None:
+    import psycopg
+
+    from ansi2048.serve.store.postgres import PostgresStore
+
+    url = postgres_cluster.new_schema()
+
+    async def scenario() -> None:
+        store = PostgresStore(url)
+        await store.open()
+        try:
+            players = []
+            for n in range(50):
+                player = (await store.player(f"SHA256:{n}", "p")).id
+                assert await store.claim(player, BOARD, f"s{n}", ttl=600) is None
+                await store.rewrite(player, BOARD, f"s{n}", b"h\n")
+                players.append(player)
+            # Another server rewriting the first game holds its row: the batch holding its append waits.
+            async with await psycopg.AsyncConnection.connect(url) as blocker:
+                await blocker.execute("SELECT 1 FROM games WHERE player = %s FOR UPDATE", (players[0],))
+                before = store.commits
+                first = asyncio.ensure_future(store.append(players[0], BOARD, "s0", b"w"))
+                await asyncio.sleep(0.2)
+                rest = [
+                    asyncio.ensure_future(store.append(p, BOARD, f"s{n}", b"w")) for n, p in enumerate(players) if n > 0
+                ]
+                await asyncio.sleep(0.3)
+                assert not first.done() and not any(append.done() for append in rest)
+                await blocker.rollback()
+            await asyncio.gather(first, *rest)
+            assert store.commits - before == 2  # the waiting batch, then all 49 queued behind it
+            for player in players:
+                assert await store.load(player, BOARD) == b"h\nw"
+        finally:
+            await store.close()
+
+    run(scenario())
