@@ -13,7 +13,7 @@ import pytest
 
 from ansi2048.records import Record
 from ansi2048.serve.store import open_store
-from ansi2048.serve.store.base import Claim, ClaimLost, Prefs, SchemaTooNew, Store
+from ansi2048.serve.store.base import Claim, ClaimLost, Prefs, SchemaTooNew, Store, StoreError, StoreUnavailable
 
 from .databases import run
 
@@ -216,6 +216,18 @@ def test_a_discarded_game_is_gone(store_url: str, tmp_path: Path) -> None:
     run(scenario())
 
 
+def test_a_player_that_does_not_exist_has_no_game_to_claim(store_url: str, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with opened(store_url, tmp_path) as store:
+            with pytest.raises(StoreError) as refused:
+                await store.claim(404, BOARD, "s1", ttl=60)
+            assert not isinstance(refused.value, StoreUnavailable) and "\n" not in str(refused.value)
+            player = await new_game(store)  # the store goes on
+            assert await store.load(player, BOARD) == HEADER
+
+    run(scenario())
+
+
 def test_appending_without_a_claim_is_refused(store_url: str, tmp_path: Path) -> None:
     async def scenario() -> None:
         async with opened(store_url, tmp_path) as store:
@@ -307,7 +319,6 @@ def test_history_keeps_records_oldest_first(store_url: str, tmp_path: Path) -> N
 
 
 def test_open_store_chooses_by_url(tmp_path: Path) -> None:
-    from ansi2048.serve.store.base import StoreError
     from ansi2048.serve.store.sqlite import SQLiteStore
 
     default = open_store("", str(tmp_path))

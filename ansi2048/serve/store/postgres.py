@@ -65,6 +65,11 @@ class _Append:
     future: asyncio.Future[None]
 
 
+def _first_line(error: Exception) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
 def _settle(future: asyncio.Future[None], error: Optional[BaseException]) -> None:
     if future.done():  # its caller was cancelled
         return
@@ -114,8 +119,9 @@ class PostgresStore:
             async with self._pool.connection() as connection, connection.transaction():
                 return await work(connection)
         except (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout) as error:
-            reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-            raise StoreUnavailable(f"the database cannot be reached now: {reason}") from error
+            raise StoreUnavailable(f"the database cannot be reached now: {_first_line(error)}") from error
+        except psycopg.Error as error:  # a constraint: the caller's mistake, not the database's state
+            raise StoreError(f"the database refused it: {_first_line(error)}") from error
 
     async def open(self) -> None:
         if self._pool is not None:

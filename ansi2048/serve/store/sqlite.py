@@ -57,6 +57,11 @@ def _unavailable(error: Exception) -> StoreUnavailable:
     return StoreUnavailable(f"the database cannot be written now: {error}")
 
 
+def _refused(error: sqlite3.Error) -> StoreError:
+    """What the database refused to do (a constraint): the caller's mistake, not the database's state."""
+    return StoreError(f"the database refused it: {error}")
+
+
 @dataclass
 class _Job(Generic[T]):
     operation: Callable[[sqlite3.Connection], T]
@@ -170,9 +175,9 @@ class SQLiteStore:
                     job.result = job.operation(connection)
                 except sqlite3.OperationalError:
                     raise
-                except Exception as error:  # the job's own failure: ClaimLost, a bad value
+                except Exception as error:  # the job's own failure: ClaimLost, an unknown player
                     connection.execute("ROLLBACK TO job")
-                    job.error = error
+                    job.error = _refused(error) if isinstance(error, sqlite3.Error) else error
                 connection.execute("RELEASE job")
             connection.execute("COMMIT")
         except sqlite3.Error as error:
