@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import List
+
+import pytest
 
 from ansi2048.serve.store.base import StoreUnavailable
 
@@ -103,5 +106,18 @@ def test_appends_queued_behind_a_busy_commit_share_the_next_one(postgres_cluster
                 assert await store.load(player, BOARD) == b"h\nw"
         finally:
             await store.close()
+
+    run(scenario())
+
+
+def test_an_unreachable_database_is_unavailable_in_one_line(tmp_path: Path) -> None:
+    from ansi2048.serve.store.postgres import PostgresStore
+
+    store = PostgresStore(f"postgresql://someone:secret@/games?host={tmp_path}", timeout=0.5)
+
+    async def scenario() -> None:
+        with pytest.raises(StoreUnavailable) as raised:
+            await store.open()
+        assert str(raised.value) == "cannot connect to the database at someone@" + str(tmp_path) + "/games"
 
     run(scenario())
