@@ -7,7 +7,7 @@ import asyncio
 import time
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import AsyncIterator, List
+from typing import AsyncIterator, List, TypeVar
 
 import pytest
 
@@ -17,13 +17,14 @@ from ansi2048.serve.store.base import Claim, ClaimLost, Prefs, SchemaTooNew, Sto
 
 from .databases import run
 
+S = TypeVar("S", bound=Store)
 BOARD = "4x4-2048"
 HEADER = b'{"v":1,"seed":7}\n'
 
 
 @asynccontextmanager
-async def opened(url: str, data_dir: Path) -> AsyncIterator[Store]:
-    store = open_store(url, str(data_dir))
+async def running(store: S) -> AsyncIterator[S]:
+    """``store`` opened, and closed at the end."""
     await store.open()
     try:
         yield store
@@ -31,11 +32,25 @@ async def opened(url: str, data_dir: Path) -> AsyncIterator[Store]:
         await store.close()
 
 
+@asynccontextmanager
+async def opened(url: str, data_dir: Path) -> AsyncIterator[Store]:
+    async with running(open_store(url, str(data_dir))) as store:
+        yield store
+
+
 async def new_game(store: Store, fingerprint: str = "SHA256:alice", holder: str = "s1") -> int:
     """A player holding a game on BOARD whose recording is HEADER."""
     player = (await store.player(fingerprint, "alice")).id
     assert await store.claim(player, BOARD, holder, ttl=60) is None
     await store.rewrite(player, BOARD, holder, HEADER)
+    return player
+
+
+async def held_game(store: Store, n: int = 0) -> int:
+    """Player ``n``'s game on BOARD, held by session ``s{n}``, its recording ``h\\n``."""
+    player = (await store.player(f"SHA256:{n}", "p")).id
+    assert await store.claim(player, BOARD, f"s{n}", ttl=600) is None
+    await store.rewrite(player, BOARD, f"s{n}", b"h\n")
     return player
 
 
