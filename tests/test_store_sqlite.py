@@ -113,3 +113,24 @@ def test_an_unreachable_file_is_unavailable_not_a_crash(tmp_path: Path) -> None:
             await store.open()
 
     run(scenario())
+
+
+def test_the_writer_outlives_an_event_loop_that_ended_before_its_answer(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    store = SQLiteStore(str(path))
+
+    async def start() -> int:
+        await store.open()
+        return await held_game(store)
+
+    player = run(start())
+    blocker = sqlite3.connect(path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")  # the writer waits here with the append below
+    with pytest.raises(asyncio.TimeoutError):
+        run(store.append(player, BOARD, "s0", b"w"), timeout=0.2)  # its loop ends, the append still queued
+    blocker.execute("COMMIT")
+    blocker.close()
+
+    # Stored, answered to nobody, and the writer still serves.
+    assert run(store.load(player, BOARD), timeout=10) == b"h\nw"
+    run(store.close(), timeout=10)

@@ -144,6 +144,9 @@ class PostgresStore:
             return
         from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
+        # A connection the database dropped (restarted) is found out before
+        # use, by the pool's check (psycopg_pool 3.2+; before it, on first use).
+        check = getattr(AsyncConnectionPool, "check_connection", None)
         pool: AsyncConnectionPool[AsyncConnection[Tuple[Any, ...]]] = AsyncConnectionPool(
             self.url,
             min_size=1,
@@ -151,8 +154,7 @@ class PostgresStore:
             open=False,
             timeout=self.timeout,
             kwargs={"autocommit": True},
-            # A connection the database dropped (restarted) is found out before use.
-            check=AsyncConnectionPool.check_connection,
+            **({"check": check} if check is not None else {}),
         )
         try:
             await pool.open(wait=True, timeout=self.timeout)
