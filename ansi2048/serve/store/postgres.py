@@ -1,0 +1,489 @@
+"""The store on PostgreSQL, through psycopg 3 and its async connection pool:
+for several servers sharing one database.
+
+Group commit, as on SQLite: appends wait in a queue that one writer task
+empties into one transaction (one statement checks every claim, one inserts
+every item), and each append returns once that transaction has committed.
+The other operations are rare next to appends: each runs in a transaction
+of its own on a pooled connection.
+
+Several servers: a claim is a row; taking it over updates that row, while a
+batch of appends holds it ``FOR SHARE`` from its check to its commit, so a
+take-over waits for the batch (whose appends are then in) or the batch sees
+the new holder (and raises :class:`ClaimLost`): never two writers of a game.
+Names are taken by ``INSERT ... ON CONFLICT DO NOTHING``, tried again with
+the next suffix when another server took the name first. The schema is
+upgraded under an advisory lock, so two servers starting at once do not
+both upgrade it. Times are the database's clock, which every server shares.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, Sequence, Set, Tuple, TypeVar
+
+from ...records import Record
+from .base import Claim, ClaimLost, Player, Prefs, StoreError, StoreUnavailable
+from .common import (
+    POSTGRES,
+    Migration,
+    distinct_name,
+    history_row,
+    migrations,
+    name_pattern,
+    pending_migrations,
+    prefs_of,
+    prefs_row,
+)
+
+if TYPE_CHECKING:
+    from psycopg import AsyncConnection
+    from psycopg_pool import AsyncConnectionPool
+
+__all__ = ["MIGRATIONS", "PostgresStore"]
+
+T = TypeVar("T")
+
+MOST_PER_COMMIT = 1000  # appends in one transaction: bounds a commit's latency
+CONNECT_TIMEOUT = 5.0  # seconds a connection is waited for, then StoreUnavailable
+STATEMENT_TIMEOUT = 10.0  # seconds a statement may take (a lock held elsewhere, a stalled database)
+# A database that went silent (a network partition, not a refusal) is given
+# up on within about 15 s rather than the system's default of hours; the URL
+# may set these itself.
+SILENCE = {"keepalives_idle": "5", "keepalives_interval": "2", "keepalives_count": "3", "tcp_user_timeout": "15000"}
+SCHEMA_LOCK = 20482048  # the advisory lock held while the schema is checked and upgraded
+NAME_ATTEMPTS = 100  # names tried before giving up, each taken by another server meanwhile
+
+MIGRATIONS = migrations(POSTGRES)
+
+NOW = "extract(epoch FROM clock_timestamp())"
+
+
+@dataclass(eq=False)  # compared by identity: two appends of the same items are two appends
+class _Append:
+    player: int
+    board: str
+    holder: str
+    items: bytes
+    future: asyncio.Future[None]
+
+    @property
+    def key(self) -> Tuple[int, str, str]:
+        return (self.player, self.board, self.holder)
+
+
+@dataclass
+class _Attempt:
+    """What one batch's transaction did, known even if its commit failed."""
+
+    xid: Optional[str] = None  # the transaction's id, once it has one
+    inserted: List[_Append] = field(default_factory=list)
+    stored_before: List[_Append] = field(default_factory=list)  # by a transaction that was in doubt
+    resolved: Set[Tuple[int, str, str]] = field(default_factory=set)  # in-doubt keys the database answered for
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def _settle(future: asyncio.Future[None], error: Optional[BaseException]) -> None:
+    if future.done():  # its caller was cancelled
+        return
+    if error is None:
+        future.set_result(None)
+    else:
+        future.set_exception(error)
+
+
+class PostgresStore:
+    """:class:`~.base.Store` on the PostgreSQL database at ``url``
+    (``postgresql://USER@HOST/DB``, any libpq connection URI).
+
+    ``migrations``: the schema's steps (tests add one to check upgrades);
+    ``pool_size``: most connections this server opens; ``timeout``: seconds
+    a connection is waited for; ``statement_timeout``: seconds a statement
+    may take; past either, :class:`StoreUnavailable`. ``commits``: how many
+    batches of appends the writer has committed."""
+
+    def __init__(
+        self,
+        url: str,
+        migrations: Sequence[Migration] = MIGRATIONS,
+        pool_size: int = 8,
+        timeout: float = CONNECT_TIMEOUT,
+        statement_timeout: float = STATEMENT_TIMEOUT,
+    ) -> None:
+        self.url = url
+        self.migrations = tuple(migrations)
+        self.pool_size = pool_size
+        self.timeout = timeout
+        self.statement_timeout = statement_timeout
+        self.commits = 0
+        self._pool: Optional[AsyncConnectionPool[AsyncConnection[Tuple[Any, ...]]]] = None
+        self._pending: List[_Append] = []
+        # Appends whose transaction's COMMIT got no answer: its id and their items.
+        self._in_doubt: Dict[Tuple[int, str, str], Tuple[str, bytes]] = {}
+        self._wake = asyncio.Event()
+        self._closing = False
+        self._writer: Optional[asyncio.Task[None]] = None
+
+    # -- connections ------------------------------------------------------------
+
+    async def _transaction(self, work: Callable[[AsyncConnection[Tuple[Any, ...]]], Awaitable[T]]) -> T:
+        """``work`` in one transaction on a pooled connection; a database that
+        cannot be reached or went away is :class:`StoreUnavailable`."""
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        if self._pool is None:
+            raise StoreError("the store is not open")
+        try:
+            async with self._pool.connection() as connection, connection.transaction():
+                return await work(connection)
+        except (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout) as error:
+            raise StoreUnavailable(f"the database cannot be reached now: {_first_line(error)}") from error
+        except psycopg.Error as error:  # a constraint: the caller's mistake, not the database's state
+            raise StoreError(f"the database refused it: {_first_line(error)}") from error
+
+    async def open(self) -> None:
+        if self._pool is not None:
+            return
+        from psycopg_pool import AsyncConnectionPool, PoolTimeout
+
+        # A connection the database dropped (restarted) is found out before
+        # use, by the pool's check (psycopg_pool 3.2+; before it, on first use).
+        check = getattr(AsyncConnectionPool, "check_connection", None)
+        pool: AsyncConnectionPool[AsyncConnection[Tuple[Any, ...]]] = AsyncConnectionPool(
+            self.url,
+            min_size=1,
+            max_size=self.pool_size,
+            open=False,
+            timeout=self.timeout,
+            kwargs={"autocommit": True, **self._silence()},
+            configure=self._configure,
+            **({"check": check} if check is not None else {}),
+        )
+        try:
+            await pool.open(wait=True, timeout=self.timeout)
+        except PoolTimeout as error:
+            await pool.close()
+            raise StoreUnavailable(f"cannot connect to the database at {self._where()}") from error
+        self._pool = pool
+        try:
+            await self._transaction(self._migrate)
+        except BaseException:
+            self._pool = None
+            await pool.close()
+            raise
+        self._closing = False
+        self._wake = asyncio.Event()  # of this event loop: a store may be opened again under another
+        self._writer = asyncio.create_task(self._write_appends(), name="ansi2048-store")
+
+    def _silence(self) -> Dict[str, str]:
+        """:data:`SILENCE`'s settings the URL does not make itself (TCP only: a Unix socket never goes silent)."""
+        from psycopg.conninfo import conninfo_to_dict
+
+        try:
+            given = conninfo_to_dict(self.url)
+        except Exception:
+            return {}  # connecting will say what is wrong with the URL
+        host = str(given.get("host") or "")
+        if not host or host.startswith("/") or host.startswith("@"):
+            return {}
+        return {name: value for name, value in SILENCE.items() if name not in given}
+
+    async def _configure(self, connection: AsyncConnection[Tuple[Any, ...]]) -> None:
+        await connection.execute(f"SET statement_timeout = {round(self.statement_timeout * 1000)}".encode())
+
+    def _where(self) -> str:
+        """The URL without its password, for messages."""
+        from psycopg.conninfo import conninfo_to_dict
+
+        try:
+            parts = conninfo_to_dict(self.url)
+        except Exception:
+            return "(an unreadable URL)"
+        return f"{parts.get('user', '')}@{parts.get('host', '')}/{parts.get('dbname', '')}"
+
+    async def _migrate(self, connection: AsyncConnection[Tuple[Any, ...]]) -> None:
+        await connection.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+        await connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        row = await (await connection.execute("SELECT version FROM schema_version")).fetchone()
+        found = 0 if row is None else int(row[0])
+        for step in pending_migrations(found, self.migrations):
+            for statement in step:
+                await connection.execute(statement.encode())
+        await connection.execute("DELETE FROM schema_version")
+        await connection.execute("INSERT INTO schema_version VALUES (%s)", (max(found, len(self.migrations)),))
+
+    async def close(self) -> None:
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            self._closing = True
+            self._wake.set()
+            await writer
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            await pool.close()
+
+    # -- group commit -----------------------------------------------------------
+
+    async def append(self, player: int, board: str, holder: str, items: bytes) -> None:
+        if self._writer is None:
+            raise StoreError("the store is not open")
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._pending.append(_Append(player, board, holder, items, future))
+        self._wake.set()
+        await future
+
+    async def _write_appends(self) -> None:
+        """The writer: every append queued while it committed the last batch
+        goes into the next one."""
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            batch, self._pending = self._pending[:MOST_PER_COMMIT], self._pending[MOST_PER_COMMIT:]
+            if self._pending:
+                self._wake.set()
+            if batch:
+                for append, error in zip(batch, await self._write(batch)):
+                    _settle(append.future, error)
+            elif self._closing:
+                return
+
+    async def _write(self, batch: List[_Append]) -> List[Optional[BaseException]]:
+        """Each append's outcome: stored (None), ClaimLost or StoreUnavailable.
+
+        A connection lost during COMMIT leaves it unknown whether the batch
+        was stored. Its transaction's id is kept for each append it inserted
+        (``_in_doubt``): when the caller tries the same items again, the
+        database says whether that transaction committed (then they are
+        stored already, and not stored twice) or not (then they are now)."""
+        attempt = _Attempt()
+        errors: List[Optional[BaseException]]
+        try:
+            errors = await self._transaction(partial(self._commit, batch=batch, attempt=attempt))
+        except Exception as failure:  # StoreUnavailable, or a bug its callers must see
+            errors = [type(failure)(*failure.args) if isinstance(failure, StoreError) else failure for _ in batch]
+            if attempt.xid is not None:
+                for append in attempt.inserted:
+                    self._in_doubt[append.key] = (attempt.xid, append.items)
+        else:
+            self.commits += 1
+        for key in attempt.resolved:
+            self._in_doubt.pop(key, None)
+        # Stored by an earlier transaction that was in doubt: done, whatever became of this one.
+        return [None if append in attempt.stored_before else error for append, error in zip(batch, errors)]
+
+    async def _commit(
+        self, connection: AsyncConnection[Tuple[Any, ...]], batch: List[_Append], attempt: _Attempt
+    ) -> List[Optional[BaseException]]:
+        doubtful = {append.key: self._in_doubt[append.key] for append in batch if append.key in self._in_doubt}
+        if doubtful:
+            cursor = await connection.execute(
+                "SELECT x, pg_xact_status(x::xid8) FROM unnest(%s::text[]) AS x",
+                (sorted({xid for xid, _ in doubtful.values()}),),
+            )
+            status: Dict[str, Optional[str]] = {row[0]: row[1] for row in await cursor.fetchall()}
+            for append in batch:
+                if append.key not in doubtful:
+                    continue
+                xid, items = doubtful[append.key]
+                if status.get(xid) == "in progress":
+                    continue  # still unknown: this append stays unavailable (below) and in doubt
+                attempt.resolved.add(append.key)
+                if status.get(xid) == "committed" and items == append.items:
+                    attempt.stored_before.append(append)
+        unknown = [a for a in batch if a.key in doubtful and a.key not in attempt.resolved]
+        todo = [a for a in batch if a not in attempt.stored_before and a not in unknown]
+        row = await (await connection.execute("SELECT pg_current_xact_id()::text")).fetchone()
+        attempt.xid = None if row is None else str(row[0])
+        games = sorted({(append.player, append.board) for append in todo})
+        cursor = await connection.execute(
+            "SELECT player, board, holder FROM games"
+            " WHERE (player, board) IN (SELECT * FROM unnest(%s::bigint[], %s::text[])) FOR SHARE",
+            ([player for player, _ in games], [board for _, board in games]),
+        )
+        holders: Dict[Tuple[int, str], Optional[str]] = {(row[0], row[1]): row[2] for row in await cursor.fetchall()}
+        attempt.inserted = [append for append in todo if holders.get((append.player, append.board)) == append.holder]
+        if attempt.inserted:
+            await connection.execute(
+                "INSERT INTO items (player, board, items)"
+                " SELECT r.player, r.board, r.items"
+                " FROM unnest(%s::bigint[], %s::text[], %s::bytea[]) WITH ORDINALITY AS r(player, board, items, n)"
+                " ORDER BY r.n",
+                (
+                    [append.player for append in attempt.inserted],
+                    [append.board for append in attempt.inserted],
+                    [append.items for append in attempt.inserted],
+                ),
+            )
+        return [
+            StoreUnavailable("the database has not said yet whether these keys were saved")
+            if append in unknown
+            else None
+            if append in attempt.stored_before or append in attempt.inserted
+            else ClaimLost("this game was taken over by another session")
+            for append in batch
+        ]
+
+    # -- the rest of the Store --------------------------------------------------
+
+    async def player(self, fingerprint: str, name: str) -> Player:
+        pattern = name_pattern(name)
+
+        async def find_or_create(connection: AsyncConnection[Tuple[Any, ...]]) -> Player:
+            for _ in range(NAME_ATTEMPTS):
+                cursor = await connection.execute(
+                    "SELECT id, name, theme, color, animation, private FROM players WHERE fingerprint = %s",
+                    (fingerprint,),
+                )
+                row = await cursor.fetchone()
+                if row is not None:
+                    return Player(int(row[0]), fingerprint, row[1], prefs_of(row[2:]))
+                cursor = await connection.execute(
+                    "SELECT name FROM players WHERE left(name, %s) = %s", (len(name), name)
+                )
+                taken = [other for (other,) in await cursor.fetchall() if pattern.fullmatch(other)]
+                chosen = distinct_name(name, taken)
+                cursor = await connection.execute(
+                    "INSERT INTO players (fingerprint, name) VALUES (%s, %s) ON CONFLICT DO NOTHING RETURNING id",
+                    (fingerprint, chosen),
+                )
+                created = await cursor.fetchone()
+                if created is not None:
+                    return Player(int(created[0]), fingerprint, chosen)
+                # Another server took the name, or made this player, since we looked: look again.
+            raise StoreUnavailable(f"no free name like {name!r} after {NAME_ATTEMPTS} tries")
+
+        return await self._transaction(find_or_create)
+
+    async def set_prefs(self, player: int, prefs: Prefs) -> None:
+        async def update(connection: AsyncConnection[Tuple[Any, ...]]) -> None:
+            await connection.execute(
+                "UPDATE players SET theme = %s, color = %s, animation = %s, private = %s WHERE id = %s",
+                (*prefs_row(prefs), player),
+            )
+
+        await self._transaction(update)
+
+    async def claim(self, player: int, board: str, holder: str, ttl: float, take_over: bool = False) -> Optional[Claim]:
+        async def take(connection: AsyncConnection[Tuple[Any, ...]]) -> Optional[Claim]:
+            cursor = await connection.execute(
+                f"INSERT INTO games (player, board, holder, until) VALUES (%s, %s, %s, {NOW} + %s)"
+                " ON CONFLICT (player, board) DO UPDATE SET holder = excluded.holder, until = excluded.until"
+                f" WHERE games.holder IS NULL OR games.holder = excluded.holder OR games.until <= {NOW} OR %s"
+                " RETURNING holder",
+                (player, board, holder, ttl, take_over),
+            )
+            if await cursor.fetchone() is not None:
+                return None
+            # Not taken: the row is locked by the upsert, its holder as it is now.
+            cursor = await connection.execute(
+                "SELECT holder, until FROM games WHERE player = %s AND board = %s", (player, board)
+            )
+            row = await cursor.fetchone()
+            assert row is not None
+            return Claim(row[0], float(row[1]))
+
+        return await self._transaction(take)
+
+    async def release(self, player: int, board: str, holder: str) -> None:
+        async def let_go(connection: AsyncConnection[Tuple[Any, ...]]) -> None:
+            await connection.execute(
+                "UPDATE games SET holder = NULL, until = NULL WHERE player = %s AND board = %s AND holder = %s",
+                (player, board, holder),
+            )
+
+        await self._transaction(let_go)
+
+    async def load(self, player: int, board: str) -> Optional[bytes]:
+        async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> Optional[bytes]:
+            # One statement, one snapshot: never an old recording with new items.
+            cursor = await connection.execute(
+                "SELECT (SELECT recording FROM games WHERE player = %s AND board = %s),"
+                " (SELECT string_agg(items, ''::bytea ORDER BY seq) FROM items WHERE player = %s AND board = %s)",
+                (player, board, player, board),
+            )
+            row = await cursor.fetchone()
+            assert row is not None
+            recording, items = row
+            if recording is None and items is None:
+                return None
+            return bytes(recording or b"") + bytes(items or b"")
+
+        return await self._transaction(read)
+
+    @staticmethod
+    async def _check_holder(connection: AsyncConnection[Tuple[Any, ...]], player: int, board: str, holder: str) -> None:
+        cursor = await connection.execute(
+            "SELECT holder FROM games WHERE player = %s AND board = %s FOR UPDATE", (player, board)
+        )
+        row = await cursor.fetchone()
+        if row is None or row[0] != holder:
+            raise ClaimLost("this game was taken over by another session")
+
+    async def rewrite(self, player: int, board: str, holder: str, recording: bytes) -> None:
+        async def replace(connection: AsyncConnection[Tuple[Any, ...]]) -> None:
+            await self._check_holder(connection, player, board, holder)
+            await connection.execute("DELETE FROM items WHERE player = %s AND board = %s", (player, board))
+            await connection.execute(
+                "UPDATE games SET recording = %s WHERE player = %s AND board = %s", (recording, player, board)
+            )
+
+        await self._transaction(replace)
+
+    async def discard(self, player: int, board: str, holder: str) -> None:
+        async def forget(connection: AsyncConnection[Tuple[Any, ...]]) -> None:
+            await self._check_holder(connection, player, board, holder)
+            await connection.execute("DELETE FROM items WHERE player = %s AND board = %s", (player, board))
+            await connection.execute(
+                "UPDATE games SET recording = NULL WHERE player = %s AND board = %s", (player, board)
+            )
+
+        await self._transaction(forget)
+
+    async def best(self, player: int, key: str) -> int:
+        async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> int:
+            cursor = await connection.execute("SELECT score FROM bests WHERE player = %s AND key = %s", (player, key))
+            row = await cursor.fetchone()
+            return 0 if row is None else int(row[0])
+
+        return await self._transaction(read)
+
+    async def record_best(self, player: int, key: str, score: int) -> int:
+        async def keep_max(connection: AsyncConnection[Tuple[Any, ...]]) -> int:
+            cursor = await connection.execute(
+                "INSERT INTO bests (player, key, score) VALUES (%s, %s, %s)"
+                " ON CONFLICT (player, key) DO UPDATE SET score = GREATEST(bests.score, excluded.score)"
+                " RETURNING score",
+                (player, key, score),
+            )
+            row = await cursor.fetchone()
+            assert row is not None
+            return int(row[0])
+
+        return await self._transaction(keep_max)
+
+    async def keep(self, player: int, record: Record) -> None:
+        row = history_row(record)
+
+        async def add(connection: AsyncConnection[Tuple[Any, ...]]) -> None:
+            await connection.execute(
+                "INSERT INTO history (player, board, score, daily, record) VALUES (%s, %s, %s, %s, %s)",
+                (player, row.board, row.score, row.daily, row.line),
+            )
+
+        await self._transaction(add)
+
+    async def history(self, player: int, limit: Optional[int] = None) -> List[Record]:
+        async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> List[str]:
+            cursor = await connection.execute(
+                "SELECT record FROM history WHERE player = %s ORDER BY id DESC LIMIT %s", (player, limit)
+            )
+            return [line for (line,) in reversed(await cursor.fetchall())]
+
+        return [Record.from_json(line) for line in await self._transaction(read)]
