@@ -10,7 +10,7 @@ from typing import IO, Any, Callable, Mapping, Optional, Sequence, Tuple
 from .context import Options
 from .engine import Direction, Slide
 from .keys import Action
-from .render.frame import View, frame_lines, help_lines, layout_for
+from .render.frame import View, build_frame, help_lines, layout_for
 from .render.motion import GAIN_SECONDS, SETTLE_SECONDS, SHAKE_SECONDS, Sprite, motion_frames
 from .render.palette import Palette
 from .render.repaint import Repainter
@@ -74,7 +74,7 @@ class Screen:
         """Draw the session; ``ending`` (play is over, no key works any
         more) replaces the line of keys, for the last frame. ``gained`` shows
         "+N" by the score; ``sprites`` and ``shake`` draw a frame of motion
-        (see ``frame_lines``)."""
+        (see ``build_frame``)."""
         view = replace(
             View.of(session, self.note, self._replay),
             ending=ending,
@@ -91,8 +91,8 @@ class Screen:
         ``sprites`` or ``shake``)."""
         width, height = self._size()
         self.fits = layout_for(view, width, height) is not None
-        lines = frame_lines(view, self._depth, width, height, palette=self._palette, sprites=sprites, shake=shake)
-        self._write(self._repainter.frame(lines, width, height))
+        frame = build_frame(view, self._depth, width, height, palette=self._palette, sprites=sprites, shake=shake)
+        self._write(self._repainter.frame(frame, width, height))
 
     def paint_help(self, view: View) -> None:
         """The help screen in the board's place, for the game of ``view``

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..engine import Board, Direction, biggest_tile
@@ -27,6 +28,7 @@ from .board import (
     overlay,
     sprite_board_lines,
 )
+from .lines import Frame, Line, line_of, piece
 from .motion import Sprite
 from .palette import Palette, TilePair, classic
 from .style import BOLD, PLAIN, ColorDepth, Span, fit, paint, style
@@ -41,12 +43,17 @@ __all__ = [
     "NARROW",
     "Layout",
     "View",
+    "build_frame",
     "frame_lines",
     "help_lines",
     "key_map",
     "layout_for",
     "summary_text",
 ]
+
+
+# Lines of text around the board of a few frames (see .lines on bounded caches).
+_TEXT_CACHED = 512
 
 
 # -- the view and the layouts ---------------------------------------------------
@@ -168,14 +175,25 @@ def _title(goal: int) -> str:
     return "2048" if goal == 2048 else f"goal {goal}"
 
 
-def _header(view: View) -> List[List[Span]]:
-    title = (_title(view.goal), BOLD)
-    score = [("Score ", PLAIN), (str(view.score), BOLD)]
-    if view.gained:
-        score.append((f" +{view.gained}", BOLD))
-    best = [("  Best ", PLAIN), (str(view.best), BOLD)]
-    moves = [("  Moves ", PLAIN), (str(view.moves), BOLD)]
-    seed = [("  Daily ", PLAIN), (view.day, PLAIN)] if view.day else [("  Seed ", PLAIN), (str(view.seed), PLAIN)]
+@lru_cache(maxsize=_TEXT_CACHED)
+def _header_line(
+    goal: int, score: int, gained: int, best: int, moves: int, day: str, seed: int, assisted: bool, limit: int
+) -> Line:
+    """The line above the board: the title, the score (and the last move's
+    points), the best, the moves, the seed or the day; what fits."""
+    return line_of(fit(_header(goal, score, gained, best, moves, day, seed, assisted), limit))
+
+
+def _header(
+    goal: int, score_now: int, gained: int, best_now: int, moves_now: int, day: str, seed_now: int, assisted: bool
+) -> List[List[Span]]:
+    title = (_title(goal), BOLD)
+    score = [("Score ", PLAIN), (str(score_now), BOLD)]
+    if gained:
+        score.append((f" +{gained}", BOLD))
+    best = [("  Best ", PLAIN), (str(best_now), BOLD)]
+    moves = [("  Moves ", PLAIN), (str(moves_now), BOLD)]
+    seed = [("  Daily ", PLAIN), (day, PLAIN)] if day else [("  Seed ", PLAIN), (str(seed_now), PLAIN)]
     gap = ("  ", PLAIN)
     variants = [
         [title, gap, *score, *best, *moves, *seed],
@@ -184,7 +202,7 @@ def _header(view: View) -> List[List[Span]]:
         [*score, *best],
         score,
     ]
-    if not view.assisted:
+    if not assisted:
         return variants
     # Said where the best is: this game's score does not count for it.
     marked: List[List[Span]] = []
@@ -208,30 +226,41 @@ def _banner(view: View, glyphs: Glyphs, palette: Palette) -> Optional[Tuple[List
     return None
 
 
-def _status(view: View, glyphs: Glyphs) -> List[List[Span]]:
-    """The line under the board: what to do next, or the goal."""
+@lru_cache(maxsize=_TEXT_CACHED)
+def _status_line(
+    status: Status,
+    game_over: bool,
+    replay: bool,
+    ending: str,
+    reached: int,
+    goal: int,
+    rows: int,
+    cols: int,
+    glyphs: Glyphs,
+    limit: int,
+) -> Line:
+    """The line under the board: what to do next, or the goal. ``reached``
+    the biggest tile once the goal is reached (0 before)."""
     dot = glyphs.dot
-    won = view.status is Status.WON
-    over = view.over or view.status is Status.OVER
+    won = status is Status.WON
+    over = game_over or status is Status.OVER
     # Key hints only while keys work: not in a replay, not once play has ended.
-    keys = not view.replay and not view.ending
+    keys = not replay and not ending
     if over:
         texts = [f"no moves left {dot} u undo {dot} r new game", "u undo, r new game", "u undo, r new"] if keys else []
-        return [[(text, PLAIN)] for text in texts] or [[("", PLAIN)]]
-    if won:
+    elif won:
         texts = [f"any move plays on {dot} r new game", "any move plays on", "play on"] if keys else []
-        return [[(text, PLAIN)] for text in texts] or [[("", PLAIN)]]
-    if view.reached:
-        return [[(text, PLAIN)] for text in _going_on(view, dot)]
-    return [[(f"Join the tiles, get to {view.goal}!", PLAIN)], [(f"Get to {view.goal}!", PLAIN)]]
+    elif reached:
+        texts = _going_on(reached, rows, cols, dot)
+    else:
+        texts = [f"Join the tiles, get to {goal}!", f"Get to {goal}!"]
+    return line_of(fit([[(text, PLAIN)] for text in texts] or [[("", PLAIN)]], limit))
 
 
-def _going_on(view: View, dot: str) -> List[str]:
+def _going_on(reached: int, rows: int, cols: int, dot: str) -> List[str]:
     """The status once the goal is reached and play goes on: the next tile
-    to make, or the end of the road on a board that can hold no bigger."""
-    # The goal at least: an undo may have taken the goal tile back.
-    reached = max(view.goal, *(max(row) for row in view.board))
-    rows, cols = len(view.board), len(view.board[0])
+    to make, or the end of the road on a board that can hold no bigger.
+    ``reached``: the goal at least (an undo may have taken the goal tile back)."""
     target = reached * 2
     if target > biggest_tile(rows, cols):
         return [f"You reached {reached}, the biggest a {rows}x{cols} board holds!", f"You reached {reached}!"]
@@ -246,17 +275,23 @@ def key_map(view: View) -> Dict[Action, List[str]]:
     """Every key the keyboard game takes, by action, as it is set up for
     ``view``: the built-in keys, then the config's (a key the config gives
     another action is that action's alone), one case of each letter."""
+    return {action: list(found) for action, found in _key_map(view.bindings, view.undo).items()}
+
+
+@lru_cache(maxsize=_TEXT_CACHED)
+def _key_map(bindings: Tuple[Tuple[str, Action], ...], undo: bool) -> Dict[Action, List[str]]:
+    """:func:`key_map`, shared: not to be changed."""
     table: Dict[str, Action] = {}
     for key, action in (*ACTION_BYTES.items(), *ASSIST_BYTES.items()):
         table[key.decode()] = action
-    for char, action in view.bindings:
+    for char, action in bindings:
         table[char] = action
     keys: Dict[Action, List[str]] = {}
     for char, action in table.items():
         if char.isupper() and table.get(char.lower()) is action:
             continue  # the lower-case letter says it (either case works)
         keys.setdefault(action, []).append(char)
-    if not view.undo:
+    if not undo:
         keys.pop(Action.UNDO, None)
     return keys
 
@@ -282,16 +317,26 @@ def _first(keys: Dict[Action, List[str]], action: Action) -> Optional[str]:
     return found[0] if found else None
 
 
-def _keys(view: View, glyphs: Glyphs) -> List[List[Span]]:
+@lru_cache(maxsize=_TEXT_CACHED)
+def _keys_line(
+    ending: str, replay: bool, bindings: Tuple[Tuple[str, Action], ...], undo: bool, glyphs: Glyphs, limit: int
+) -> Line:
+    """The key line, as much of it as fits (see :func:`_keys`)."""
+    return line_of(fit(_keys(ending, replay, bindings, undo, glyphs), limit))
+
+
+def _keys(
+    ending: str, replay: bool, bindings: Tuple[Tuple[str, Action], ...], can_undo: bool, glyphs: Glyphs
+) -> List[List[Span]]:
     """The key line, longest first: each variant drops whole items, the AI's
     and the move keys' names first; "? help" (which lists them all) stays
     until only "q quit" fits."""
     a, d = glyphs.arrows, glyphs.dot
-    if view.ending:  # no key works any more: say so instead
-        return [[(_clean(view.ending), PLAIN)]]
-    if view.replay:  # the keyboard does not play a replay: only Ctrl-C stops it
+    if ending:  # no key works any more: say so instead
+        return [[(_clean(ending), PLAIN)]]
+    if replay:  # the keyboard does not play a replay: only Ctrl-C stops it
         return [[("replay " + d + " Ctrl-C stops", PLAIN)], [("Ctrl-C stops", PLAIN)]]
-    keys = key_map(view)
+    keys = _key_map(bindings, can_undo)
     groups, others = _move_keys(keys)
 
     def item(action: Action, long: str, short: str) -> Tuple[str, str]:
@@ -386,24 +431,27 @@ def help_lines(
     return [paint(fit([spans], width - 1), depth) for spans in lines]
 
 
-def _note(view: View, glyphs: Glyphs) -> List[List[Span]]:
+@lru_cache(maxsize=_TEXT_CACHED)
+def _note_line(hint: Optional[Direction], stuck: bool, autoplay: int, text: str, glyphs: Glyphs, limit: int) -> Line:
     """The note line: the hint or autoplay's pace, then the note (a warning,
     say), shortest last; the AI's part stays when the note does not fit."""
     dot = glyphs.dot
     ai = ""
-    if view.hint is not None:
-        word = view.hint.value
-        ai = f"hint: {word}" if glyphs is ASCII else f"hint: {_HINT_ARROWS[view.hint]} {word}"
-    elif view.stuck:
+    if hint is not None:
+        word = hint.value
+        ai = f"hint: {word}" if glyphs is ASCII else f"hint: {_HINT_ARROWS[hint]} {word}"
+    elif stuck:
         ai = "hint: no move changes the board"
-    elif view.autoplay:
-        ai = f"autoplay {view.autoplay}/s {dot} p or any move takes over"
-    note = _clean(view.note)
+    elif autoplay:
+        ai = f"autoplay {autoplay}/s {dot} p or any move takes over"
+    note = _clean(text)
     if not ai:
-        return [[(note, PLAIN)]]
-    if not note:
-        return [[(ai, PLAIN)]]
-    return [[(f"{ai} {dot} {note}", PLAIN)], [(ai, PLAIN)]]
+        variants = [[(note, PLAIN)]]
+    elif not note:
+        variants = [[(ai, PLAIN)]]
+    else:
+        variants = [[(f"{ai} {dot} {note}", PLAIN)], [(ai, PLAIN)]]
+    return line_of(fit(variants, limit))
 
 
 def _too_small(view: View, width: int, height: int) -> List[str]:
@@ -432,6 +480,67 @@ def _too_small(view: View, width: int, height: int) -> List[str]:
 # -- frames -----------------------------------------------------------------------
 
 
+def build_frame(
+    view: View,
+    depth: ColorDepth,
+    width: int,
+    height: int,
+    *,
+    ascii_only: Optional[bool] = None,
+    palette: Optional[Palette] = None,
+    sprites: Optional[Sequence[Sprite]] = None,
+    shake: int = 0,
+) -> Frame:
+    """The frame for a ``width`` x ``height`` terminal, as values: every
+    line's visible width is < ``width`` and there are at most ``height - 1``
+    lines (the last row stays free for the cursor).
+
+    ``ascii_only`` picks ASCII glyphs for the marker, arrows and dashes; by
+    default they are ASCII exactly when ``depth`` is NONE. ``palette``
+    defaults to the original game's colours. ``sprites`` draws the board in
+    the middle of a move (:mod:`.motion`) instead of ``view.board``;
+    ``shake`` shifts the board that many columns right, where it fits (a
+    move that changes nothing).
+    """
+    layout = layout_for(view, width, height)
+    if layout is None:
+        return Frame(tuple(line_of([(text, PLAIN)]) for text in _too_small(view, width, height)), depth)
+    if ascii_only is None:
+        ascii_only = depth is ColorDepth.NONE
+    glyphs = ASCII if ascii_only else UNICODE
+    palette = palette or classic()
+    limit = width - 1
+    rows = len(view.board)
+    cols = len(view.board[0]) if rows else 0
+    board_width, _ = layout.board_size(rows, cols)
+    lines: List[Line] = [
+        _header_line(
+            view.goal, view.score, view.gained, view.best, view.moves, view.day, view.seed, view.assisted, limit
+        )
+    ]
+    banner = _banner(view, glyphs, palette) if sprites is None else None
+    board_palette = dimmed(palette) if banner is not None and depth is not ColorDepth.NONE else palette
+    if sprites is None:
+        board = board_lines(view.board, view.spawned, layout, depth, glyphs, board_palette)
+    else:
+        board = sprite_board_lines(rows, cols, sprites, layout, depth, glyphs, palette)
+    if banner is not None:
+        board = overlay(board, banner[0], banner[1], layout, depth)
+    shake = min(shake, limit - board_width)
+    if shake > 0:
+        indent = piece([(" " * shake, PLAIN)])
+        board = [(indent, *line) for line in board]
+    lines.extend(board)
+    reached = max(view.goal, *(max(row) for row in view.board)) if view.reached and rows else 0
+    lines.append(
+        _status_line(view.status, view.over, view.replay, view.ending, reached, view.goal, rows, cols, glyphs, limit)
+    )
+    if _has_note(view):
+        lines.append(_note_line(view.hint, view.stuck, view.autoplay, view.note, glyphs, limit))
+    lines.append(_keys_line(view.ending, view.replay, view.bindings, view.undo, glyphs, limit))
+    return Frame(tuple(lines), depth)
+
+
 def frame_lines(
     view: View,
     depth: ColorDepth,
@@ -443,45 +552,12 @@ def frame_lines(
     sprites: Optional[Sequence[Sprite]] = None,
     shake: int = 0,
 ) -> List[str]:
-    """The frame for a ``width`` x ``height`` terminal, one string per line,
-    without newlines. Every line's visible width is < ``width`` and there are
-    at most ``height - 1`` lines (the last row stays free for the cursor).
-
-    ``ascii_only`` picks ASCII glyphs for the marker, arrows and dashes; by
-    default they are ASCII exactly when ``depth`` is NONE. ``palette``
-    defaults to the original game's colours. ``sprites`` draws the board in
-    the middle of a move (:mod:`.motion`) instead of ``view.board``;
-    ``shake`` shifts the board that many columns right, where it fits (a
-    move that changes nothing).
-    """
-    layout = layout_for(view, width, height)
-    if layout is None:
-        return _too_small(view, width, height)
-    if ascii_only is None:
-        ascii_only = depth is ColorDepth.NONE
-    glyphs = ASCII if ascii_only else UNICODE
-    palette = palette or classic()
-    limit = width - 1
-    rows = len(view.board)
-    board_width, _ = layout.board_size(rows, len(view.board[0]) if rows else 0)
-    lines = [fit(_header(view), limit)]
-    banner = _banner(view, glyphs, palette) if sprites is None else None
-    board_palette = dimmed(palette) if banner is not None and depth is not ColorDepth.NONE else palette
-    if sprites is None:
-        board = board_lines(view.board, view.spawned, layout, depth, glyphs, board_palette)
-    else:
-        board = sprite_board_lines(rows, len(view.board[0]) if rows else 0, sprites, layout, depth, glyphs, palette)
-    if banner is not None:
-        board = overlay(board, banner[0], banner[1], layout, depth)
-    shake = min(shake, limit - board_width)
-    if shake > 0:
-        board = [[(" " * shake, PLAIN), *line] for line in board]
-    lines.extend(board)
-    lines.append(fit(_status(view, glyphs), limit))
-    if _has_note(view):
-        lines.append(fit(_note(view, glyphs), limit))
-    lines.append(fit(_keys(view, glyphs), limit))
-    return [paint(spans, depth) for spans in lines]
+    """The frame of :func:`build_frame` as text, one string per line,
+    without newlines."""
+    frame = build_frame(
+        view, depth, width, height, ascii_only=ascii_only, palette=palette, sprites=sprites, shake=shake
+    )
+    return frame.text()
 
 
 def summary_text(view: View, depth: ColorDepth, palette: Optional[Palette] = None) -> str:

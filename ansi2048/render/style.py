@@ -13,7 +13,7 @@ from enum import Enum
 from functools import cache
 from typing import FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
-from .repaint import SGR_RESET, sgr
+from .codes import SGR_RESET, sgr
 
 __all__ = [
     "BOLD",
