@@ -54,7 +54,15 @@ class Screen:
         self._replay = replay
         # TERM=dumb cannot move the cursor: frames then follow each other.
         in_place = env.get("TERM") != "dumb"
-        self._repainter = Repainter(hide_cursor=in_place and not legacy, in_place=in_place)
+        # Synchronized output (mode 2026) wherever frames are drawn in place,
+        # except on the legacy Windows console, whose colorama prints private
+        # modes literally. Not asked of the terminal first: a DECRQM query's
+        # answer would arrive among the keys (and over SSH a round trip after
+        # the first frame), and the terminals that lack the mode ignore it,
+        # as ECMA-48 and xterm do every private mode they do not know (tmux,
+        # VTE, the Linux console, pyte): sent to all, it costs 16 bytes a
+        # frame and helps those that have it.
+        self._repainter = Repainter(hide_cursor=in_place and not legacy, in_place=in_place, sync=not legacy)
         self.note = ""
         # The AI's part of the note line: a hint (or that there is no move), autoplay's pace.
         self.hint: Optional[Direction] = None

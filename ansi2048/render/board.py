@@ -145,8 +145,11 @@ def _tile_line(
     marker_here = new and line == 0 and not outlined
     edge_style = PLAIN if plain else style(fg, bg, True)
     cells: List[Span] = [(" ", base)] * width
+    # Without colour a wider gap pads the tile on its left ("| " before it,
+    # see _gap): the outline leaves as much on its right, centred between the bars.
+    box = width - (layout.col_gap - 1 if plain else 0)
     if line == layout.number_line:
-        room = width - (2 if outlined else 1 if marker_here else 0)
+        room = box - 2 if outlined else width - (1 if marker_here else 0)
         if value:
             text = _label(value, room)
             if new and not outlined and len(text) + 2 <= room:
@@ -160,12 +163,13 @@ def _tile_line(
             cells[left + offset] = (char, number_style)
     if outlined:
         top_left, top_right, bottom_left, bottom_right, rule, side = tuple(glyphs.frame)
+        margin = [(" ", base)] * (width - box)
         if line == 0:
-            cells = [(top_left + rule * (width - 2) + top_right, edge_style)]
+            cells = [(top_left + rule * (box - 2) + top_right, edge_style), *margin]
         elif line == layout.tile_height - 1:
-            cells = [(bottom_left + rule * (width - 2) + bottom_right, edge_style)]
+            cells = [(bottom_left + rule * (box - 2) + bottom_right, edge_style), *margin]
         else:
-            cells[0] = cells[-1] = (side, edge_style)
+            cells[0] = cells[box - 1] = (side, edge_style)
     if marker_here:
         cells[0] = (glyphs.marker, edge_style)
     return piece(merge_spans(cells))

@@ -110,18 +110,10 @@ class View:
 
 
 # Lines around the board: the header above; status, note and keys below.
-# The note's line is counted whether a note shows or not: the layout, and
-# the size "too small" asks for, must not change when a note comes or goes
-# (the first frame's greeting goes at the first key).
+# The note's line is there whether a note shows or not: the layout, the
+# size "too small" asks for and the frame's height must not change when a
+# note comes or goes (the first frame's greeting goes at the first key).
 _TEXT_LINES = 4
-
-
-def _has_note(view: View) -> bool:
-    return bool(view.note or view.hint or view.stuck or view.autoplay)
-
-
-def _text_lines(view: View) -> int:
-    return _TEXT_LINES
 
 
 def _needs(view: View, layout: Layout) -> Tuple[int, int]:
@@ -130,7 +122,7 @@ def _needs(view: View, layout: Layout) -> Tuple[int, int]:
     rows = len(view.board)
     cols = len(view.board[0]) if rows else 0
     width, height = layout.board_size(rows, cols)
-    return width + 1, height + _text_lines(view) + 1
+    return width + 1, height + _TEXT_LINES + 1
 
 
 def layout_for(view: View, width: int, height: int) -> Optional[Layout]:
@@ -535,8 +527,10 @@ def build_frame(
     lines.append(
         _status_line(view.status, view.over, view.replay, view.ending, reached, view.goal, rows, cols, glyphs, limit)
     )
-    if _has_note(view):
-        lines.append(_note_line(view.hint, view.stuck, view.autoplay, view.note, glyphs, limit))
+    # The note's line is there, empty, without a note: a note that comes
+    # must not make the frame taller (on a full screen that scrolls the
+    # board up a line, and the bottom row stays blank once it goes).
+    lines.append(_note_line(view.hint, view.stuck, view.autoplay, view.note, glyphs, limit))
     lines.append(_keys_line(view.ending, view.replay, view.bindings, view.undo, glyphs, limit))
     return Frame(tuple(lines), depth)
 
