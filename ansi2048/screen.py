@@ -10,7 +10,8 @@ from typing import IO, Any, Callable, Mapping, Optional, Sequence, Tuple
 from .context import Options
 from .engine import Direction, Slide
 from .keys import Action
-from .render.frame import View, build_frame, help_lines, layout_for
+from .render.frame import View, build_frame, layout_for
+from .render.help import help_frame
 from .render.motion import GAIN_SECONDS, SETTLE_SECONDS, SHAKE_SECONDS, Sprite, motion_frames
 from .render.palette import Palette
 from .render.repaint import Repainter
@@ -106,7 +107,7 @@ class Screen:
         """The help screen in the board's place, for the game of ``view``
         (its keys, its layout's mark); any key brings the board back."""
         width, height = self._size()
-        self._write(self._repainter.frame(help_lines(view, self._depth, width, height), width, height))
+        self._write(self._repainter.frame(help_frame(view, self._depth, width, height), width, height))
 
     def close(self) -> None:
         """Leave the final frame on screen, the cursor shown, below it."""

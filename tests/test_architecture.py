@@ -36,6 +36,8 @@ PURE = {
     "ansi2048.render.repaint",
     "ansi2048.render.codes",
     "ansi2048.render.lines",
+    "ansi2048.render.keymap",
+    "ansi2048.render.help",
     "ansi2048.render.stats",
 }
 

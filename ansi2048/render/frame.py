@@ -3,13 +3,12 @@ out, for a terminal of a given size; and the plain summary for pipes."""
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from ..engine import Board, Direction, biggest_tile
-from ..keys import ACTION_BYTES, ASSIST_BYTES, Action
+from ..keys import Action
 from ..session import Session, Status
 from .board import (
     ASCII,
@@ -28,10 +27,11 @@ from .board import (
     overlay,
     sprite_board_lines,
 )
+from .keymap import keys_line
 from .lines import Frame, Line, line_of, piece
 from .motion import Sprite
 from .palette import Palette, TilePair, classic
-from .style import BOLD, PLAIN, ColorDepth, Span, fit, paint, style
+from .style import BOLD, PLAIN, ColorDepth, Span, fit, paint, printable, style
 
 __all__ = [
     "BIG",
@@ -45,8 +45,6 @@ __all__ = [
     "View",
     "build_frame",
     "frame_lines",
-    "help_lines",
-    "key_map",
     "layout_for",
     "summary_text",
 ]
@@ -139,23 +137,8 @@ def layout_for(view: View, width: int, height: int) -> Optional[Layout]:
 # -- glyphs ---------------------------------------------------------------------
 
 
-# Controls, formats, surrogates, combining marks, line and paragraph separators.
-_ZERO_WIDTH = frozenset(("Cc", "Cf", "Cs", "Mn", "Me", "Zl", "Zp"))
-
-
-def _unprintable(char: str) -> bool:
-    return unicodedata.category(char) in _ZERO_WIDTH or unicodedata.east_asian_width(char) in ("W", "F")
-
-
 # The hint's arrow per direction; ASCII has none that reads as one, the word says it.
 _HINT_ARROWS = {Direction.LEFT: "←", Direction.UP: "↑", Direction.DOWN: "↓", Direction.RIGHT: "→"}
-
-
-def _clean(text: str) -> str:
-    """``text`` with anything that is not one printing, single-width column
-    (control codes, combining marks, wide characters) replaced by '?', so a
-    note cannot break the line-width arithmetic."""
-    return "".join("?" if _unprintable(char) else char for char in text)
 
 
 # -- the text around the board --------------------------------------------------
@@ -263,166 +246,6 @@ def _going_on(reached: int, rows: int, cols: int, dot: str) -> List[str]:
     ]
 
 
-def key_map(view: View) -> Dict[Action, List[str]]:
-    """Every key the keyboard game takes, by action, as it is set up for
-    ``view``: the built-in keys, then the config's (a key the config gives
-    another action is that action's alone), one case of each letter."""
-    return {action: list(found) for action, found in _key_map(view.bindings, view.undo).items()}
-
-
-@lru_cache(maxsize=_TEXT_CACHED)
-def _key_map(bindings: Tuple[Tuple[str, Action], ...], undo: bool) -> Dict[Action, List[str]]:
-    """:func:`key_map`, shared: not to be changed."""
-    table: Dict[str, Action] = {}
-    for key, action in (*ACTION_BYTES.items(), *ASSIST_BYTES.items()):
-        table[key.decode()] = action
-    for char, action in bindings:
-        table[char] = action
-    keys: Dict[Action, List[str]] = {}
-    for char, action in table.items():
-        if char.isupper() and table.get(char.lower()) is action:
-            continue  # the lower-case letter says it (either case works)
-        keys.setdefault(action, []).append(char)
-    if not undo:
-        keys.pop(Action.UNDO, None)
-    return keys
-
-
-_MOVES = (Action.UP, Action.LEFT, Action.DOWN, Action.RIGHT)
-
-
-def _move_keys(keys: Dict[Action, List[str]]) -> Tuple[List[str], List[str]]:
-    """The move keys as groups of four ("wasd", "hjkl"), then any other
-    move key with its direction ("i up")."""
-    lists = [keys.get(action, []) for action in _MOVES]
-    groups: List[str] = []
-    depth = min(len(found) for found in lists)
-    for index in range(depth):
-        group = "".join(found[index] for found in lists)
-        groups.append("hjkl" if sorted(group) == ["h", "j", "k", "l"] else group)
-    others = [f"{char} {action.name.lower()}" for action, found in zip(_MOVES, lists) for char in found[depth:]]
-    return groups, others
-
-
-def _first(keys: Dict[Action, List[str]], action: Action) -> Optional[str]:
-    found = keys.get(action)
-    return found[0] if found else None
-
-
-@lru_cache(maxsize=_TEXT_CACHED)
-def _keys_line(
-    ending: str, replay: bool, bindings: Tuple[Tuple[str, Action], ...], undo: bool, glyphs: Glyphs, limit: int
-) -> Line:
-    """The key line, as much of it as fits (see :func:`_keys`)."""
-    return line_of(fit(_keys(ending, replay, bindings, undo, glyphs), limit))
-
-
-def _keys(
-    ending: str, replay: bool, bindings: Tuple[Tuple[str, Action], ...], can_undo: bool, glyphs: Glyphs
-) -> List[List[Span]]:
-    """The key line, longest first: each variant drops whole items, the AI's
-    and the move keys' names first; "? help" (which lists them all) stays
-    until only "q quit" fits."""
-    a, d = glyphs.arrows, glyphs.dot
-    if ending:  # no key works any more: say so instead
-        return [[(_clean(ending), PLAIN)]]
-    if replay:  # the keyboard does not play a replay: only Ctrl-C stops it
-        return [[("replay " + d + " Ctrl-C stops", PLAIN)], [("Ctrl-C stops", PLAIN)]]
-    keys = _key_map(bindings, can_undo)
-    groups, others = _move_keys(keys)
-
-    def item(action: Action, long: str, short: str) -> Tuple[str, str]:
-        key = _first(keys, action)
-        return (f"{key} {long}", f"{key} {short}") if key else ("", "")
-
-    undo = item(Action.UNDO, "undo", "undo")
-    new = item(Action.RESTART, "new game", "new")
-    ai = [item(Action.HINT, "hint", "hint")[0], item(Action.AUTOPLAY, "autoplay", "autoplay")[0]]
-    helps = item(Action.HELP, "help", "help")[0]
-    quits = item(Action.QUIT, "quit", "quit")[0] or "Ctrl-C quit"
-    moves_long = " ".join([a, *groups]) + (" " + " ".join(others) if others else "")
-    moves = " ".join([a, *groups])
-    variants = [
-        [moves_long, undo[0], new[0], *ai, helps, quits],
-        # Your own keys before the AI's (the help has both).
-        [moves_long, undo[0], new[0], helps, quits] if others else [],
-        [moves, undo[0], new[0], *ai, helps, quits],
-        [f"{a} move", undo[1], new[1], *ai, helps, quits],
-        [f"{moves} move", undo[0], new[0], helps, quits],
-        [f"{a} move", undo[1], new[1], helps, quits],
-        [undo[1], new[1], helps, quits],
-        [helps, quits],
-        [quits],
-    ]
-    texts: List[str] = []
-    for variant in variants:
-        text = f" {d} ".join(part for part in variant if part)
-        if text and text not in texts:
-            texts.append(text)
-    return [[(text, PLAIN)] for text in texts]
-
-
-def help_lines(
-    view: View, depth: ColorDepth, width: int, height: int, *, ascii_only: Optional[bool] = None
-) -> List[str]:
-    """The help screen (``?``): every key the game takes as it is set up
-    (the config's keys, ``--no-undo``), the rules in two lines, and the
-    marks as the board in this window draws them. Within ``width`` x
-    ``height`` like a frame: what does not fit is left off from the end, a
-    line too long loses whole words, and the closing line always shows."""
-    if ascii_only is None:
-        ascii_only = depth is ColorDepth.NONE
-    glyphs = ASCII if ascii_only else UNICODE
-    keys = key_map(view)
-
-    def named(*actions: Action) -> str:
-        return ", ".join(key for action in actions for key in keys.get(action, []))
-
-    groups, _others = _move_keys(keys)
-    rows: List[Tuple[str, str]] = [(" ".join([glyphs.arrows, *groups]), "slide the tiles")]
-    rows += [(key, f"slide {action.name.lower()}") for action in _MOVES for key in keys.get(action, [])[len(groups) :]]
-    if view.undo:
-        rows.append((named(Action.UNDO), "undo (redoing a move brings the same tile)"))
-    else:
-        rows.append(("undo", "off in this game (--no-undo)"))
-    rows += [
-        (named(Action.RESTART), "new game" + (" (undo brings the old one back)" if view.undo else "")),
-        (named(Action.HINT), "hint: the AI's move, on the line under the board"),
-        (named(Action.AUTOPLAY), "autoplay: the AI plays; any move takes over"),
-        (f"{named(Action.FASTER)} {named(Action.SLOWER)}", "autoplay faster, slower"),
-        (named(Action.HELP), "this help"),
-        (", ".join([*keys.get(Action.QUIT, []), "Ctrl-C"]), "quit: the game is kept for next time"),
-        ("Ctrl-Z", "suspend to the shell; fg comes back"),
-    ]
-    rows = [(key, text) for key, text in rows if key.strip()]
-    layout = layout_for(view, width, height)
-    if layout is not None and layout.tile_height >= 3:
-        corner = glyphs.frame[0] + glyphs.frame[4] * 2 + glyphs.frame[1]
-        new_tile = (f"{corner} outline", "the tile that just appeared")
-    else:
-        new_tile = (f"[N], {glyphs.marker} in a corner", "the tile that just appeared")
-    marks = [new_tile, ("+N by the score", "the last move's points"), ("assisted", "the AI helped: no best score")]
-    column = max(len(key) for key, _ in rows + marks) + 3
-    body: List[List[Span]] = [
-        [("keys", BOLD)],
-        *[[(f"  {key.ljust(column)}{text}", PLAIN)] for key, text in rows],
-        [("", PLAIN)],
-        [("rules", BOLD)],
-        [("  Tiles slide as far as they go; two equal tiles merge into one.", PLAIN)],
-        [(f"  After each move a 2 (or a 4) appears. Make the {view.goal} tile!", PLAIN)],
-        [("", PLAIN)],
-        [("marks", BOLD)],
-        *[[(f"  {key.ljust(column)}{text}", PLAIN)] for key, text in marks],
-    ]
-    title = [(f"ansi2048 {glyphs.dash} help", BOLD)]
-    closing = [("any key closes this help", BOLD)]
-    room = height - 1
-    lines = [title, [("", PLAIN)], *body[: max(0, room - 4)], [("", PLAIN)], closing]
-    if len(lines) > room:
-        lines = lines[-room:] if room > 0 else []
-    return [paint(fit([spans], width - 1), depth) for spans in lines]
-
-
 @lru_cache(maxsize=_TEXT_CACHED)
 def _note_line(hint: Optional[Direction], stuck: bool, autoplay: int, text: str, glyphs: Glyphs, limit: int) -> Line:
     """The note line: the hint or autoplay's pace, then the note (a warning,
@@ -436,7 +259,7 @@ def _note_line(hint: Optional[Direction], stuck: bool, autoplay: int, text: str,
         ai = "hint: no move changes the board"
     elif autoplay:
         ai = f"autoplay {autoplay}/s {dot} p or any move takes over"
-    note = _clean(text)
+    note = printable(text)
     if not ai:
         variants = [[(note, PLAIN)]]
     elif not note:
@@ -531,7 +354,7 @@ def build_frame(
     # must not make the frame taller (on a full screen that scrolls the
     # board up a line, and the bottom row stays blank once it goes).
     lines.append(_note_line(view.hint, view.stuck, view.autoplay, view.note, glyphs, limit))
-    lines.append(_keys_line(view.ending, view.replay, view.bindings, view.undo, glyphs, limit))
+    lines.append(keys_line(view.ending, view.replay, view.bindings, view.undo, glyphs, limit))
     return Frame(tuple(lines), depth)
 
 

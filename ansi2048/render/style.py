@@ -8,6 +8,7 @@ with SGR codes only where the style changes.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
@@ -28,6 +29,7 @@ __all__ = [
     "merge_spans",
     "nearest_xterm256",
     "paint",
+    "printable",
     "rgb_distance",
     "span_width",
     "style",
@@ -248,6 +250,21 @@ def paint(spans: Sequence[Span], depth: ColorDepth) -> str:
     if current is not PLAIN:
         out.append(SGR_RESET)
     return "".join(out)
+
+
+# Controls, formats, surrogates, combining marks, line and paragraph separators.
+_ZERO_WIDTH = frozenset(("Cc", "Cf", "Cs", "Mn", "Me", "Zl", "Zp"))
+
+
+def _unprintable(char: str) -> bool:
+    return unicodedata.category(char) in _ZERO_WIDTH or unicodedata.east_asian_width(char) in ("W", "F")
+
+
+def printable(text: str) -> str:
+    """``text`` with anything that is not one printing, single-width column
+    (control codes, combining marks, wide characters) replaced by '?', so a
+    note cannot break the line-width arithmetic."""
+    return "".join("?" if _unprintable(char) else char for char in text)
 
 
 def span_width(spans: Sequence[Span]) -> int:
