@@ -4,6 +4,7 @@ frames as values (what a repaint writes, what the caches keep)."""
 
 from __future__ import annotations
 
+import math
 import random
 import re
 from dataclasses import replace
@@ -14,13 +15,16 @@ import pytest
 from ansi2048.engine import Direction, Game
 from ansi2048.render import board as board_module
 from ansi2048.render import lines as lines_module
+from ansi2048.render.color import TERMINAL_PALETTES, contrast_ratio, lab, shown_rgb
 from ansi2048.render.frame import LAYOUTS, View, build_frame, frame_lines, layout_for
+from ansi2048.render.palette import Palette
 from ansi2048.render.repaint import SYNC_BEGIN, SYNC_END, Repainter
 from ansi2048.render.style import ColorDepth
+from ansi2048.render.themes import THEMES
 from ansi2048.screen import Screen
 from ansi2048.session import Session, Status
 
-from .screen import dump, find_header, read_board, terminal
+from .screen import dump, emitted_colours, find_header, read_board, terminal
 
 ENV = {"TERM": "xterm-256color"}
 
@@ -165,3 +169,73 @@ def test_the_frame_caches_are_bounded() -> None:
     for cached in (lines_module.painted, board_module._row_lines):
         info = cached.cache_info()
         assert info.maxsize is not None and info.maxsize <= 4096
+
+
+# -- banners and the ramp, in every theme (items 5 and 6) ----------------------------
+
+BANNER_VIEWS = [
+    view_of(BOARD, status=Status.WON, reached=True),
+    view_of(BOARD, status=Status.OVER, over=True),
+    view_of(BOARD, status=Status.WON, reached=True, over=True),
+]
+
+
+def banner_cells(line: str) -> List[Tuple[str, int, int]]:
+    """(character, 16-colour text code, background code) of each letter of a
+    line painted at 16 colours, from its SGR codes."""
+    out = []
+    fg = bg = -1
+    for match in re.finditer(r"\x1b\[([0-9;]*)m|([^\x1b])", line):
+        if match.group(2) is not None:
+            if match.group(2).isalpha():
+                out.append((match.group(2), fg, bg))
+            continue
+        for code in (int(c) for c in match.group(1).split(";") if c):
+            if code == 0:
+                fg = bg = -1
+            elif 30 <= code <= 37 or 90 <= code <= 97:
+                fg = code
+            elif 40 <= code <= 47 or 100 <= code <= 107:
+                bg = code - 10
+    return out
+
+
+@pytest.mark.parametrize("theme", sorted(THEMES))
+def test_every_banner_reads_at_4_5_to_1_at_every_depth(theme: str) -> None:
+    """Issue 30, item 5: the dark theme's win banner at 16 colours was grey
+    on bright yellow, 3.7:1 in xterm and worse elsewhere."""
+    palette = THEMES[theme]()
+    for view in BANNER_VIEWS:
+        for depth in (ColorDepth.TRUE, ColorDepth.EXTENDED):
+            lines = frame_lines(view, depth, 100, 40, palette=palette)
+            (line,) = (line for line in lines if "Game over" in line or "You reached" in line)
+            cells = [(fg, bg) for char, fg, bg in emitted_colours(line) if char.isalpha()]
+            assert cells and all(contrast_ratio(fg, bg) >= 4.5 for fg, bg in cells), (theme, depth, line)
+        lines = frame_lines(view, ColorDepth.BASIC, 100, 40, palette=palette)
+        (line,) = (line for line in lines if "Game over" in line or "You reached" in line)
+        codes = {(fg, bg) for _, fg, bg in banner_cells(line)}
+        assert codes and all(fg >= 0 and bg >= 0 for fg, bg in codes), line
+        for name, table in TERMINAL_PALETTES.items():
+            for fg, bg in codes:
+                assert contrast_ratio(table[fg], table[bg]) >= 4.5, (theme, name, fg, bg)
+
+
+def ramp_labs(palette: Palette, depth: ColorDepth) -> List[Tuple[float, float]]:
+    shown = []
+    for value in (8, 16, 32, 64):
+        rgb = shown_rgb(palette.tile(value)[0], depth)
+        assert rgb is not None
+        lightness, a, b = lab(rgb)
+        shown.append((lightness, math.hypot(a, b)))
+    return shown
+
+
+@pytest.mark.parametrize("theme", sorted(THEMES))
+@pytest.mark.parametrize("depth", [ColorDepth.TRUE, ColorDepth.EXTENDED])
+def test_the_orange_to_red_ramp_gets_hotter_as_it_grows(theme: str, depth: ColorDepth) -> None:
+    """Issue 30, item 6: at 256 colours the 32 tile (a muddy brown, #d7875f)
+    was greyer than both 16 and 64. From 8 to 64 each tile is no lighter and
+    no greyer than the one before, as in the original."""
+    ramp = ramp_labs(THEMES[theme](), depth)
+    for (lighter, greyer), (lightness, chroma) in zip(ramp, ramp[1:]):
+        assert lightness <= lighter and chroma >= greyer, (theme, depth, ramp)

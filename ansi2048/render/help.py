@@ -3,7 +3,6 @@ marks, reflowed to the window, and always how to quit and how to close it."""
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
@@ -30,6 +29,12 @@ class _Block:
     kept: bool = False
 
 
+def _wrap(text: str, room: int) -> List[str]:
+    import textwrap  # here: the help is shown on '?', and the keyboard game starts without it
+
+    return textwrap.wrap(text, max(1, room), break_long_words=False)
+
+
 def _entry(key: str, text: str, column: int, limit: int, kept: bool = False) -> _Block:
     """A key and what it does, the description wrapped beside the key (or
     under it, in a window too narrow for both)."""
@@ -37,10 +42,10 @@ def _entry(key: str, text: str, column: int, limit: int, kept: bool = False) -> 
     if limit - indent < _MIN_TEXT:
         indent = 4
         first: List[str] = [f"  {key}"]
-        wrapped = textwrap.wrap(text, max(1, limit - indent), break_long_words=False)
+        wrapped = _wrap(text, limit - indent)
     else:
         first = []
-        wrapped = textwrap.wrap(text, limit - indent, break_long_words=False)
+        wrapped = _wrap(text, limit - indent)
         wrapped[0] = f"  {key.ljust(column)}{wrapped[0]}"
         wrapped[1:] = [" " * indent + line for line in wrapped[1:]]
         indent = 0
@@ -49,7 +54,7 @@ def _entry(key: str, text: str, column: int, limit: int, kept: bool = False) -> 
 
 
 def _text(text: str, limit: int) -> _Block:
-    return _Block(tuple(((f"  {line}", PLAIN),) for line in textwrap.wrap(text, max(1, limit - 2))))
+    return _Block(tuple(((f"  {line}", PLAIN),) for line in _wrap(text, limit - 2)))
 
 
 def _heading(text: str) -> _Block:
