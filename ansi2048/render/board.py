@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ..engine import Board
 from .color import contrast_ratio, mix, shown_rgb
@@ -279,6 +279,49 @@ def _pieces(cells: Sequence[Span], layout: Layout) -> Line:
     return tuple(piece(merge_spans(cells[start:end])) for start, end in zip(cuts, cuts[1:]))
 
 
+class _Canvas:
+    """Board lines to draw runs of cells over. Only the pieces drawn on are
+    rebuilt, and a run that covers a piece exactly is that piece; the rest
+    stay the very pieces of ``base`` (a diff then skips them at once)."""
+
+    def __init__(self, base: Sequence[Line]) -> None:
+        self._base = base
+        self._runs: Dict[int, List[Tuple[int, Piece]]] = {}
+        self.width = sum(part.width for part in base[0]) if base else 0
+        self.height = len(base)
+
+    def put(self, y: int, x: int, run: Piece) -> None:
+        """Draw ``run`` from line ``y``, column ``x`` (clipped to the board)."""
+        if 0 <= y < self.height:
+            self._runs.setdefault(y, []).append((x, run))
+
+    def lines(self) -> List[Line]:
+        out: List[Line] = list(self._base)
+        for y, runs in self._runs.items():
+            line = self._base[y]
+            starts = [0]
+            for part in line:
+                starts.append(starts[-1] + part.width)
+            pieces: List[Piece] = list(line)
+            cells: Optional[List[Span]] = None
+            touched: Set[int] = set()
+            for x, run in runs:
+                if x in starts[:-1] and starts[starts.index(x) + 1] - x == run.width and cells is None:
+                    pieces[starts.index(x)] = run  # exactly over one piece: it is that piece
+                    continue
+                if cells is None:
+                    cells = _cells(tuple(pieces))
+                first, last = max(0, x), min(self.width, x + run.width)
+                if first < last:
+                    cells[first:last] = _cells((run,))[first - x : last - x]
+                    touched.update(k for k in range(len(line)) if starts[k] < last and first < starts[k + 1])
+            if cells is not None:
+                for k in touched:
+                    pieces[k] = piece(merge_spans(cells[starts[k] : starts[k + 1]]))
+            out[y] = tuple(pieces)
+        return out
+
+
 def sprite_board_lines(
     rows: int,
     cols: int,
@@ -291,8 +334,7 @@ def sprite_board_lines(
     """The board in the middle of a move: the empty board, then each tile
     drawn where it is on this frame (between cells while it slides)."""
     empty = ((0,) * cols,) * rows
-    canvas = [_cells(line) for line in board_lines(empty, None, layout, depth, glyphs, palette)]
-    width = len(canvas[0])
+    canvas = _Canvas(board_lines(empty, None, layout, depth, glyphs, palette))
     step_y, step_x = layout.tile_height + layout.row_gap, layout.tile_width + layout.col_gap
     for sprite in sprites:
         top = 1 + round(sprite.row * step_y)
@@ -303,18 +345,15 @@ def sprite_board_lines(
             (bg, fg), (empty_bg, _) = palette.tile(sprite.value), palette.empty
             colors = (mix(empty_bg, bg, 0.5), mix(empty_bg, fg, 0.5))
         for line in range(layout.tile_height):
-            tile = _cells((_tile_line(sprite.value, False, line, layout, depth, glyphs, palette, colors),))
+            tile = _tile_line(sprite.value, False, line, layout, depth, glyphs, palette, colors)
             if sprite.phase is Phase.POPPED and depth is not ColorDepth.NONE:
                 # The pop: a column wider each side, over the gap, bold.
                 pad = (" ", style(None, palette.tile(sprite.value)[0]))
-                tile = [pad] + [(char, style(cell.fg, cell.bg, True)) for char, cell in tile] + [pad]
-                start = left - 1
+                bold = [(text, style(cell.fg, cell.bg, True)) for text, cell in tile.spans]
+                canvas.put(top + line, left - 1, piece(merge_spans([pad, *bold, pad])))
             else:
-                start = left
-            for offset, cell in enumerate(tile):
-                if 0 <= start + offset < width:
-                    canvas[top + line][start + offset] = cell
-    return [_pieces(line, layout) for line in canvas]
+                canvas.put(top + line, left, tile)
+    return canvas.lines()
 
 
 @cache
@@ -374,8 +413,8 @@ def overlay(
 ) -> List[Line]:
     """The message in a box over the middle of the board, inside its border:
     never wider than the board."""
-    canvas = [_cells(line) for line in board]
-    width = len(canvas[0])
+    canvas = _Canvas(board)
+    width = canvas.width
     # Inside the grid border: ASCII draws it as one bar at each edge (and a
     # wider gap's padding after the right one); colours as gap-wide columns.
     start = 1 if depth is ColorDepth.NONE else layout.col_gap
@@ -385,7 +424,7 @@ def overlay(
     # tile's number is under them (the board stays readable), else the
     # message alone on the grid line nearest the middle (a gap between rows,
     # or the border: a small board, or rows that touch).
-    height = len(canvas)
+    height = canvas.height
     step = layout.tile_height + layout.row_gap
     tile_rows = (height - 2 + layout.row_gap) // step if height >= 2 else 0
     numbers = {1 + row * step + layout.number_line for row in range(tile_rows)}
@@ -406,8 +445,5 @@ def overlay(
     # BASIC has no bold: the legacy console would make the dark text lighter.
     box_style = PLAIN if depth is ColorDepth.NONE else style(colors[1], colors[0], depth is not ColorDepth.BASIC)
     for offset, row in enumerate(rows):
-        line = top + offset
-        if 0 <= line < len(canvas):
-            for column, char in enumerate(row):
-                canvas[line][start + column] = (char, box_style)
-    return [_pieces(line, layout) for line in canvas]
+        canvas.put(top + offset, start, piece([(row, box_style)]))
+    return canvas.lines()

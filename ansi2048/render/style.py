@@ -12,6 +12,8 @@ import unicodedata
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
+from itertools import groupby
+from operator import itemgetter
 from typing import FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from .codes import SGR_RESET, sgr
@@ -291,11 +293,6 @@ def fit(variants: Sequence[Sequence[Span]], limit: int) -> List[Span]:
 
 
 def merge_spans(cells: Sequence[Span]) -> List[Span]:
-    """Neighbouring spans of one style joined into one."""
-    out: List[Span] = []
-    for text, span_style in cells:
-        if out and out[-1][1] is span_style:
-            out[-1] = (out[-1][0] + text, span_style)
-        else:
-            out.append((text, span_style))
-    return out
+    """Neighbouring spans of one style joined into one (styles are
+    interned: equal is identical)."""
+    return [("".join(text for text, _ in run), span_style) for span_style, run in groupby(cells, key=itemgetter(1))]
