@@ -50,6 +50,10 @@ class ColorDepth(Enum):
     EXTENDED = 2  # xterm 256 colours (38;5;n)
     TRUE = 3  # 24-bit (38;2;r;g;b)
 
+    # Hashed by identity (members are singletons): Enum's own __hash__ is
+    # Python code, and a depth is in the key of every cache a frame looks up.
+    __hash__ = object.__hash__
+
 
 _MODES = ("auto", "always", "never")
 
