@@ -14,7 +14,10 @@ import pytest
 
 from ansi2048.engine import Direction, Game
 from ansi2048.render import board as board_module
+from ansi2048.render import frame as frame_module
+from ansi2048.render import keymap as keymap_module
 from ansi2048.render import lines as lines_module
+from ansi2048.render import style as style_module
 from ansi2048.render.color import TERMINAL_PALETTES, contrast_ratio, lab, shown_rgb
 from ansi2048.render.frame import LAYOUTS, View, build_frame, frame_lines, layout_for
 from ansi2048.render.palette import Palette
@@ -166,9 +169,24 @@ def test_diffs_draw_what_full_frames_draw() -> None:
 
 def test_the_frame_caches_are_bounded() -> None:
     """A server paints for many screens: what the caches keep has a bound."""
-    for cached in (lines_module.painted, board_module._row_lines):
+    caches = [
+        lines_module.painted,
+        board_module._row_lines,
+        board_module._tile_line,
+        board_module._gap,
+        board_module._rule,
+        board_module._look,
+        board_module.dimmed,
+        frame_module._header_line,
+        frame_module._status_line,
+        frame_module._note_line,
+        keymap_module.keys_line,
+        style_module._sgr,
+        style_module._change,
+    ]
+    for cached in caches:
         info = cached.cache_info()
-        assert info.maxsize is not None and info.maxsize <= 4096
+        assert info.maxsize is not None and info.maxsize <= 4096, cached
 
 
 # -- banners and the ramp, in every theme (items 5 and 6) ----------------------------

@@ -5,7 +5,7 @@ board under a win or game-over message (faded, the message on it)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ..engine import Board
@@ -110,8 +110,16 @@ def _label(value: int, room: int) -> str:
 
 # -- the board ------------------------------------------------------------------
 
+# The caches' bounds (see .lines on why each is bounded): board rows of a few
+# frames (a move changes some rows and leaves the others, and a game goes back
+# to the same rows often); tiles' lines; and what depends on the layout,
+# depth, glyphs and palette only (a few dozen combinations in use).
+_ROWS_CACHED = 1024
+_TILES_CACHED = 4096
+_LOOKS_CACHED = 256
 
-@cache
+
+@lru_cache(maxsize=_TILES_CACHED)
 def _tile_line(
     value: int,
     new: bool,
@@ -175,12 +183,7 @@ def _tile_line(
     return piece(merge_spans(cells))
 
 
-# Board rows of a few frames: a move changes some rows and leaves the others,
-# and a game goes back to the same rows often (see .lines on bounded caches).
-_ROWS_CACHED = 1024
-
-
-@cache
+@lru_cache(maxsize=_LOOKS_CACHED)
 def _gap(layout: Layout, depth: ColorDepth, palette: Palette) -> Piece:
     """The grid between two tiles (and at the board's edges)."""
     if depth is ColorDepth.NONE:
@@ -196,7 +199,7 @@ def _grid_style(palette: Palette) -> Style:
     return style(palette.empty[1], palette.grid)
 
 
-@cache
+@lru_cache(maxsize=_LOOKS_CACHED)
 def _rule(cols: int, layout: Layout, depth: ColorDepth, palette: Palette) -> Line:
     """A grid line across the board: above, below and between its rows, cut
     where the tiles' columns are, as the board in motion is (so the two compare equal)."""
@@ -219,7 +222,7 @@ class _Look:
     palette: Palette
 
 
-@cache
+@lru_cache(maxsize=_LOOKS_CACHED)
 def _look(layout: Layout, depth: ColorDepth, glyphs: Glyphs, palette: Palette) -> _Look:
     return _Look(layout, depth, glyphs, palette)
 
@@ -356,7 +359,7 @@ def sprite_board_lines(
     return canvas.lines()
 
 
-@cache
+@lru_cache(maxsize=_LOOKS_CACHED)
 def dimmed(palette: Palette) -> Palette:
     """``palette`` faded toward its grid colour: the board under a message.
 

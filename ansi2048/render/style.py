@@ -11,7 +11,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 from enum import Enum
-from functools import cache
+from functools import cache, lru_cache
 from itertools import groupby
 from operator import itemgetter
 from typing import FrozenSet, List, Mapping, Optional, Sequence, Tuple
@@ -188,8 +188,12 @@ def _interned_style(fg: Optional[Color], bg: Optional[Color], bold: bool, underl
 PLAIN = style()
 BOLD = style(bold=True)
 
+# SGR sequences of a few palettes' styles (bounded, as .lines says why);
+# the styles themselves are interned for good: identity is their equality.
+_SGR_CACHED = 4096
 
-@cache
+
+@lru_cache(maxsize=_SGR_CACHED)
 def _sgr(style: Style, depth: ColorDepth) -> str:
     """One complete SGR sequence for ``style``: it starts from a reset, so
     no attribute leaks from the span before it."""
@@ -214,7 +218,7 @@ def _color_code(color: Color, base: int, depth: ColorDepth) -> str:
     return str(color.basic + (10 if base == 48 else 0))
 
 
-@cache
+@lru_cache(maxsize=_SGR_CACHED)
 def _change(before: Style, after: Style, depth: ColorDepth) -> str:
     """The shortest SGR from ``before`` to ``after``: only what differs when
     nothing needs turning off, else the complete sequence from a reset. A
