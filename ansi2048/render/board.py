@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from ..engine import Board
 from .color import contrast_ratio, mix, shown_rgb
-from .lines import Line, Piece, piece
+from .lines import Canvas, Line, Piece, piece
 from .motion import Phase, Sprite
 from .palette import Palette, TilePair, basic_text
 from .style import PLAIN, Color, ColorDepth, Rgb, Span, Style, merge_spans, style
@@ -265,11 +265,6 @@ def board_lines(
     return lines
 
 
-def _cells(line: Line) -> List[Span]:
-    """One (character, style) per column."""
-    return [(char, span_style) for part in line for text, span_style in part.spans for char in text]
-
-
 def _pieces(cells: Sequence[Span], layout: Layout) -> Line:
     """A line drawn cell by cell, cut back into pieces where the grid's
     columns and the tiles' meet, so that a diff rewrites only the tiles that
@@ -280,49 +275,6 @@ def _pieces(cells: Sequence[Span], layout: Layout) -> Line:
         at = cuts[-1]
         cuts.append(at + (layout.col_gap if (at % step) == 0 else layout.tile_width))
     return tuple(piece(merge_spans(cells[start:end])) for start, end in zip(cuts, cuts[1:]))
-
-
-class _Canvas:
-    """Board lines to draw runs of cells over. Only the pieces drawn on are
-    rebuilt, and a run that covers a piece exactly is that piece; the rest
-    stay the very pieces of ``base`` (a diff then skips them at once)."""
-
-    def __init__(self, base: Sequence[Line]) -> None:
-        self._base = base
-        self._runs: Dict[int, List[Tuple[int, Piece]]] = {}
-        self.width = sum(part.width for part in base[0]) if base else 0
-        self.height = len(base)
-
-    def put(self, y: int, x: int, run: Piece) -> None:
-        """Draw ``run`` from line ``y``, column ``x`` (clipped to the board)."""
-        if 0 <= y < self.height:
-            self._runs.setdefault(y, []).append((x, run))
-
-    def lines(self) -> List[Line]:
-        out: List[Line] = list(self._base)
-        for y, runs in self._runs.items():
-            line = self._base[y]
-            starts = [0]
-            for part in line:
-                starts.append(starts[-1] + part.width)
-            pieces: List[Piece] = list(line)
-            cells: Optional[List[Span]] = None
-            touched: Set[int] = set()
-            for x, run in runs:
-                if x in starts[:-1] and starts[starts.index(x) + 1] - x == run.width and cells is None:
-                    pieces[starts.index(x)] = run  # exactly over one piece: it is that piece
-                    continue
-                if cells is None:
-                    cells = _cells(tuple(pieces))
-                first, last = max(0, x), min(self.width, x + run.width)
-                if first < last:
-                    cells[first:last] = _cells((run,))[first - x : last - x]
-                    touched.update(k for k in range(len(line)) if starts[k] < last and first < starts[k + 1])
-            if cells is not None:
-                for k in touched:
-                    pieces[k] = piece(merge_spans(cells[starts[k] : starts[k + 1]]))
-            out[y] = tuple(pieces)
-        return out
 
 
 def sprite_board_lines(
@@ -337,7 +289,7 @@ def sprite_board_lines(
     """The board in the middle of a move: the empty board, then each tile
     drawn where it is on this frame (between cells while it slides)."""
     empty = ((0,) * cols,) * rows
-    canvas = _Canvas(board_lines(empty, None, layout, depth, glyphs, palette))
+    canvas = Canvas(board_lines(empty, None, layout, depth, glyphs, palette))
     step_y, step_x = layout.tile_height + layout.row_gap, layout.tile_width + layout.col_gap
     for sprite in sprites:
         top = 1 + round(sprite.row * step_y)
@@ -416,7 +368,7 @@ def overlay(
 ) -> List[Line]:
     """The message in a box over the middle of the board, inside its border:
     never wider than the board."""
-    canvas = _Canvas(board)
+    canvas = Canvas(board)
     width = canvas.width
     # Inside the grid border: ASCII draws it as one bar at each edge (and a
     # wider gap's padding after the right one); colours as gap-wide columns.

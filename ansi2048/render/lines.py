@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from .codes import visible_width
-from .style import PLAIN, ColorDepth, Span, paint
+from .style import PLAIN, ColorDepth, Span, merge_spans, paint
 
-__all__ = ["Frame", "Line", "Piece", "changed_part", "line_of", "line_width", "painted", "piece"]
+__all__ = ["Canvas", "Frame", "Line", "Piece", "cells_of", "changed_part", "line_of", "line_width", "painted", "piece"]
 
 
 class Piece(NamedTuple):
@@ -112,3 +112,52 @@ def changed_part(old: Line, new: Line, depth: ColorDepth) -> Optional[Tuple[int,
     if sum(part.width for part in middle) != sum(part.width for part in old[first : old_last + 1]):
         return None
     return column, paint([span for part in middle for span in part.spans], depth)
+
+
+def cells_of(line: Line) -> List[Span]:
+    """One (character, style) per column."""
+    return [(char, span_style) for part in line for text, span_style in part.spans for char in text]
+
+
+class Canvas:
+    """Lines to draw runs of cells over (a board in motion, a banner on the
+    board). Only the pieces drawn on are rebuilt, and a run that covers a
+    piece exactly is that piece; the rest stay the very pieces of ``base``
+    (a diff then skips them at once)."""
+
+    def __init__(self, base: Sequence[Line]) -> None:
+        self._base = base
+        self._runs: Dict[int, List[Tuple[int, Piece]]] = {}
+        self.width = sum(part.width for part in base[0]) if base else 0
+        self.height = len(base)
+
+    def put(self, y: int, x: int, run: Piece) -> None:
+        """Draw ``run`` from line ``y``, column ``x`` (clipped to the board)."""
+        if 0 <= y < self.height:
+            self._runs.setdefault(y, []).append((x, run))
+
+    def lines(self) -> List[Line]:
+        out: List[Line] = list(self._base)
+        for y, runs in self._runs.items():
+            line = self._base[y]
+            starts = [0]
+            for part in line:
+                starts.append(starts[-1] + part.width)
+            pieces: List[Piece] = list(line)
+            cells: Optional[List[Span]] = None
+            touched: Set[int] = set()
+            for x, run in runs:
+                if x in starts[:-1] and starts[starts.index(x) + 1] - x == run.width and cells is None:
+                    pieces[starts.index(x)] = run  # exactly over one piece: it is that piece
+                    continue
+                if cells is None:
+                    cells = cells_of(tuple(pieces))
+                first, last = max(0, x), min(self.width, x + run.width)
+                if first < last:
+                    cells[first:last] = cells_of((run,))[first - x : last - x]
+                    touched.update(k for k in range(len(line)) if starts[k] < last and first < starts[k + 1])
+            if cells is not None:
+                for k in touched:
+                    pieces[k] = piece(merge_spans(cells[starts[k] : starts[k + 1]]))
+            out[y] = tuple(pieces)
+        return out
