@@ -21,11 +21,12 @@ Core (pure):
 - ``protocol``   the JSON Lines objects a bot reads (``--json``)
 - ``recording``  the recording format, header splitting, replay, the writer
 - ``records``    history records, statistics, the top 10, the daily seed
-- ``render``     frames: ``style`` (colour depths, SGR), ``color`` (CIEDE2000,
-  contrast), ``palette`` and ``themes``, ``board`` (layouts, tiles, the board
-  moving or under a message), ``frame`` (views, the text around, help),
-  ``motion`` (where tiles are during a move), ``repaint`` (control codes,
-  in place, only what changed), ``stats`` (``--stats``)
+- ``render``     frames: ``codes`` (control codes), ``style`` (colour depths,
+  SGR, spans), ``color`` (CIEDE2000, contrast), ``palette`` and ``themes``,
+  ``lines`` (frames as values), ``board`` (layouts, tiles, the board moving
+  or under a message), ``frame`` (views, the text around), ``keymap``,
+  ``help``, ``motion`` (where tiles are during a move), ``repaint`` (in
+  place, only the pieces that changed), ``stats`` (``--stats``)
 - ``cast``       asciicast v2 files of the frames (``--cast``)
 - ``ai``         the AI: n-tuple network expectimax (4x4), heuristic
   expectimax (any board); its weights are package data, loaded on first use

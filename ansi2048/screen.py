@@ -10,7 +10,8 @@ from typing import IO, Any, Callable, Mapping, Optional, Sequence, Tuple
 from .context import Options
 from .engine import Direction, Slide
 from .keys import Action
-from .render.frame import View, frame_lines, help_lines, layout_for
+from .render.frame import View, build_frame, layout_for
+from .render.help import help_frame
 from .render.motion import GAIN_SECONDS, SETTLE_SECONDS, SHAKE_SECONDS, Sprite, motion_frames
 from .render.palette import Palette
 from .render.repaint import Repainter
@@ -54,7 +55,15 @@ class Screen:
         self._replay = replay
         # TERM=dumb cannot move the cursor: frames then follow each other.
         in_place = env.get("TERM") != "dumb"
-        self._repainter = Repainter(hide_cursor=in_place and not legacy, in_place=in_place)
+        # Synchronized output (mode 2026) wherever frames are drawn in place,
+        # except on the legacy Windows console, whose colorama prints private
+        # modes literally. Not asked of the terminal first: a DECRQM query's
+        # answer would arrive among the keys (and over SSH a round trip after
+        # the first frame), and the terminals that lack the mode ignore it,
+        # as ECMA-48 and xterm do every private mode they do not know (tmux,
+        # VTE, the Linux console, pyte): sent to all, it costs 16 bytes a
+        # frame and helps those that have it.
+        self._repainter = Repainter(hide_cursor=in_place and not legacy, in_place=in_place, sync=not legacy)
         self.note = ""
         # The AI's part of the note line: a hint (or that there is no move), autoplay's pace.
         self.hint: Optional[Direction] = None
@@ -74,7 +83,7 @@ class Screen:
         """Draw the session; ``ending`` (play is over, no key works any
         more) replaces the line of keys, for the last frame. ``gained`` shows
         "+N" by the score; ``sprites`` and ``shake`` draw a frame of motion
-        (see ``frame_lines``)."""
+        (see ``build_frame``)."""
         view = replace(
             View.of(session, self.note, self._replay),
             ending=ending,
@@ -91,14 +100,14 @@ class Screen:
         ``sprites`` or ``shake``)."""
         width, height = self._size()
         self.fits = layout_for(view, width, height) is not None
-        lines = frame_lines(view, self._depth, width, height, palette=self._palette, sprites=sprites, shake=shake)
-        self._write(self._repainter.frame(lines, width, height))
+        frame = build_frame(view, self._depth, width, height, palette=self._palette, sprites=sprites, shake=shake)
+        self._write(self._repainter.frame(frame, width, height))
 
     def paint_help(self, view: View) -> None:
         """The help screen in the board's place, for the game of ``view``
         (its keys, its layout's mark); any key brings the board back."""
         width, height = self._size()
-        self._write(self._repainter.frame(help_lines(view, self._depth, width, height), width, height))
+        self._write(self._repainter.frame(help_frame(view, self._depth, width, height), width, height))
 
     def close(self) -> None:
         """Leave the final frame on screen, the cursor shown, below it."""

@@ -34,6 +34,10 @@ PURE = {
     "ansi2048.render.frame",
     "ansi2048.render.board",
     "ansi2048.render.repaint",
+    "ansi2048.render.codes",
+    "ansi2048.render.lines",
+    "ansi2048.render.keymap",
+    "ansi2048.render.help",
     "ansi2048.render.stats",
 }
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from ansi2048.engine import Game
 from ansi2048.keys import Action
-from ansi2048.render.frame import LARGE, View, frame_lines, help_lines, layout_for
+from ansi2048.render.frame import LARGE, View, frame_lines, layout_for
+from ansi2048.render.help import help_lines
 from ansi2048.render.style import ColorDepth
 from ansi2048.session import Status
 
@@ -149,3 +150,21 @@ def test_the_keyboard_game_shows_the_configs_keys_and_no_undo(tmp_path: Path) ->
     assert not any("u undo" in line for line in shown[0][1]), "\n".join(shown[0][1])
     helped = [display for time, display in shown if 101.0 <= time < 102.0][-1]
     assert any("off in this game (--no-undo)" in line for line in helped), "\n".join(helped)
+
+
+def test_help_reflows_to_the_window_and_always_says_how_to_quit() -> None:
+    """Issue 30, item 3: at 40x12 the help cut descriptions mid-phrase and
+    lost the q line. Descriptions wrap whole; quitting and closing always show."""
+    full = _help(VIEW, 200, 60)
+    for width, height in [(40, 12), (30, 10), (50, 14), (60, 20), (80, 30), (26, 8)]:
+        lines = help_lines(VIEW, ColorDepth.NONE, width, height)
+        assert len(lines) <= height - 1 and all(len(line) < width for line in lines)
+        text = "\n".join(lines)
+        assert "q, Ctrl-C" in text and "any key closes this help" in text, (width, height, text)
+        flowing = " ".join(text.split())
+        # Every description shown is shown whole (words wrapped, never dropped).
+        for line in full.splitlines():
+            if line.startswith("  ") and "  " in line.strip():
+                key, _, what = line.strip().partition("   ")
+                if any(shown.startswith(f"  {key} ") or shown == f"  {key}" for shown in lines):
+                    assert " ".join(what.split()) in flowing, (width, height, key, text)

@@ -32,7 +32,7 @@ def board_of(values: list[int]) -> tuple[tuple[int, ...], ...]:
 def test_every_number_reads_at_3_to_1_or_more_on_its_tile(depth: ColorDepth, spawned: object) -> None:
     view = View(board_of(VALUES), spawned, 0, 0, 0, 2048, 1, Status.PLAYING)  # type: ignore[arg-type]
     lines = frame_lines(view, depth, 100, 40)
-    digits = [(char, fg, bg) for line in lines[1:-2] for char, fg, bg in emitted_colours(line) if char.isdigit()]
+    digits = [(char, fg, bg) for line in lines[1:-3] for char, fg, bg in emitted_colours(line) if char.isdigit()]
     assert len(digits) >= sum(len(str(v)) for v in VALUES[:11])  # the numbers are on screen
     worst = min(contrast_ratio(fg, bg) for _, fg, bg in digits)
     assert worst >= MIN_TEXT_CONTRAST, worst

@@ -509,7 +509,7 @@ def test_lines_fit_every_board_and_terminal(depth: ColorDepth) -> None:
                     assert all(visible_width(line) < width for line in lines)
                     layout = layout_for(view, width, height)
                     if layout is not None:
-                        assert len(lines) == layout.board_size(rows, cols)[1] + (4 if note else 3)
+                        assert len(lines) == layout.board_size(rows, cols)[1] + 4  # the note line, note or not
                         assert sum("Score" in line for line in lines) == 1
 
 
@@ -691,7 +691,7 @@ def test_going_on_after_the_goal_names_the_next_tile() -> None:
     session.apply(Action.LEFT)
     assert session.status is Status.WON
     assert session.apply(Action.RIGHT).moved and session.status is Status.PLAYING
-    status = frame_lines(View.of(session), ColorDepth.NONE, 60, 30)[-2]
+    status = frame_lines(View.of(session), ColorDepth.NONE, 60, 30)[-3]
     assert status == "You reached 2048 - keep going for 4096"
     # On a board that can hold nothing bigger, no impossible next goal.
     bigger = dataclasses.replace(view, board=((4096, 2, 0, 0), (0,) * 4, (0,) * 4, (0,) * 4))
@@ -838,7 +838,10 @@ def test_the_new_tile_is_outlined_in_tall_tiles_and_bracketed_in_short_ones(dept
         layout = layout_for(view, width, height)
         assert layout is not None and layout.tile_height >= 3
         y0, x0 = layout.tile_origin(1, 1)
-        tile = [display[top + 1 + y0 + dy][x0 : x0 + layout.tile_width] for dy in range(layout.tile_height)]
+        # Without colour the gap's padding is on the tile's left: the outline
+        # leaves as much on its right (centred between the bars).
+        box = layout.tile_width - (layout.col_gap - 1 if depth is ColorDepth.NONE else 0)
+        tile = [display[top + 1 + y0 + dy][x0 : x0 + box] for dy in range(layout.tile_height)]
         corners = "++++" if depth is ColorDepth.NONE else "┌┐└┘"
         assert (tile[0][0], tile[0][-1], tile[-1][0], tile[-1][-1]) == tuple(corners), tile
         assert "64" in tile[layout.number_line]

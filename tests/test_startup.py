@@ -120,7 +120,7 @@ def test_the_written_down_256_colour_answers_are_what_the_search_finds() -> None
     from ansi2048.render.palette import _FOUND, classic, separated_xterm
 
     assert _FOUND, "nothing written down: the start-up pays for the search again"
-    for colors, indices in _FOUND.items():
-        assert separated_xterm(list(colors), found={}) == dict(zip(colors, indices))
+    for (colors, ramp), indices in _FOUND.items():
+        assert separated_xterm(list(colors), found={}, ramp=ramp) == dict(zip(colors, indices))
     backgrounds = {classic().empty[0].rgb, classic().grid.rgb, *(bg.rgb for bg, _ in classic().tiles.values())}
-    assert any(set(colors) == backgrounds | {classic().beyond[0].rgb} for colors in _FOUND)  # the one start-up uses
+    assert any(set(colors) == backgrounds | {classic().beyond[0].rgb} for colors, _ in _FOUND)  # the one start-up uses

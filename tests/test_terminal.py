@@ -43,6 +43,13 @@ def data(tmp_path: Path) -> Path:
     return path
 
 
+def left_by_game(output: bytes) -> bytes:
+    """What the game wrote, without the shell's lines after it: a frame
+    that fills the window (the LARGE board at 80x30, with its note line)
+    is scrolled up by them, its header off the top."""
+    return output.split(b"EXIT=")[0]
+
+
 def test_quit_leaves_the_terminal_as_it_was_and_the_prompt_under_the_board(tmp_path: Path, data: Path) -> None:
     run = GameInShell(tmp_path, ["--seed", "7", "--new"], data)
     run.frame()
@@ -53,15 +60,17 @@ def test_quit_leaves_the_terminal_as_it_was_and_the_prompt_under_the_board(tmp_p
     status, output = run.finish()
     assert status == 0
     assert run.stty_unchanged()
-    screen = emulate(output, WIDTH, HEIGHT)
-    top = find_header(screen.display)
+    left = emulate(left_by_game(output), WIDTH, HEIGHT)
+    top = find_header(left.display)
     game = Game(seed=7)
     for key in "wasd":
         game.move(NAMES[key])
-    assert read_board(screen.display, LARGE, 4, 4) == [list(row) for row in game.board]
+    assert read_board(left.display, LARGE, 4, 4) == [list(row) for row in game.board]
+    assert top < max(y for y, line in enumerate(left.display) if "game kept for next time" in line)
+    screen = emulate(output, WIDTH, HEIGHT)
     keys_line = max(y for y, line in enumerate(screen.display) if "game kept for next time" in line)
     exit_line = next(y for y, line in enumerate(screen.display) if "EXIT=0" in line)
-    assert top < keys_line < exit_line, dump(screen.display)
+    assert keys_line < exit_line, dump(screen.display)
     assert output.rfind(b"\x1b[?25h") > output.rfind(b"\x1b[?25l") >= 0  # the cursor is shown again
     assert b"\x1b[2J" not in output and b"\x1b[3J" not in output and b"\x1b[?1049h" not in output
 
@@ -126,7 +135,7 @@ def test_a_tiny_terminal_gets_a_message_and_the_board_comes_back(tmp_path: Path,
     run.child.send("q")
     status, output = run.finish()
     assert status == 0
-    screen = emulate(output, WIDTH, HEIGHT)
+    screen = emulate(left_by_game(output), WIDTH, HEIGHT)
     assert read_board(screen.display, LARGE, 4, 4) == [list(r) for r in Game(seed=7).board]
 
 
@@ -250,7 +259,7 @@ def test_a_resumed_game_is_recorded_whole(tmp_path: Path, data: Path) -> None:
     time.sleep(0.3)
     second.child.send("q")
     _, output = second.finish()
-    shown = read_board(emulate(output, WIDTH, HEIGHT).display, LARGE, 4, 4)
+    shown = read_board(emulate(left_by_game(output), WIDTH, HEIGHT).display, LARGE, 4, 4)
     from .conftest import json_lines, run_cli
 
     replayed = json_lines(run_cli(["--json"], record.read_bytes()).stdout)

@@ -5,14 +5,15 @@ board under a win or game-over message (faded, the message on it)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import lru_cache
 from typing import List, Optional, Sequence, Tuple
 
 from ..engine import Board
 from .color import contrast_ratio, mix, shown_rgb
+from .lines import Canvas, Line, Piece, piece
 from .motion import Phase, Sprite
 from .palette import Palette, TilePair, basic_text
-from .style import PLAIN, Color, ColorDepth, Rgb, Span, merge_spans, style
+from .style import PLAIN, Color, ColorDepth, Rgb, Span, Style, merge_spans, style
 
 __all__ = [
     "ASCII",
@@ -109,8 +110,16 @@ def _label(value: int, room: int) -> str:
 
 # -- the board ------------------------------------------------------------------
 
+# The caches' bounds (see .lines on why each is bounded): board rows of a few
+# frames (a move changes some rows and leaves the others, and a game goes back
+# to the same rows often); tiles' lines; and what depends on the layout,
+# depth, glyphs and palette only (a few dozen combinations in use).
+_ROWS_CACHED = 1024
+_TILES_CACHED = 4096
+_LOOKS_CACHED = 256
 
-@cache
+
+@lru_cache(maxsize=_TILES_CACHED)
 def _tile_line(
     value: int,
     new: bool,
@@ -120,7 +129,7 @@ def _tile_line(
     glyphs: Glyphs,
     palette: Palette,
     colors: Optional[TilePair] = None,
-) -> Tuple[Span, ...]:
+) -> Piece:
     """Line ``line`` of one tile, exactly ``layout.tile_width`` columns;
     ``colors`` (background, text) instead of the palette's, for a tile
     fading in.
@@ -144,8 +153,11 @@ def _tile_line(
     marker_here = new and line == 0 and not outlined
     edge_style = PLAIN if plain else style(fg, bg, True)
     cells: List[Span] = [(" ", base)] * width
+    # Without colour a wider gap pads the tile on its left ("| " before it,
+    # see _gap): the outline leaves as much on its right, centred between the bars.
+    box = width - (layout.col_gap - 1 if plain else 0)
     if line == layout.number_line:
-        room = width - (2 if outlined else 1 if marker_here else 0)
+        room = box - 2 if outlined else width - (1 if marker_here else 0)
         if value:
             text = _label(value, room)
             if new and not outlined and len(text) + 2 <= room:
@@ -159,15 +171,75 @@ def _tile_line(
             cells[left + offset] = (char, number_style)
     if outlined:
         top_left, top_right, bottom_left, bottom_right, rule, side = tuple(glyphs.frame)
+        margin = [(" ", base)] * (width - box)
         if line == 0:
-            cells = [(top_left + rule * (width - 2) + top_right, edge_style)]
+            cells = [(top_left + rule * (box - 2) + top_right, edge_style), *margin]
         elif line == layout.tile_height - 1:
-            cells = [(bottom_left + rule * (width - 2) + bottom_right, edge_style)]
+            cells = [(bottom_left + rule * (box - 2) + bottom_right, edge_style), *margin]
         else:
-            cells[0] = cells[-1] = (side, edge_style)
+            cells[0] = cells[box - 1] = (side, edge_style)
     if marker_here:
         cells[0] = (glyphs.marker, edge_style)
-    return tuple(merge_spans(cells))
+    return piece(merge_spans(cells))
+
+
+@lru_cache(maxsize=_LOOKS_CACHED)
+def _gap(layout: Layout, depth: ColorDepth, palette: Palette) -> Piece:
+    """The grid between two tiles (and at the board's edges)."""
+    if depth is ColorDepth.NONE:
+        # No backgrounds to draw the grid with: ASCII lines, same geometry.
+        # A wider gap draws its bar in its first column: "| 2 | 4 |".
+        return piece([("|" + " " * (layout.col_gap - 1), PLAIN)])
+    # A text colour that the gaps never show, the tiles' usual one: going
+    # from a tile to a gap then changes only the background.
+    return piece([(" " * layout.col_gap, _grid_style(palette))])
+
+
+def _grid_style(palette: Palette) -> Style:
+    return style(palette.empty[1], palette.grid)
+
+
+@lru_cache(maxsize=_LOOKS_CACHED)
+def _rule(cols: int, layout: Layout, depth: ColorDepth, palette: Palette) -> Line:
+    """A grid line across the board: above, below and between its rows, cut
+    where the tiles' columns are, as the board in motion is (so the two compare equal)."""
+    width, _ = layout.board_size(1, cols)
+    if depth is ColorDepth.NONE:
+        pad = " " * (layout.col_gap - 1)
+        text = "+" + ("-" * (layout.tile_width + layout.col_gap - 1) + "+") * cols + pad
+        return _pieces([(char, PLAIN) for char in text], layout)
+    return _pieces([(" ", _grid_style(palette))] * width, layout)
+
+
+@dataclass(frozen=True, eq=False)
+class _Look:
+    """How the board is drawn: one object per combination (:func:`_look`),
+    hashed by identity, so a row's cache key is cheap to hash."""
+
+    layout: Layout
+    depth: ColorDepth
+    glyphs: Glyphs
+    palette: Palette
+
+
+@lru_cache(maxsize=_LOOKS_CACHED)
+def _look(layout: Layout, depth: ColorDepth, glyphs: Glyphs, palette: Palette) -> _Look:
+    return _Look(layout, depth, glyphs, palette)
+
+
+@lru_cache(maxsize=_ROWS_CACHED)
+def _row_lines(row: Tuple[int, ...], new: int, look: _Look) -> Tuple[Line, ...]:
+    """The lines of one row of tiles, ``new`` the column of the new tile (-1: none)."""
+    layout, depth, glyphs, palette = look.layout, look.depth, look.glyphs, look.palette
+    gap = _gap(layout, depth, palette)
+    lines = []
+    for line in range(layout.tile_height):
+        pieces = [gap]
+        for c, value in enumerate(row):
+            pieces.append(_tile_line(value, c == new, line, layout, depth, glyphs, palette))
+            pieces.append(gap)
+        lines.append(tuple(pieces))
+    return tuple(lines)
 
 
 def board_lines(
@@ -177,40 +249,32 @@ def board_lines(
     depth: ColorDepth,
     glyphs: Glyphs,
     palette: Palette,
-) -> List[List[Span]]:
-    """The board's lines: the grid, and each tile (``spawned`` the new one)."""
-    rows = len(board)
-    cols = len(board[0]) if rows else 0
-    width, _ = layout.board_size(rows, cols)
-    if depth is ColorDepth.NONE:
-        # No backgrounds to draw the grid with: ASCII lines, same geometry.
-        # A wider gap draws its bar in its first column: "| 2 | 4 |".
-        pad = " " * (layout.col_gap - 1)
-        rule: List[Span] = [("+" + ("-" * (layout.tile_width + layout.col_gap - 1) + "+") * cols + pad, PLAIN)]
-        gap: Span = ("|" + pad, PLAIN)
-    else:
-        # A text colour that the gaps never show, the tiles' usual one: going
-        # from a tile to a gap then changes only the background.
-        grid = style(palette.empty[1], palette.grid)
-        rule = [(" " * width, grid)]
-        gap = (" " * layout.col_gap, grid)
-    lines: List[List[Span]] = [rule]
+) -> List[Line]:
+    """The board's lines: the grid, and each tile (``spawned`` the new one);
+    each tile line and each gap one piece, the rules one piece each."""
+    cols = len(board[0]) if board else 0
+    rule = _rule(cols, layout, depth, palette)
+    look = _look(layout, depth, glyphs, palette)
+    lines: List[Line] = [rule]
     for r, row in enumerate(board):
         if r:
             lines.extend([rule] * layout.row_gap)
-        for line in range(layout.tile_height):
-            spans: List[Span] = [gap]
-            for c, value in enumerate(row):
-                spans.extend(_tile_line(value, spawned == (r, c), line, layout, depth, glyphs, palette))
-                spans.append(gap)
-            lines.append(merge_spans(spans))
+        new = spawned[1] if spawned is not None and spawned[0] == r else -1
+        lines.extend(_row_lines(row, new, look))
     lines.append(rule)
     return lines
 
 
-def _cells(spans: Sequence[Span]) -> List[Span]:
-    """One (character, style) per column."""
-    return [(char, span_style) for text, span_style in spans for char in text]
+def _pieces(cells: Sequence[Span], layout: Layout) -> Line:
+    """A line drawn cell by cell, cut back into pieces where the grid's
+    columns and the tiles' meet, so that a diff rewrites only the tiles that
+    changed."""
+    step = layout.tile_width + layout.col_gap
+    cuts = [0]
+    while cuts[-1] < len(cells):
+        at = cuts[-1]
+        cuts.append(at + (layout.col_gap if (at % step) == 0 else layout.tile_width))
+    return tuple(piece(merge_spans(cells[start:end])) for start, end in zip(cuts, cuts[1:]))
 
 
 def sprite_board_lines(
@@ -221,12 +285,11 @@ def sprite_board_lines(
     depth: ColorDepth,
     glyphs: Glyphs,
     palette: Palette,
-) -> List[List[Span]]:
+) -> List[Line]:
     """The board in the middle of a move: the empty board, then each tile
     drawn where it is on this frame (between cells while it slides)."""
     empty = ((0,) * cols,) * rows
-    canvas = [_cells(spans) for spans in board_lines(empty, None, layout, depth, glyphs, palette)]
-    width = len(canvas[0])
+    canvas = Canvas(board_lines(empty, None, layout, depth, glyphs, palette))
     step_y, step_x = layout.tile_height + layout.row_gap, layout.tile_width + layout.col_gap
     for sprite in sprites:
         top = 1 + round(sprite.row * step_y)
@@ -237,21 +300,18 @@ def sprite_board_lines(
             (bg, fg), (empty_bg, _) = palette.tile(sprite.value), palette.empty
             colors = (mix(empty_bg, bg, 0.5), mix(empty_bg, fg, 0.5))
         for line in range(layout.tile_height):
-            tile = _cells(_tile_line(sprite.value, False, line, layout, depth, glyphs, palette, colors))
+            tile = _tile_line(sprite.value, False, line, layout, depth, glyphs, palette, colors)
             if sprite.phase is Phase.POPPED and depth is not ColorDepth.NONE:
                 # The pop: a column wider each side, over the gap, bold.
                 pad = (" ", style(None, palette.tile(sprite.value)[0]))
-                tile = [pad] + [(char, style(cell.fg, cell.bg, True)) for char, cell in tile] + [pad]
-                start = left - 1
+                bold = [(text, style(cell.fg, cell.bg, True)) for text, cell in tile.spans]
+                canvas.put(top + line, left - 1, piece(merge_spans([pad, *bold, pad])))
             else:
-                start = left
-            for offset, cell in enumerate(tile):
-                if 0 <= start + offset < width:
-                    canvas[top + line][start + offset] = cell
-    return [merge_spans(line) for line in canvas]
+                canvas.put(top + line, left, tile)
+    return canvas.lines()
 
 
-@cache
+@lru_cache(maxsize=_LOOKS_CACHED)
 def dimmed(palette: Palette) -> Palette:
     """``palette`` faded toward its grid colour: the board under a message.
 
@@ -304,12 +364,12 @@ _FADED_TEXT_CONTRAST = 4.5
 
 
 def overlay(
-    board: List[List[Span]], texts: Sequence[str], colors: TilePair, layout: Layout, depth: ColorDepth
-) -> List[List[Span]]:
+    board: Sequence[Line], texts: Sequence[str], colors: TilePair, layout: Layout, depth: ColorDepth
+) -> List[Line]:
     """The message in a box over the middle of the board, inside its border:
     never wider than the board."""
-    canvas = [_cells(spans) for spans in board]
-    width = len(canvas[0])
+    canvas = Canvas(board)
+    width = canvas.width
     # Inside the grid border: ASCII draws it as one bar at each edge (and a
     # wider gap's padding after the right one); colours as gap-wide columns.
     start = 1 if depth is ColorDepth.NONE else layout.col_gap
@@ -319,7 +379,7 @@ def overlay(
     # tile's number is under them (the board stays readable), else the
     # message alone on the grid line nearest the middle (a gap between rows,
     # or the border: a small board, or rows that touch).
-    height = len(canvas)
+    height = canvas.height
     step = layout.tile_height + layout.row_gap
     tile_rows = (height - 2 + layout.row_gap) // step if height >= 2 else 0
     numbers = {1 + row * step + layout.number_line for row in range(tile_rows)}
@@ -340,8 +400,5 @@ def overlay(
     # BASIC has no bold: the legacy console would make the dark text lighter.
     box_style = PLAIN if depth is ColorDepth.NONE else style(colors[1], colors[0], depth is not ColorDepth.BASIC)
     for offset, row in enumerate(rows):
-        line = top + offset
-        if 0 <= line < len(canvas):
-            for column, char in enumerate(row):
-                canvas[line][start + column] = (char, box_style)
-    return [merge_spans(line) for line in canvas]
+        canvas.put(top + offset, start, piece([(row, box_style)]))
+    return canvas.lines()

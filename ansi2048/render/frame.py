@@ -3,12 +3,12 @@ out, for a terminal of a given size; and the plain summary for pipes."""
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from functools import lru_cache
+from typing import List, Optional, Sequence, Tuple
 
 from ..engine import Board, Direction, biggest_tile
-from ..keys import ACTION_BYTES, ASSIST_BYTES, Action
+from ..keys import Action
 from ..session import Session, Status
 from .board import (
     ASCII,
@@ -27,9 +27,11 @@ from .board import (
     overlay,
     sprite_board_lines,
 )
+from .keymap import keys_line
+from .lines import Frame, Line, line_of, piece
 from .motion import Sprite
 from .palette import Palette, TilePair, classic
-from .style import BOLD, PLAIN, ColorDepth, Span, fit, paint, style
+from .style import BOLD, PLAIN, ColorDepth, Span, fit, paint, printable, style
 
 __all__ = [
     "BIG",
@@ -41,12 +43,15 @@ __all__ = [
     "NARROW",
     "Layout",
     "View",
+    "build_frame",
     "frame_lines",
-    "help_lines",
-    "key_map",
     "layout_for",
     "summary_text",
 ]
+
+
+# Lines of text around the board of a few frames (see .lines on bounded caches).
+_TEXT_CACHED = 512
 
 
 # -- the view and the layouts ---------------------------------------------------
@@ -103,18 +108,10 @@ class View:
 
 
 # Lines around the board: the header above; status, note and keys below.
-# The note's line is counted whether a note shows or not: the layout, and
-# the size "too small" asks for, must not change when a note comes or goes
-# (the first frame's greeting goes at the first key).
+# The note's line is there whether a note shows or not: the layout, the
+# size "too small" asks for and the frame's height must not change when a
+# note comes or goes (the first frame's greeting goes at the first key).
 _TEXT_LINES = 4
-
-
-def _has_note(view: View) -> bool:
-    return bool(view.note or view.hint or view.stuck or view.autoplay)
-
-
-def _text_lines(view: View) -> int:
-    return _TEXT_LINES
 
 
 def _needs(view: View, layout: Layout) -> Tuple[int, int]:
@@ -123,7 +120,7 @@ def _needs(view: View, layout: Layout) -> Tuple[int, int]:
     rows = len(view.board)
     cols = len(view.board[0]) if rows else 0
     width, height = layout.board_size(rows, cols)
-    return width + 1, height + _text_lines(view) + 1
+    return width + 1, height + _TEXT_LINES + 1
 
 
 def layout_for(view: View, width: int, height: int) -> Optional[Layout]:
@@ -140,23 +137,8 @@ def layout_for(view: View, width: int, height: int) -> Optional[Layout]:
 # -- glyphs ---------------------------------------------------------------------
 
 
-# Controls, formats, surrogates, combining marks, line and paragraph separators.
-_ZERO_WIDTH = frozenset(("Cc", "Cf", "Cs", "Mn", "Me", "Zl", "Zp"))
-
-
-def _unprintable(char: str) -> bool:
-    return unicodedata.category(char) in _ZERO_WIDTH or unicodedata.east_asian_width(char) in ("W", "F")
-
-
 # The hint's arrow per direction; ASCII has none that reads as one, the word says it.
 _HINT_ARROWS = {Direction.LEFT: "←", Direction.UP: "↑", Direction.DOWN: "↓", Direction.RIGHT: "→"}
-
-
-def _clean(text: str) -> str:
-    """``text`` with anything that is not one printing, single-width column
-    (control codes, combining marks, wide characters) replaced by '?', so a
-    note cannot break the line-width arithmetic."""
-    return "".join("?" if _unprintable(char) else char for char in text)
 
 
 # -- the text around the board --------------------------------------------------
@@ -168,14 +150,25 @@ def _title(goal: int) -> str:
     return "2048" if goal == 2048 else f"goal {goal}"
 
 
-def _header(view: View) -> List[List[Span]]:
-    title = (_title(view.goal), BOLD)
-    score = [("Score ", PLAIN), (str(view.score), BOLD)]
-    if view.gained:
-        score.append((f" +{view.gained}", BOLD))
-    best = [("  Best ", PLAIN), (str(view.best), BOLD)]
-    moves = [("  Moves ", PLAIN), (str(view.moves), BOLD)]
-    seed = [("  Daily ", PLAIN), (view.day, PLAIN)] if view.day else [("  Seed ", PLAIN), (str(view.seed), PLAIN)]
+@lru_cache(maxsize=_TEXT_CACHED)
+def _header_line(
+    goal: int, score: int, gained: int, best: int, moves: int, day: str, seed: int, assisted: bool, limit: int
+) -> Line:
+    """The line above the board: the title, the score (and the last move's
+    points), the best, the moves, the seed or the day; what fits."""
+    return line_of(fit(_header(goal, score, gained, best, moves, day, seed, assisted), limit))
+
+
+def _header(
+    goal: int, score_now: int, gained: int, best_now: int, moves_now: int, day: str, seed_now: int, assisted: bool
+) -> List[List[Span]]:
+    title = (_title(goal), BOLD)
+    score = [("Score ", PLAIN), (str(score_now), BOLD)]
+    if gained:
+        score.append((f" +{gained}", BOLD))
+    best = [("  Best ", PLAIN), (str(best_now), BOLD)]
+    moves = [("  Moves ", PLAIN), (str(moves_now), BOLD)]
+    seed = [("  Daily ", PLAIN), (day, PLAIN)] if day else [("  Seed ", PLAIN), (str(seed_now), PLAIN)]
     gap = ("  ", PLAIN)
     variants = [
         [title, gap, *score, *best, *moves, *seed],
@@ -184,7 +177,7 @@ def _header(view: View) -> List[List[Span]]:
         [*score, *best],
         score,
     ]
-    if not view.assisted:
+    if not assisted:
         return variants
     # Said where the best is: this game's score does not count for it.
     marked: List[List[Span]] = []
@@ -208,30 +201,41 @@ def _banner(view: View, glyphs: Glyphs, palette: Palette) -> Optional[Tuple[List
     return None
 
 
-def _status(view: View, glyphs: Glyphs) -> List[List[Span]]:
-    """The line under the board: what to do next, or the goal."""
+@lru_cache(maxsize=_TEXT_CACHED)
+def _status_line(
+    status: Status,
+    game_over: bool,
+    replay: bool,
+    ending: str,
+    reached: int,
+    goal: int,
+    rows: int,
+    cols: int,
+    glyphs: Glyphs,
+    limit: int,
+) -> Line:
+    """The line under the board: what to do next, or the goal. ``reached``
+    the biggest tile once the goal is reached (0 before)."""
     dot = glyphs.dot
-    won = view.status is Status.WON
-    over = view.over or view.status is Status.OVER
+    won = status is Status.WON
+    over = game_over or status is Status.OVER
     # Key hints only while keys work: not in a replay, not once play has ended.
-    keys = not view.replay and not view.ending
+    keys = not replay and not ending
     if over:
         texts = [f"no moves left {dot} u undo {dot} r new game", "u undo, r new game", "u undo, r new"] if keys else []
-        return [[(text, PLAIN)] for text in texts] or [[("", PLAIN)]]
-    if won:
+    elif won:
         texts = [f"any move plays on {dot} r new game", "any move plays on", "play on"] if keys else []
-        return [[(text, PLAIN)] for text in texts] or [[("", PLAIN)]]
-    if view.reached:
-        return [[(text, PLAIN)] for text in _going_on(view, dot)]
-    return [[(f"Join the tiles, get to {view.goal}!", PLAIN)], [(f"Get to {view.goal}!", PLAIN)]]
+    elif reached:
+        texts = _going_on(reached, rows, cols, dot)
+    else:
+        texts = [f"Join the tiles, get to {goal}!", f"Get to {goal}!"]
+    return line_of(fit([[(text, PLAIN)] for text in texts] or [[("", PLAIN)]], limit))
 
 
-def _going_on(view: View, dot: str) -> List[str]:
+def _going_on(reached: int, rows: int, cols: int, dot: str) -> List[str]:
     """The status once the goal is reached and play goes on: the next tile
-    to make, or the end of the road on a board that can hold no bigger."""
-    # The goal at least: an undo may have taken the goal tile back.
-    reached = max(view.goal, *(max(row) for row in view.board))
-    rows, cols = len(view.board), len(view.board[0])
+    to make, or the end of the road on a board that can hold no bigger.
+    ``reached``: the goal at least (an undo may have taken the goal tile back)."""
     target = reached * 2
     if target > biggest_tile(rows, cols):
         return [f"You reached {reached}, the biggest a {rows}x{cols} board holds!", f"You reached {reached}!"]
@@ -242,168 +246,27 @@ def _going_on(view: View, dot: str) -> List[str]:
     ]
 
 
-def key_map(view: View) -> Dict[Action, List[str]]:
-    """Every key the keyboard game takes, by action, as it is set up for
-    ``view``: the built-in keys, then the config's (a key the config gives
-    another action is that action's alone), one case of each letter."""
-    table: Dict[str, Action] = {}
-    for key, action in (*ACTION_BYTES.items(), *ASSIST_BYTES.items()):
-        table[key.decode()] = action
-    for char, action in view.bindings:
-        table[char] = action
-    keys: Dict[Action, List[str]] = {}
-    for char, action in table.items():
-        if char.isupper() and table.get(char.lower()) is action:
-            continue  # the lower-case letter says it (either case works)
-        keys.setdefault(action, []).append(char)
-    if not view.undo:
-        keys.pop(Action.UNDO, None)
-    return keys
-
-
-_MOVES = (Action.UP, Action.LEFT, Action.DOWN, Action.RIGHT)
-
-
-def _move_keys(keys: Dict[Action, List[str]]) -> Tuple[List[str], List[str]]:
-    """The move keys as groups of four ("wasd", "hjkl"), then any other
-    move key with its direction ("i up")."""
-    lists = [keys.get(action, []) for action in _MOVES]
-    groups: List[str] = []
-    depth = min(len(found) for found in lists)
-    for index in range(depth):
-        group = "".join(found[index] for found in lists)
-        groups.append("hjkl" if sorted(group) == ["h", "j", "k", "l"] else group)
-    others = [f"{char} {action.name.lower()}" for action, found in zip(_MOVES, lists) for char in found[depth:]]
-    return groups, others
-
-
-def _first(keys: Dict[Action, List[str]], action: Action) -> Optional[str]:
-    found = keys.get(action)
-    return found[0] if found else None
-
-
-def _keys(view: View, glyphs: Glyphs) -> List[List[Span]]:
-    """The key line, longest first: each variant drops whole items, the AI's
-    and the move keys' names first; "? help" (which lists them all) stays
-    until only "q quit" fits."""
-    a, d = glyphs.arrows, glyphs.dot
-    if view.ending:  # no key works any more: say so instead
-        return [[(_clean(view.ending), PLAIN)]]
-    if view.replay:  # the keyboard does not play a replay: only Ctrl-C stops it
-        return [[("replay " + d + " Ctrl-C stops", PLAIN)], [("Ctrl-C stops", PLAIN)]]
-    keys = key_map(view)
-    groups, others = _move_keys(keys)
-
-    def item(action: Action, long: str, short: str) -> Tuple[str, str]:
-        key = _first(keys, action)
-        return (f"{key} {long}", f"{key} {short}") if key else ("", "")
-
-    undo = item(Action.UNDO, "undo", "undo")
-    new = item(Action.RESTART, "new game", "new")
-    ai = [item(Action.HINT, "hint", "hint")[0], item(Action.AUTOPLAY, "autoplay", "autoplay")[0]]
-    helps = item(Action.HELP, "help", "help")[0]
-    quits = item(Action.QUIT, "quit", "quit")[0] or "Ctrl-C quit"
-    moves_long = " ".join([a, *groups]) + (" " + " ".join(others) if others else "")
-    moves = " ".join([a, *groups])
-    variants = [
-        [moves_long, undo[0], new[0], *ai, helps, quits],
-        # Your own keys before the AI's (the help has both).
-        [moves_long, undo[0], new[0], helps, quits] if others else [],
-        [moves, undo[0], new[0], *ai, helps, quits],
-        [f"{a} move", undo[1], new[1], *ai, helps, quits],
-        [f"{moves} move", undo[0], new[0], helps, quits],
-        [f"{a} move", undo[1], new[1], helps, quits],
-        [undo[1], new[1], helps, quits],
-        [helps, quits],
-        [quits],
-    ]
-    texts: List[str] = []
-    for variant in variants:
-        text = f" {d} ".join(part for part in variant if part)
-        if text and text not in texts:
-            texts.append(text)
-    return [[(text, PLAIN)] for text in texts]
-
-
-def help_lines(
-    view: View, depth: ColorDepth, width: int, height: int, *, ascii_only: Optional[bool] = None
-) -> List[str]:
-    """The help screen (``?``): every key the game takes as it is set up
-    (the config's keys, ``--no-undo``), the rules in two lines, and the
-    marks as the board in this window draws them. Within ``width`` x
-    ``height`` like a frame: what does not fit is left off from the end, a
-    line too long loses whole words, and the closing line always shows."""
-    if ascii_only is None:
-        ascii_only = depth is ColorDepth.NONE
-    glyphs = ASCII if ascii_only else UNICODE
-    keys = key_map(view)
-
-    def named(*actions: Action) -> str:
-        return ", ".join(key for action in actions for key in keys.get(action, []))
-
-    groups, _others = _move_keys(keys)
-    rows: List[Tuple[str, str]] = [(" ".join([glyphs.arrows, *groups]), "slide the tiles")]
-    rows += [(key, f"slide {action.name.lower()}") for action in _MOVES for key in keys.get(action, [])[len(groups) :]]
-    if view.undo:
-        rows.append((named(Action.UNDO), "undo (redoing a move brings the same tile)"))
-    else:
-        rows.append(("undo", "off in this game (--no-undo)"))
-    rows += [
-        (named(Action.RESTART), "new game" + (" (undo brings the old one back)" if view.undo else "")),
-        (named(Action.HINT), "hint: the AI's move, on the line under the board"),
-        (named(Action.AUTOPLAY), "autoplay: the AI plays; any move takes over"),
-        (f"{named(Action.FASTER)} {named(Action.SLOWER)}", "autoplay faster, slower"),
-        (named(Action.HELP), "this help"),
-        (", ".join([*keys.get(Action.QUIT, []), "Ctrl-C"]), "quit: the game is kept for next time"),
-        ("Ctrl-Z", "suspend to the shell; fg comes back"),
-    ]
-    rows = [(key, text) for key, text in rows if key.strip()]
-    layout = layout_for(view, width, height)
-    if layout is not None and layout.tile_height >= 3:
-        corner = glyphs.frame[0] + glyphs.frame[4] * 2 + glyphs.frame[1]
-        new_tile = (f"{corner} outline", "the tile that just appeared")
-    else:
-        new_tile = (f"[N], {glyphs.marker} in a corner", "the tile that just appeared")
-    marks = [new_tile, ("+N by the score", "the last move's points"), ("assisted", "the AI helped: no best score")]
-    column = max(len(key) for key, _ in rows + marks) + 3
-    body: List[List[Span]] = [
-        [("keys", BOLD)],
-        *[[(f"  {key.ljust(column)}{text}", PLAIN)] for key, text in rows],
-        [("", PLAIN)],
-        [("rules", BOLD)],
-        [("  Tiles slide as far as they go; two equal tiles merge into one.", PLAIN)],
-        [(f"  After each move a 2 (or a 4) appears. Make the {view.goal} tile!", PLAIN)],
-        [("", PLAIN)],
-        [("marks", BOLD)],
-        *[[(f"  {key.ljust(column)}{text}", PLAIN)] for key, text in marks],
-    ]
-    title = [(f"ansi2048 {glyphs.dash} help", BOLD)]
-    closing = [("any key closes this help", BOLD)]
-    room = height - 1
-    lines = [title, [("", PLAIN)], *body[: max(0, room - 4)], [("", PLAIN)], closing]
-    if len(lines) > room:
-        lines = lines[-room:] if room > 0 else []
-    return [paint(fit([spans], width - 1), depth) for spans in lines]
-
-
-def _note(view: View, glyphs: Glyphs) -> List[List[Span]]:
+@lru_cache(maxsize=_TEXT_CACHED)
+def _note_line(hint: Optional[Direction], stuck: bool, autoplay: int, text: str, glyphs: Glyphs, limit: int) -> Line:
     """The note line: the hint or autoplay's pace, then the note (a warning,
     say), shortest last; the AI's part stays when the note does not fit."""
     dot = glyphs.dot
     ai = ""
-    if view.hint is not None:
-        word = view.hint.value
-        ai = f"hint: {word}" if glyphs is ASCII else f"hint: {_HINT_ARROWS[view.hint]} {word}"
-    elif view.stuck:
+    if hint is not None:
+        word = hint.value
+        ai = f"hint: {word}" if glyphs is ASCII else f"hint: {_HINT_ARROWS[hint]} {word}"
+    elif stuck:
         ai = "hint: no move changes the board"
-    elif view.autoplay:
-        ai = f"autoplay {view.autoplay}/s {dot} p or any move takes over"
-    note = _clean(view.note)
+    elif autoplay:
+        ai = f"autoplay {autoplay}/s {dot} p or any move takes over"
+    note = printable(text)
     if not ai:
-        return [[(note, PLAIN)]]
-    if not note:
-        return [[(ai, PLAIN)]]
-    return [[(f"{ai} {dot} {note}", PLAIN)], [(ai, PLAIN)]]
+        variants = [[(note, PLAIN)]]
+    elif not note:
+        variants = [[(ai, PLAIN)]]
+    else:
+        variants = [[(f"{ai} {dot} {note}", PLAIN)], [(ai, PLAIN)]]
+    return line_of(fit(variants, limit))
 
 
 def _too_small(view: View, width: int, height: int) -> List[str]:
@@ -432,6 +295,69 @@ def _too_small(view: View, width: int, height: int) -> List[str]:
 # -- frames -----------------------------------------------------------------------
 
 
+def build_frame(
+    view: View,
+    depth: ColorDepth,
+    width: int,
+    height: int,
+    *,
+    ascii_only: Optional[bool] = None,
+    palette: Optional[Palette] = None,
+    sprites: Optional[Sequence[Sprite]] = None,
+    shake: int = 0,
+) -> Frame:
+    """The frame for a ``width`` x ``height`` terminal, as values: every
+    line's visible width is < ``width`` and there are at most ``height - 1``
+    lines (the last row stays free for the cursor).
+
+    ``ascii_only`` picks ASCII glyphs for the marker, arrows and dashes; by
+    default they are ASCII exactly when ``depth`` is NONE. ``palette``
+    defaults to the original game's colours. ``sprites`` draws the board in
+    the middle of a move (:mod:`.motion`) instead of ``view.board``;
+    ``shake`` shifts the board that many columns right, where it fits (a
+    move that changes nothing).
+    """
+    layout = layout_for(view, width, height)
+    if layout is None:
+        return Frame(tuple(line_of([(text, PLAIN)]) for text in _too_small(view, width, height)), depth)
+    if ascii_only is None:
+        ascii_only = depth is ColorDepth.NONE
+    glyphs = ASCII if ascii_only else UNICODE
+    palette = palette or classic()
+    limit = width - 1
+    rows = len(view.board)
+    cols = len(view.board[0]) if rows else 0
+    board_width, _ = layout.board_size(rows, cols)
+    lines: List[Line] = [
+        _header_line(
+            view.goal, view.score, view.gained, view.best, view.moves, view.day, view.seed, view.assisted, limit
+        )
+    ]
+    banner = _banner(view, glyphs, palette) if sprites is None else None
+    board_palette = dimmed(palette) if banner is not None and depth is not ColorDepth.NONE else palette
+    if sprites is None:
+        board = board_lines(view.board, view.spawned, layout, depth, glyphs, board_palette)
+    else:
+        board = sprite_board_lines(rows, cols, sprites, layout, depth, glyphs, palette)
+    if banner is not None:
+        board = overlay(board, banner[0], banner[1], layout, depth)
+    shake = min(shake, limit - board_width)
+    if shake > 0:
+        indent = piece([(" " * shake, PLAIN)])
+        board = [(indent, *line) for line in board]
+    lines.extend(board)
+    reached = max(view.goal, *(max(row) for row in view.board)) if view.reached and rows else 0
+    lines.append(
+        _status_line(view.status, view.over, view.replay, view.ending, reached, view.goal, rows, cols, glyphs, limit)
+    )
+    # The note's line is there, empty, without a note: a note that comes
+    # must not make the frame taller (on a full screen that scrolls the
+    # board up a line, and the bottom row stays blank once it goes).
+    lines.append(_note_line(view.hint, view.stuck, view.autoplay, view.note, glyphs, limit))
+    lines.append(keys_line(view.ending, view.replay, view.bindings, view.undo, glyphs, limit))
+    return Frame(tuple(lines), depth)
+
+
 def frame_lines(
     view: View,
     depth: ColorDepth,
@@ -443,45 +369,12 @@ def frame_lines(
     sprites: Optional[Sequence[Sprite]] = None,
     shake: int = 0,
 ) -> List[str]:
-    """The frame for a ``width`` x ``height`` terminal, one string per line,
-    without newlines. Every line's visible width is < ``width`` and there are
-    at most ``height - 1`` lines (the last row stays free for the cursor).
-
-    ``ascii_only`` picks ASCII glyphs for the marker, arrows and dashes; by
-    default they are ASCII exactly when ``depth`` is NONE. ``palette``
-    defaults to the original game's colours. ``sprites`` draws the board in
-    the middle of a move (:mod:`.motion`) instead of ``view.board``;
-    ``shake`` shifts the board that many columns right, where it fits (a
-    move that changes nothing).
-    """
-    layout = layout_for(view, width, height)
-    if layout is None:
-        return _too_small(view, width, height)
-    if ascii_only is None:
-        ascii_only = depth is ColorDepth.NONE
-    glyphs = ASCII if ascii_only else UNICODE
-    palette = palette or classic()
-    limit = width - 1
-    rows = len(view.board)
-    board_width, _ = layout.board_size(rows, len(view.board[0]) if rows else 0)
-    lines = [fit(_header(view), limit)]
-    banner = _banner(view, glyphs, palette) if sprites is None else None
-    board_palette = dimmed(palette) if banner is not None and depth is not ColorDepth.NONE else palette
-    if sprites is None:
-        board = board_lines(view.board, view.spawned, layout, depth, glyphs, board_palette)
-    else:
-        board = sprite_board_lines(rows, len(view.board[0]) if rows else 0, sprites, layout, depth, glyphs, palette)
-    if banner is not None:
-        board = overlay(board, banner[0], banner[1], layout, depth)
-    shake = min(shake, limit - board_width)
-    if shake > 0:
-        board = [[(" " * shake, PLAIN), *line] for line in board]
-    lines.extend(board)
-    lines.append(fit(_status(view, glyphs), limit))
-    if _has_note(view):
-        lines.append(fit(_note(view, glyphs), limit))
-    lines.append(fit(_keys(view, glyphs), limit))
-    return [paint(spans, depth) for spans in lines]
+    """The frame of :func:`build_frame` as text, one string per line,
+    without newlines."""
+    frame = build_frame(
+        view, depth, width, height, ascii_only=ascii_only, palette=palette, sprites=sprites, shake=shake
+    )
+    return frame.text()
 
 
 def summary_text(view: View, depth: ColorDepth, palette: Optional[Palette] = None) -> str:

@@ -17,13 +17,17 @@ from .color import BASIC_RGB, Lab, basic_contrast, contrast_ratio, delta_e, lab,
 from .style import Color, ColorDepth, Rgb, xterm_rgb
 
 __all__ = [
+    "BANNER_CONTRAST",
     "BASIC_CODES",
     "MIN_TEXT_CONTRAST",
+    "RAMP",
     "Palette",
     "TilePair",
+    "banner_colors",
     "basic_text",
     "classic",
     "hex_rgb",
+    "hotter",
     "readable_text",
     "separated_xterm",
 ]
@@ -66,6 +70,12 @@ _CHROMATIC = 10.0
 _MAX_HUE_SHIFT = 18.0
 # The WCAG contrast every tile's number keeps against its tile, at every depth.
 MIN_TEXT_CONTRAST = 3.0
+# The tiles that get hotter as they grow, orange to red, in every theme at
+# 24 bits and 256 colours (16 colours have too few to choose from): see
+# separated_xterm's ramp. The yellows after them cannot keep that at 256
+# colours and stay apart (xterm's cube has too few yellows), nor can the
+# near-grey 2 and 4 (they take the nearest greys and creams).
+RAMP = (8, 16, 32, 64)
 
 
 def _hue_shift(first: Lab, second: Lab) -> float:
@@ -102,12 +112,16 @@ def _nothing_excluded(rgb: Rgb, index: int) -> bool:
 # is the rule, this its answer written down. tests/test_startup.py checks
 # every entry against the search, so a change to the colours or to the search
 # that leaves one stale fails there; colours not listed are searched.
-_FOUND: Dict[Tuple[Rgb, ...], Tuple[int, ...]] = {
+# Keyed by the colours and their ramp.
+_FOUND: Dict[Tuple[Tuple[Rgb, ...], Tuple[Rgb, ...]], Tuple[int, ...]] = {
     (
-        (205, 193, 180), (187, 173, 160), (238, 228, 218), (237, 224, 200), (242, 177, 121), (245, 149, 99),
-        (246, 124, 95), (246, 94, 59), (237, 207, 114), (237, 204, 97), (237, 200, 80), (237, 197, 63),
-        (237, 194, 46), (60, 58, 50),
-    ): (251, 145, 254, 223, 215, 209, 173, 202, 221, 222, 220, 178, 179, 237),
+        (
+            (205, 193, 180), (187, 173, 160), (238, 228, 218), (237, 224, 200), (242, 177, 121), (245, 149, 99),
+            (246, 124, 95), (246, 94, 59), (237, 207, 114), (237, 204, 97), (237, 200, 80), (237, 197, 63),
+            (237, 194, 46), (60, 58, 50),
+        ),
+        ((242, 177, 121), (245, 149, 99), (246, 124, 95), (246, 94, 59)),
+    ): (251, 145, 254, 223, 215, 209, 203, 202, 221, 222, 220, 178, 179, 237),
 }  # fmt: skip
 
 
@@ -115,7 +129,8 @@ def separated_xterm(
     colors: Sequence[Rgb],
     exclude: Callable[[Rgb, int], bool] = _nothing_excluded,
     shortlist: int = _SHORTLIST,
-    found: Mapping[Tuple[Rgb, ...], Tuple[int, ...]] = _FOUND,
+    found: Mapping[Tuple[Tuple[Rgb, ...], Tuple[Rgb, ...]], Tuple[int, ...]] = _FOUND,
+    ramp: Sequence[Rgb] = (),
 ) -> Dict[Rgb, int]:
     """256-colour indices for ``colors``, in order: each the one nearest in
     CIEDE2000 that keeps its hue (for a chromatic colour) and stays clearly
@@ -123,19 +138,31 @@ def separated_xterm(
     one yellow and the beige board to greys; distinct things should look
     distinct, and warm things warm. ``exclude(rgb, index)`` rules out more
     indices for a colour (a theme that must keep its text readable on
-    whichever index is picked). ``found``: answers known already (``{}``
-    searches whatever the colours)."""
-    known = found.get(tuple(colors)) if exclude is _nothing_excluded and shortlist == _SHORTLIST else None
+    whichever index is picked). ``ramp``: colours of ``colors``, in order,
+    that get hotter as the tiles grow (cream to red): each one's stand-in is
+    no lighter and no greyer than the one before it (:func:`hotter`), as
+    their originals are. ``found``: answers known already (``{}`` searches
+    whatever the colours)."""
+    searched_as_written = exclude is _nothing_excluded and shortlist == _SHORTLIST
+    known = found.get((tuple(colors), tuple(ramp))) if searched_as_written else None
     if known is not None:
         return dict(zip(colors, known))
     labs = _xterm_labs()
     taken: List[int] = []
     table: Dict[Rgb, int] = {}
+    cooler = dict(zip(ramp[1:], ramp))  # the colour before each in the ramp
     for rgb in colors:
         target = lab(rgb)
         chroma = math.hypot(target[1], target[2])
+        before = labs[table[cooler[rgb]]] if cooler.get(rgb) in table else None
         allowed = sorted(
-            (i for i in labs if _allowed(labs[i], target, chroma) and not exclude(rgb, i)),
+            (
+                i
+                for i in labs
+                if _allowed(labs[i], target, chroma)
+                and not exclude(rgb, i)
+                and (before is None or hotter(labs[i], before))
+            ),
             key=lambda i: math.dist(target, labs[i]),
         )
         ranked = sorted(allowed[:shortlist], key=lambda i: delta_e(target, labs[i])) + allowed[shortlist:]
@@ -147,6 +174,12 @@ def separated_xterm(
         table[rgb] = index
         taken.append(index)
     return table
+
+
+def hotter(color: Lab, than: Lab) -> bool:
+    """Whether ``color`` is at least as hot as ``than``: no lighter and no
+    less colourful (CIELAB lightness and chroma)."""
+    return color[0] <= than[0] and math.hypot(color[1], color[2]) >= math.hypot(than[1], than[2])
 
 
 def _min_contrast(background: Color, text: Color) -> float:
@@ -176,6 +209,47 @@ def readable_text(background: Color, preferred: Color, candidates: Sequence[Colo
     if _min_contrast(background, preferred) < MIN_TEXT_CONTRAST:
         preferred = max(candidates, key=lambda text: _min_contrast(background, text))
     return replace(preferred, basic=basic_text(background.basic, preferred.basic))
+
+
+# The WCAG contrast of the win and game-over banners' text (AA for body
+# text), at 24 bits, 256 colours, and at 16 on every common terminal palette.
+BANNER_CONTRAST = 4.5
+_INKS = (Color.of(0x000000, 30), Color.of(0xFFFFFF, 97))
+
+
+def banner_colors(background: Color, text: Color) -> TilePair:
+    """A banner's (background, text) from a tile's colour and the text
+    wanted on it, reaching BANNER_CONTRAST at every depth: per depth the
+    wanted text if it does, else black or white, whichever reads better.
+    At 16 colours the background too: the tile's code if some text code
+    reads on it at BANNER_CONTRAST on every common terminal palette, else
+    the nearest code (by xterm's colours) that has one."""
+
+    def at(depth: ColorDepth, color: Color) -> Rgb:
+        shown = shown_rgb(color, depth)
+        assert shown is not None
+        return shown
+
+    def best(depth: ColorDepth) -> Color:
+        if contrast_ratio(at(depth, background), at(depth, text)) >= BANNER_CONTRAST:
+            return text
+        return max((text, *_INKS), key=lambda ink: contrast_ratio(at(depth, background), at(depth, ink)))
+
+    def readable_on(code: int) -> float:
+        return max(basic_contrast(code, other) for other in BASIC_CODES)
+
+    code = background.basic
+    if readable_on(code) < BANNER_CONTRAST:
+        target = lab(background.rgb)
+        code = min(
+            (other for other in BASIC_CODES if readable_on(other) >= BANNER_CONTRAST),
+            key=lambda other: delta_e(target, lab(BASIC_RGB[other])),
+        )
+    text_code = text.basic
+    if basic_contrast(code, text_code) < BANNER_CONTRAST:
+        text_code = max(BASIC_CODES, key=lambda other: basic_contrast(code, other))
+    shown_text = Color(best(ColorDepth.TRUE).rgb, text_code, best(ColorDepth.EXTENDED).xterm)
+    return replace(background, basic=code), shown_text
 
 
 def hex_rgb(value: int) -> Rgb:
@@ -213,7 +287,8 @@ def classic() -> Palette:
     beyond: Tuple[Tuple[int, int], Tuple[int, int]] = ((0x3C3A32, 30), (light, 97))  # every tile above 2048
     # The empty cells first: they are most of the board early on.
     backgrounds = [empty[0], grid[0], *(bg[0] for bg, _ in tiles.values()), beyond[0][0]]
-    xterm = separated_xterm([hex_rgb(bg) for bg in backgrounds])
+    ramp = [hex_rgb(bg[0]) for value, (bg, _) in tiles.items() if value in RAMP]
+    xterm = separated_xterm([hex_rgb(bg) for bg in backgrounds], ramp=ramp)
     # Text that reads on every tile: the original's where it reaches 3:1,
     # else the game's own darkest or lightest colour, whichever reads best.
     inks = [Color.of(light, 97), Color.of(0xFFFFFF, 97), Color.of(dark, 30), Color.of(0x3C3A32, 30)]
@@ -234,6 +309,6 @@ def classic() -> Palette:
         beyond=pair(beyond),
         empty=pair((empty, (dark, 30))),
         grid=background(grid),
-        won=pair((tiles[2048][0], ink)),
-        over=pair((tiles[2][0], ink)),
+        won=banner_colors(*pair((tiles[2048][0], ink))),
+        over=banner_colors(*pair((tiles[2][0], ink))),
     )

@@ -1,10 +1,30 @@
-"""Repainting in place (pure): the control codes, named once, and the
-:class:`Repainter` that wraps successive frames in them."""
+"""Repainting in place (pure): the :class:`Repainter`, which wraps
+successive frames in the control codes (:mod:`.codes`, named here too) that
+redraw them in place, writing only what changed."""
 
 from __future__ import annotations
 
-import re
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Union
+
+from .codes import (
+    CSI,
+    CURSOR_HOME,
+    ERASE_DOWN,
+    ERASE_LINE,
+    FRAME_END,
+    HIDE_CURSOR,
+    SGR_RESET,
+    SHOW_CURSOR,
+    SYNC_BEGIN,
+    SYNC_END,
+    cursor_down,
+    cursor_forward,
+    cursor_up,
+    sgr,
+    visible_width,
+)
+from .lines import Frame, changed_part, line_width, painted
+from .style import ColorDepth
 
 __all__ = [
     "CSI",
@@ -15,6 +35,8 @@ __all__ = [
     "HIDE_CURSOR",
     "SGR_RESET",
     "SHOW_CURSOR",
+    "SYNC_BEGIN",
+    "SYNC_END",
     "Repainter",
     "cursor_down",
     "cursor_forward",
@@ -22,49 +44,6 @@ __all__ = [
     "sgr",
     "visible_width",
 ]
-
-CSI = "\x1b["  # Control Sequence Introducer: every code below starts with it
-SGR_RESET = CSI + "0m"
-ERASE_LINE = CSI + "K"  # from the cursor to the end of the line
-ERASE_DOWN = CSI + "J"  # from the cursor to the end of the screen
-HIDE_CURSOR = CSI + "?25l"
-SHOW_CURSOR = CSI + "?25h"
-CURSOR_HOME = CSI + "H"  # the window's top-left corner
-# Every frame drawn in place ends with this (its lines end with ERASE_LINE),
-# so a reader of the output (the pty tests, the benchmarks) can tell that a
-# frame is complete without depending on what its last line says.
-FRAME_END = ERASE_DOWN
-
-
-def cursor_up(rows: int) -> str:
-    """Move the cursor ``rows`` lines up (nothing for 0)."""
-    return f"{CSI}{rows}A" if rows > 0 else ""
-
-
-def cursor_forward(columns: int) -> str:
-    """Move the cursor ``columns`` to the right (nothing for 0)."""
-    return f"{CSI}{columns}C" if columns > 0 else ""
-
-
-def cursor_down(rows: int) -> str:
-    """Move the cursor ``rows`` lines down, never scrolling (nothing for 0)."""
-    return f"{CSI}{rows}B" if rows > 0 else ""
-
-
-def sgr(codes: Sequence[str]) -> str:
-    """Select Graphic Rendition: one sequence setting all of ``codes``."""
-    return CSI + ";".join(codes) + "m"
-
-
-# CSI sequences (SGR, cursor moves, private modes) and two-byte escapes.
-_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
-
-
-def visible_width(text: str) -> int:
-    """Columns ``text`` takes on screen: its length without escape sequences.
-
-    Exact because the renderer only emits single-width glyphs."""
-    return len(_ESCAPE.sub("", text))
 
 
 class Repainter:
@@ -76,27 +55,36 @@ class Repainter:
     and flushes.
     """
 
-    def __init__(self, hide_cursor: bool = True, in_place: bool = True) -> None:
+    def __init__(self, hide_cursor: bool = True, in_place: bool = True, sync: bool = False) -> None:
         # hide_cursor is False on the legacy Windows console, where colorama
         # prints ESC[?25l literally instead of hiding the cursor. in_place is
         # False for TERM=dumb, which cannot move the cursor: frames then
         # follow each other down the screen, with no escape codes at all.
+        # sync wraps each frame in synchronized output (SYNC_BEGIN/SYNC_END):
+        # the caller knows whether the terminal may get it (see Screen).
         self._in_place = in_place
         self._hide_cursor = hide_cursor and in_place
+        self._sync = sync and in_place
         self._hidden = False
         self._height = 0  # lines of the frame on screen; 0: none
-        self._widths: List[int] = []  # their visible widths, for a resize
         self._rows: Optional[int] = None  # the terminal's height when it was drawn
         # Lines of earlier frames that a shorter window pushed into the
         # terminal's history (at most; see _rows_up): a taller window brings
         # them back above the frame on screen.
         self._stale = 0
-        self._lines: List[str] = []  # the frame on screen, for repainting only what changed
+        # The frame on screen, for repainting only what changed: values,
+        # compared as values (most lines are the very objects of the last frame).
+        self._shown = _NOTHING
         self._columns: Optional[int] = None  # the terminal's width when it was drawn
         self._stale_width = 0  # the widest line of those stale frames
         # The terminal wrapped a frame once: from then on every resize
         # clears the window (see _cleared).
         self._wrapped = False
+
+    def _widths(self) -> List[int]:
+        """The visible widths of the frame's lines on screen (only a resize asks)."""
+        raw = self._shown.raw
+        return [line_width(line, raw) for line in self._shown.lines] or [0]
 
     def _rows_up(self, width: Optional[int], height: Optional[int]) -> int:
         """How far up to go from the frame's last line to erase it, on a
@@ -120,7 +108,7 @@ class Repainter:
             pushed = max(0, up + 1 - height)
             if pushed:
                 self._stale += pushed
-                self._stale_width = max(self._stale_width, *self._widths)
+                self._stale_width = max(self._stale_width, *self._widths())
         return up
 
     def _reflowed(self, width: Optional[int]) -> bool:
@@ -130,7 +118,7 @@ class Repainter:
         some into their history and, when the window widens or grows again,
         join and pull them back, each in its own way; those that do not
         reflow cut the lines instead."""
-        return width is not None and any(w >= width for w in self._widths)
+        return width is not None and any(w >= width for w in self._widths())
 
     def _cleared(self, width: Optional[int], height: Optional[int]) -> bool:
         """Whether to clear the window and draw from its top: the terminal
@@ -143,8 +131,11 @@ class Repainter:
         history_wraps = bool(self._stale) and width is not None and self._stale_width >= width
         return self._reflowed(width) or history_wraps or (self._wrapped and resized)
 
-    def frame(self, lines: Sequence[str], width: Optional[int] = None, height: Optional[int] = None) -> str:
-        """Draw ``lines``; the cursor is left at the end of the last one.
+    def frame(
+        self, lines: Union[Frame, Sequence[str]], width: Optional[int] = None, height: Optional[int] = None
+    ) -> str:
+        """Draw ``lines`` (a :class:`~.lines.Frame`, or lines already painted);
+        the cursor is left at the end of the last one.
 
         Going back up is relative (``\\r`` then ``ESC[nA``), so it still works
         after the first frame scrolled the screen; each line then erases the
@@ -153,11 +144,16 @@ class Repainter:
         (ONLCR) makes that a carriage return too. ``width`` and ``height``
         are the terminal's size, to follow what a resize did to the old frame
         (see ``_rows_up``); the normal case never touches the scrollback."""
+        frame = lines if isinstance(lines, Frame) else Frame.of_text(lines)
         if not self._in_place:
-            self._height = len(lines)
-            return ("\n" if self._height else "") + "\n".join(lines) + "\n"
-        if self._height == len(lines) and (width, height) == (self._columns, self._rows):
-            return self._changes(lines)
+            self._height = len(frame.lines)
+            return ("\n" if self._height else "") + "\n".join(frame.text()) + "\n"
+        if (
+            self._height == len(frame.lines)
+            and (width, height) == (self._columns, self._rows)
+            and (frame.depth, frame.raw) == (self._shown.depth, self._shown.raw)
+        ):
+            return self._synced(self._changes(frame))
         out: List[str] = []
         if self._height and self._cleared(width, height):
             # Where the old frame's rows are now is each terminal's own
@@ -174,29 +170,34 @@ class Repainter:
         elif self._hide_cursor:
             out.append(HIDE_CURSOR)
             self._hidden = True
-        out.append("\n".join(_closed(line) + ERASE_LINE for line in lines))
+        out.append("\n".join(_closed(line) + ERASE_LINE for line in frame.text()))
         # Also clears what a taller frame left below.
         out.append(FRAME_END)
         # A window too small for any line (1 row, 1 column) gets an empty
         # frame: the cursor stays on the blank line where the next frame
         # starts, counted as a frame's one (empty) line so that a resize
         # still finds its way back up from it.
-        self._height = max(1, len(lines))
-        self._widths = [visible_width(line) for line in lines] or [0]
-        self._lines = list(lines)
+        self._height = max(1, len(frame.lines))
+        self._shown = frame
         self._columns = width
         if height is not None:
             self._rows = height
-        return "".join(out)
+        return self._synced("".join(out))
 
-    def _changes(self, lines: Sequence[str]) -> str:
+    def _synced(self, text: str) -> str:
+        return SYNC_BEGIN + text + SYNC_END if self._sync else text
+
+    def _changes(self, frame: Frame) -> str:
         """Repaint only the lines that differ from the frame on screen (same
         height, same terminal size): an animation frame moves a few tiles, and
         rewriting the whole board each time would triple what a move writes.
         The last line is always written, so the cursor ends where a full
         frame leaves it, before FRAME_END."""
+        depth = frame.depth
+        lines = frame.lines
+        shown = self._shown.lines
         last = len(lines) - 1
-        changed = [i for i, (old, new) in enumerate(zip(self._lines, lines)) if old != new and i != last]
+        changed = [i for i in range(last) if shown[i] is not lines[i] and shown[i] != lines[i]]
         changed.append(last)
         out = ["\r", cursor_up(last - changed[0])]
         at = changed[0]
@@ -206,13 +207,22 @@ class Repainter:
             elif index != at:
                 out.append("\r" + cursor_down(index - at))
             at = index
+            new = lines[index]
             if index == last:
-                out.append(_closed(lines[index]) + ERASE_LINE)
+                part = None
+            elif frame.raw:
+                # One piece whose width is not its length: written whole,
+                # the rest of the line erased only if it was wider.
+                same = line_width(shown[index], True) == line_width(new, True)
+                part = (0, _closed(painted(new, depth))) if same else None
             else:
-                out.append(_changed_part(self._lines[index], lines[index]))
+                part = changed_part(shown[index], new, depth)
+            if part is None:
+                out.append(_closed(painted(new, depth)) + ERASE_LINE)
+            else:
+                out.append(cursor_forward(part[0]) + part[1])
         out.append(FRAME_END)
-        self._lines = list(lines)
-        self._widths = [visible_width(line) for line in lines]
+        self._shown = frame
         return "".join(out)
 
     def close(self) -> str:
@@ -234,83 +244,14 @@ class Repainter:
         """Forget the frame on screen (something else was printed after it):
         the next frame is drawn from the cursor, as the first one was."""
         self._height = 0
-        self._widths = []
-        self._lines = []
+        self._shown = _NOTHING
         self._rows = None
         self._stale = 0
         self._stale_width = 0
         self._wrapped = False
 
 
-# One SGR sequence, its parameters captured.
-_SGR = re.compile(r"\x1b\[([0-9;]*)m")
-_Pen = Tuple[bool, bool, Optional[str], Optional[str]]  # bold, underline, text colour, background
-_PLAIN_PEN: _Pen = (False, False, None, None)
-
-
-def _pens(line: str) -> List[Tuple[_Pen, str]]:
-    """Each visible column of a painted line: the style it is drawn in (as
-    the SGR codes set it) and its character. Only SGR sequences occur in
-    frame lines."""
-    cells: List[Tuple[_Pen, str]] = []
-    bold, underline, fg, bg = _PLAIN_PEN
-    at = 0
-    for match in _SGR.finditer(line):
-        cells += [((bold, underline, fg, bg), char) for char in line[at : match.start()]]
-        at = match.end()
-        codes = match.group(1).split(";")
-        i = 0
-        while i < len(codes):
-            code = int(codes[i] or 0)
-            if code in (38, 48):
-                size = 5 if codes[i + 1] == "2" else 3
-                value = ";".join(codes[i : i + size])
-                fg, bg = (value, bg) if code == 38 else (fg, value)
-                i += size
-                continue
-            if code == 0:
-                bold, underline, fg, bg = _PLAIN_PEN
-            elif code == 1:
-                bold = True
-            elif code == 4:
-                underline = True
-            elif 30 <= code <= 37 or 90 <= code <= 97:
-                fg = str(code)
-            elif 40 <= code <= 47 or 100 <= code <= 107:
-                bg = str(code)
-            i += 1
-    cells += [((bold, underline, fg, bg), char) for char in line[at:]]
-    return cells
-
-
-def _pen_sgr(pen: _Pen) -> str:
-    bold, underline, fg, bg = pen
-    codes = ["0"] + (["1"] if bold else []) + (["4"] if underline else []) + [c for c in (fg, bg) if c]
-    return sgr(codes)
-
-
-def _changed_part(old: str, new: str) -> str:
-    """What turns line ``old`` on screen into ``new``, the cursor at its
-    start: the columns from the first that differs to the last, the cursor
-    moved over the rest. A frame of motion changes a few tiles of a line,
-    and the whole line costs ~300 bytes at 24-bit colour."""
-    before, after = _pens(old), _pens(new)
-    if len(before) != len(after):
-        return _closed(new) + ERASE_LINE
-    differ = [x for x, (a, b) in enumerate(zip(before, after)) if a != b]
-    if not differ:
-        return ""
-    first, last = differ[0], differ[-1]
-    out = [cursor_forward(first)]
-    pen = _PLAIN_PEN  # every line written is left with its colours reset
-    for style_now, char in after[first : last + 1]:
-        if style_now != pen:
-            out.append(_pen_sgr(style_now))
-            pen = style_now
-        out.append(char)
-    if pen != _PLAIN_PEN:
-        out.append(SGR_RESET)
-    return "".join(out)
+_NOTHING = Frame((), ColorDepth.NONE)
 
 
 def _closed(line: str) -> str:

@@ -8,12 +8,15 @@ with SGR codes only where the style changes.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from enum import Enum
-from functools import cache
+from functools import cache, lru_cache
+from itertools import groupby
+from operator import itemgetter
 from typing import FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
-from .repaint import SGR_RESET, sgr
+from .codes import SGR_RESET, sgr
 
 __all__ = [
     "BOLD",
@@ -28,6 +31,7 @@ __all__ = [
     "merge_spans",
     "nearest_xterm256",
     "paint",
+    "printable",
     "rgb_distance",
     "span_width",
     "style",
@@ -45,6 +49,10 @@ class ColorDepth(Enum):
     BASIC = 1  # SGR 30-37, 40-47, 90-97, 100-107: what colorama converts
     EXTENDED = 2  # xterm 256 colours (38;5;n)
     TRUE = 3  # 24-bit (38;2;r;g;b)
+
+    # Hashed by identity (members are singletons): Enum's own __hash__ is
+    # Python code, and a depth is in the key of every cache a frame looks up.
+    __hash__ = object.__hash__
 
 
 _MODES = ("auto", "always", "never")
@@ -180,8 +188,12 @@ def _interned_style(fg: Optional[Color], bg: Optional[Color], bold: bool, underl
 PLAIN = style()
 BOLD = style(bold=True)
 
+# SGR sequences of a few palettes' styles (bounded, as .lines says why);
+# the styles themselves are interned for good: identity is their equality.
+_SGR_CACHED = 4096
 
-@cache
+
+@lru_cache(maxsize=_SGR_CACHED)
 def _sgr(style: Style, depth: ColorDepth) -> str:
     """One complete SGR sequence for ``style``: it starts from a reset, so
     no attribute leaks from the span before it."""
@@ -206,7 +218,7 @@ def _color_code(color: Color, base: int, depth: ColorDepth) -> str:
     return str(color.basic + (10 if base == 48 else 0))
 
 
-@cache
+@lru_cache(maxsize=_SGR_CACHED)
 def _change(before: Style, after: Style, depth: ColorDepth) -> str:
     """The shortest SGR from ``before`` to ``after``: only what differs when
     nothing needs turning off, else the complete sequence from a reset. A
@@ -250,6 +262,21 @@ def paint(spans: Sequence[Span], depth: ColorDepth) -> str:
     return "".join(out)
 
 
+# Controls, formats, surrogates, combining marks, line and paragraph separators.
+_ZERO_WIDTH = frozenset(("Cc", "Cf", "Cs", "Mn", "Me", "Zl", "Zp"))
+
+
+def _unprintable(char: str) -> bool:
+    return unicodedata.category(char) in _ZERO_WIDTH or unicodedata.east_asian_width(char) in ("W", "F")
+
+
+def printable(text: str) -> str:
+    """``text`` with anything that is not one printing, single-width column
+    (control codes, combining marks, wide characters) replaced by '?', so a
+    note cannot break the line-width arithmetic."""
+    return "".join("?" if _unprintable(char) else char for char in text)
+
+
 def span_width(spans: Sequence[Span]) -> int:
     return sum(len(text) for text, _ in spans)
 
@@ -274,11 +301,6 @@ def fit(variants: Sequence[Sequence[Span]], limit: int) -> List[Span]:
 
 
 def merge_spans(cells: Sequence[Span]) -> List[Span]:
-    """Neighbouring spans of one style joined into one."""
-    out: List[Span] = []
-    for text, span_style in cells:
-        if out and out[-1][1] is span_style:
-            out[-1] = (out[-1][0] + text, span_style)
-        else:
-            out.append((text, span_style))
-    return out
+    """Neighbouring spans of one style joined into one (styles are
+    interned: equal is identical)."""
+    return [("".join(text for text, _ in run), span_style) for span_style, run in groupby(cells, key=itemgetter(1))]

@@ -23,7 +23,17 @@ from functools import cache
 from typing import Callable, Dict, Mapping, Sequence, Tuple
 
 from .color import basic_contrast, contrast_ratio
-from .palette import BASIC_CODES, MIN_TEXT_CONTRAST, Palette, TilePair, classic, hex_rgb, separated_xterm
+from .palette import (
+    BASIC_CODES,
+    MIN_TEXT_CONTRAST,
+    RAMP,
+    Palette,
+    TilePair,
+    banner_colors,
+    classic,
+    hex_rgb,
+    separated_xterm,
+)
 from .style import Color, Rgb, xterm_rgb
 
 __all__ = ["HIGH_CONTRAST", "THEMES", "TerminalColors", "dark", "high_contrast"]
@@ -86,7 +96,8 @@ def _theme(
         return max(contrast_ratio(shown, xterm_rgb(text.xterm)) for text in text_colors) < min_contrast
 
     backgrounds = [grid, empty, *tiles.values(), beyond]
-    xterm = separated_xterm([hex_rgb(spec[0]) for spec in backgrounds], exclude=unreadable)
+    ramp = [hex_rgb(spec[0]) for value, spec in tiles.items() if value in RAMP]
+    xterm = separated_xterm([hex_rgb(spec[0]) for spec in backgrounds], exclude=unreadable, ramp=ramp)
 
     def background(spec: Spec) -> Color:
         return Color.of(spec[0], spec[1], xterm[hex_rgb(spec[0])])
@@ -101,8 +112,8 @@ def _theme(
         empty=pair(empty),
         grid=background(grid),
         # The banners: the goal tile's colours and the 2 tile's, text as on them.
-        won=pair(tiles[max(tiles)]),
-        over=pair(tiles[min(tiles)]),
+        won=banner_colors(*pair(tiles[max(tiles)])),
+        over=banner_colors(*pair(tiles[min(tiles)])),
     )
 
 
@@ -144,7 +155,7 @@ def high_contrast() -> Palette:
             4: (0xEFDDB0, 37),
             8: (0xF5B068, 33),
             16: (0xF79A5E, 96),
-            32: (0xFA8C70, 36),
+            32: (0xFA8662, 36),
             64: (0x8A1C00, 34),
             128: (0xF2DA70, 32),
             256: (0xEBCB4C, 97),
