@@ -43,6 +43,7 @@ from .render.motion import GAIN_SECONDS, SETTLE_SECONDS, SHAKE_SECONDS, Sprite, 
 from .session import Played, Session
 
 __all__ = [
+    "AI_BUSY_NOTE",
     "DEFAULT_PACE",
     "LOADING_NOTE",
     "NO_UNDO_NOTE",
@@ -93,6 +94,9 @@ ASSISTED_NOTE = "assisted: this game sets no best"
 # standard error at the end): short enough to sit beside autoplay's pace
 # at 80 columns.
 WEAK_AI_NOTE = "AI weights unusable: heuristic play"
+# Said when the AI is too busy to answer (a server's AI serves every player):
+# no hint this time, and autoplay stops.
+AI_BUSY_NOTE = "the AI is busy: try again in a moment"
 
 
 # -- events ---------------------------------------------------------------------
@@ -140,6 +144,7 @@ class AIMoved:
     direction: Optional[Direction]
     now: float
     warning: str = ""
+    busy: bool = False  # the AI could not take the question (a server's pool is full): no answer
 
 
 @dataclass(frozen=True)
@@ -255,6 +260,7 @@ class Settings:
     # The config's keys, (character, action): the key line and the help name
     # the keys that really work.
     bindings: Tuple[Tuple[str, Action], ...] = ()
+    guest: bool = False  # nothing is kept (a server's player without a key)
 
 
 @dataclass(frozen=True)
@@ -512,9 +518,11 @@ def _ask_ai(play: Play, purpose: Purpose, effects: Effects) -> Tuple[Play, Effec
 
 def _ai_moved(play: Play, event: AIMoved) -> Tuple[Play, Effects]:
     turn = play.thinking or Turn(event.now)
+    effects: Effects = []
+    if event.busy:
+        return _finish(replace(play, thinking=None, ai_note=AI_BUSY_NOTE, pilot=None), turn, effects)
     note = WEAK_AI_NOTE if event.warning else play.ai_note
     play = replace(play, thinking=None, ai_loaded=True, ai_note=note)
-    effects: Effects = []
     if event.purpose is Purpose.HINT:
         play = replace(play, hint=event.direction, hint_stuck=event.direction is None)
         return _finish(play, turn, effects)
@@ -573,6 +581,8 @@ def _farewell(play: Play) -> str:
     what the command that brought it does next time (a game over is not
     resumed: it is in the history, and the next game starts afresh)."""
     command = play.settings.command
+    if play.settings.guest:
+        return "a guest's game is not kept: connect with an SSH key to keep yours"
     if not play.saving:
         return "this game could not be saved (see the warning above)"
     if play.session.game.over:

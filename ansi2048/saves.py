@@ -13,6 +13,7 @@ is replayed in chunks (memory does not grow with it), and decoded strictly
 
 from __future__ import annotations
 
+import io
 import os
 from contextlib import suppress
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from .keys import Action
 from .recording import BodyDecoder, Header, Item, Reseed, apply_item, encode_item, format_header, split_header
 from .session import Run, Session
 
-__all__ = ["Progress", "Resumed", "SaveFile"]
+__all__ = ["Progress", "Resumed", "SaveFile", "saved_bytes"]
 
 # Saves are read in chunks of this size, so resuming takes the same memory
 # whatever the save's size (the game keeps a bounded undo history).
@@ -122,6 +123,20 @@ class SaveFile:
             stream, header, first = self._open_body()
         except FileNotFoundError:
             return None
+        with stream:
+            return self._replay(stream, header, first, os.fstat(stream.fileno()).st_size, progress)
+
+    def replay(self, recording: bytes) -> _Loaded:
+        """The game of a recording held in memory (a served game's, from its
+        database), checked and replayed as :meth:`load` replays the file.
+        Raises ValueError (with the reason) if it is not this board's."""
+        stream = io.BytesIO(recording)
+        header, first = self._header(stream)
+        return self._replay(stream, header, first, len(recording), None)
+
+    def _replay(
+        self, stream: IO[bytes], header: Header, first: bytes, total: int, progress: Optional[Progress]
+    ) -> _Loaded:
         assert header.seed is not None
         session = Session(Game(self.rows, self.cols, self.goal, header.seed))
         count, restarts_end, seed_after = 0, 0, header.seed
@@ -134,12 +149,11 @@ class SaveFile:
                 if _is_restart(item):
                     restarts_end, seed_after = count, session.game.seed
 
-        with stream:
-            decoder = BodyDecoder(saved=True)
-            for items in _chunks(stream, first, decoder, progress):
-                play(items)
-            open_line = decoder.open_line
-            play(decoder.finish())
+        decoder = BodyDecoder(saved=True)
+        for items in _chunks(stream, first, total, decoder, progress):
+            play(items)
+        open_line = decoder.open_line
+        play(decoder.finish())
         # The log holds every score it reached: a best that a killed game had
         # not written yet is recovered from it.
         return _Loaded(session.game, header.seed, session.best, restarts_end, seed_after, open_line, session.runs())
@@ -150,7 +164,8 @@ class SaveFile:
         stream, _header, first = self._open_body()
         with stream:
             decoder = BodyDecoder(saved=True)
-            for items in _chain_finish(_chunks(stream, first, decoder, None), decoder):
+            total = os.fstat(stream.fileno()).st_size
+            for items in _chain_finish(_chunks(stream, first, total, decoder, None), decoder):
                 if skip >= len(items):
                     skip -= len(items)
                     continue
@@ -208,9 +223,10 @@ class SaveFile:
             self._stream.write(b"\n")
 
     def append(self, item: Item) -> None:
-        """One item, in one write (whole or absent); never quit, nor the AI's keys."""
-        if self._stream is not None and item is not Action.QUIT and (not isinstance(item, Action) or item.game):
-            self._stream.write(encode_item(item).encode("ascii"))
+        """One item, in one write (whole or absent)."""
+        encoded = saved_bytes(item)
+        if self._stream is not None and encoded:
+            self._stream.write(encoded)
 
     def close(self) -> None:
         if self._stream is not None:
@@ -219,11 +235,18 @@ class SaveFile:
             self._stream = None
 
 
+def saved_bytes(item: Item) -> bytes:
+    """What a save keeps of ``item``: its encoding; nothing for quit, nor
+    for the AI's keys (its moves are saved as the keys they play)."""
+    if item is Action.QUIT or (isinstance(item, Action) and not item.game):
+        return b""
+    return encode_item(item).encode("ascii")
+
+
 def _chunks(
-    stream: IO[bytes], first: bytes, decoder: BodyDecoder, progress: Optional[Progress]
+    stream: IO[bytes], first: bytes, total: int, decoder: BodyDecoder, progress: Optional[Progress]
 ) -> Iterator[List[Item]]:
-    """``first``, then the rest of ``stream``, decoded a chunk at a time."""
-    total = os.fstat(stream.fileno()).st_size
+    """``first``, then the rest of ``stream`` (``total`` bytes in all), decoded a chunk at a time."""
     done = stream.tell() - len(first)
     data = first
     while True:

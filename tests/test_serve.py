@@ -1,0 +1,421 @@
+"""``ansi2048 serve`` in-process: a server on a loopback port played by
+asyncssh clients, for the finer cases (keys split across packets, window
+changes, refused requests, concurrent sessions, taking a game over, the
+server stopping). The real OpenSSH client plays it in test_serve_ssh.py."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any, Iterator, List, Optional, Tuple
+
+import pytest
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is for POSIX hosts (asyncssh, signals)")
+
+asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]")
+
+from ansi2048.engine import Game  # noqa: E402
+from ansi2048.keys import Action  # noqa: E402
+from ansi2048.recording import split_header  # noqa: E402
+from ansi2048.serve.game import SAID_STOPPING, SAID_TAKEN_OVER  # noqa: E402
+from ansi2048.serve.server import GUEST_NOTE, HOST_KEY_FILE, TAKE_OVER_PROMPT  # noqa: E402
+
+from .serve_support import MemoryStore, ServerThread, Terminal, session_class  # noqa: E402
+
+BOARD = "4x4-2048"
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[ServerThread]:
+    server = ServerThread(tmp_path, MemoryStore(), seeds=[7, 8, 9, 10])
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def client_key() -> Any:
+    return asyncssh.generate_private_key("ssh-ed25519")
+
+
+class _Guest(asyncssh.SSHClient):  # type: ignore[misc]
+    """A client without a key: keyboard-interactive, answering no prompt."""
+
+    def kbdint_auth_requested(self) -> str:
+        return ""
+
+    def kbdint_challenge_received(self, name: str, instructions: str, lang: str, prompts: Any) -> List[str]:
+        return ["" for _ in prompts]
+
+
+async def connect(port: int, key: Any = None, user: str = "alice", **options: Any) -> Any:
+    options.setdefault("agent_path", None)
+    if key is None:
+        options.update(client_factory=_Guest, kbdint_auth=True)
+    return await asyncssh.connect(
+        "127.0.0.1",
+        port,
+        username=user,
+        client_keys=[key] if key is not None else [],
+        known_hosts=None,
+        encoding=None,
+        **options,
+    )
+
+
+async def open_terminal(
+    conn: Any, command: Optional[str] = None, size: Tuple[int, int] = (80, 24), pty: bool = True, **options: Any
+) -> Tuple[Any, Terminal]:
+    terminal = Terminal(*size)
+    if pty:
+        options.setdefault("term_type", "xterm-256color")
+        options["term_size"] = size
+    chan, _ = await conn.create_session(session_class(terminal), command, **options)
+    return chan, terminal
+
+
+def saved_keys(store: MemoryStore, player: int = 1) -> bytes:
+    return split_header(store.games[(player, BOARD)])[1]
+
+
+def run(scenario: Any) -> Any:
+    return asyncio.run(asyncio.wait_for(scenario, 60))
+
+
+# -- playing --------------------------------------------------------------------
+
+
+def test_a_player_plays_their_game_each_key_kept_before_its_frame(served: ServerThread) -> None:
+    store: MemoryStore = served.store  # type: ignore[assignment]
+    typed = b"asdwaassddww"
+    kept_when_shown: List[bytes] = []
+
+    async def scenario() -> None:
+        async with await connect(served.port, client_key()) as conn:
+            chan, terminal = await open_terminal(conn, "play --no-animation")
+            await terminal.shows("Score")
+            for key in typed:
+                shown = len(terminal.output)
+                chan.write(bytes([key]))
+                await terminal.wait_for(lambda t, shown=shown: len(t.output) > shown)  # type: ignore[misc]
+                kept_when_shown.append(saved_keys(store))
+            chan.write(b"q")
+            await terminal.closed.wait()
+            assert "game kept for next time: connecting again resumes it" in terminal.text()
+            assert terminal.exit_status == 0
+
+    run(scenario())
+    # The game the first seed deals, played by the rules: which keys move.
+    game, moved = Game(4, 4, 2048, 7), b""
+    for i, key in enumerate(typed):
+        if game.move(Action(chr(key)).direction):  # type: ignore[arg-type]
+            moved += bytes([key])
+        # The frame after each key came once the store held every move so far.
+        assert kept_when_shown[i] == moved
+    assert saved_keys(store) == moved
+    assert next(iter(store.players.values())).name == "alice"
+    assert not store.claims, "the claim is let go when the player leaves"
+
+
+def test_the_same_key_resumes_its_game_exactly_and_another_key_has_its_own(served: ServerThread) -> None:
+    key, other = client_key(), client_key()
+
+    async def play(key: Any, typed: bytes) -> str:
+        async with await connect(served.port, key) as conn:
+            chan, terminal = await open_terminal(conn, "play --no-animation")
+            await terminal.shows("Score")
+            chan.write(typed)
+            await terminal.shows("game kept for next time")
+            return terminal.text()
+
+    async def resumed(key: Any) -> str:
+        async with await connect(served.port, key) as conn:
+            chan, terminal = await open_terminal(conn)
+            await terminal.shows("resumed your game")
+            text = terminal.text()
+            chan.write(b"q")
+            await terminal.closed.wait()
+            return text
+
+    async def scenario() -> None:
+        first = await play(key, b"asdwq")
+        second = await play(other, b"ddq")
+        again = await resumed(key)
+        board = lambda text: text.split("resumed")[0].split("game kept")[0]  # noqa: E731
+        assert (
+            board(first).split("Score")[1][:200].split("\n", 1)[1]
+            == board(again).split("Score")[1][:200].split("\n", 1)[1]
+        )
+        assert "resumed your game" in await resumed(other)
+        assert second
+
+    run(scenario())
+    store: MemoryStore = served.store  # type: ignore[assignment]
+    assert len(store.players) == 2 and len(store.games) == 2
+
+
+def test_a_guest_plays_and_nothing_is_kept(served: ServerThread) -> None:
+    async def scenario() -> None:
+        async with await connect(served.port, None, user="mallory") as conn:
+            chan, terminal = await open_terminal(conn)
+            await terminal.shows(GUEST_NOTE)
+            chan.write(b"adsw")
+            await asyncio.sleep(0.3)
+            chan.write(b"q")
+            await terminal.closed.wait()
+            assert "a guest's game is not kept" in terminal.text()
+
+    run(scenario())
+    store: MemoryStore = served.store  # type: ignore[assignment]
+    assert not store.players and not store.games and not store.bests and not store.records
+
+
+def test_an_escape_sequence_split_across_packets_is_one_arrow(served: ServerThread) -> None:
+    store: MemoryStore = served.store  # type: ignore[assignment]
+
+    async def scenario() -> None:
+        async with await connect(served.port, client_key()) as conn:
+            chan, terminal = await open_terminal(conn, "play --no-animation")
+            await terminal.shows("Score")
+            for arrow in (b"\x1b[A", b"\x1b[B", b"\x1bOC", b"\x1b[D"):
+                for byte in arrow:  # one packet each
+                    chan.write(bytes([byte]))
+                    await asyncio.sleep(0.02)
+            await asyncio.sleep(0.5)
+            chan.write(b"q")
+            await terminal.closed.wait()
+
+    run(scenario())
+    # Only arrows: no w/a/s/d typed, and no letter of a sequence (A B C D:
+    # capital WASD would be moves) taken for a key.
+    keys = saved_keys(store)
+    assert keys and set(keys) <= set(b"wasd")
+    assert len(keys) <= 4
+
+
+def test_a_window_change_redraws_the_board_at_the_new_size(served: ServerThread) -> None:
+    async def scenario() -> None:
+        async with await connect(served.port, client_key()) as conn:
+            chan, terminal = await open_terminal(conn, size=(80, 24))
+            await terminal.shows("Score")
+            before = len(terminal.output)
+            chan.change_terminal_size(30, 8)
+            await terminal.wait_for(lambda t: b"too small: need" in t.output[before:])
+            assert b"have 30x8" in terminal.output[before:] or b"too small" in terminal.output[before:]
+            before = len(terminal.output)
+            chan.change_terminal_size(10**6, 10**6)  # absurd: clamped, and the board is back
+            await terminal.wait_for(lambda t: b"Score" in t.output[before:])
+            chan.write(b"q")
+            await terminal.closed.wait()
+
+    run(scenario())
+
+
+def test_concurrent_sessions_of_different_players_play_at_once(served: ServerThread) -> None:
+    async def player(name: str) -> str:
+        async with await connect(served.port, client_key(), user=name) as conn:
+            chan, terminal = await open_terminal(conn, "play --no-animation")
+            await terminal.shows("Score")
+            for typed in b"adadwsws":
+                chan.write(bytes([typed]))
+                await asyncio.sleep(0.01)
+            chan.write(b"q")
+            await terminal.closed.wait()
+            return terminal.text()
+
+    async def scenario() -> None:
+        texts = await asyncio.gather(*(player(f"p{i}") for i in range(4)))
+        assert all("game kept for next time" in text for text in texts)
+
+    run(scenario())
+    store: MemoryStore = served.store  # type: ignore[assignment]
+    assert sorted(player.name for player in store.players.values()) == ["p0", "p1", "p2", "p3"]
+    assert len(store.games) == 4
+
+
+def test_the_same_player_twice_may_take_the_game_over(served: ServerThread) -> None:
+    key = client_key()
+
+    async def scenario() -> None:
+        async with await connect(served.port, key) as first_conn, await connect(served.port, key) as second_conn:
+            _, first_terminal = await open_terminal(first_conn)
+            await first_terminal.shows("Score")
+            second, second_terminal = await open_terminal(second_conn)
+            await second_terminal.shows(TAKE_OVER_PROMPT.split("\r\n")[0])
+            second.write(b"y")
+            await second_terminal.shows("Score")
+            await first_terminal.closed.wait()
+            assert SAID_TAKEN_OVER in first_terminal.text()
+            second.write(b"q")
+            await second_terminal.closed.wait()
+
+    run(scenario())
+
+
+def test_declining_to_take_over_leaves_the_other_session_playing(served: ServerThread) -> None:
+    key = client_key()
+
+    async def scenario() -> None:
+        async with await connect(served.port, key) as first_conn, await connect(served.port, key) as second_conn:
+            first, first_terminal = await open_terminal(first_conn)
+            await first_terminal.shows("Score")
+            second, second_terminal = await open_terminal(second_conn)
+            await second_terminal.shows("any other key: leave")
+            second.write(b"n")
+            await second_terminal.closed.wait()
+            first.write(b"a")
+            first.write(b"q")
+            await first_terminal.closed.wait()
+            assert "game kept for next time" in first_terminal.text()
+
+    run(scenario())
+
+
+def test_the_server_stopping_saves_every_game_and_says_so(tmp_path: Path) -> None:
+    served = ServerThread(tmp_path, MemoryStore(), seeds=[7])
+    store: MemoryStore = served.store  # type: ignore[assignment]
+
+    async def scenario() -> None:
+        async with await connect(served.port, client_key()) as conn:
+            chan, terminal = await open_terminal(conn, "play --no-animation")
+            await terminal.shows("Score")
+            chan.write(b"ad")
+            await asyncio.sleep(0.3)
+            await asyncio.get_running_loop().run_in_executor(None, served.stop)
+            await terminal.closed.wait()
+            assert SAID_STOPPING in terminal.text()
+
+    run(scenario())
+    assert saved_keys(store) and not store.claims
+
+
+# -- commands without a terminal --------------------------------------------------
+
+
+async def command(port: int, line: Optional[str], key: Any = None, pty: bool = False) -> Tuple[int, str, str]:
+    async with await connect(port, key if key is not None else client_key()) as conn:
+        _, terminal = await open_terminal(conn, line, pty=pty)
+        await terminal.closed.wait()
+        assert terminal.exit_status is not None
+        return terminal.exit_status, terminal.output.decode(), terminal.stderr.decode()
+
+
+def test_help_lists_the_commands(served: ServerThread) -> None:
+    status, out, err = run(command(served.port, "help"))
+    assert status == 0 and not err
+    for word in ("play", "stats", "help", "--size", "IdentitiesOnly=yes"):
+        assert word in out
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["bogus", "play --size 99", "play --color 8", "stats --bogus", "help me", "sh -c id", "scp -t /tmp", 'play "'],
+)
+def test_an_unknown_command_or_bad_argument_is_one_line_and_status_2(served: ServerThread, line: str) -> None:
+    status, out, err = run(command(served.port, line))
+    assert status == 2 and not out
+    assert err.count("\n") == 1 and err.startswith("ansi2048: ")
+
+
+def test_no_terminal_and_no_command_says_to_use_ssh_t(served: ServerThread) -> None:
+    status, out, err = run(command(served.port, None))
+    assert status == 2 and not out and "ssh -t" in err and err.count("\n") == 1
+
+
+def test_stats_as_text_and_json(served: ServerThread) -> None:
+    key = client_key()
+
+    async def scenario() -> None:
+        async with await connect(served.port, key) as conn:
+            chan, terminal = await open_terminal(conn, "play --no-animation --size 2 --goal 8")
+            await terminal.shows("Score")
+            # Play until the 2x2 game is over (or 200 keys), then q.
+            for _ in range(50):
+                chan.write(b"wasd")
+                await asyncio.sleep(0.01)
+                if "game over" in terminal.text().lower():
+                    break
+            chan.write(b"q")
+            await terminal.closed.wait()
+        status, out, _ = await command(served.port, "stats", key)
+        assert status == 0 and "Your records: 1 games on 1 board" in out
+        status, out, _ = await command(served.port, "stats --json", key)
+        import json
+
+        assert status == 0 and json.loads(out)["boards"][0]["played"] == 1
+
+    run(scenario())
+
+
+# -- refused, always ----------------------------------------------------------------
+
+
+def test_sftp_is_refused(served: ServerThread) -> None:
+    async def scenario() -> None:
+        async with await connect(served.port, client_key()) as conn:
+            with pytest.raises((asyncssh.ChannelOpenError, asyncssh.SFTPError, OSError)):
+                await conn.start_sftp_client()
+
+    run(scenario())
+
+
+def test_any_subsystem_is_refused(served: ServerThread) -> None:
+    async def scenario() -> None:
+        async with await connect(served.port, client_key()) as conn:
+            with pytest.raises(asyncssh.ChannelOpenError):
+                await conn.create_session(asyncssh.SSHClientSession, subsystem="netconf")
+
+    run(scenario())
+
+
+def test_local_port_forwarding_is_refused(served: ServerThread) -> None:
+    async def scenario() -> None:
+        async with await connect(served.port, client_key()) as conn:
+            with pytest.raises(asyncssh.ChannelOpenError):
+                await conn.create_connection(asyncssh.SSHTCPSession, "127.0.0.1", served.port)
+
+    run(scenario())
+
+
+def test_remote_port_forwarding_is_refused(served: ServerThread) -> None:
+    async def scenario() -> None:
+        async with await connect(served.port, client_key()) as conn:
+            with pytest.raises(asyncssh.ChannelListenError):
+                await conn.forward_remote_port("127.0.0.1", 0, "127.0.0.1", 9)
+
+    run(scenario())
+
+
+def test_agent_forwarding_is_refused(served: ServerThread, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with await connect(
+            served.port, client_key(), agent_forwarding=True, agent_path=str(tmp_path / "a")
+        ) as conn:
+            chan, terminal = await open_terminal(conn)
+            await terminal.shows("Score")
+            server_conns = list(served.server.connections)
+            assert server_conns and all(c.get_agent_path() is None for c in server_conns)
+            chan.write(b"q")
+            await terminal.closed.wait()
+
+    run(scenario())
+
+
+def test_x11_forwarding_is_refused(served: ServerThread) -> None:
+    async def scenario() -> None:
+        async with await connect(served.port, client_key()) as conn:
+            with pytest.raises(asyncssh.ChannelOpenError):
+                await open_terminal(conn, x11_forwarding=True, x11_display="127.0.0.1:0")
+
+    run(scenario())
+
+
+def test_the_host_key_is_made_once_readable_by_its_owner_only(tmp_path: Path) -> None:
+    from ansi2048.serve.server import host_key
+
+    first = host_key(str(tmp_path))
+    path = tmp_path / HOST_KEY_FILE
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert host_key(str(tmp_path)).get_fingerprint() == first.get_fingerprint()
