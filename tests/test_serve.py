@@ -419,3 +419,64 @@ def test_the_host_key_is_made_once_readable_by_its_owner_only(tmp_path: Path) ->
     path = tmp_path / HOST_KEY_FILE
     assert path.stat().st_mode & 0o777 == 0o600
     assert host_key(str(tmp_path)).get_fingerprint() == first.get_fingerprint()
+
+
+# -- the same frames as the local game ------------------------------------------------
+
+
+def local_frames(data: Path, script: List[Any], size: Tuple[int, int]) -> List[bytes]:
+    """What the local keyboard game writes for ``script`` (each write a frame),
+    played in-process over in-memory streams: the same seed, the client's TERM."""
+    import io
+
+    from ansi2048.context import Context, Options
+    from ansi2048.interactive import play_terminal
+
+    from .console import PlayConsole
+
+    console = PlayConsole(script, size=size)
+    ctx = Context(
+        options=Options(animation=False, color="always"),
+        stdin=io.StringIO(),
+        stdout=io.StringIO(),
+        env={"ANSI2048_DATA_DIR": str(data), "TERM": "xterm-256color"},
+        warn=pytest.fail,
+        random_seed=lambda: 7,
+    )
+    assert play_terminal(ctx, console.open) == 0
+    # As the terminal gets them: its output processing (ONLCR) makes LF CR LF.
+    return [text.replace("\n", "\r\n").encode() for _, text in console.frames]
+
+
+def test_the_frames_over_ssh_are_the_local_games_frames_byte_for_byte(served: ServerThread, tmp_path: Path) -> None:
+    from .console import Resize
+
+    keys = [b"a", b"s", b"d", b"d", b"w", b"?", b"x", b"u", b"u", b"\x1b[A", b"hjkl", b"r", b"u", b"a"]
+    resize = (len(keys) // 2, Resize(50, 20))
+    script: List[Any] = [*keys[: resize[0]], (0.0, resize[1]), *keys[resize[0] :], b"q"]
+    local = local_frames(tmp_path / "local", script, (80, 24))
+    # Everything up to the farewell (which names the command that resumes
+    # the game: "ansi2048" here, "connecting again" over SSH).
+    expected = b"".join(local[:-2])
+    assert b"connecting again" not in expected and len(local) > len(keys)
+
+    async def scenario() -> bytes:
+        async with await connect(served.port, client_key()) as conn:
+            chan, terminal = await open_terminal(conn, "play --no-animation", size=(80, 24))
+            await terminal.shows("Score")
+            for i, typed in enumerate(keys):
+                if i == resize[0]:
+                    shown = len(terminal.output)
+                    chan.change_terminal_size(50, 20)
+                    await terminal.wait_for(lambda t, shown=shown: len(t.output) > shown)  # type: ignore[misc]
+                chan.write(typed)
+                await asyncio.sleep(0.05)
+            await terminal.wait_for(lambda t: len(t.output) >= len(expected))
+            await asyncio.sleep(0.2)  # nothing more comes
+            seen = bytes(terminal.output)
+            chan.write(b"q")
+            await terminal.closed.wait()
+            assert b"game kept for next time: connecting again" in terminal.output
+            return seen
+
+    assert run(scenario()) == expected

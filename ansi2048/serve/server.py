@@ -439,7 +439,10 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         link = self._link
 
         def write(text: str) -> None:
-            link.write(text.encode("utf-8", "replace"))
+            # Frames end lines with LF for a terminal whose output processing
+            # (ONLCR) makes it CR LF; here there is no such pty in between,
+            # and the client's terminal is raw: done here, as a pty would.
+            link.write(text.replace("\n", "\r\n").encode("utf-8", "replace"))
 
         screen = Screen(write, lambda: game.play.size, depth, env, palette=THEMES[prefs.theme or "classic"]())
         game = PlayerGame(play, screen, link, keeping, server.pool, self._incoming, server.clock, server.now)
