@@ -42,8 +42,12 @@ Shell:
 - ``completion``   ``--completion``: shell completion scripts from the parser
 - ``cli``          ``main``: picks the play mode, turns failures into exit codes
 - ``piped``        keys from a pipe: replays, bots (JSON Lines), summaries
-- ``interactive``  the keyboard game: resuming, and the driver that waits for
-  events and performs the loop's effects; the best-score writer
+- ``performer``    does the loop's effects (frames, the save, ``--record``,
+  the history, the bests) through a screen and a store given to it, and
+  gives back the events that answer them: shared by every driver, whatever
+  it waits on; its docstring is the driver's contract
+- ``interactive``  the keyboard game: resuming, and its blocking driver, which
+  waits for keys and timers and asks the AI
 - ``autoplay``     the AI at play: its player for hints and autoplay
 - ``headless``     one whole game played by the AI, reading no input
 - ``storage``      the best scores and the history in the data directory

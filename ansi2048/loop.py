@@ -7,14 +7,19 @@ Events: the keys of one read (:class:`Keys`), a timer that came due
 (:class:`Tick`: a frame of motion, the "+N" fading, autoplay's next move),
 a new window size or the terminal back from a suspend (:class:`Resized`), a
 suspend (:class:`Suspended`), the AI's move (:class:`AIMoved`), a warning
-from the files (:class:`Warned`). :func:`next_due` says when the next timer
-is due, so the shell waits for a key until then.
+from the files (:class:`Warned`), the best score the storage now holds
+(:class:`BestStored`). :func:`next_due` says when the next timer is due, so
+the shell waits for a key until then. Effects are done by the shell's
+performer (:mod:`.performer`), which says how a driver uses it.
 
 The rules of order, each in one place:
 
 - the save gets a move before the frame that shows it (:func:`_apply`);
 - the save is marked assisted before the AI's first move is saved
   (:func:`_ask_ai`);
+- the best shown is the higher of the game's and the storage's: the
+  storage's comes back as an event (:class:`BestStored`), never written
+  into the state by the shell;
 - the best is written urgently when nothing else would recover it
   (:func:`_best`);
 - the AI's note wins over every other note (:func:`_note`);
@@ -33,7 +38,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import List, Optional, Tuple, Union
+from typing import List, Optional, Sequence, Tuple, Union
 
 from .engine import Direction, Slide, trace_move
 from .keys import Action, move_action
@@ -52,6 +57,7 @@ __all__ = [
     "AIReady",
     "Append",
     "AskAI",
+    "BestStored",
     "Draw",
     "Effect",
     "Event",
@@ -160,7 +166,15 @@ class Warned:
     saving: bool
 
 
-Event = Union[Keys, Tick, Resized, Suspended, AIMoved, AIReady, Warned]
+@dataclass(frozen=True)
+class BestStored:
+    """The answer to :class:`WriteBest`: the best score now stored for this
+    board (another game running at once may have stored a higher one)."""
+
+    best: int
+
+
+Event = Union[Keys, Tick, Resized, Suspended, AIMoved, AIReady, Warned, BestStored]
 
 
 # -- effects --------------------------------------------------------------------
@@ -370,14 +384,14 @@ def next_due(play: Play) -> Optional[float]:
     return None
 
 
-def closing(play: Play) -> Effects:
+def closing(play: Play) -> List[Union[WriteBest, Keep, KeepUnaided]]:
     """What the end of play writes, whatever ended it (q, a signal): the best
     reached, and the game where it belongs. Quitting a finished game (won,
     or over) ends it: into the history. An unfinished one stays in its save,
     to be resumed; its score may still be the best without undo or AI."""
     session = play.session
     game = session.game
-    effects: Effects = [WriteBest(session.best, final=True)]
+    effects: List[Union[WriteBest, Keep, KeepUnaided]] = [WriteBest(session.best, final=True)]
     if session.quit and (game.over or game.won):
         effects.append(Keep(session.played()))
     elif game.moves and not (session.used_undo or session.assisted):
@@ -404,6 +418,12 @@ def step(play: Play, event: Event) -> Tuple[Play, Effects]:
     if isinstance(event, Warned):
         play = replace(play, warning=event.message, saving=event.saving, note=event.message)
         return play, [] if play.moving is not None or play.over else [_draw(play)]
+    if isinstance(event, BestStored):
+        # Shown from the next frame on (no frame of its own: it comes back
+        # right after a frame, and the next key's frame is soon enough).
+        if event.best > play.session.best:
+            play.session.best = event.best
+        return play, []
     return play, [Leave()]  # Suspended
 
 
@@ -434,11 +454,13 @@ def _keys(play: Play, event: Keys) -> Tuple[Play, Effects]:
         else:
             # Any typed key of the game takes control back, and the hint goes.
             play, want_hint = replace(play, pilot=None), False
-            play, turn = _apply(play, action, turn, animate, effects)
+            play, turn, applied = _apply(play, action, turn, animate)
+            effects += applied
             if play.session.quit:
                 break
     if want_hint and not play.session.quit:
-        return _ask_ai(replace(play, thinking=turn), Purpose.HINT, effects)
+        play, asked = _ask_ai(replace(play, thinking=turn), Purpose.HINT)
+        return play, effects + asked
     return _finish(play, turn, effects)
 
 
@@ -465,9 +487,10 @@ def _toggle_autoplay(play: Play, now: float) -> Play:
     return replace(play, pilot=Autopilot(play.pace, now))  # the first move at once
 
 
-def _apply(play: Play, action: Action, turn: Turn, animate: bool, effects: Effects) -> Tuple[Play, Turn]:
-    """Play one key of the game. The save gets a move before the frame that
-    shows it (a kill between the two loses nothing the player saw)."""
+def _apply(play: Play, action: Action, turn: Turn, animate: bool) -> Tuple[Play, Turn, Effects]:
+    """Play one key of the game: the turn so far, and what the key asks of
+    the shell. The save gets a move before the frame that shows it (a kill
+    between the two loses nothing the player saw)."""
     session = play.session
     game = session.game
     before, score = game.cells, game.score
@@ -482,30 +505,37 @@ def _apply(play: Play, action: Action, turn: Turn, animate: bool, effects: Effec
         outcome = session.apply(action)
     if outcome.refused:
         # Not recorded: replayed where undo is on, it would undo.
-        return play, replace(turn, refused=NO_UNDO_NOTE)
-    if outcome.moved:
-        effects.append(Append(item))
+        return play, replace(turn, refused=NO_UNDO_NOTE), []
+    effects: Effects = [Append(item)] if outcome.moved else []
     effects.append(_recorded(play, item))
     if outcome.ended is not None:
         effects.append(Keep(outcome.ended))
     direction = action.direction
     if direction is None:
         nothing = action is Action.UNDO and not outcome.moved
-        return play, replace(turn, refused=NOTHING_TO_UNDO) if nothing else turn
+        return play, replace(turn, refused=NOTHING_TO_UNDO) if nothing else turn, effects
     stuck = "" if outcome.moved else f"can't move {direction.value}"
     slides = trace_move(before, game.rows, game.cols, direction) if animate and outcome.moved else None
     if animate and not outcome.moved:
         slides = ()  # shown by a nudge of the board
-    return play, replace(turn, gained=game.score - score, stuck=stuck, slides=slides)
+    return play, replace(turn, gained=game.score - score, stuck=stuck, slides=slides), effects
 
 
-def _ask_ai(play: Play, purpose: Purpose, effects: Effects) -> Tuple[Play, Effects]:
+def _ask_ai(play: Play, purpose: Purpose) -> Tuple[Play, Effects]:
     """Ask the AI. The first time in a game, the save is marked assisted
     before any move of the AI is saved (resumed, the game stays assisted);
     the first time at all, the screen says the AI is loading (it takes a
     moment the player would otherwise take for a hang)."""
     session = play.session
+    effects: Effects = []
     if not session.assisted:
+        # The mark is a rule of the game's state, changed here as a key's
+        # move is (``Session.apply``), not an effect: from this step on the
+        # game raises no best, whatever the shell does. Were it an effect,
+        # the best could rise between the asking and the shell's doing, and
+        # a shell that failed to do it would leave the state and the save
+        # telling different stories. What the shell does is keep the mark
+        # (``Append(ASSISTED)``), before any move the AI makes is kept.
         session.assist()
         effects.append(Append(ASSISTED))
         play = replace(play, ai_note=ASSISTED_NOTE)  # said the first time: its best is frozen
@@ -525,20 +555,20 @@ def _ai_moved(play: Play, event: AIMoved) -> Tuple[Play, Effects]:
     play = replace(play, thinking=None, ai_loaded=True, ai_note=note)
     if event.purpose is Purpose.HINT:
         play = replace(play, hint=event.direction, hint_stuck=event.direction is None)
-        return _finish(play, turn, effects)
+        return _finish(play, turn, [])
     # Autoplay: its move is played as its key. A hint goes.
     play = replace(play, hint=None, hint_stuck=False)
     turn = Turn(event.now)
     pilot = play.pilot
     if event.direction is None or pilot is None:
-        return _finish(replace(play, pilot=None), turn, effects)  # no move left: autoplay stops
+        return _finish(replace(play, pilot=None), turn, [])  # no move left: autoplay stops
     # The next move is due a step of the pace after this one was due, or
     # after now if that is already past (no burst to catch up after a stall).
     step_ = 1.0 / pilot.pace
     play = replace(play, pilot=Autopilot(pilot.pace, max(pilot.due + step_, event.now + step_ / 2)))
     # Its moves are shown moving too, when its pace leaves them the time.
     animate = play.settings.animate and step_ >= SETTLE_SECONDS and fits(play)
-    play, turn = _apply(play, move_action(event.direction), turn, animate, effects)
+    play, turn, effects = _apply(play, move_action(event.direction), turn, animate)
     return _finish(play, turn, effects)
 
 
@@ -552,7 +582,7 @@ def _note(play: Play, turn: Turn) -> str:
 
 
 def _finish(play: Play, turn: Turn, effects: Effects) -> Tuple[Play, Effects]:
-    """Show the turn: the farewell after q (the last frame says where the
+    """After the turn's ``effects``, show the turn: the farewell after q (the last frame says where the
     game went, not keys that no longer work), else the move moving, or its
     settled frame at once."""
     play = replace(play, note=_note(play, turn), gained=turn.gained)
@@ -625,9 +655,10 @@ def _settle(play: Play) -> Tuple[Play, Effects]:
     return play, [_draw(play), _best(play)]
 
 
-def _tick(play: Play, now: float, effects: Optional[Effects] = None) -> Tuple[Play, Effects]:
-    """The frame of motion that is due, the "+N" fading, or autoplay's move."""
-    effects = [] if effects is None else effects
+def _tick(play: Play, now: float, before: Sequence[Effect] = ()) -> Tuple[Play, Effects]:
+    """After ``before``, the frame of motion that is due, the "+N" fading,
+    or autoplay's move."""
+    effects = list(before)
     due = next_due(play)
     if due is None or now < due:
         return play, effects
@@ -642,4 +673,5 @@ def _tick(play: Play, now: float, effects: Optional[Effects] = None) -> Tuple[Pl
     if play.fade_at is not None:
         play = replace(play, fade_at=None, gained=0)
         return play, [*effects, _draw(play)]
-    return _ask_ai(play, Purpose.AUTOPLAY, effects)
+    play, asked = _ask_ai(play, Purpose.AUTOPLAY)
+    return play, effects + asked
