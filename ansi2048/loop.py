@@ -548,9 +548,8 @@ def _ask_ai(play: Play, purpose: Purpose) -> Tuple[Play, Effects]:
 
 def _ai_moved(play: Play, event: AIMoved) -> Tuple[Play, Effects]:
     turn = play.thinking or Turn(event.now)
-    effects: Effects = []
     if event.busy:
-        return _finish(replace(play, thinking=None, ai_note=AI_BUSY_NOTE, pilot=None), turn, effects)
+        return _finish(replace(play, thinking=None, ai_note=AI_BUSY_NOTE, pilot=None), turn, [])
     note = WEAK_AI_NOTE if event.warning else play.ai_note
     play = replace(play, thinking=None, ai_loaded=True, ai_note=note)
     if event.purpose is Purpose.HINT:

@@ -27,29 +27,26 @@ from typing import Callable, List, Optional, Protocol, Tuple, Union
 from .. import __version__
 from ..engine import Game
 from ..history import utc_timestamp
-from ..interactive import BestWriter, _resumed_note
+from ..interactive import _resumed_note
 from ..keys import KeyDecoder
 from ..loop import (
     AIMoved,
     AIReady,
-    Append,
     AskAI,
-    Draw,
+    BestStored,
     Effect,
     Event,
-    Keep,
-    KeepUnaided,
     Keys,
     Play,
     Resized,
     Tick,
-    WriteBest,
     closing,
     next_due,
     start,
     step,
 )
-from ..recording import format_header
+from ..performer import BestWriter, Performer
+from ..recording import Item, Recorder, format_header
 from ..records import Record, config_key, unaided_key
 from ..saves import SaveFile, saved_bytes
 from ..screen import Screen
@@ -256,15 +253,51 @@ class _Stop(Exception):
         self.said = said
 
 
+class _Pending:
+    """The :class:`~ansi2048.performer.PlayStore` the performer writes to:
+    it holds what one step gave (the keys, the games that ended, the bests)
+    until the driver writes it to the store, asynchronously (:meth:`PlayerGame._flush`)."""
+
+    saving = True
+
+    def __init__(self, now: Callable[[], float]) -> None:
+        self._now = now
+        self.items = bytearray()
+        self.records: List[Record] = []
+        self.bests: List[int] = []
+        self.unaided: List[int] = []
+        self._last: Optional[Played] = None
+
+    def append(self, item: Item) -> None:
+        self.items += saved_bytes(item)
+
+    def add_to_history(self, played: Played) -> None:
+        # A game can end more than once (game over, then r): kept once, as locally.
+        if played != self._last:
+            self._last = played
+            self.records.append(Record.of(played, utc_timestamp(self._now())))
+
+    def record_best(self, score: int) -> Optional[int]:
+        self.bests.append(score)
+        return None  # the store answers later: the driver feeds BestStored
+
+    def record_unaided(self, score: int) -> None:
+        self.unaided.append(score)
+
+
 class PlayerGame:
-    """The loop's imperative half for one player's session: see the module's
-    docstring. ``incoming`` is what comes in; ``run`` plays until the end
-    and leaves the screen tidy, the last line said."""
+    """The asynchronous driver of one player's session (the contract is
+    :mod:`ansi2048.performer`'s): ``incoming`` is what comes in; ``run``
+    plays until the end and leaves the screen tidy, the last line said.
+    The performer draws into ``frames`` (the screen's ``write`` collects
+    there) and writes into a :class:`_Pending`; once a step's effects are
+    done, the keys go to the store and only then the frames to the client."""
 
     def __init__(
         self,
         play: Play,
         screen: Screen,
+        frames: List[str],
         link: Link,
         keeping: Keeping,
         pool: AIPool,
@@ -274,19 +307,18 @@ class PlayerGame:
     ) -> None:
         self.play = play
         self._screen = screen
+        self._frames = frames
         self._link = link
         self._keeping = keeping
         self._pool = pool
+        self._incoming = incoming  # filled by the SSH session's callbacks
         self._clock = clock
-        self._now = now
         game = play.session.game
         self._key = config_key(game.rows, game.cols, game.goal)
-        self._incoming = incoming  # filled by the SSH session's callbacks
         self._decoder = KeyDecoder(comments=False, assist=True)
-        self._unsaved = bytearray()  # items appended to the game, not yet to the store
-        self._best_to_write: Optional[int] = None
-        self._best = BestWriter(self._want_best, clock, play.session.best)
-        self._kept: Optional[Played] = None
+        self._pending = _Pending(now)
+        best = BestWriter(self._pending.record_best, clock, play.session.best)
+        self._performer = Performer(screen, self._pending, Recorder(None, lambda message: None), best)
         self._renew_at = clock() + _RENEW_SECONDS
         self._lost = False  # the claim went to another session: nothing more is written to the game
 
@@ -350,42 +382,18 @@ class PlayerGame:
         await self._do(effects)
 
     async def _do(self, effects: List[Effect]) -> None:
+        """One step's effects, in order; then their answers, each a step of its own."""
         answers: List[Event] = []
         for effect in effects:
-            answer = await self._perform(effect)
-            if answer is not None:
-                answers.append(answer)
-        await self._save()
+            if isinstance(effect, AskAI):
+                # The frames so far (the AI loading) go out while it thinks.
+                answers += await self._flush()
+                answers.append(await self._ask(effect))
+            else:
+                answers += self._performer.perform(effect)
+        answers += await self._flush()
         for answer in answers:
             await self._feed(answer)
-
-    async def _perform(self, effect: Effect) -> Optional[Event]:
-        """Do ``effect``; the event it answers with, if any. (``RecordKey``,
-        ``StopRecording``: there is no ``--record`` here; ``Leave``: no
-        suspend; ``Quit``: ``run`` sees the loop is over.)"""
-        if isinstance(effect, Append):
-            self._unsaved += saved_bytes(effect.item)
-        elif isinstance(effect, Draw):
-            await self._save()  # the keys this frame shows first
-            if effect.help:
-                self._screen.paint_help(effect.view)
-            else:
-                self._screen.paint(effect.view, effect.sprites, effect.shake)
-            if self._link.unsent() > MAX_UNSENT:
-                raise _Stop(SAID_TOO_SLOW)
-        elif isinstance(effect, Keep):
-            await self._keep(effect.played)
-        elif isinstance(effect, KeepUnaided):
-            await self._keeping.record_best(unaided_key(self._key), effect.score)
-        elif isinstance(effect, WriteBest):
-            if effect.final:
-                self._best.flush(effect.best)
-            else:
-                self.play.session.best = self._best.offer(effect.best, urgent=effect.urgent)
-            await self._write_best()
-        elif isinstance(effect, AskAI):
-            return await self._ask(effect)
-        return None
 
     async def _ask(self, effect: AskAI) -> AIMoved:
         """The AI's answer. Keys typed meanwhile wait in the queue, as they
@@ -397,60 +405,69 @@ class PlayerGame:
             return AIMoved(effect.purpose, None, self._clock(), busy=True)
         return AIMoved(effect.purpose, direction, self._clock(), warning)
 
-    async def _save(self) -> None:
-        """Append what the game appended since, and return once the store has it."""
-        if not self._unsaved or self._lost:
+    async def _flush(self) -> List[Event]:
+        """What the performer left pending, to the store; then, the keys
+        they show being kept, the frames to the client. The answers: the
+        best the store holds, if another session raised it higher."""
+        pending, keeping, key = self._pending, self._keeping, self._key
+        answers: List[Event] = []
+        if pending.items:
+            await self._append(bytes(pending.items))
+            pending.items.clear()
+        records, pending.records = pending.records, []
+        for record in records:
+            await keeping.keep(record)
+            if record.unaided:
+                pending.unaided.append(record.score)
+        unaided, pending.unaided = pending.unaided, []
+        for score in unaided:
+            await keeping.record_best(unaided_key(key), score)
+        bests, pending.bests = pending.bests, []
+        for best in bests:
+            stored = await keeping.record_best(key, best)
+            if stored > best:
+                answers.append(BestStored(stored))
+        if self._frames:
+            text = "".join(self._frames)
+            self._frames.clear()
+            self._link.write(text.encode("utf-8", "replace"))
+            if self._link.unsent() > MAX_UNSENT:
+                raise _Stop(SAID_TOO_SLOW)
+        return answers
+
+    async def _append(self, items: bytes) -> None:
+        """The keys to the store, returning once it has them: tried again
+        while the database is briefly away, then play ends (its frame unsent)."""
+        if self._lost:
             return
-        items = bytes(self._unsaved)
         for attempt in range(_APPEND_TRIES):
             try:
                 await self._keeping.append(items)
-                break
+                return
             except ClaimLost:
                 self._lost = True
+                self._frames.clear()
                 raise _Stop(SAID_TAKEN_OVER) from None
             except StoreUnavailable:
                 if attempt == _APPEND_TRIES - 1:
+                    self._frames.clear()
                     raise _Stop(SAID_UNSAVED) from None
                 await asyncio.sleep(_APPEND_PAUSE)
-        self._unsaved.clear()
-
-    def _want_best(self, best: int) -> int:
-        # BestWriter decides when a best is written; the write is a coroutine,
-        # done right after (``_write_best``).
-        self._best_to_write = best
-        return best
-
-    async def _write_best(self) -> None:
-        if self._best_to_write is not None:
-            best, self._best_to_write = self._best_to_write, None
-            stored = await self._keeping.record_best(self._key, best)
-            self._best.stored = max(self._best.stored, stored)
-
-    async def _keep(self, played: Played) -> None:
-        """A finished game into the history: once, however often it ends
-        (game over, then r), as the local game keeps it."""
-        if played == self._kept:
-            return
-        self._kept = played
-        record = Record.of(played, utc_timestamp(self._now()))
-        await self._keeping.keep(record)
-        if record.unaided:
-            await self._keeping.record_best(unaided_key(self._key), record.score)
 
     async def _close(self, said: str) -> None:
         """What the end of play writes, whatever ended it; the screen left
         with the cursor below the board, and ``said`` under it."""
         try:
             for effect in closing(self.play):
-                await self._perform(effect)
-            await self._save()
+                self._performer.perform(effect)
+            await self._flush()
         except _Stop as stop:
             said = said or stop.said
         finally:
             self._screen.close()
-            if said:
-                self._link.write(f"{said}\r\n".encode())
+            text = "".join(self._frames) + (f"{said}\r\n" if said else "")
+            self._frames.clear()
+            self._link.write(text.encode("utf-8", "replace"))
             if not self._lost:
                 with suppress(StoreUnavailable):  # then the claim expires by itself
                     await self._keeping.release()

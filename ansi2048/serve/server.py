@@ -26,7 +26,7 @@ import time
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from itertools import count
-from typing import IO, Any, Callable, Dict, Mapping, Optional, Set, Tuple
+from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 import asyncssh
 
@@ -436,16 +436,18 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         settings = Settings(animate=animate, can_wait=True, command=AGAIN, guest=guest)
         play = Play(session, settings, self._window, note=GUEST_NOTE if guest else greeting)
         depth = COLOR_DEPTHS[prefs.color] if prefs.color in COLOR_DEPTHS else choose_depth("auto", True, env)
-        link = self._link
+        frames: List[str] = []
 
         def write(text: str) -> None:
             # Frames end lines with LF for a terminal whose output processing
             # (ONLCR) makes it CR LF; here there is no such pty in between,
             # and the client's terminal is raw: done here, as a pty would.
-            link.write(text.replace("\n", "\r\n").encode("utf-8", "replace"))
+            frames.append(text.replace("\n", "\r\n"))
 
         screen = Screen(write, lambda: game.play.size, depth, env, palette=THEMES[prefs.theme or "classic"]())
-        game = PlayerGame(play, screen, link, keeping, server.pool, self._incoming, server.clock, server.now)
+        game = PlayerGame(
+            play, screen, frames, self._link, keeping, server.pool, self._incoming, server.clock, server.now
+        )
         self._game = game
         await game.run()
 
