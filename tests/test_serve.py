@@ -6,7 +6,9 @@ server stopping). The real OpenSSH client plays it in test_serve_ssh.py."""
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
+from contextlib import suppress
 from pathlib import Path
 from typing import Any, Iterator, List, Optional, Tuple
 
@@ -18,7 +20,7 @@ asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2
 
 from ansi2048.engine import Game  # noqa: E402
 from ansi2048.keys import Action  # noqa: E402
-from ansi2048.recording import split_header  # noqa: E402
+from ansi2048.recording import ASSISTED, encode_item, split_header  # noqa: E402
 from ansi2048.serve.game import SAID_STOPPING, SAID_TAKEN_OVER  # noqa: E402
 from ansi2048.serve.server import GUEST_NOTE, HOST_KEY_FILE, TAKE_OVER_PROMPT  # noqa: E402
 
@@ -480,3 +482,127 @@ def test_the_frames_over_ssh_are_the_local_games_frames_byte_for_byte(served: Se
             return seen
 
     assert run(scenario()) == expected
+
+
+# -- the AI, from the server's pool ---------------------------------------------------
+
+
+def test_a_hint_and_autoplay_come_from_the_ai_pool(served: ServerThread) -> None:
+    store: MemoryStore = served.store  # type: ignore[assignment]
+
+    async def scenario() -> None:
+        async with await connect(served.port, client_key()) as conn:
+            chan, terminal = await open_terminal(conn, "play --no-animation")
+            await terminal.shows("Score")
+            chan.write(b"t")
+            # The first question starts the pool's worker (a process): seconds, once.
+            await terminal.wait_for(lambda t: re.search(r"hint: \S+ (up|down|left|right)", t.text()) is not None, 60)
+            assert "assisted: this game sets no best" in terminal.text()
+            chan.write(b"p")  # autoplay: the AI's moves, played as keys
+            await terminal.wait_for(lambda t: len(saved_keys(store)) >= 16, 30)
+            chan.write(b"p")
+            chan.write(b"q")
+            await terminal.closed.wait()
+
+    run(scenario())
+    keys = saved_keys(store)
+    mark = encode_item(ASSISTED).encode()
+    assert keys.startswith(mark)  # marked before the AI's first move
+    assert len(keys) - len(mark) >= 5 and set(keys[len(mark) :]) <= set(b"wasd")
+
+
+def test_when_the_ai_is_busy_a_hint_says_so(tmp_path: Path) -> None:
+    from ansi2048.loop import AI_BUSY_NOTE
+    from ansi2048.serve.pool import Busy
+
+    served = ServerThread(tmp_path, MemoryStore(), seeds=[7])
+
+    async def busy(*args: Any) -> Any:
+        raise Busy
+
+    served.server.pool.move = busy  # type: ignore[method-assign]
+    try:
+
+        async def scenario() -> None:
+            async with await connect(served.port, client_key()) as conn:
+                chan, terminal = await open_terminal(conn, "play --no-animation")
+                await terminal.shows("Score")
+                chan.write(b"t")
+                await terminal.shows(AI_BUSY_NOTE)
+                chan.write(b"a")  # the game goes on
+                await terminal.wait_for(lambda t: AI_BUSY_NOTE not in t.text())
+                chan.write(b"q")
+                await terminal.closed.wait()
+
+        run(scenario())
+    finally:
+        served.stop()
+
+
+def test_the_pool_refuses_questions_beyond_its_bound() -> None:
+    from ansi2048.engine import Game
+    from ansi2048.serve.pool import AIPool, Busy
+
+    async def scenario() -> None:
+        pool = AIPool(1)
+        try:
+            game = Game(4, 4, 2048, 3)
+            asked = [asyncio.ensure_future(pool.move(game.board, game.goal)) for _ in range(3)]
+            await asyncio.sleep(0)  # the three are in flight (one answering, two waiting)
+            with pytest.raises(Busy):
+                await pool.move(game.board, game.goal)
+            answers = await asyncio.gather(*asked)
+            assert all(direction is not None and warning == "" for direction, warning in answers)
+            assert pool.ready
+            await pool.move(game.board, game.goal)  # room again
+        finally:
+            pool.close()
+
+    run(scenario())
+
+
+def test_a_players_theme_colour_and_animation_are_remembered(served: ServerThread) -> None:
+    key = client_key()
+
+    async def scenario() -> Tuple[bytes, bytes]:
+        async with await connect(served.port, key) as conn:
+            chan, terminal = await open_terminal(conn, "play --theme dark --color 24bit --no-animation")
+            await terminal.shows("Score")
+            chan.write(b"q")
+            await terminal.closed.wait()
+            first = bytes(terminal.output)
+        async with await connect(served.port, key) as conn:
+            chan, terminal = await open_terminal(conn)  # a plain ssh: the choices come back
+            await terminal.shows("Score")
+            chan.write(b"q")
+            await terminal.closed.wait()
+            return first, bytes(terminal.output)
+
+    first, second = run(scenario())
+    store: MemoryStore = served.store  # type: ignore[assignment]
+    prefs = next(iter(store.players.values())).prefs
+    assert (prefs.theme, prefs.color, prefs.animation) == ("dark", "24bit", False)
+    assert b"38;2;" in first and b"38;2;" in second  # 24-bit colour both times (TERM says 256)
+    # The resumed note aside, the same colours: the same theme.
+    assert re.findall(rb"\x1b\[[0-9;]*m", first)[:20] == re.findall(rb"\x1b\[[0-9;]*m", second)[:20]
+
+
+def test_moves_are_shown_moving_over_ssh(served: ServerThread) -> None:
+    async def scenario() -> None:
+        async with await connect(served.port, client_key()) as conn:
+            chan, terminal = await open_terminal(conn, "play --animation")
+            await terminal.shows("Score")
+            before = len(terminal.output)
+            writes = 0
+            chan.write(b"a")
+            end = asyncio.get_running_loop().time() + 1.0
+            while asyncio.get_running_loop().time() < end:
+                terminal.changed.clear()
+                with suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(terminal.changed.wait(), 0.5)
+                    writes += 1
+            assert len(terminal.output) > before and writes >= 3  # frames of motion, then the settled one
+            chan.write(b"q")
+            await terminal.closed.wait()
+
+    run(scenario())
