@@ -118,3 +118,48 @@ def test_a_bad_listen_address_is_refused(text: str) -> None:
 
     with pytest.raises(argparse.ArgumentTypeError):
         parse_listen(text)
+
+
+def test_serve_without_asyncssh_says_how_to_install_it(tmp_path: object) -> None:
+    import subprocess
+    import sys
+
+    from .conftest import child_env
+
+    code = "import sys; sys.modules['asyncssh'] = None; from ansi2048.cli import main; sys.exit(main(['serve']))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env(), timeout=60)
+    assert done.returncode == 1 and not done.stdout
+    assert done.stderr == 'ansi2048 serve: error: the server needs asyncssh: pip install "ansi2048[serve]"\n'
+
+
+def test_the_local_game_never_imports_the_server() -> None:
+    import subprocess
+    import sys
+
+    from .conftest import child_env
+
+    code = (
+        "import sys, contextlib, io\n"
+        "from ansi2048.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit): main(['--help'])\n"
+        "print(sorted(name for name in sys.modules if name.startswith(('asyncssh', 'ansi2048.serve'))))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env(), timeout=60)
+    assert done.returncode == 0 and done.stdout == "[]\n", done.stderr
+
+
+def test_serve_bad_options_are_one_line_and_status_2() -> None:
+    import subprocess
+    import sys
+
+    from .conftest import child_env
+
+    for args in (["--listen", "nowhere"], ["--bogus"], ["--listen", "127.0.0.1:70000"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "ansi2048", "serve", *args],
+            capture_output=True,
+            text=True,
+            env=child_env(),
+            timeout=60,
+        )
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and "ansi2048 serve: error:" in done.stderr

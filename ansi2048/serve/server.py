@@ -33,7 +33,7 @@ import asyncssh
 from ..engine import default_goal
 from ..limits import DEFAULT_SIZE
 from ..loop import Play, Resized, Settings
-from ..options import EXIT_OK, EXIT_USAGE
+from ..options import EXIT_ERROR, EXIT_OK, EXIT_USAGE
 from ..records import board_stats, config_key, stats_document
 from ..render.stats import stats_lines
 from ..render.style import ColorDepth, choose_depth
@@ -473,18 +473,28 @@ def _open_store(url: str) -> Store:
 
 
 async def run(options: Any, stderr: IO[str]) -> int:
-    """``ansi2048 serve``: listen until SIGTERM or SIGINT; the exit status."""
-    os.makedirs(options.data_dir, mode=0o700, exist_ok=True)
-    key = host_key(options.data_dir)
-    store = _open_store(options.db)
-    await store.open()
+    """``ansi2048 serve``: listen until SIGTERM or SIGINT; the exit status.
+    What stops it from starting (the data directory, the database, the
+    address) is said in one line, status 1."""
+    try:
+        os.makedirs(options.data_dir, mode=0o700, exist_ok=True)
+        key = host_key(options.data_dir)
+        store = _open_store(options.db)
+        await store.open()
+    except (OSError, ValueError, StoreError, asyncssh.Error) as error:
+        stderr.write(f"ansi2048 serve: error: {_why(error)}\n")
+        return EXIT_ERROR
     server = GameServer(store, AIPool(min(4, os.cpu_count() or 1)), lambda: int.from_bytes(os.urandom(4), "big"))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
     try:
-        host, port = await server.listen(options.host, options.port, key)
+        try:
+            host, port = await server.listen(options.host, options.port, key)
+        except OSError as error:
+            stderr.write(f"ansi2048 serve: error: cannot listen on {options.host}:{options.port}: {_why(error)}\n")
+            return EXIT_ERROR
         shown = f"[{host}]" if ":" in host else host
         stderr.write(f"listening on {shown}:{port} (host key {key.get_fingerprint('sha256')})\n")
         stderr.flush()
@@ -493,3 +503,9 @@ async def run(options: Any, stderr: IO[str]) -> int:
     finally:
         await store.close()
     return EXIT_OK
+
+
+def _why(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return f"{error.filename}: {error.strerror}" if error.filename else error.strerror
+    return str(error) or type(error).__name__
