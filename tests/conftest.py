@@ -14,6 +14,9 @@ from hypothesis import settings
 
 from ansi2048.terminal.windows import under_wine
 
+# The databases the server's tests run on (store_url, store_kind): tests/databases.py.
+pytest_plugins = ["tests.databases"]
+
 # No per-example deadline: the suite runs on every core (pyproject.toml's
 # addopts), often beside other work, and an example that waits for a core is
 # not a slow example. Tests that set a deadline keep theirs.

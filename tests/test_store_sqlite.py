@@ -1,0 +1,133 @@
+"""The SQLite store's own rules: its file's settings, one writer's group
+commit, and the faults of a file (locked by another process, disk full)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from ansi2048.serve.store.base import StoreUnavailable
+from ansi2048.serve.store.sqlite import SQLiteStore
+
+from .databases import run
+
+BOARD = "4x4-2048"
+
+
+async def held_game(store: SQLiteStore, n: int = 0) -> int:
+    player = (await store.player(f"SHA256:{n}", "p")).id
+    assert await store.claim(player, BOARD, f"s{n}", ttl=60) is None
+    await store.rewrite(player, BOARD, f"s{n}", b"h\n")
+    return player
+
+
+def test_the_file_is_in_wal_mode_with_its_schema_version(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+
+    async def scenario() -> None:
+        store = SQLiteStore(str(path))
+        await store.open()
+        await store.close()
+
+    run(scenario())
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        assert connection.execute("SELECT version FROM schema_version").fetchall() == [(1,)]
+    connection.close()
+
+
+def test_appends_queued_behind_a_busy_writer_share_one_commit(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+
+    async def scenario() -> None:
+        store = SQLiteStore(str(path))
+        await store.open()
+        try:
+            players = [await held_game(store, n) for n in range(50)]
+            blocker = sqlite3.connect(path, isolation_level=None)
+            blocker.execute("BEGIN IMMEDIATE")  # another process writing: the writer waits (busy_timeout)
+            before = store.commits
+            appends = [asyncio.ensure_future(store.append(p, BOARD, f"s{n}", b"w")) for n, p in enumerate(players)]
+            await asyncio.sleep(0.3)
+            assert not any(append.done() for append in appends)  # none returned before its commit
+            blocker.execute("COMMIT")
+            blocker.close()
+            await asyncio.gather(*appends)
+            # The first append's batch waited for the lock; every later one queued meanwhile: one more commit.
+            assert store.commits - before <= 2
+        finally:
+            await store.close()
+
+    run(scenario())
+
+
+def test_a_file_locked_too_long_pauses_saving_and_loses_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+
+    async def scenario() -> None:
+        store = SQLiteStore(str(path), busy_timeout=0.2)
+        await store.open()
+        try:
+            player = await held_game(store)
+            blocker = sqlite3.connect(path, isolation_level=None)
+            blocker.execute("BEGIN IMMEDIATE")
+            with pytest.raises(StoreUnavailable) as raised:
+                await store.append(player, BOARD, "s0", b"w")
+            assert "locked" in str(raised.value) and "\n" not in str(raised.value)
+            blocker.execute("ROLLBACK")
+            blocker.close()
+            await store.append(player, BOARD, "s0", b"w")  # the caller kept the items and tries again
+            assert await store.load(player, BOARD) == b"h\nw"
+        finally:
+            await store.close()
+
+    run(scenario())
+
+
+def test_a_full_disk_pauses_saving_and_loses_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+
+    async def scenario() -> None:
+        store = SQLiteStore(str(path))
+        await store.open()
+        try:
+            player = await held_game(store)
+            other = await held_game(store, 1)
+            await store.append(player, BOARD, "s0", b"a")
+
+            def fill(connection: sqlite3.Connection) -> None:
+                # The file may not grow: as if the disk were full.
+                pages = connection.execute("PRAGMA page_count").fetchone()[0]
+                connection.execute(f"PRAGMA max_page_count = {pages}")
+
+            await store._do(fill)
+            big = b"x" * 100_000
+            results = await asyncio.gather(
+                store.append(player, BOARD, "s0", big), store.append(other, BOARD, "s1", b"o"), return_exceptions=True
+            )
+            assert all(isinstance(result, StoreUnavailable) for result in results), results
+            assert "full" in str(results[0])
+            assert await store.load(player, BOARD) == b"h\na"  # the failed commit left nothing half-written
+            await store._do(lambda connection: connection.execute("PRAGMA max_page_count = 1000000"))
+            await store.append(player, BOARD, "s0", big)
+            await store.append(other, BOARD, "s1", b"o")
+            assert await store.load(player, BOARD) == b"h\na" + big
+            assert await store.load(other, BOARD) == b"h\no"
+        finally:
+            await store.close()
+
+    run(scenario())
+
+
+def test_an_unreachable_file_is_unavailable_not_a_crash(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+
+    async def scenario() -> None:
+        store = SQLiteStore(str(tmp_path / "file" / "s.db"))  # its directory is a file
+        with pytest.raises(StoreUnavailable):
+            await store.open()
+
+    run(scenario())
