@@ -13,7 +13,7 @@ from typing import Any, Callable, Coroutine, Dict, List, Optional, Tuple, TypeVa
 from ansi2048.records import Record
 from ansi2048.serve.store.base import Claim, ClaimLost, Player, Prefs
 
-__all__ = ["MemoryStore", "ServerThread", "Terminal", "make_key", "session_class", "ssh_command"]
+__all__ = ["MemoryStore", "ServeProcess", "ServerThread", "Terminal", "make_key", "session_class", "ssh_command"]
 
 T = TypeVar("T")
 
@@ -156,6 +156,10 @@ class ServerThread:
         from ansi2048.serve.pool import AIPool
         from ansi2048.serve.server import GameServer, host_key
 
+        if isinstance(store, str):  # a database's URL (tests/databases.py's store_url)
+            from ansi2048.serve.store import open_store
+
+            store = open_store(store, str(data))
         self.store = store
         seeds = list(seeds or [])
         self.loop = asyncio.new_event_loop()
@@ -165,6 +169,7 @@ class ServerThread:
 
         def serve() -> None:
             asyncio.set_event_loop(self.loop)
+            self.loop.run_until_complete(self.store.open())  # type: ignore[attr-defined]
             self.port = self.loop.run_until_complete(self.server.listen("127.0.0.1", 0, self.key))[1]
             started.set()
             self.loop.run_forever()
@@ -179,11 +184,59 @@ class ServerThread:
 
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
 
+    def __enter__(self) -> ServerThread:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
     def stop(self) -> None:
         if self.loop.is_running():
             self.call(self.server.stop())
+            self.call(self.store.close())  # type: ignore[attr-defined]
             self.loop.call_soon_threadsafe(self.loop.stop)
             self._thread.join(10)
+
+
+class ServeProcess:
+    """``ansi2048 serve`` as a process of its own (what an operator runs),
+    on a free loopback port: ``port`` and ``fingerprint`` from its one line."""
+
+    def __init__(self, data: Path, db: str = "") -> None:
+        import select
+        import sys
+
+        from .conftest import child_env
+
+        command = [sys.executable, "-m", "ansi2048", "serve", "--listen", "127.0.0.1:0", "--data-dir", str(data)]
+        self.process = subprocess.Popen(
+            [*command, "--db", db] if db else command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=child_env(),
+        )
+        assert self.process.stderr is not None
+        ready, _, _ = select.select([self.process.stderr], [], [], 30)
+        self.line = self.process.stderr.readline().decode() if ready else ""
+        import re
+
+        found = re.fullmatch(r"listening on 127\.0\.0\.1:(\d+) \(host key (SHA256:\S+)\)\n", self.line)
+        if found is None:
+            self.kill()
+            raise AssertionError(f"the server did not start: {self.line!r}")
+        self.port, self.fingerprint = int(found.group(1)), found.group(2)
+
+    def kill(self, signum: int = 9) -> int:
+        """Send ``signum``; the exit status once it has ended (bounded)."""
+        if self.process.poll() is None:
+            self.process.send_signal(signum)
+        try:
+            return self.process.wait(10)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
 
 
 class Terminal:

@@ -28,18 +28,23 @@ from ansi2048.serve.server import GUEST_NOTE  # noqa: E402
 from .conftest import child_env  # noqa: E402
 from .ptys import PtyChild, spawn  # noqa: E402
 from .screen import terminal  # noqa: E402
-from .serve_support import MemoryStore, ServerThread, make_key, ssh_command  # noqa: E402
+from .serve_support import MemoryStore, ServeProcess, ServerThread, make_key, ssh_command  # noqa: E402
 
 WIDTH, HEIGHT = 80, 24
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[ServerThread]:
-    server = ServerThread(tmp_path, MemoryStore(), seeds=[11, 12, 13, 14, 15])
-    try:
+def served(tmp_path: Path, store_url: str) -> Iterator[ServerThread]:
+    """A server in-process, keeping its games in a real database (each of tests/databases.py's)."""
+    with ServerThread(tmp_path, store_url, seeds=[11, 12, 13, 14, 15]) as server:
         yield server
-    finally:
-        server.stop()
+
+
+@pytest.fixture
+def served_in_memory(tmp_path: Path) -> Iterator[ServerThread]:
+    """A server whose store the test can look through (test_serve.py's MemoryStore)."""
+    with ServerThread(tmp_path, MemoryStore(), seeds=[11]) as server:
+        yield server
 
 
 class SshPlayer:
@@ -160,7 +165,8 @@ def test_a_dropped_connection_keeps_every_move_shown(served: ServerThread, tmp_p
     assert again.ended() == 0
 
 
-def test_a_guest_without_a_key_plays_and_nothing_is_kept(served: ServerThread) -> None:
+def test_a_guest_without_a_key_plays_and_nothing_is_kept(served_in_memory: ServerThread) -> None:
+    served = served_in_memory
     guest = SshPlayer(served.port, None, user="guest.1")
     guest.shows(GUEST_NOTE)
     guest.type(b"adws")
@@ -233,3 +239,66 @@ def test_forwarding_sftp_and_scp_are_refused_to_the_real_client(served: ServerTh
                 env=env,
             )
             assert scp.returncode != 0
+
+
+# -- the server as a process: killed, stopped, started again --------------------------
+
+
+def resumes(port: int, key: Path, board: List[str], count: int) -> None:
+    """``key``'s player connects and finds ``board`` after ``count`` moves, resumed; then quits."""
+    player = SshPlayer(port, key)
+    assert moves(player.shows("resumed your game")) == count
+    assert player.board() == board
+    player.type(b"q")
+    assert player.ended() == 0
+
+
+def test_a_sigkilled_server_loses_nothing_a_player_was_shown(tmp_path: Path, store_url: str) -> None:
+    key = make_key(tmp_path / "key")
+    data = tmp_path / "server"
+    server = ServeProcess(data, store_url)
+    try:
+        player = SshPlayer(server.port, key, "play", "--no-animation")
+        player.shows("Score")
+        player.type(b"adwsadwsadws")
+        player.settle()
+        board, shown = player.board(), moves(player.text())
+        assert shown > 0
+        assert server.kill(signal.SIGKILL) == -signal.SIGKILL
+        player.ended()
+    finally:
+        server.kill()
+    again = ServeProcess(data, store_url)
+    try:
+        assert again.fingerprint == server.fingerprint  # the host key is kept
+        resumes(again.port, key, board, shown)
+    finally:
+        again.kill()
+
+
+def test_sigterm_saves_every_game_tells_every_player_and_exits_0(tmp_path: Path, store_url: str) -> None:
+    keys = [make_key(tmp_path / "one"), make_key(tmp_path / "two")]
+    data = tmp_path / "server"
+    server = ServeProcess(data, store_url)
+    try:
+        players = [SshPlayer(server.port, key, "play", "--no-animation") for key in keys]
+        for player in players:
+            player.shows("Score")
+            player.type(b"adws")
+            player.settle()
+        shown = [(player.board(), moves(player.text())) for player in players]
+        started = time.monotonic()
+        server.process.send_signal(signal.SIGTERM)
+        assert server.process.wait(10) == 0
+        assert time.monotonic() - started < 5
+        for player in players:
+            player.shows("the server is stopping; your game is kept")
+            player.ended()
+    finally:
+        server.kill()
+    again = ServeProcess(data, store_url)
+    try:
+        for key, (board, count) in zip(keys, shown):
+            resumes(again.port, key, board, count)
+    finally:
+        again.kill()

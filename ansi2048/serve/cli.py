@@ -24,7 +24,7 @@ class ServeOptions:
     host: str
     port: int
     data_dir: str
-    db: str  # a database URL: sqlite:///PATH (the default, in data_dir) or postgresql://...
+    db: str  # --db: a database URL (store.open_store); "" is the SQLite file in data_dir
 
 
 def parse_listen(text: str) -> Tuple[str, int]:
@@ -58,7 +58,10 @@ def _parser() -> argparse.ArgumentParser:
         "--data-dir", metavar="DIR", help="the host key and the database (default: 'server' in the data directory)"
     )
     parser.add_argument(
-        "--db", metavar="URL", help="the database: sqlite:///PATH or postgresql://... (default: SQLite in --data-dir)"
+        "--db",
+        metavar="URL",
+        default="",
+        help="the database: sqlite:///PATH or postgresql://USER@HOST/DB (default: an SQLite file in --data-dir)",
     )
     return parser
 
@@ -68,9 +71,8 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
     from ..storage import data_dir
 
     where = args.data_dir or os.path.join(data_dir(env), "server")
-    db = args.db or "sqlite:///" + os.path.abspath(os.path.join(where, "ansi2048.sqlite3"))
     host, port = args.listen
-    return ServeOptions(host, port, os.path.abspath(where), db)
+    return ServeOptions(host, port, os.path.abspath(where), args.db)
 
 
 def main(argv: Sequence[str], env: Optional[Mapping[str, str]] = None, stderr: Optional[IO[str]] = None) -> int:

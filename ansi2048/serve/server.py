@@ -26,7 +26,7 @@ import time
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from itertools import count
-from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Set, Tuple
+from typing import IO, Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 import asyncssh
 
@@ -39,10 +39,12 @@ from ..render.stats import stats_lines
 from ..render.style import ColorDepth, choose_depth
 from ..render.themes import THEMES
 from ..screen import Screen, wants_motion
+from .cli import ServeOptions
 from .commands import COLOR_DEPTHS, NEEDS_TERMINAL, CommandError, Help, PlayRequest, Stats, help_text, parse_command
 from .game import CLAIM_SECONDS, SAID_STOPPING, Ended, GuestKeeping, Incoming, Keeping, PlayerGame, StoreKeeping, Typed
 from .names import display_name
 from .pool import AIPool
+from .store import open_store
 from .store.base import Player, Prefs, Store, StoreError
 
 __all__ = ["HOST_KEY_FILE", "GameServer", "host_key", "run"]
@@ -121,13 +123,32 @@ class GameServer:
         self.port = 0
         self.sessions: Set[_Session] = set()
         self._holders = count(1)
-        self._id = f"{socket.gethostname()}:{os.getpid()}:{int(now())}"
+        self._host = socket.gethostname().replace(":", "_")
+        self._id = f"{self._host}:{os.getpid()}:{time.time_ns()}"
         self._listener: Optional[asyncssh.SSHAcceptor] = None
         self.connections: Set[asyncssh.SSHServerConnection] = set()
 
     def holder(self) -> str:
         """A claim holder's name: this server's, and a session's number."""
         return f"{self._id}:{next(self._holders)}"
+
+    def gone(self, holder: str) -> bool:
+        """``holder`` was a session of a server on this machine that is no
+        longer running (it was killed): its claim need not be waited out,
+        nor its player asked to take the game over."""
+        host, _, rest = holder.partition(":")
+        pid = rest.partition(":")[0]
+        if host != self._host or not pid.isdigit():
+            return False  # another machine's server: its claim expires by itself
+        if int(pid) == os.getpid():
+            return not holder.startswith(self._id + ":")  # this pid's earlier life
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return True
+        except OSError:
+            return False  # running, as another user
+        return False
 
     async def listen(self, host: str, port: int, key: asyncssh.SSHKey) -> Tuple[str, int]:
         """Listen on ``host``:``port`` (0: a free one); where it listens."""
@@ -406,8 +427,9 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         keeping: Keeping = GuestKeeping()
         if player is not None:
             board, holder = config_key(rows, cols, goal), server.holder()
-            if await store.claim(player.id, board, holder, CLAIM_SECONDS) is not None:
-                if not await self._take_over():
+            held = await store.claim(player.id, board, holder, CLAIM_SECONDS)
+            if held is not None:
+                if not server.gone(held.holder) and not await self._take_over():
                     return
                 await store.claim(player.id, board, holder, CLAIM_SECONDS, take_over=True)
             keeping = StoreKeeping(store, player.id, board, holder)
@@ -461,25 +483,14 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         return env
 
 
-def _open_store(url: str) -> Store:
-    """The store of a database URL (:mod:`.store` says which it knows)."""
-    import importlib
-
-    opener = getattr(importlib.import_module(".store", __package__), "open_store", None)
-    if opener is None:
-        raise StoreError("this ansi2048 has no database to keep games in yet")
-    store: Store = opener(url)
-    return store
-
-
-async def run(options: Any, stderr: IO[str]) -> int:
+async def run(options: ServeOptions, stderr: IO[str]) -> int:
     """``ansi2048 serve``: listen until SIGTERM or SIGINT; the exit status.
     What stops it from starting (the data directory, the database, the
     address) is said in one line, status 1."""
     try:
         os.makedirs(options.data_dir, mode=0o700, exist_ok=True)
         key = host_key(options.data_dir)
-        store = _open_store(options.db)
+        store = open_store(options.db, options.data_dir)
         await store.open()
     except (OSError, ValueError, StoreError, asyncssh.Error) as error:
         stderr.write(f"ansi2048 serve: error: {_why(error)}\n")
