@@ -61,6 +61,9 @@ Shell:
 - ``records_cli``  ``--stats`` and ``--replay-best``
 - ``terminal``     raw mode, keys, size, signals; POSIX or Windows, chosen once;
   a console over any byte streams (``console.stream_console``)
+- ``serve``        ``ansi2048 serve``: the game over SSH (asyncssh, loaded only
+  there): the server, each player's session driving the same loop, the AI in
+  a pool of processes, and ``store``, the games in SQLite or PostgreSQL
 
 Importing the package loads nothing but this docstring: ``Game`` and
 ``Direction`` are fetched from ``engine`` on first use, so

@@ -294,6 +294,11 @@ def test_sigterm_saves_every_game_tells_every_player_and_exits_0(tmp_path: Path,
         for player in players:
             player.shows("the server is stopping; your game is kept")
             player.ended()
+        assert server.process.stderr is not None
+        log = server.process.stderr.read().decode().splitlines()
+        # A line a session: where from, who (name, key), what, the terminal, how long.
+        sessions = [line for line in log if " play (xterm-256color 80x24) " in line]
+        assert len(sessions) == 2 and all(line.startswith("127.0.0.1 player SHA256:") for line in sessions)
     finally:
         server.kill()
     again = ServeProcess(data, store_url)

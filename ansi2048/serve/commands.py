@@ -24,6 +24,7 @@ __all__ = [
     "Stats",
     "help_text",
     "parse_command",
+    "printable",
 ]
 
 # --color's choices over SSH, and the depth each one names: the client's
@@ -70,7 +71,7 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         # argparse repeats the client's words: they must not reach a
         # terminal as control codes, even the client's own.
-        raise CommandError(_shown(f"{self.prog}: {message}", 200))
+        raise CommandError(printable(f"{self.prog}: {message}", 200))
 
     def exit(self, status: int = 0, message: Optional[str] = None) -> NoReturn:
         raise CommandError(f"{self.prog}: {message or 'see: help'}".strip())
@@ -114,7 +115,7 @@ def parse_command(command: Optional[str]) -> Command:
     if name == "stats":
         return Stats(_stats_parser().parse_args(args).json)
     if name != "play":
-        raise CommandError(f"unknown command {_shown(name)!r} (see: help)")
+        raise CommandError(f"unknown command {printable(name)!r} (see: help)")
     parsed = _play_parser().parse_args(args)
     rows, cols = parsed.size if parsed.size else (None, None)
     if parsed.goal is not None:
@@ -128,8 +129,9 @@ def parse_command(command: Optional[str]) -> Command:
     return PlayRequest(rows, cols, parsed.goal, parsed.theme, parsed.color, parsed.animation, parsed.new)
 
 
-def _shown(text: str, longest: int = 40) -> str:
-    """A client's words as they may be repeated to them: printable ASCII, short."""
+def printable(text: str, longest: int = 40) -> str:
+    """A client's words as they may be repeated (to them, or in the log):
+    printable ASCII, short."""
     kept = "".join(ch if " " <= ch <= "~" else "?" for ch in text)
     return kept if len(kept) <= longest else kept[: longest - 3] + "..."
 

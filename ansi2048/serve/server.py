@@ -26,7 +26,7 @@ import time
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from itertools import count
-from typing import IO, Callable, Dict, List, Mapping, Optional, Set, Tuple
+from typing import IO, TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 import asyncssh
 
@@ -39,13 +39,25 @@ from ..render.stats import stats_lines
 from ..render.style import ColorDepth, choose_depth
 from ..render.themes import THEMES
 from ..screen import Screen, wants_motion
-from .cli import ServeOptions
-from .commands import COLOR_DEPTHS, NEEDS_TERMINAL, CommandError, Help, PlayRequest, Stats, help_text, parse_command
+from .commands import (
+    COLOR_DEPTHS,
+    NEEDS_TERMINAL,
+    CommandError,
+    Help,
+    PlayRequest,
+    Stats,
+    help_text,
+    parse_command,
+    printable,
+)
 from .game import CLAIM_SECONDS, SAID_STOPPING, Ended, GuestKeeping, Incoming, Keeping, PlayerGame, StoreKeeping, Typed
 from .names import display_name
 from .pool import AIPool
 from .store import open_store
 from .store.base import Player, Prefs, Store, StoreError
+
+if TYPE_CHECKING:
+    from .cli import ServeOptions  # which imports this module, when it runs the server
 
 __all__ = ["HOST_KEY_FILE", "GameServer", "host_key", "run"]
 
@@ -56,9 +68,10 @@ MAX_COLUMNS, MAX_LINES = 500, 200
 DEFAULT_WINDOW = (80, 24)  # a pty request that gives no size
 # Seconds from connecting to being authenticated (asyncssh's default is 120).
 LOGIN_SECONDS = 20
-# Seconds the games get to save and say goodbye when the server stops (it
-# must be gone within 5).
+# Seconds the games get to save and say goodbye when the server stops, then
+# the clients to leave by themselves (it must be gone within 5).
 STOP_SECONDS = 3.0
+LEAVE_SECONDS = 0.5
 # The note on a guest's first frame.
 GUEST_NOTE = "guest: nothing is kept (connect with an SSH key)"
 # Said when the player's game is open in another session.
@@ -114,7 +127,9 @@ class GameServer:
         random_seed: Callable[[], int],
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], float] = time.time,
+        log: Optional[IO[str]] = None,
     ) -> None:
+        self._log = log
         self.store = store
         self.pool = pool
         self.random_seed = random_seed
@@ -180,9 +195,22 @@ class GameServer:
         running = [task for task in tasks if task is not None]
         if running:
             await asyncio.wait(running, timeout=STOP_SECONDS)
+        # The clients leave once their sessions have closed; the rest are
+        # disconnected (their client then says so, in a line of its own).
+        loop = asyncio.get_running_loop()
+        end = loop.time() + LEAVE_SECONDS
+        while self.connections and loop.time() < end:
+            await asyncio.sleep(0.02)
         for conn in list(self.connections):
             conn.close()
         self.pool.close()
+
+    def log(self, line: str) -> None:
+        """One line about a session on the server's standard error."""
+        if self._log is not None:
+            with suppress(OSError, ValueError):
+                self._log.write(line + "\n")
+                self._log.flush()
 
 
 class _Connection(asyncssh.SSHServer):
@@ -346,16 +374,33 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         assert self._chan is not None
         chan = self._chan
         status = EXIT_OK
+        started = self._server.clock()
         try:
             status = await self._command_or_game()
         except StoreError as error:
             self._say(f"ansi2048: error: {error}")
+            self._server.log(f"store error: {error}")
             status = 1
         finally:
             self._server.sessions.discard(self)
+            self._log_session(status, self._server.clock() - started)
             if self._link is not None and not self._link.gone:
                 with suppress(OSError, asyncssh.Error):
                     chan.exit(status)
+
+    def _log_session(self, status: int, seconds: float) -> None:
+        """The session's line in the server's log: who (name, key), from
+        where, what, in which terminal, how long. Nothing the client typed
+        is written as it came (the name is reduced, the rest printable)."""
+        assert self._chan is not None
+        identity = self._identity
+        peer = self._chan.get_extra_info("peername") or ("?", 0)
+        what = "play" if self._command is None else printable(self._command.split(" ", 1)[0])
+        terminal = f"{printable(self._term)} {self._window[0]}x{self._window[1]}" if self._term else "no terminal"
+        self._server.log(
+            f"{peer[0]} {identity.name} {identity.fingerprint or 'guest'} {what} ({terminal}) "
+            f"{seconds:.1f} s, status {status}"
+        )
 
     def _say(self, line: str, stderr: bool = True) -> None:
         """One line to the client (CR LF on a terminal, whose client is raw)."""
@@ -495,7 +540,9 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
     except (OSError, ValueError, StoreError, asyncssh.Error) as error:
         stderr.write(f"ansi2048 serve: error: {_why(error)}\n")
         return EXIT_ERROR
-    server = GameServer(store, AIPool(min(4, os.cpu_count() or 1)), lambda: int.from_bytes(os.urandom(4), "big"))
+    server = GameServer(
+        store, AIPool(min(4, os.cpu_count() or 1)), lambda: int.from_bytes(os.urandom(4), "big"), log=stderr
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
