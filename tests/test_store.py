@@ -444,3 +444,48 @@ def test_every_append_that_returned_survives_sigkill(store_url: str, tmp_path: P
         assert kept == list(range(len(kept)))
         assert acked[session] == list(range(len(acked[session])))
         assert len(kept) >= len(acked[session])
+
+
+def test_two_servers_on_one_database_hand_a_game_over(store_url: str, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with opened(store_url, tmp_path) as one, opened(store_url, tmp_path) as two:
+            player = await new_game(one, holder="one/1")
+            await one.append(player, BOARD, "one/1", b"wa")
+            other = await two.claim(player, BOARD, "two/1", ttl=60)
+            assert other is not None and other.holder == "one/1"
+            assert await two.claim(player, BOARD, "two/1", ttl=60, take_over=True) is None
+            assert await two.load(player, BOARD) == HEADER + b"wa"  # resumed exactly where it was
+            with pytest.raises(ClaimLost):
+                await one.append(player, BOARD, "one/1", b"s")
+            await two.append(player, BOARD, "two/1", b"d")
+            assert await one.load(player, BOARD) == HEADER + b"wad"
+            assert await one.record_best(player, BOARD, 40) == 40
+            assert await two.record_best(player, BOARD, 20) == 40
+
+    run(scenario())
+
+
+def test_racing_take_overs_leave_exactly_one_writer(store_url: str, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with opened(store_url, tmp_path) as one, opened(store_url, tmp_path) as two:
+            player = await new_game(one, holder="first")
+
+            async def take_and_write(store: Store, holder: str) -> bool:
+                await store.claim(player, BOARD, holder, ttl=60, take_over=True)
+                try:
+                    await store.append(player, BOARD, holder, holder.encode() + b";")
+                except ClaimLost:
+                    return False
+                return True
+
+            holders = [f"{server}-{n}" for n in range(10) for server in ("one", "two")]
+            stores = [one, two] * 10
+            wrote = await asyncio.gather(*(take_and_write(store, h) for store, h in zip(stores, holders)))
+            recording = await one.load(player, BOARD)
+            assert recording is not None
+            # Every append that returned is there, once; none that raised ClaimLost is.
+            written = recording[len(HEADER) :].split(b";")[:-1]
+            assert sorted(written) == sorted(h.encode() for h, ok in zip(holders, wrote) if ok)
+            assert any(wrote)
+
+    run(scenario())

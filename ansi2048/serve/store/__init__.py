@@ -29,7 +29,9 @@ def open_store(url: str, data_dir: str) -> Store:
         return SQLiteStore(os.path.join(data_dir, DEFAULT_FILE))
     scheme = url.split(":", 1)[0].lower() if ":" in url else ""
     if scheme in ("postgresql", "postgres"):
-        raise StoreError("PostgreSQL is not supported by this version yet")
+        from .postgres import PostgresStore
+
+        return PostgresStore(url)
     if scheme == "sqlite":
         path = unquote(urlsplit(url).path)
         if re.match(r"/[A-Za-z]:", path):  # sqlite:///C:/games.db: a Windows drive

@@ -26,11 +26,21 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Generic, List, Optional, Sequence, Tuple, TypeVar
+from typing import Any, Callable, Generic, List, Optional, Sequence, TypeVar
 
 from ...records import Record
 from .base import Claim, ClaimLost, Player, Prefs, StoreError, StoreUnavailable
-from .common import Migration, distinct_name, history_row, name_pattern, pending_migrations, prefs_of, prefs_row
+from .common import (
+    SQLITE,
+    Migration,
+    distinct_name,
+    history_row,
+    migrations,
+    name_pattern,
+    pending_migrations,
+    prefs_of,
+    prefs_row,
+)
 
 __all__ = ["MIGRATIONS", "SQLiteStore"]
 
@@ -39,46 +49,7 @@ T = TypeVar("T")
 BUSY_TIMEOUT = 5.0  # seconds another process's write lock is waited for
 MOST_PER_COMMIT = 1000  # operations in one transaction: bounds a commit's latency
 
-MIGRATIONS: Tuple[Migration, ...] = (
-    (
-        """CREATE TABLE players (
-            id INTEGER PRIMARY KEY,
-            fingerprint TEXT NOT NULL UNIQUE,
-            name TEXT NOT NULL UNIQUE,
-            theme TEXT, color TEXT, animation INTEGER, private INTEGER NOT NULL DEFAULT 0
-        )""",
-        # One row per player and board: the claim on its game in progress,
-        # and the recording as last rewritten (NULL: none); appended items
-        # are rows of `items`, so an append never rewrites the recording.
-        """CREATE TABLE games (
-            player INTEGER NOT NULL REFERENCES players(id),
-            board TEXT NOT NULL,
-            holder TEXT, until REAL,
-            recording BLOB,
-            PRIMARY KEY (player, board)
-        )""",
-        """CREATE TABLE items (
-            seq INTEGER PRIMARY KEY,
-            player INTEGER NOT NULL, board TEXT NOT NULL,
-            items BLOB NOT NULL
-        )""",
-        "CREATE INDEX items_of_game ON items (player, board, seq)",
-        """CREATE TABLE bests (
-            player INTEGER NOT NULL REFERENCES players(id),
-            key TEXT NOT NULL,
-            score INTEGER NOT NULL,
-            PRIMARY KEY (player, key)
-        )""",
-        """CREATE TABLE history (
-            id INTEGER PRIMARY KEY,
-            player INTEGER NOT NULL REFERENCES players(id),
-            board TEXT NOT NULL, score INTEGER NOT NULL, daily TEXT,
-            record TEXT NOT NULL
-        )""",
-        "CREATE INDEX history_of_player ON history (player, id)",
-        "CREATE INDEX history_of_day ON history (daily, board, score) WHERE daily IS NOT NULL",
-    ),
-)
+MIGRATIONS = migrations(SQLITE)
 
 
 def _unavailable(error: Exception) -> StoreUnavailable:

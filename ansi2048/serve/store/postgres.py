@@ -1,0 +1,400 @@
+"""The store on PostgreSQL, through psycopg 3 and its async connection pool:
+for several servers sharing one database.
+
+Group commit, as on SQLite: appends wait in a queue that one writer task
+empties into one transaction (one statement checks every claim, one inserts
+every item), and each append returns once that transaction has committed.
+The other operations are rare next to appends: each runs in a transaction
+of its own on a pooled connection.
+
+Several servers: a claim is a row; taking it over updates that row, while a
+batch of appends holds it ``FOR SHARE`` from its check to its commit, so a
+take-over waits for the batch (whose appends are then in) or the batch sees
+the new holder (and raises :class:`ClaimLost`): never two writers of a game.
+Names are taken by ``INSERT ... ON CONFLICT DO NOTHING``, tried again with
+the next suffix when another server took the name first. The schema is
+upgraded under an advisory lock, so two servers starting at once do not
+both upgrade it. Times are the database's clock, which every server shares.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
+
+from ...records import Record
+from .base import Claim, ClaimLost, Player, Prefs, StoreError, StoreUnavailable
+from .common import (
+    POSTGRES,
+    Migration,
+    distinct_name,
+    history_row,
+    migrations,
+    name_pattern,
+    pending_migrations,
+    prefs_of,
+    prefs_row,
+)
+
+if TYPE_CHECKING:
+    from psycopg import AsyncConnection
+    from psycopg_pool import AsyncConnectionPool
+
+__all__ = ["MIGRATIONS", "PostgresStore"]
+
+T = TypeVar("T")
+
+MOST_PER_COMMIT = 1000  # appends in one transaction: bounds a commit's latency
+CONNECT_TIMEOUT = 5.0  # seconds a connection is waited for, then StoreUnavailable
+SCHEMA_LOCK = 20482048  # the advisory lock held while the schema is checked and upgraded
+NAME_ATTEMPTS = 100  # names tried before giving up, each taken by another server meanwhile
+
+MIGRATIONS = migrations(POSTGRES)
+
+NOW = "extract(epoch FROM clock_timestamp())"
+
+
+@dataclass
+class _Append:
+    player: int
+    board: str
+    holder: str
+    items: bytes
+    future: asyncio.Future[None]
+
+
+def _settle(future: asyncio.Future[None], error: Optional[BaseException]) -> None:
+    if future.done():  # its caller was cancelled
+        return
+    if error is None:
+        future.set_result(None)
+    else:
+        future.set_exception(error)
+
+
+class PostgresStore:
+    """:class:`~.base.Store` on the PostgreSQL database at ``url``
+    (``postgresql://USER@HOST/DB``, any libpq connection URI).
+
+    ``migrations``: the schema's steps (tests add one to check upgrades);
+    ``pool_size``: most connections this server opens; ``commits``: how
+    many batches of appends the writer has committed."""
+
+    def __init__(
+        self,
+        url: str,
+        migrations: Sequence[Migration] = MIGRATIONS,
+        pool_size: int = 8,
+        timeout: float = CONNECT_TIMEOUT,
+    ) -> None:
+        self.url = url
+        self.migrations = tuple(migrations)
+        self.pool_size = pool_size
+        self.timeout = timeout
+        self.commits = 0
+        self._pool: Optional[AsyncConnectionPool[AsyncConnection[Tuple[Any, ...]]]] = None
+        self._pending: List[_Append] = []
+        self._wake = asyncio.Event()
+        self._closing = False
+        self._writer: Optional[asyncio.Task[None]] = None
+
+    # -- connections ------------------------------------------------------------
+
+    async def _transaction(self, work: Callable[[AsyncConnection[Tuple[Any, ...]]], Awaitable[T]]) -> T:
+        """``work`` in one transaction on a pooled connection; a database that
+        cannot be reached or went away is :class:`StoreUnavailable`."""
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        if self._pool is None:
+            raise StoreError("the store is not open")
+        try:
+            async with self._pool.connection() as connection, connection.transaction():
+                return await work(connection)
+        except (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout) as error:
+            reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            raise StoreUnavailable(f"the database cannot be reached now: {reason}") from error
+
+    async def open(self) -> None:
+        if self._pool is not None:
+            return
+        from psycopg_pool import AsyncConnectionPool, PoolTimeout
+
+        pool: AsyncConnectionPool[AsyncConnection[Tuple[Any, ...]]] = AsyncConnectionPool(
+            self.url,
+            min_size=1,
+            max_size=self.pool_size,
+            open=False,
+            timeout=self.timeout,
+            kwargs={"autocommit": True},
+            # A connection the database dropped (restarted) is found out before use.
+            check=AsyncConnectionPool.check_connection,
+        )
+        try:
+            await pool.open(wait=True, timeout=self.timeout)
+        except PoolTimeout as error:
+            await pool.close()
+            raise StoreUnavailable(f"cannot connect to the database at {self._where()}") from error
+        self._pool = pool
+        try:
+            await self._transaction(self._migrate)
+        except BaseException:
+            self._pool = None
+            await pool.close()
+            raise
+        self._closing = False
+        self._wake = asyncio.Event()  # of this event loop: a store may be opened again under another
+        self._writer = asyncio.create_task(self._write_appends(), name="ansi2048-store")
+
+    def _where(self) -> str:
+        """The URL without its password, for messages."""
+        from psycopg.conninfo import conninfo_to_dict
+
+        try:
+            parts = conninfo_to_dict(self.url)
+        except Exception:
+            return "(an unreadable URL)"
+        return f"{parts.get('user', '')}@{parts.get('host', '')}/{parts.get('dbname', '')}"
+
+    async def _migrate(self, connection: AsyncConnection[Tuple[Any, ...]]) -> None:
+        await connection.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+        await connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        row = await (await connection.execute("SELECT version FROM schema_version")).fetchone()
+        found = 0 if row is None else int(row[0])
+        for step in pending_migrations(found, self.migrations):
+            for statement in step:
+                await connection.execute(statement.encode())
+        await connection.execute("DELETE FROM schema_version")
+        await connection.execute("INSERT INTO schema_version VALUES (%s)", (max(found, len(self.migrations)),))
+
+    async def close(self) -> None:
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            self._closing = True
+            self._wake.set()
+            await writer
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            await pool.close()
+
+    # -- group commit -----------------------------------------------------------
+
+    async def append(self, player: int, board: str, holder: str, items: bytes) -> None:
+        if self._writer is None:
+            raise StoreError("the store is not open")
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._pending.append(_Append(player, board, holder, items, future))
+        self._wake.set()
+        await future
+
+    async def _write_appends(self) -> None:
+        """The writer: every append queued while it committed the last batch
+        goes into the next one."""
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            batch, self._pending = self._pending[:MOST_PER_COMMIT], self._pending[MOST_PER_COMMIT:]
+            if self._pending:
+                self._wake.set()
+            if batch:
+                errors: List[Optional[BaseException]]
+                try:
+                    errors = await self._transaction(partial(self._commit, batch=batch))
+                except Exception as failure:  # StoreUnavailable, or a bug its callers must see
+                    errors = [failure] * len(batch)
+                else:
+                    self.commits += 1
+                for append, error in zip(batch, errors):
+                    _settle(append.future, error)
+            elif self._closing:
+                return
+
+    async def _commit(
+        self, connection: AsyncConnection[Tuple[Any, ...]], batch: List[_Append]
+    ) -> List[Optional[BaseException]]:
+        games = sorted({(append.player, append.board) for append in batch})
+        cursor = await connection.execute(
+            "SELECT player, board, holder FROM games"
+            " WHERE (player, board) IN (SELECT * FROM unnest(%s::bigint[], %s::text[])) FOR SHARE",
+            ([player for player, _ in games], [board for _, board in games]),
+        )
+        holders: Dict[Tuple[int, str], Optional[str]] = {(row[0], row[1]): row[2] for row in await cursor.fetchall()}
+        kept = [append for append in batch if holders.get((append.player, append.board)) == append.holder]
+        if kept:
+            await connection.execute(
+                "INSERT INTO items (player, board, items)"
+                " SELECT r.player, r.board, r.items"
+                " FROM unnest(%s::bigint[], %s::text[], %s::bytea[]) WITH ORDINALITY AS r(player, board, items, n)"
+                " ORDER BY r.n",
+                (
+                    [append.player for append in kept],
+                    [append.board for append in kept],
+                    [append.items for append in kept],
+                ),
+            )
+        return [
+            None
+            if holders.get((a.player, a.board)) == a.holder
+            else ClaimLost("this game was taken over by another session")
+            for a in batch
+        ]
+
+    # -- the rest of the Store --------------------------------------------------
+
+    async def player(self, fingerprint: str, name: str) -> Player:
+        pattern = name_pattern(name)
+
+        async def find_or_create(connection: AsyncConnection[Tuple[Any, ...]]) -> Player:
+            for _ in range(NAME_ATTEMPTS):
+                cursor = await connection.execute(
+                    "SELECT id, name, theme, color, animation, private FROM players WHERE fingerprint = %s",
+                    (fingerprint,),
+                )
+                row = await cursor.fetchone()
+                if row is not None:
+                    return Player(int(row[0]), fingerprint, row[1], prefs_of(row[2:]))
+                cursor = await connection.execute(
+                    "SELECT name FROM players WHERE left(name, %s) = %s", (len(name), name)
+                )
+                taken = [other for (other,) in await cursor.fetchall() if pattern.fullmatch(other)]
+                chosen = distinct_name(name, taken)
+                cursor = await connection.execute(
+                    "INSERT INTO players (fingerprint, name) VALUES (%s, %s) ON CONFLICT DO NOTHING RETURNING id",
+                    (fingerprint, chosen),
+                )
+                created = await cursor.fetchone()
+                if created is not None:
+                    return Player(int(created[0]), fingerprint, chosen)
+                # Another server took the name, or made this player, since we looked: look again.
+            raise StoreUnavailable(f"no free name like {name!r} after {NAME_ATTEMPTS} tries")
+
+        return await self._transaction(find_or_create)
+
+    async def set_prefs(self, player: int, prefs: Prefs) -> None:
+        async def update(connection: AsyncConnection[Tuple[Any, ...]]) -> None:
+            await connection.execute(
+                "UPDATE players SET theme = %s, color = %s, animation = %s, private = %s WHERE id = %s",
+                (*prefs_row(prefs), player),
+            )
+
+        await self._transaction(update)
+
+    async def claim(self, player: int, board: str, holder: str, ttl: float, take_over: bool = False) -> Optional[Claim]:
+        async def take(connection: AsyncConnection[Tuple[Any, ...]]) -> Optional[Claim]:
+            cursor = await connection.execute(
+                f"INSERT INTO games (player, board, holder, until) VALUES (%s, %s, %s, {NOW} + %s)"
+                " ON CONFLICT (player, board) DO UPDATE SET holder = excluded.holder, until = excluded.until"
+                f" WHERE games.holder IS NULL OR games.holder = excluded.holder OR games.until <= {NOW} OR %s"
+                " RETURNING holder",
+                (player, board, holder, ttl, take_over),
+            )
+            if await cursor.fetchone() is not None:
+                return None
+            # Not taken: the row is locked by the upsert, its holder as it is now.
+            cursor = await connection.execute(
+                "SELECT holder, until FROM games WHERE player = %s AND board = %s", (player, board)
+            )
+            row = await cursor.fetchone()
+            assert row is not None
+            return Claim(row[0], float(row[1]))
+
+        return await self._transaction(take)
+
+    async def release(self, player: int, board: str, holder: str) -> None:
+        async def let_go(connection: AsyncConnection[Tuple[Any, ...]]) -> None:
+            await connection.execute(
+                "UPDATE games SET holder = NULL, until = NULL WHERE player = %s AND board = %s AND holder = %s",
+                (player, board, holder),
+            )
+
+        await self._transaction(let_go)
+
+    async def load(self, player: int, board: str) -> Optional[bytes]:
+        async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> Optional[bytes]:
+            # One statement, one snapshot: never an old recording with new items.
+            cursor = await connection.execute(
+                "SELECT (SELECT recording FROM games WHERE player = %s AND board = %s),"
+                " (SELECT string_agg(items, ''::bytea ORDER BY seq) FROM items WHERE player = %s AND board = %s)",
+                (player, board, player, board),
+            )
+            row = await cursor.fetchone()
+            assert row is not None
+            recording, items = row
+            if recording is None and items is None:
+                return None
+            return bytes(recording or b"") + bytes(items or b"")
+
+        return await self._transaction(read)
+
+    @staticmethod
+    async def _check_holder(connection: AsyncConnection[Tuple[Any, ...]], player: int, board: str, holder: str) -> None:
+        cursor = await connection.execute(
+            "SELECT holder FROM games WHERE player = %s AND board = %s FOR UPDATE", (player, board)
+        )
+        row = await cursor.fetchone()
+        if row is None or row[0] != holder:
+            raise ClaimLost("this game was taken over by another session")
+
+    async def rewrite(self, player: int, board: str, holder: str, recording: bytes) -> None:
+        async def replace(connection: AsyncConnection[Tuple[Any, ...]]) -> None:
+            await self._check_holder(connection, player, board, holder)
+            await connection.execute("DELETE FROM items WHERE player = %s AND board = %s", (player, board))
+            await connection.execute(
+                "UPDATE games SET recording = %s WHERE player = %s AND board = %s", (recording, player, board)
+            )
+
+        await self._transaction(replace)
+
+    async def discard(self, player: int, board: str, holder: str) -> None:
+        async def forget(connection: AsyncConnection[Tuple[Any, ...]]) -> None:
+            await self._check_holder(connection, player, board, holder)
+            await connection.execute("DELETE FROM items WHERE player = %s AND board = %s", (player, board))
+            await connection.execute(
+                "UPDATE games SET recording = NULL WHERE player = %s AND board = %s", (player, board)
+            )
+
+        await self._transaction(forget)
+
+    async def best(self, player: int, key: str) -> int:
+        async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> int:
+            cursor = await connection.execute("SELECT score FROM bests WHERE player = %s AND key = %s", (player, key))
+            row = await cursor.fetchone()
+            return 0 if row is None else int(row[0])
+
+        return await self._transaction(read)
+
+    async def record_best(self, player: int, key: str, score: int) -> int:
+        async def keep_max(connection: AsyncConnection[Tuple[Any, ...]]) -> int:
+            cursor = await connection.execute(
+                "INSERT INTO bests (player, key, score) VALUES (%s, %s, %s)"
+                " ON CONFLICT (player, key) DO UPDATE SET score = GREATEST(bests.score, excluded.score)"
+                " RETURNING score",
+                (player, key, score),
+            )
+            row = await cursor.fetchone()
+            assert row is not None
+            return int(row[0])
+
+        return await self._transaction(keep_max)
+
+    async def keep(self, player: int, record: Record) -> None:
+        row = history_row(record)
+
+        async def add(connection: AsyncConnection[Tuple[Any, ...]]) -> None:
+            await connection.execute(
+                "INSERT INTO history (player, board, score, daily, record) VALUES (%s, %s, %s, %s, %s)",
+                (player, row.board, row.score, row.daily, row.line),
+            )
+
+        await self._transaction(add)
+
+    async def history(self, player: int, limit: Optional[int] = None) -> List[Record]:
+        async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> List[str]:
+            cursor = await connection.execute(
+                "SELECT record FROM history WHERE player = %s ORDER BY id DESC LIMIT %s", (player, limit)
+            )
+            return [line for (line,) in reversed(await cursor.fetchall())]
+
+        return [Record.from_json(line) for line in await self._transaction(read)]
