@@ -75,10 +75,13 @@ def _is_restart(item: Item) -> bool:
 
 
 class SaveFile:
-    """The saved game for one board configuration."""
+    """The saved game for one board configuration: the file at ``path``, or
+    a ``recording`` held in memory (a served game's, from its database),
+    read and replayed by the same code."""
 
-    def __init__(self, path: str, rows: int, cols: int, goal: int) -> None:
+    def __init__(self, path: str, rows: int, cols: int, goal: int, recording: Optional[bytes] = None) -> None:
         self.path = path
+        self.recording = recording
         self.rows = rows
         self.cols = cols
         self.goal = goal
@@ -107,7 +110,11 @@ class SaveFile:
     def _open_body(self) -> Tuple[IO[bytes], Header, bytes]:
         """The save open for reading, its checked header, and the body bytes
         read past the header line; FileNotFoundError if there is no save."""
-        stream = os.fdopen(open_regular(self.path, os.O_RDONLY), "rb")
+        stream: IO[bytes]
+        if self.recording is not None:
+            stream = io.BytesIO(self.recording)
+        else:
+            stream = os.fdopen(open_regular(self.path, os.O_RDONLY), "rb")
         try:
             header, first = self._header(stream)
         except BaseException:
@@ -124,15 +131,10 @@ class SaveFile:
         except FileNotFoundError:
             return None
         with stream:
-            return self._replay(stream, header, first, os.fstat(stream.fileno()).st_size, progress)
+            return self._replay(stream, header, first, self._size(stream), progress)
 
-    def replay(self, recording: bytes) -> _Loaded:
-        """The game of a recording held in memory (a served game's, from its
-        database), checked and replayed as :meth:`load` replays the file.
-        Raises ValueError (with the reason) if it is not this board's."""
-        stream = io.BytesIO(recording)
-        header, first = self._header(stream)
-        return self._replay(stream, header, first, len(recording), None)
+    def _size(self, stream: IO[bytes]) -> int:
+        return len(self.recording) if self.recording is not None else os.fstat(stream.fileno()).st_size
 
     def _replay(
         self, stream: IO[bytes], header: Header, first: bytes, total: int, progress: Optional[Progress]
@@ -164,8 +166,7 @@ class SaveFile:
         stream, _header, first = self._open_body()
         with stream:
             decoder = BodyDecoder(saved=True)
-            total = os.fstat(stream.fileno()).st_size
-            for items in _chain_finish(_chunks(stream, first, total, decoder, None), decoder):
+            for items in _chain_finish(_chunks(stream, first, self._size(stream), decoder, None), decoder):
                 if skip >= len(items):
                     skip -= len(items)
                     continue
@@ -180,6 +181,17 @@ class SaveFile:
         past that restart, in this run too, so the screen and the save always
         agree. Raises OSError if the shorter save cannot be written (the
         save is then as it was)."""
+        shorter = self.compacted(loaded)
+        if shorter is None:
+            return None
+        compacted, chunks = shorter
+        atomic_write(self.path, chunks)
+        return compacted
+
+    def compacted(self, loaded: _Loaded) -> Optional[Tuple[_Loaded, Iterator[bytes]]]:
+        """What :meth:`compact` writes, without writing it: the game as the
+        shorter save replays it, and that save's bytes (read lazily from
+        this one); None if nothing can be dropped."""
         seed = loaded.seed_after_restart
         after = Session(Game(self.rows, self.cols, self.goal, seed))
         for items in self.items(loaded.restarts_end):
@@ -188,13 +200,12 @@ class SaveFile:
         if _state(after.game) != _state(loaded.game):
             return None
 
-        def compacted() -> Iterator[bytes]:
+        def chunks() -> Iterator[bytes]:
             yield _header(after.game, seed)
             for items in self.items(loaded.restarts_end):
                 yield "".join(encode_item(item) for item in items).encode("ascii")
 
-        atomic_write(self.path, compacted())
-        return _Loaded(after.game, seed, loaded.best_seen, 0, seed, False, after.runs())
+        return _Loaded(after.game, seed, loaded.best_seen, 0, seed, False, after.runs()), chunks()
 
     def quarantine(self) -> str:
         """Move a bad save aside (never delete it); returns the new name."""

@@ -643,3 +643,39 @@ def test_moves_are_shown_moving_over_ssh(served: ServerThread) -> None:
             await terminal.closed.wait()
 
     run(scenario())
+
+
+def test_a_resumed_game_drops_the_games_before_its_last_restart(served: ServerThread) -> None:
+    key = client_key()
+
+    async def recording() -> bytes:
+        player = await player_of(served, key)
+        return bytes(await on_server(served, served.store.load(player.id, BOARD)))  # type: ignore[attr-defined]
+
+    async def scenario() -> None:
+        async with await connect(served.port, key) as conn:
+            chan, terminal = await open_terminal(conn, "play --no-animation")
+            await terminal.shows("Score")
+            chan.write(b"adr")  # a move or two, then a new game (r), then moves in it
+            await asyncio.sleep(0.2)
+            chan.write(b"wsws")
+            await asyncio.sleep(0.3)
+            chan.write(b"q")
+            await terminal.closed.wait()
+            before = terminal.text()
+        kept = await recording()
+        assert b"r" in split_header(kept)[1]
+        async with await connect(served.port, key) as conn:
+            chan, terminal = await open_terminal(conn)
+            await terminal.shows("resumed your game")
+            after = terminal.text()
+            chan.write(b"q")
+            await terminal.closed.wait()
+        header, keys = split_header(await recording())
+        # The new game's seed in the header, its keys alone after it.
+        assert header is not None and header.seed != 7 and b"r" not in keys and set(keys) <= set(b"ws")
+        assert kept.endswith(keys)
+        board = lambda text: text.split("Score", 1)[1].split("Join the tiles")[0].split("\n", 1)[1]  # noqa: E731
+        assert board(after) == board(before)
+
+    run(scenario())

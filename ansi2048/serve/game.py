@@ -217,16 +217,24 @@ async def open_game(
     game: Optional[Game] = None
     runs = None
     if recording is not None:
+        save = SaveFile("", rows, cols, goal, recording)
         try:
-            loaded = SaveFile("", rows, cols, goal).replay(recording)
+            loaded = save.load()
         except ValueError as error:
             # Not this version's, or damaged: it stays in the store until a
             # new game replaces it, which is said.
             greeting = f"your saved game is unusable ({error}): a new game"
         else:
+            assert loaded is not None
             # The best it reached may be in no other place (the server was killed).
             await keeping.record_best(key, loaded.best_seen)
             if not loaded.game.over:
+                shorter = save.compacted(loaded) if loaded.restarts_end else None
+                if shorter is not None:
+                    # The games before the last restart go, as locally: the
+                    # recording does not grow with every game played.
+                    loaded = shorter[0]
+                    await keeping.rewrite(b"".join(shorter[1]))
                 game, runs = loaded.game, loaded.runs
     best = await keeping.best(key)
     if game is None:
