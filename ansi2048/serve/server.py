@@ -79,6 +79,8 @@ TAKE_OVER_PROMPT = (
     "Your game on this board is open in another session.\r\n"
     "y: play it here (the other session ends); any other key: leave.\r\n"
 )
+# Seconds the take-over question waits for its answer.
+ANSWER_SECONDS = 120
 # What the game says it takes to play it again (its farewell).
 AGAIN = "connecting again"
 
@@ -484,8 +486,13 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         """Ask whether to take the game over from the session that has it."""
         assert self._link is not None
         self._link.write(TAKE_OVER_PROMPT.encode())
-        answer = await self._incoming.get()
-        return isinstance(answer, Typed) and answer.data[:1] in (b"y", b"Y")
+        while True:
+            try:
+                answer = await asyncio.wait_for(self._incoming.get(), ANSWER_SECONDS)
+            except asyncio.TimeoutError:
+                return False
+            if not isinstance(answer, Resized):  # a key (or the end): the answer
+                return isinstance(answer, Typed) and answer.data[:1] in (b"y", b"Y")
 
     async def _run_game(
         self, keeping: Keeping, request: PlayRequest, prefs: Prefs, guest: bool, board: Tuple[int, int, int]
