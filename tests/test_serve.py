@@ -416,6 +416,17 @@ def test_local_port_forwarding_is_refused(served: ServerThread) -> None:
     run(scenario())
 
 
+def test_unix_socket_forwarding_is_refused_both_ways(served: ServerThread) -> None:
+    async def scenario() -> None:
+        async with await connect(served.port, client_key()) as conn:
+            with pytest.raises(asyncssh.ChannelOpenError):
+                await conn.create_unix_connection(asyncssh.SSHUNIXSession, "/run/anything.sock")
+            with pytest.raises(asyncssh.ChannelListenError):
+                await conn.forward_remote_path("/tmp/ansi2048-test.sock", "/run/anything.sock")
+
+    run(scenario())
+
+
 def test_remote_port_forwarding_is_refused(served: ServerThread) -> None:
     async def scenario() -> None:
         async with await connect(served.port, client_key()) as conn:

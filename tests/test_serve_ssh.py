@@ -254,24 +254,30 @@ def resumes(port: int, key: Path, board: List[str], count: int) -> None:
 
 
 def test_a_sigkilled_server_loses_nothing_a_player_was_shown(tmp_path: Path, store_url: str) -> None:
-    key = make_key(tmp_path / "key")
+    keys = [make_key(tmp_path / "one"), make_key(tmp_path / "two")]
     data = tmp_path / "server"
     server = ServeProcess(data, store_url)
     try:
-        player = SshPlayer(server.port, key, "play", "--no-animation")
-        player.shows("Score")
-        player.type(b"adwsadwsadws")
-        player.settle()
-        board, shown = player.board(), moves(player.text())
-        assert shown > 0
+        players = [SshPlayer(server.port, key, "play", "--no-animation", user=f"p{i}") for i, key in enumerate(keys)]
+        for player in players:
+            player.shows("Score")
+        for _ in range(3):  # both at once
+            for player in players:
+                player.type(b"adws")
+        for player in players:
+            player.settle()
+        shown = [(player.board(), moves(player.text())) for player in players]
+        assert all(count > 0 for _, count in shown)
         assert server.kill(signal.SIGKILL) == -signal.SIGKILL
-        player.ended()
+        for player in players:
+            player.ended()
     finally:
         server.kill()
     again = ServeProcess(data, store_url)
     try:
         assert again.fingerprint == server.fingerprint  # the host key is kept
-        resumes(again.port, key, board, shown)
+        for key, (board, count) in zip(keys, shown):
+            resumes(again.port, key, board, count)
     finally:
         again.kill()
 
