@@ -690,3 +690,30 @@ def test_a_resumed_game_drops_the_games_before_its_last_restart(served: ServerTh
         assert board(after) == board(before)
 
     run(scenario())
+
+
+def test_a_move_the_store_cannot_keep_is_never_shown(tmp_path: Path) -> None:
+    from ansi2048.serve.game import SAID_UNSAVED
+    from ansi2048.serve.store.base import StoreUnavailable
+
+    class Unavailable(MemoryStore):
+        async def append(self, player: int, board: str, holder: str, items: bytes) -> None:
+            raise StoreUnavailable("the disk is full")
+
+    with ServerThread(tmp_path, Unavailable(), seeds=[7]) as served:
+
+        async def scenario() -> Tuple[bytes, bytes]:
+            async with await connect(served.port, client_key()) as conn:
+                chan, terminal = await open_terminal(conn, "play --no-animation")
+                await terminal.shows("Score")
+                first = bytes(terminal.output)
+                chan.write(b"a")  # seed 7: a move that changes the board
+                await terminal.closed.wait()
+                return first, bytes(terminal.output)
+
+        first, everything = run(scenario())
+    assert Game(4, 4, 2048, 7).move(Action.LEFT.direction)  # type: ignore[arg-type]  # the key moved
+    assert SAID_UNSAVED.encode() in everything
+    after = everything[len(first) :]
+    # Nothing of the move's frame: no new score or move count, no board.
+    assert b"Moves" not in after and b"Score" not in after

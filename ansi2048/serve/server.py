@@ -382,7 +382,11 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         except StoreError as error:
             self._say(f"ansi2048: error: {error}")
             self._server.log(f"store error: {error}")
-            status = 1
+            status = EXIT_ERROR
+        except Exception as error:  # a bug must end this session only, said in one line each side
+            self._say("ansi2048: error: the server failed; your game is kept up to what you saw")
+            self._server.log(f"session failed: {type(error).__name__}: {error}")
+            status = EXIT_ERROR
         finally:
             self._server.sessions.discard(self)
             self._log_session(status, self._server.clock() - started)
