@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, List
+
 import pytest
 
 from ansi2048.render.style import ColorDepth
@@ -163,3 +165,46 @@ def test_serve_bad_options_are_one_line_and_status_2() -> None:
             timeout=60,
         )
         assert done.returncode == 2 and done.stderr.count("\n") == 1 and "ansi2048 serve: error:" in done.stderr
+
+
+# -- what the loop does for a server (pure) ---------------------------------------------
+
+
+def _play(guest: bool = False) -> Any:
+    from ansi2048.engine import Game
+    from ansi2048.loop import Play, Settings
+    from ansi2048.session import Session
+
+    return Play(Session(Game(4, 4, 2048, 7)), Settings(animate=False, can_wait=True, guest=guest), (80, 24))
+
+
+def _drawn(effects: List[Any]) -> Any:
+    from ansi2048.loop import Draw
+
+    return [effect for effect in effects if isinstance(effect, Draw)][-1].view
+
+
+def test_a_guests_farewell_says_the_game_is_not_kept() -> None:
+    from ansi2048.keys import Action
+    from ansi2048.loop import Keys, step
+
+    for guest, said in ((True, "a guest's game is not kept"), (False, "game kept for next time")):
+        play, effects = step(_play(guest), Keys((Action.LEFT, Action.QUIT), 1.0))
+        assert play.over and said in _drawn(effects).ending
+
+
+def test_a_busy_ai_answers_no_hint_and_stops_autoplay_saying_so() -> None:
+    from ansi2048.keys import Action
+    from ansi2048.loop import AI_BUSY_NOTE, AIMoved, AskAI, Keys, Purpose, Tick, next_due, step
+
+    play, effects = step(_play(), Keys((Action.HINT,), 1.0))
+    assert any(isinstance(effect, AskAI) for effect in effects) and play.thinking is not None
+    play, effects = step(play, AIMoved(Purpose.HINT, None, 1.1, busy=True))
+    view = _drawn(effects)
+    assert view.note == AI_BUSY_NOTE and view.hint is None and not view.stuck and play.thinking is None
+
+    play, _ = step(play, Keys((Action.AUTOPLAY,), 2.0))
+    play, effects = step(play, Tick(2.0))
+    assert any(isinstance(effect, AskAI) and effect.purpose is Purpose.AUTOPLAY for effect in effects)
+    play, effects = step(play, AIMoved(Purpose.AUTOPLAY, None, 2.1, busy=True))
+    assert play.pilot is None and next_due(play) is None and _drawn(effects).note == AI_BUSY_NOTE
