@@ -717,3 +717,31 @@ def test_a_move_the_store_cannot_keep_is_never_shown(tmp_path: Path) -> None:
     after = everything[len(first) :]
     # Nothing of the move's frame: no new score or move count, no board.
     assert b"Moves" not in after and b"Score" not in after
+
+
+def test_new_starts_a_new_game_that_u_undoes_and_each_board_has_its_own(served: ServerThread) -> None:
+    key = client_key()
+
+    async def session(command: Optional[str], typed: bytes, wanted: str) -> str:
+        async with await connect(served.port, key) as conn:
+            chan, terminal = await open_terminal(conn, command)
+            await terminal.shows(wanted)
+            text = terminal.text()
+            chan.write(typed)
+            await terminal.closed.wait()
+            return text
+
+    async def scenario() -> None:
+        first = await session("play --no-animation", b"adwsq", "Score")
+        seed = re.search(r"Seed (\d+)", first)
+        assert seed is not None and seed.group(1) == "7"
+        fresh = await session("play --new --no-animation", b"uq", "Score")
+        assert not re.search(r"Seed 7\b", fresh) and "Moves 0" in fresh  # a new game; u brings the old one back
+        resumed = await session(None, b"q", "resumed your game")
+        assert "Seed 7" in resumed  # the one u brought back is kept
+        small = await session("play --size 3 --no-animation", b"q", "Score")
+        assert not re.search(r"Seed 7\b", small) and "Moves 0" in small  # the 3x3 board's own game
+        again = await session(None, b"q", "resumed your game")
+        assert "Seed 7" in again  # the 4x4 game untouched
+
+    run(scenario())
