@@ -28,7 +28,7 @@ from .. import __version__
 from ..engine import Game
 from ..history import utc_timestamp
 from ..interactive import _resumed_note
-from ..keys import KeyDecoder
+from ..keys import Action, KeyDecoder
 from ..loop import (
     AIMoved,
     AIReady,
@@ -247,8 +247,6 @@ async def open_game(
     ended = session.restart(None).ended
     if ended is not None:
         await keeping.keep(Record.of(ended, utc_timestamp(now)))
-    from ..keys import Action
-
     await keeping.append(saved_bytes(Action.RESTART))
     return session, ""
 

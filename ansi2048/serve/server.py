@@ -30,6 +30,7 @@ from typing import IO, TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, S
 
 import asyncssh
 
+from ..context import Options
 from ..engine import default_goal
 from ..limits import DEFAULT_SIZE
 from ..loop import Play, Resized, Settings
@@ -50,7 +51,18 @@ from .commands import (
     parse_command,
     printable,
 )
-from .game import CLAIM_SECONDS, SAID_STOPPING, Ended, GuestKeeping, Incoming, Keeping, PlayerGame, StoreKeeping, Typed
+from .game import (
+    CLAIM_SECONDS,
+    SAID_STOPPING,
+    Ended,
+    GuestKeeping,
+    Incoming,
+    Keeping,
+    PlayerGame,
+    StoreKeeping,
+    Typed,
+    open_game,
+)
 from .names import display_name
 from .pool import AIPool
 from .store import open_store
@@ -313,7 +325,6 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self._window = DEFAULT_WINDOW
         self._incoming: asyncio.Queue[Incoming] = asyncio.Queue()
         self._task: Optional[asyncio.Task[None]] = None
-        self._game: Optional[PlayerGame] = None
 
     # -- asyncssh's callbacks ---------------------------------------------------
 
@@ -501,15 +512,11 @@ class _Session(asyncssh.SSHServerSession[bytes]):
     async def _run_game(
         self, keeping: Keeping, request: PlayRequest, prefs: Prefs, guest: bool, board: Tuple[int, int, int]
     ) -> None:
-        from .game import open_game
-
         assert self._chan is not None and self._link is not None
         server = self._server
         rows, cols, goal = board
         session, greeting = await open_game(keeping, rows, cols, goal, request.new, server.random_seed, server.now())
         env = self._client_env()
-        from ..context import Options
-
         animate = wants_motion(Options(animation=prefs.animation is not False), env)
         settings = Settings(animate=animate, can_wait=True, command=AGAIN, guest=guest)
         play = Play(session, settings, self._window, note=GUEST_NOTE if guest else greeting)
@@ -526,7 +533,6 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         game = PlayerGame(
             play, screen, frames, self._link, keeping, server.pool, self._incoming, server.clock, server.now
         )
-        self._game = game
         await game.run()
 
     def _client_env(self) -> Dict[str, str]:
