@@ -5,7 +5,9 @@ command draws for the same window, colour depth and keys.
 
 The task waits for what comes in (the keys of one read, a new window size,
 the end), or for the loop's next timer (:func:`~ansi2048.loop.next_due`),
-steps the loop and performs its effects in order. Keys are decoded
+steps the loop, and has the shared :mod:`~ansi2048.performer` do its effects
+in order (the AI's question it answers itself, from the server's pool of
+processes). Keys are decoded
 incrementally (:class:`~ansi2048.keys.KeyDecoder`): an escape sequence split
 across SSH packets decodes as from a terminal, and a lone ESC is given
 :data:`ESC_TIMEOUT` to become an arrow.
