@@ -10,7 +10,7 @@ import re
 import sys
 from contextlib import suppress
 from pathlib import Path
-from typing import Any, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
@@ -745,3 +745,27 @@ def test_new_starts_a_new_game_that_u_undoes_and_each_board_has_its_own(served: 
         assert "Seed 7" in again  # the 4x4 game untouched
 
     run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("term", "env", "wanted", "unwanted"),
+    [
+        ("xterm", {}, rb"\x1b\[[0-9;]*(3[0-7]|9[0-7]|4[0-7]|10[0-7])m", rb"[34]8;[25];"),  # 16 colours
+        ("xterm-256color", {}, rb"[34]8;5;", rb"[34]8;2;"),  # 256 colours
+        ("xterm-256color", {"COLORTERM": "truecolor"}, rb"[34]8;2;", rb"[34]8;5;"),  # 24-bit
+        ("xterm-256color", {"NO_COLOR": "1"}, rb"Score", rb"[34]8;[25];|\x1b\[[0-9;]*3[0-7]m"),  # none
+    ],
+)
+def test_the_colour_depth_comes_from_the_clients_term_and_colorterm(
+    served: ServerThread, term: str, env: Dict[str, str], wanted: bytes, unwanted: bytes
+) -> None:
+    async def scenario() -> bytes:
+        async with await connect(served.port, client_key()) as conn:
+            chan, terminal = await open_terminal(conn, term_type=term, env=env)
+            await terminal.shows("Score")
+            chan.write(b"q")
+            await terminal.closed.wait()
+            return bytes(terminal.output)
+
+    output = run(scenario())
+    assert re.search(wanted, output) and not re.search(unwanted, output)
