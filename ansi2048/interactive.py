@@ -23,7 +23,6 @@ from .loop import (
     AIMoved,
     AIReady,
     AskAI,
-    Effect,
     Event,
     Keys,
     Play,
@@ -37,7 +36,7 @@ from .loop import (
     step,
 )
 from .options import EXIT_OK
-from .performer import BestWriter, Performer
+from .performer import BestWriter, BlockingDriver, Performer
 from .recording import Item, Reseed
 from .records import Record, daily_date, daily_seed
 from .render.repaint import ERASE_LINE
@@ -300,16 +299,15 @@ def _loop(
     return EXIT_OK
 
 
-class Driver:
+class Driver(BlockingDriver):
     """The blocking terminal driver (see :mod:`.performer` for the
     contract): waits for the next event (a key, or the timer
     :func:`.loop.next_due` sets), steps the state machine, answers the AI's
     effect by asking it, and has ``performer`` do the rest, in order."""
 
     def __init__(self, play: Play, ctx: Context, console: Console, performer: Performer) -> None:
-        self.play = play
+        super().__init__(play, performer)
         self.console = console
-        self.performer = performer
         self._ctx = ctx
         self._ai_warning: List[str] = []
         self.said_in_full: List[str] = []  # warnings to repeat in full below the board at the end
@@ -319,7 +317,7 @@ class Driver:
 
     def start(self) -> None:
         self.play, effects = start(self.play, self._ctx.clock(), self._ctx.options.autoplay)
-        self._do(effects)
+        self.do(effects)
         # Once the first frame is out (it must not wait for this), the AI
         # loads in the background: the first hint is then as quick as later ones.
         self._advisor.warm_up(self.play.session.game.board)
@@ -353,20 +351,9 @@ class Driver:
     def feed(self, event: Event) -> None:
         if not self.play.ai_loaded and self._advisor.ready:
             self.play, _ = step(self.play, AIReady())
-        self.play, effects = step(self.play, event)
-        self._do(effects)
+        super().feed(event)
 
-    def _do(self, effects: List[Effect]) -> None:
-        answers: List[Event] = []
-        for effect in effects:
-            if isinstance(effect, AskAI):
-                answers.append(self._ask(effect))
-            else:
-                answers += self.performer.perform(effect)
-        for answer in answers:
-            self.feed(answer)
-
-    def _ask(self, effect: AskAI) -> AIMoved:
+    def ask(self, effect: AskAI) -> AIMoved:
         """The AI's answer, at once: this driver may block while it thinks
         (a hint takes milliseconds; autoplay waits for it anyway)."""
         direction = self._advisor.move(self.play.session.game)

@@ -38,8 +38,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
+from . import protocol
 from .engine import Direction, Slide, trace_move
 from .keys import Action, move_action
 from .recording import ASSISTED, Item, Reseed
@@ -63,12 +64,15 @@ __all__ = [
     "Event",
     "Keep",
     "KeepUnaided",
+    "Key",
     "Keys",
+    "KeysEnded",
     "Leave",
     "Play",
     "Purpose",
     "Quit",
-    "RecordKey",
+    "RecordKeys",
+    "Report",
     "Resized",
     "Settings",
     "StopRecording",
@@ -78,6 +82,7 @@ __all__ = [
     "WriteBest",
     "closing",
     "next_due",
+    "playable",
     "start",
     "step",
 ]
@@ -104,16 +109,32 @@ WEAK_AI_NOTE = "AI weights unusable: heuristic play"
 # no hint this time, and autoplay stops.
 AI_BUSY_NOTE = "the AI is busy: try again in a moment"
 
+# Looked up per key on the hot path of a piped replay (the properties cost
+# more): each move key's direction, and the keys that are no key of the game.
+_DIRECTION_OF: Dict[Key, Direction] = {action: action.direction for action in Action if action.direction is not None}
+_ASSIST_KEYS = frozenset(action for action in Action if not action.game)
+
 
 # -- events ---------------------------------------------------------------------
 
 
+# A key: an action of the keyboard, or a recording's restart into a seed.
+Key = Union[Action, Reseed]
+
+
 @dataclass(frozen=True)
 class Keys:
-    """The actions of one read (keys typed ahead come together), at ``now``."""
+    """The keys of one read (keys typed ahead, or a chunk of a pipe, come
+    together), at ``now``."""
 
-    actions: Tuple[Action, ...]
+    actions: Tuple[Key, ...]
     now: float
+
+
+@dataclass(frozen=True)
+class KeysEnded:
+    """No key will come any more (a replay's input has ended): the last
+    frame says so, in place of the keys."""
 
 
 @dataclass(frozen=True)
@@ -174,7 +195,7 @@ class BestStored:
     best: int
 
 
-Event = Union[Keys, Tick, Resized, Suspended, AIMoved, AIReady, Warned, BestStored]
+Event = Union[Keys, KeysEnded, Tick, Resized, Suspended, AIMoved, AIReady, Warned, BestStored]
 
 
 # -- effects --------------------------------------------------------------------
@@ -182,16 +203,25 @@ Event = Union[Keys, Tick, Resized, Suspended, AIMoved, AIReady, Warned, BestStor
 
 @dataclass(frozen=True)
 class Append:
-    """Append ``item`` to the save."""
+    """Append ``items`` to the save, in order. One effect for the keys of a
+    step, not one per key: a piped replay plays a chunk of thousands of
+    keys in one step, and an effect per key would cost a third of its time."""
 
-    item: Item
+    items: Tuple[Item, ...]
 
 
 @dataclass(frozen=True)
-class RecordKey:
-    """Write ``item`` (a key, or the seed a new game starts from) to ``--record``."""
+class RecordKeys:
+    """Write ``items`` (keys, or the seed a new game starts from) to ``--record``."""
 
-    item: Item
+    items: Tuple[Item, ...]
+
+
+@dataclass(frozen=True)
+class Report:
+    """Tell a bot (``--json``) what a key did: the protocol's object."""
+
+    event: Dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -254,7 +284,7 @@ class Quit:
     """Play is over: the shell stops reading keys."""
 
 
-Effect = Union[Append, RecordKey, StopRecording, Keep, KeepUnaided, WriteBest, Draw, AskAI, Leave, Quit]
+Effect = Union[Append, RecordKeys, Report, StopRecording, Keep, KeepUnaided, WriteBest, Draw, AskAI, Leave, Quit]
 Effects = List[Effect]
 
 
@@ -271,6 +301,11 @@ class Settings:
     day: str = ""  # the daily game's date (--daily), "" otherwise
     day_seed: Optional[int] = None  # the daily game's seed: r starts it again
     record_from: int = 0  # runs behind the game on the board when --record began
+    # Keys come from a pipe, not from whoever watches (a replay, a bot, the
+    # AI playing headless): they play whether the board shows or not, a
+    # move that changes nothing is not nudged, and no key is offered.
+    replay: bool = False
+    report: bool = False  # each key's outcome is reported (--json)
     # The config's keys, (character, action): the key line and the help name
     # the keys that really work.
     bindings: Tuple[Tuple[str, Action], ...] = ()
@@ -327,6 +362,7 @@ class Play:
     thinking: Optional[Turn] = None  # a hint was asked for: the turn waits for it
     ai_loaded: bool = False
     saving: bool = True  # the save works: a kill loses nothing it holds
+    recording: bool = True  # --record follows the game (or there is none)
     over: bool = False  # quit: no key is read any more
 
 
@@ -337,22 +373,25 @@ def view(play: Play, ending: str = "") -> View:
     """The frame of ``play`` as it stands."""
     settings = play.settings
     daily = settings.day_seed is not None and play.session.run.seed == settings.day_seed
+    # Autoplay's pace is offered to whoever can change it: not in a replay.
+    pace = play.pilot.pace if play.pilot is not None and not settings.replay else 0
     return replace(
-        View.of(play.session, play.note),
+        View.of(play.session, play.note, settings.replay),
         day=settings.day if daily else "",
         ending=ending,
         gained=play.gained,
         hint=play.hint,
         stuck=play.hint_stuck,
-        autoplay=play.pilot.pace if play.pilot is not None else 0,
+        autoplay=pace,
         bindings=settings.bindings,
     )
 
 
-def fits(play: Play) -> bool:
-    """The window shows the board (not "too small"): keys other than q, and
-    autoplay, wait until it does (no playing blind)."""
-    return layout_for(view(play), *play.size) is not None
+def playable(play: Play) -> bool:
+    """Keys other than q, and autoplay, play: the window shows the board
+    (not "too small"), or the keys are not typed by whoever watches (a
+    replay plays on). No playing blind."""
+    return play.settings.replay or layout_for(view(play), *play.size) is not None
 
 
 def _draw(play: Play) -> Draw:
@@ -379,7 +418,7 @@ def next_due(play: Play) -> Optional[float]:
         return moving.start + (moving.frames[0][0] if moving.frames else moving.settle)
     if play.fade_at is not None:
         return play.fade_at
-    if play.pilot is not None and not play.helping and fits(play):
+    if play.pilot is not None and not play.helping and playable(play):
         return play.pilot.due
     return None
 
@@ -406,6 +445,10 @@ def step(play: Play, event: Event) -> Tuple[Play, Effects]:
     """The next state and what to do, for ``event``."""
     if isinstance(event, Keys):
         return _keys(play, event)
+    if isinstance(event, KeysEnded):
+        play, effects = _settle(play)
+        play = replace(play, over=True, pilot=None, gained=0)
+        return play, [*effects, Draw(view(play, ending=_farewell(play))), Quit()]
     if isinstance(event, Tick):
         return _tick(play, event.now)
     if isinstance(event, AIMoved):
@@ -441,23 +484,10 @@ def _keys(play: Play, event: Keys) -> Tuple[Play, Effects]:
     play = replace(play, hint=None, hint_stuck=False, ai_note="", fade_at=None)
     # One move read alone is shown moving; typed-ahead keys are all played
     # and the screen catches up in a single frame.
-    shown = fits(play)
+    shown = playable(play)
     animate = play.settings.animate and len(event.actions) == 1 and shown
-    turn, want_hint = Turn(event.now), False
-    for action in event.actions:
-        if not shown and action is not Action.QUIT:
-            continue  # no playing blind while the board cannot be shown
-        if action is Action.HINT:
-            want_hint = True
-        elif not action.game:
-            play = _assist_key(play, action, event.now)
-        else:
-            # Any typed key of the game takes control back, and the hint goes.
-            play, want_hint = replace(play, pilot=None), False
-            play, turn, applied = _apply(play, action, turn, animate)
-            effects += applied
-            if play.session.quit:
-                break
+    play, turn, played, want_hint = _play_keys(play, event.actions, event.now, animate, typed=True, blind=not shown)
+    effects += played
     if want_hint and not play.session.quit:
         play, asked = _ask_ai(replace(play, thinking=turn), Purpose.HINT)
         return play, effects + asked
@@ -487,38 +517,108 @@ def _toggle_autoplay(play: Play, now: float) -> Play:
     return replace(play, pilot=Autopilot(play.pace, now))  # the first move at once
 
 
-def _apply(play: Play, action: Action, turn: Turn, animate: bool) -> Tuple[Play, Turn, Effects]:
-    """Play one key of the game: the turn so far, and what the key asks of
-    the shell. The save gets a move before the frame that shows it (a kill
-    between the two loses nothing the player saw)."""
-    session = play.session
+def _play_keys(
+    play: Play, keys: Sequence[Key], now: float, animate: bool, typed: bool, blind: bool = False
+) -> Tuple[Play, Turn, Effects, bool]:
+    """Play ``keys``: typed ones (the keyboard's own keys among them), or
+    the AI's move. The turn they make, what they ask of the shell, and
+    whether a hint is wanted. The save gets a move before the frame that
+    shows it (a kill between the two loses nothing the player saw).
+
+    The hot path of a piped replay (a chunk of thousands of keys in one
+    call): per key, only what that key needs; the keys to save and record
+    go out in one effect each, cut where a game ends (it goes into the
+    history after the keys that ended it)."""
+    session, settings = play.session, play.settings
     game = session.game
-    before, score = game.cells, game.score
-    day_seed = play.settings.day_seed
-    item: Item = action
-    if action is Action.RESTART and day_seed is not None:
-        # In the daily game, r starts the day's game again (saved as the
-        # seed it starts from, so the save replays it).
-        item = Reseed(day_seed)
-        outcome = session.restart(day_seed)
-    else:
-        outcome = session.apply(action)
-    if outcome.refused:
-        # Not recorded: replayed where undo is on, it would undo.
-        return play, replace(turn, refused=NO_UNDO_NOTE), []
-    effects: Effects = [Append(item)] if outcome.moved else []
-    effects.append(_recorded(play, item))
-    if outcome.ended is not None:
-        effects.append(Keep(outcome.ended))
-    direction = action.direction
-    if direction is None:
-        nothing = action is Action.UNDO and not outcome.moved
-        return play, replace(turn, refused=NOTHING_TO_UNDO) if nothing else turn, effects
-    stuck = "" if outcome.moved else f"can't move {direction.value}"
-    slides = trace_move(before, game.rows, game.cols, direction) if animate and outcome.moved else None
-    if animate and not outcome.moved:
-        slides = ()  # shown by a nudge of the board
-    return play, replace(turn, gained=game.score - score, stuck=stuck, slides=slides), effects
+    apply = session.apply
+    saving, recording, report, replay = play.saving, play.recording, settings.report, settings.replay
+    day_seed = settings.day_seed
+    effects: Effects = []
+    saved: List[Item] = []
+    recorded: List[Item] = []
+
+    def flush() -> None:
+        if saved:
+            effects.append(Append(tuple(saved)))
+            saved.clear()
+        if recorded:
+            effects.append(RecordKeys(tuple(recorded)))
+            recorded.clear()
+
+    gained, stuck, refused, slides = 0, "", "", None
+    want_hint = False
+    quit_key, undo_key = Action.QUIT, Action.UNDO
+    directions, assist = _DIRECTION_OF, _ASSIST_KEYS
+    for key in keys:
+        if blind and key is not quit_key:
+            continue  # no playing blind while the board cannot be shown
+        if key in assist:
+            if key is Action.HINT:
+                want_hint = True
+            else:
+                play = _assist_key(play, key, now)
+            continue
+        if typed:
+            # Any typed key of the game takes control back, and the hint goes.
+            want_hint = False
+            if play.pilot is not None:
+                play = replace(play, pilot=None)
+        score = game.score
+        item: Item = key
+        direction = directions.get(key)
+        if direction is not None:
+            before = game.cells if animate else ()
+            outcome = apply(key)  # type: ignore[arg-type]  # (a move: an Action)
+        elif isinstance(key, Reseed):
+            outcome = session.restart(key.seed)
+        elif key is Action.RESTART and day_seed is not None:
+            # In the daily game, r starts the day's game again (saved as the
+            # seed it starts from, so the save replays it).
+            item = Reseed(day_seed)
+            outcome = session.restart(day_seed)
+        else:
+            outcome = apply(key)
+        _, moved, spawn, ended, refusal = outcome
+        if refusal:
+            # Not recorded: replayed where undo is on, it would undo.
+            refused = NO_UNDO_NOTE
+            continue
+        if saving and moved:
+            saved.append(item)
+        if recording:
+            if key is undo_key and len(session.runs()[1]) < settings.record_from:
+                # The undo went back into a game from before the recording
+                # began: its keys are not in it, so the recording could not
+                # follow; it stops there (what it holds still replays).
+                flush()
+                effects.append(StopRecording("undo went back to a game from before the recording began"))
+                recording = False
+                play = replace(play, recording=False)
+            else:
+                recorded.append(item)
+        if report:
+            flush()
+            name = protocol.ACTION_NAMES[outcome.action]
+            effects.append(Report(protocol.event(game, name, moved, spawn)))
+        if ended is not None:
+            flush()
+            effects.append(Keep(ended))
+        if direction is not None:
+            gained = game.score - score
+            stuck = "" if moved or replay else f"can't move {direction.value}"
+            if not animate:
+                slides = None
+            elif moved:
+                slides = trace_move(before, game.rows, game.cols, direction)
+            else:
+                slides = None if replay else ()  # () is shown by a nudge of the board
+        elif key is undo_key and not moved:
+            refused = NOTHING_TO_UNDO
+        if session.quit:
+            break
+    flush()
+    return play, Turn(now, gained, stuck, refused, slides), effects, want_hint
 
 
 def _ask_ai(play: Play, purpose: Purpose) -> Tuple[Play, Effects]:
@@ -537,7 +637,7 @@ def _ask_ai(play: Play, purpose: Purpose) -> Tuple[Play, Effects]:
         # telling different stories. What the shell does is keep the mark
         # (``Append(ASSISTED)``), before any move the AI makes is kept.
         session.assist()
-        effects.append(Append(ASSISTED))
+        effects.append(Append((ASSISTED,)))
         play = replace(play, ai_note=ASSISTED_NOTE)  # said the first time: its best is frozen
     if not play.ai_loaded:
         effects.append(Draw(replace(view(play), note=LOADING_NOTE)))
@@ -566,8 +666,8 @@ def _ai_moved(play: Play, event: AIMoved) -> Tuple[Play, Effects]:
     step_ = 1.0 / pilot.pace
     play = replace(play, pilot=Autopilot(pilot.pace, max(pilot.due + step_, event.now + step_ / 2)))
     # Its moves are shown moving too, when its pace leaves them the time.
-    animate = play.settings.animate and step_ >= SETTLE_SECONDS and fits(play)
-    play, turn, effects = _apply(play, move_action(event.direction), turn, animate)
+    animate = play.settings.animate and step_ >= SETTLE_SECONDS and playable(play)
+    play, turn, effects, _ = _play_keys(play, (move_action(event.direction),), event.now, animate, typed=False)
     return _finish(play, turn, effects)
 
 
@@ -610,6 +710,8 @@ def _farewell(play: Play) -> str:
     what the command that brought it does next time (a game over is not
     resumed: it is in the history, and the next game starts afresh)."""
     command = play.settings.command
+    if play.settings.replay:
+        return "end of replay"
     if play.settings.guest:
         return "a guest's game is not kept: connect with an SSH key to keep yours"
     if not play.saving:
@@ -618,15 +720,6 @@ def _farewell(play: Play) -> str:
         again = "plays today's game again" if play.settings.day else "starts a new game"
         return f"game over, kept in your history; {command} {again}"
     return f"game kept for next time: {command} resumes it"
-
-
-def _recorded(play: Play, item: Item) -> Effect:
-    """``--record`` gets the key, unless an undo went back into a game from
-    before the recording began: its keys are not in it, so the recording
-    could not follow; it stops there (what it holds still replays)."""
-    if len(play.session.runs()[1]) < play.settings.record_from:
-        return StopRecording("undo went back to a game from before the recording began")
-    return RecordKey(item)
 
 
 def _settled(play: Play, start: float) -> Tuple[Play, Effects]:

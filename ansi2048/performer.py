@@ -34,34 +34,40 @@ then return None (no answer yet); the driver feeds
 
 from __future__ import annotations
 
-from typing import Callable, List, Optional, Protocol, Union
+from typing import Any, Callable, Dict, List, Optional, Protocol, Union
 
 from .loop import (
+    AIMoved,
     Append,
+    AskAI,
     BestStored,
     Draw,
+    Effect,
     Event,
     Keep,
     KeepUnaided,
     Leave,
+    Play,
     Quit,
-    RecordKey,
+    RecordKeys,
+    Report,
     StopRecording,
     Warned,
     WriteBest,
+    step,
 )
 from .recording import Item, Recorder
 from .screen import Screen
 from .session import Played
 
-__all__ = ["BEST_WRITE_INTERVAL", "BestWriter", "NoStore", "Performed", "Performer", "PlayStore"]
+__all__ = ["BEST_WRITE_INTERVAL", "BestWriter", "BlockingDriver", "NoStore", "Performed", "Performer", "PlayStore"]
 
 # Seconds between writes of a rising best score during play: a write costs
 # up to ~10 ms on a local disk, which the next key should not wait for.
 BEST_WRITE_INTERVAL = 1.0
 
 # Every effect but AskAI: the driver answers that one (see the module's docstring).
-Performed = Union[Append, RecordKey, StopRecording, Keep, KeepUnaided, WriteBest, Draw, Leave, Quit]
+Performed = Union[Append, RecordKeys, Report, StopRecording, Keep, KeepUnaided, WriteBest, Draw, Leave, Quit]
 
 
 class PlayStore(Protocol):
@@ -144,9 +150,10 @@ class BestWriter:
 
 class Performer:
     """Does effects: frames through ``screen`` (none: nothing is drawn),
-    keys and games into ``store``, keys into ``recorder`` (``--record``).
-    ``notes`` is where the store and the recorder put their warnings once
-    the board is up: each new one comes back as a :class:`~.loop.Warned`."""
+    keys and games into ``store``, keys into ``recorder`` (``--record``),
+    what keys did to ``report`` (``--json``). ``notes`` is where the store
+    and the recorder put their warnings once the board is up: each new one
+    comes back as a :class:`~.loop.Warned`."""
 
     def __init__(
         self,
@@ -155,7 +162,9 @@ class Performer:
         recorder: Recorder,
         best: BestWriter,
         notes: Optional[List[str]] = None,
+        report: Optional[Callable[[Dict[str, Any]], None]] = None,
     ) -> None:
+        self._report = report
         self._screen = screen
         self._store = store
         self._recorder = recorder
@@ -174,9 +183,16 @@ class Performer:
                 else:
                     self._screen.paint(effect.view, effect.sprites, effect.shake)
         elif isinstance(effect, Append):
-            self._store.append(effect.item)
-        elif isinstance(effect, RecordKey):
-            self._recorder.action(effect.item)
+            append = self._store.append
+            for item in effect.items:
+                append(item)
+        elif isinstance(effect, RecordKeys):
+            action = self._recorder.action
+            for item in effect.items:
+                action(item)
+        elif isinstance(effect, Report):
+            if self._report is not None:
+                self._report(effect.event)
         elif isinstance(effect, StopRecording):
             if self._recording:
                 self._recording = False
@@ -200,3 +216,36 @@ class Performer:
             fresh, self._warned = self._notes[self._warned :], len(self._notes)
             answers = [Warned(message, self._store.saving) for message in fresh] + answers
         return answers
+
+
+class BlockingDriver:
+    """What every blocking driver shares (the terminal's, the pipe's, the
+    headless AI's): feed an event to ``step``, do its effects in order (the
+    performer's, and :meth:`ask` for the AI's), then feed their answers. An
+    asyncio driver does the same with awaits in between (see the module's
+    docstring)."""
+
+    def __init__(self, play: Play, performer: Performer) -> None:
+        self.play = play
+        self.performer = performer
+
+    def feed(self, event: Event) -> None:
+        self.play, effects = step(self.play, event)
+        self.do(effects)
+
+    def do(self, effects: List[Effect]) -> None:
+        answers: List[Event] = []
+        for effect in effects:
+            if isinstance(effect, AskAI):
+                moved = self.ask(effect)
+                if moved is None:
+                    return  # no answer (interrupted): nothing more happens
+                answers.append(moved)
+            else:
+                answers += self.performer.perform(effect)
+        for answer in answers:
+            self.feed(answer)
+
+    def ask(self, effect: AskAI) -> Optional[AIMoved]:
+        """The AI's answer; None if it was interrupted before it gave one."""
+        raise NotImplementedError(f"{type(self).__name__} asks no AI")

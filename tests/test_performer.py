@@ -100,7 +100,7 @@ def test_games_and_unaided_scores_go_to_the_store() -> None:
     played = session.played()
     assert performer.perform(Keep(played)) == []
     assert performer.perform(KeepUnaided(8)) == []
-    assert performer.perform(Append(Action.UP)) == []
+    assert performer.perform(Append((Action.UP,))) == []
     assert store.history == [played] and store.unaided == [8] and store.items == [Action.UP]
 
 
@@ -110,8 +110,8 @@ def test_a_warning_said_while_performing_comes_back_once() -> None:
     performer = performer_of(store, notes=notes)
     notes.append("disk full")
     store.saving = False
-    assert performer.perform(Append(Action.UP)) == [Warned("disk full", saving=False)]
-    assert performer.perform(Append(Action.UP)) == []
+    assert performer.perform(Append((Action.UP,))) == [Warned("disk full", saving=False)]
+    assert performer.perform(Append((Action.UP,))) == []
 
 
 def test_frames_go_to_the_screens_write_which_a_driver_may_hold_back() -> None:
