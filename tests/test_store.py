@@ -7,23 +7,24 @@ import asyncio
 import time
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import AsyncIterator, List
+from typing import AsyncIterator, List, TypeVar
 
 import pytest
 
 from ansi2048.records import Record
 from ansi2048.serve.store import open_store
-from ansi2048.serve.store.base import Claim, ClaimLost, Prefs, SchemaTooNew, Store
+from ansi2048.serve.store.base import Claim, ClaimLost, Prefs, SchemaTooNew, Store, StoreError, StoreUnavailable
 
 from .databases import run
 
+S = TypeVar("S", bound=Store)
 BOARD = "4x4-2048"
 HEADER = b'{"v":1,"seed":7}\n'
 
 
 @asynccontextmanager
-async def opened(url: str, data_dir: Path) -> AsyncIterator[Store]:
-    store = open_store(url, str(data_dir))
+async def running(store: S) -> AsyncIterator[S]:
+    """``store`` opened, and closed at the end."""
     await store.open()
     try:
         yield store
@@ -31,11 +32,25 @@ async def opened(url: str, data_dir: Path) -> AsyncIterator[Store]:
         await store.close()
 
 
+@asynccontextmanager
+async def opened(url: str, data_dir: Path) -> AsyncIterator[Store]:
+    async with running(open_store(url, str(data_dir))) as store:
+        yield store
+
+
 async def new_game(store: Store, fingerprint: str = "SHA256:alice", holder: str = "s1") -> int:
     """A player holding a game on BOARD whose recording is HEADER."""
     player = (await store.player(fingerprint, "alice")).id
     assert await store.claim(player, BOARD, holder, ttl=60) is None
     await store.rewrite(player, BOARD, holder, HEADER)
+    return player
+
+
+async def held_game(store: Store, n: int = 0) -> int:
+    """Player ``n``'s game on BOARD, held by session ``s{n}``, its recording ``h\\n``."""
+    player = (await store.player(f"SHA256:{n}", "p")).id
+    assert await store.claim(player, BOARD, f"s{n}", ttl=600) is None
+    await store.rewrite(player, BOARD, f"s{n}", b"h\n")
     return player
 
 
@@ -216,6 +231,18 @@ def test_a_discarded_game_is_gone(store_url: str, tmp_path: Path) -> None:
     run(scenario())
 
 
+def test_a_player_that_does_not_exist_has_no_game_to_claim(store_url: str, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with opened(store_url, tmp_path) as store:
+            with pytest.raises(StoreError) as refused:
+                await store.claim(404, BOARD, "s1", ttl=60)
+            assert not isinstance(refused.value, StoreUnavailable) and "\n" not in str(refused.value)
+            player = await new_game(store)  # the store goes on
+            assert await store.load(player, BOARD) == HEADER
+
+    run(scenario())
+
+
 def test_appending_without_a_claim_is_refused(store_url: str, tmp_path: Path) -> None:
     async def scenario() -> None:
         async with opened(store_url, tmp_path) as store:
@@ -307,7 +334,6 @@ def test_history_keeps_records_oldest_first(store_url: str, tmp_path: Path) -> N
 
 
 def test_open_store_chooses_by_url(tmp_path: Path) -> None:
-    from ansi2048.serve.store.base import StoreError
     from ansi2048.serve.store.sqlite import SQLiteStore
 
     default = open_store("", str(tmp_path))

@@ -13,15 +13,9 @@ from ansi2048.serve.store.base import StoreUnavailable
 from ansi2048.serve.store.sqlite import SQLiteStore
 
 from .databases import run
+from .test_store import held_game, running
 
 BOARD = "4x4-2048"
-
-
-async def held_game(store: SQLiteStore, n: int = 0) -> int:
-    player = (await store.player(f"SHA256:{n}", "p")).id
-    assert await store.claim(player, BOARD, f"s{n}", ttl=60) is None
-    await store.rewrite(player, BOARD, f"s{n}", b"h\n")
-    return player
 
 
 def test_the_file_is_in_wal_mode_with_its_schema_version(tmp_path: Path) -> None:
@@ -43,9 +37,7 @@ def test_appends_queued_behind_a_busy_writer_share_one_commit(tmp_path: Path) ->
     path = tmp_path / "s.db"
 
     async def scenario() -> None:
-        store = SQLiteStore(str(path))
-        await store.open()
-        try:
+        async with running(SQLiteStore(str(path))) as store:
             players = [await held_game(store, n) for n in range(50)]
             blocker = sqlite3.connect(path, isolation_level=None)
             blocker.execute("BEGIN IMMEDIATE")  # another process writing: the writer waits (busy_timeout)
@@ -58,8 +50,6 @@ def test_appends_queued_behind_a_busy_writer_share_one_commit(tmp_path: Path) ->
             await asyncio.gather(*appends)
             # The first append's batch waited for the lock; every later one queued meanwhile: one more commit.
             assert store.commits - before <= 2
-        finally:
-            await store.close()
 
     run(scenario())
 
@@ -68,9 +58,7 @@ def test_a_file_locked_too_long_pauses_saving_and_loses_nothing(tmp_path: Path) 
     path = tmp_path / "s.db"
 
     async def scenario() -> None:
-        store = SQLiteStore(str(path), busy_timeout=0.2)
-        await store.open()
-        try:
+        async with running(SQLiteStore(str(path), busy_timeout=0.2)) as store:
             player = await held_game(store)
             blocker = sqlite3.connect(path, isolation_level=None)
             blocker.execute("BEGIN IMMEDIATE")
@@ -81,8 +69,6 @@ def test_a_file_locked_too_long_pauses_saving_and_loses_nothing(tmp_path: Path) 
             blocker.close()
             await store.append(player, BOARD, "s0", b"w")  # the caller kept the items and tries again
             assert await store.load(player, BOARD) == b"h\nw"
-        finally:
-            await store.close()
 
     run(scenario())
 
@@ -91,9 +77,7 @@ def test_a_full_disk_pauses_saving_and_loses_nothing(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
 
     async def scenario() -> None:
-        store = SQLiteStore(str(path))
-        await store.open()
-        try:
+        async with running(SQLiteStore(str(path))) as store:
             player = await held_game(store)
             other = await held_game(store, 1)
             await store.append(player, BOARD, "s0", b"a")
@@ -116,8 +100,6 @@ def test_a_full_disk_pauses_saving_and_loses_nothing(tmp_path: Path) -> None:
             await store.append(other, BOARD, "s1", b"o")
             assert await store.load(player, BOARD) == b"h\na" + big
             assert await store.load(other, BOARD) == b"h\no"
-        finally:
-            await store.close()
 
     run(scenario())
 
@@ -131,3 +113,24 @@ def test_an_unreachable_file_is_unavailable_not_a_crash(tmp_path: Path) -> None:
             await store.open()
 
     run(scenario())
+
+
+def test_the_writer_outlives_an_event_loop_that_ended_before_its_answer(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    store = SQLiteStore(str(path))
+
+    async def start() -> int:
+        await store.open()
+        return await held_game(store)
+
+    player = run(start())
+    blocker = sqlite3.connect(path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")  # the writer waits here with the append below
+    with pytest.raises(asyncio.TimeoutError):
+        run(store.append(player, BOARD, "s0", b"w"), timeout=0.2)  # its loop ends, the append still queued
+    blocker.execute("COMMIT")
+    blocker.close()
+
+    # Stored, answered to nobody, and the writer still serves.
+    assert run(store.load(player, BOARD), timeout=10) == b"h\nw"
+    run(store.close(), timeout=10)

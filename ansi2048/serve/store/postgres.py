@@ -20,9 +20,9 @@ both upgrade it. Times are the database's clock, which every server shares.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, Sequence, Set, Tuple, TypeVar
 
 from ...records import Record
 from .base import Claim, ClaimLost, Player, Prefs, StoreError, StoreUnavailable
@@ -56,13 +56,32 @@ MIGRATIONS = migrations(POSTGRES)
 NOW = "extract(epoch FROM clock_timestamp())"
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity: two appends of the same items are two appends
 class _Append:
     player: int
     board: str
     holder: str
     items: bytes
     future: asyncio.Future[None]
+
+    @property
+    def key(self) -> Tuple[int, str, str]:
+        return (self.player, self.board, self.holder)
+
+
+@dataclass
+class _Attempt:
+    """What one batch's transaction did, known even if its commit failed."""
+
+    xid: Optional[str] = None  # the transaction's id, once it has one
+    inserted: List[_Append] = field(default_factory=list)
+    stored_before: List[_Append] = field(default_factory=list)  # by a transaction that was in doubt
+    resolved: Set[Tuple[int, str, str]] = field(default_factory=set)  # in-doubt keys the database answered for
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
 
 
 def _settle(future: asyncio.Future[None], error: Optional[BaseException]) -> None:
@@ -96,6 +115,8 @@ class PostgresStore:
         self.commits = 0
         self._pool: Optional[AsyncConnectionPool[AsyncConnection[Tuple[Any, ...]]]] = None
         self._pending: List[_Append] = []
+        # Appends whose transaction's COMMIT got no answer: its id and their items.
+        self._in_doubt: Dict[Tuple[int, str, str], Tuple[str, bytes]] = {}
         self._wake = asyncio.Event()
         self._closing = False
         self._writer: Optional[asyncio.Task[None]] = None
@@ -114,14 +135,18 @@ class PostgresStore:
             async with self._pool.connection() as connection, connection.transaction():
                 return await work(connection)
         except (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout) as error:
-            reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-            raise StoreUnavailable(f"the database cannot be reached now: {reason}") from error
+            raise StoreUnavailable(f"the database cannot be reached now: {_first_line(error)}") from error
+        except psycopg.Error as error:  # a constraint: the caller's mistake, not the database's state
+            raise StoreError(f"the database refused it: {_first_line(error)}") from error
 
     async def open(self) -> None:
         if self._pool is not None:
             return
         from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
+        # A connection the database dropped (restarted) is found out before
+        # use, by the pool's check (psycopg_pool 3.2+; before it, on first use).
+        check = getattr(AsyncConnectionPool, "check_connection", None)
         pool: AsyncConnectionPool[AsyncConnection[Tuple[Any, ...]]] = AsyncConnectionPool(
             self.url,
             min_size=1,
@@ -129,8 +154,7 @@ class PostgresStore:
             open=False,
             timeout=self.timeout,
             kwargs={"autocommit": True},
-            # A connection the database dropped (restarted) is found out before use.
-            check=AsyncConnectionPool.check_connection,
+            **({"check": check} if check is not None else {}),
         )
         try:
             await pool.open(wait=True, timeout=self.timeout)
@@ -199,46 +223,85 @@ class PostgresStore:
             if self._pending:
                 self._wake.set()
             if batch:
-                errors: List[Optional[BaseException]]
-                try:
-                    errors = await self._transaction(partial(self._commit, batch=batch))
-                except Exception as failure:  # StoreUnavailable, or a bug its callers must see
-                    errors = [failure] * len(batch)
-                else:
-                    self.commits += 1
-                for append, error in zip(batch, errors):
+                for append, error in zip(batch, await self._write(batch)):
                     _settle(append.future, error)
             elif self._closing:
                 return
 
+    async def _write(self, batch: List[_Append]) -> List[Optional[BaseException]]:
+        """Each append's outcome: stored (None), ClaimLost or StoreUnavailable.
+
+        A connection lost during COMMIT leaves it unknown whether the batch
+        was stored. Its transaction's id is kept for each append it inserted
+        (``_in_doubt``): when the caller tries the same items again, the
+        database says whether that transaction committed (then they are
+        stored already, and not stored twice) or not (then they are now)."""
+        attempt = _Attempt()
+        errors: List[Optional[BaseException]]
+        try:
+            errors = await self._transaction(partial(self._commit, batch=batch, attempt=attempt))
+        except Exception as failure:  # StoreUnavailable, or a bug its callers must see
+            errors = [type(failure)(*failure.args) if isinstance(failure, StoreError) else failure for _ in batch]
+            if attempt.xid is not None:
+                for append in attempt.inserted:
+                    self._in_doubt[append.key] = (attempt.xid, append.items)
+        else:
+            self.commits += 1
+        for key in attempt.resolved:
+            self._in_doubt.pop(key, None)
+        # Stored by an earlier transaction that was in doubt: done, whatever became of this one.
+        return [None if append in attempt.stored_before else error for append, error in zip(batch, errors)]
+
     async def _commit(
-        self, connection: AsyncConnection[Tuple[Any, ...]], batch: List[_Append]
+        self, connection: AsyncConnection[Tuple[Any, ...]], batch: List[_Append], attempt: _Attempt
     ) -> List[Optional[BaseException]]:
-        games = sorted({(append.player, append.board) for append in batch})
+        doubtful = {append.key: self._in_doubt[append.key] for append in batch if append.key in self._in_doubt}
+        if doubtful:
+            cursor = await connection.execute(
+                "SELECT x, pg_xact_status(x::xid8) FROM unnest(%s::text[]) AS x",
+                (sorted({xid for xid, _ in doubtful.values()}),),
+            )
+            status: Dict[str, Optional[str]] = {row[0]: row[1] for row in await cursor.fetchall()}
+            for append in batch:
+                if append.key not in doubtful:
+                    continue
+                xid, items = doubtful[append.key]
+                if status.get(xid) == "in progress":
+                    continue  # still unknown: this append stays unavailable (below) and in doubt
+                attempt.resolved.add(append.key)
+                if status.get(xid) == "committed" and items == append.items:
+                    attempt.stored_before.append(append)
+        unknown = [a for a in batch if a.key in doubtful and a.key not in attempt.resolved]
+        todo = [a for a in batch if a not in attempt.stored_before and a not in unknown]
+        row = await (await connection.execute("SELECT pg_current_xact_id()::text")).fetchone()
+        attempt.xid = None if row is None else str(row[0])
+        games = sorted({(append.player, append.board) for append in todo})
         cursor = await connection.execute(
             "SELECT player, board, holder FROM games"
             " WHERE (player, board) IN (SELECT * FROM unnest(%s::bigint[], %s::text[])) FOR SHARE",
             ([player for player, _ in games], [board for _, board in games]),
         )
         holders: Dict[Tuple[int, str], Optional[str]] = {(row[0], row[1]): row[2] for row in await cursor.fetchall()}
-        kept = [append for append in batch if holders.get((append.player, append.board)) == append.holder]
-        if kept:
+        attempt.inserted = [append for append in todo if holders.get((append.player, append.board)) == append.holder]
+        if attempt.inserted:
             await connection.execute(
                 "INSERT INTO items (player, board, items)"
                 " SELECT r.player, r.board, r.items"
                 " FROM unnest(%s::bigint[], %s::text[], %s::bytea[]) WITH ORDINALITY AS r(player, board, items, n)"
                 " ORDER BY r.n",
                 (
-                    [append.player for append in kept],
-                    [append.board for append in kept],
-                    [append.items for append in kept],
+                    [append.player for append in attempt.inserted],
+                    [append.board for append in attempt.inserted],
+                    [append.items for append in attempt.inserted],
                 ),
             )
         return [
-            None
-            if holders.get((a.player, a.board)) == a.holder
+            StoreUnavailable("the database has not said yet whether these keys were saved")
+            if append in unknown
+            else None
+            if append in attempt.stored_before or append in attempt.inserted
             else ClaimLost("this game was taken over by another session")
-            for a in batch
+            for append in batch
         ]
 
     # -- the rest of the Store --------------------------------------------------

@@ -20,6 +20,7 @@ read and its write.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import queue
 import sqlite3
 import threading
@@ -57,6 +58,11 @@ def _unavailable(error: Exception) -> StoreUnavailable:
     return StoreUnavailable(f"the database cannot be written now: {error}")
 
 
+def _refused(error: sqlite3.Error) -> StoreError:
+    """What the database refused to do (a constraint): the caller's mistake, not the database's state."""
+    return StoreError(f"the database refused it: {error}")
+
+
 @dataclass
 class _Job(Generic[T]):
     operation: Callable[[sqlite3.Connection], T]
@@ -72,6 +78,13 @@ class _Closing:
 
     loop: asyncio.AbstractEventLoop
     future: asyncio.Future[None]
+
+
+def _hand_back(loop: asyncio.AbstractEventLoop, settle: Callable[[Any], None], what: Any) -> None:
+    """``settle(what)`` on ``loop``'s thread; nothing if that loop has ended
+    (its caller is gone): the writer thread must live on for the others."""
+    with contextlib.suppress(RuntimeError):  # the loop is closed
+        loop.call_soon_threadsafe(settle, what)
 
 
 def _settle(job: _Job[Any]) -> None:
@@ -142,12 +155,12 @@ class SQLiteStore:
                 except Exception as error:  # a bug: its callers see it, the writer lives on
                     self._fail(batch, error)
                 for job in batch:
-                    job.loop.call_soon_threadsafe(_settle, job)
+                    _hand_back(job.loop, _settle, job)
             if closing is not None:
                 if self._connection is not None:
                     self._connection.close()
                     self._connection = None
-                closing.loop.call_soon_threadsafe(_settle_closed, closing.future)
+                _hand_back(closing.loop, _settle_closed, closing.future)
                 return
 
     def _run(self, batch: List[_Job[Any]]) -> None:
@@ -170,9 +183,9 @@ class SQLiteStore:
                     job.result = job.operation(connection)
                 except sqlite3.OperationalError:
                     raise
-                except Exception as error:  # the job's own failure: ClaimLost, a bad value
+                except Exception as error:  # the job's own failure: ClaimLost, an unknown player
                     connection.execute("ROLLBACK TO job")
-                    job.error = error
+                    job.error = _refused(error) if isinstance(error, sqlite3.Error) else error
                 connection.execute("RELEASE job")
             connection.execute("COMMIT")
         except sqlite3.Error as error:
