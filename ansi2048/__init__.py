@@ -16,8 +16,9 @@ Core (pure):
   each tile's path in a move (for the animation)
 - ``keys``       bytes to actions, one decoder for keyboard and pipes
 - ``session``    the state machine around a game: win, best, quit, runs
-- ``loop``       the keyboard game's loop as a state machine: (state, event)
-  in, (state, effects) out; keys, timers, resizes and the AI's answers
+- ``loop``       every mode's loop as a state machine: (state, event) in,
+  (state, effects) out; keys (typed, piped or the AI's), timers, resizes and
+  the AI's answers; the one motion model and the one view builder
 - ``protocol``   the JSON Lines objects a bot reads (``--json``)
 - ``recording``  the recording format, header splitting, replay, the writer
 - ``records``    history records, statistics, the top 10, the daily seed
@@ -34,19 +35,25 @@ Core (pure):
 Between (values, and a screen driven through given functions):
 
 - ``context``    the options and the run's context (streams, clock, ...)
-- ``screen``     a session drawn through given ``write`` and ``size``, and
-  the timing of a move's motion
+- ``screen``     the loop's views drawn through given ``write`` and ``size``
 
 Shell:
 
 - ``options``      the command line (light: ``--help`` loads no game)
 - ``completion``   ``--completion``: shell completion scripts from the parser
 - ``cli``          ``main``: picks the play mode, turns failures into exit codes
-- ``piped``        keys from a pipe: replays, bots (JSON Lines), summaries
-- ``interactive``  the keyboard game: resuming, and the driver that waits for
-  events and performs the loop's effects; the best-score writer
+- ``piped``        keys from a pipe: replays, bots (JSON Lines), summaries; its
+  driver feeds the loop a chunk of keys at a time, or key by key at
+  ``--delay``'s pace
+- ``performer``    does the loop's effects (frames, the save, ``--record``,
+  the history, the bests) through a screen and a store given to it, and
+  gives back the events that answer them: shared by every driver, whatever
+  it waits on; its docstring is the driver's contract
+- ``interactive``  the keyboard game: resuming, and its blocking driver, which
+  waits for keys and timers and asks the AI
 - ``autoplay``     the AI at play: its player for hints and autoplay
-- ``headless``     one whole game played by the AI, reading no input
+- ``headless``     one whole game played by the AI, reading no input; its
+  driver feeds the loop autoplay's timer and the AI's moves
 - ``storage``      the best scores and the history in the data directory
 - ``saves``        the saved game: appended key by key, streamed to resume
 - ``files``        every path opened: only regular files read, and bounded;
@@ -58,6 +65,9 @@ Shell:
 - ``records_cli``  ``--stats`` and ``--replay-best``
 - ``terminal``     raw mode, keys, size, signals; POSIX or Windows, chosen once;
   a console over any byte streams (``console.stream_console``)
+- ``serve``        ``ansi2048 serve``: the game over SSH (asyncssh, loaded only
+  there): the server, each player's session driving the same loop, the AI in
+  a pool of processes, and ``store``, the games in SQLite or PostgreSQL
 
 Importing the package loads nothing but this docstring: ``Game`` and
 ``Direction`` are fetched from ``engine`` on first use, so

@@ -87,6 +87,10 @@ def _cast_problem(path: str, stdin: IO[Any], record: Optional[str]) -> Optional[
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    if (sys.argv[1:] if argv is None else argv)[:1] == ["serve"]:
+        from .serve.cli import main as serve  # the game over SSH: a command of its own
+
+        return serve(list(sys.argv[2:] if argv is None else argv[1:]))
     options = parse_options(argv)  # --help, --version and bad options end here
     import time
 

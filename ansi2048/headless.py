@@ -21,15 +21,16 @@ from .autoplay import DEFAULT_PACE, Advisor
 from .cast import HEADLESS_SIZE
 from .context import Context
 from .engine import Game
-from .keys import move_action
+from .loop import AIMoved, AskAI, Play, Settings, Tick, next_due, start
 from .options import EXIT_OK
-from .protocol import ACTION_NAMES, event, start_event
+from .performer import BestWriter, BlockingDriver, NoStore, Performer
+from .protocol import start_event
 from .render.style import choose_depth
 from .screen import Screen, palette_for
 from .session import Session
 from .terminal.streams import isatty, terminal_size
 
-__all__ = ["EXIT_INTERRUPTED", "play_headless", "progress_text"]
+__all__ = ["EXIT_INTERRUPTED", "HeadlessDriver", "play_headless", "progress_text"]
 
 EXIT_INTERRUPTED = 128 + 2  # Ctrl-C (SIGINT), as shells report it
 
@@ -152,7 +153,6 @@ def play_headless(ctx: Context) -> int:
         progress.clear()  # a warning on a line of its own
         ctx.warn(message)
 
-    advisor = Advisor(options, warn)
     screen: Optional[Screen] = None
     if ctx.cast is not None:
         # --cast: the game as a terminal would show it, a frame per move at
@@ -161,36 +161,79 @@ def play_headless(ctx: Context) -> int:
         title = f"ansi2048 --autoplay {game.rows}x{game.cols} seed {game.seed}"
         frames = ctx.cast.tee(lambda text: None, lambda: HEADLESS_SIZE, title)
         depth = choose_depth(options.color, True, ctx.env)
-        screen = Screen(frames, lambda: HEADLESS_SIZE, depth, ctx.env, replay=True, palette=palette_for(options))
-        screen.note = f"autoplay, seed {game.seed}"
-        screen.show(session)
-    interrupt = _Interrupt()
+        screen = Screen(frames, lambda: HEADLESS_SIZE, depth, ctx.env, palette=palette_for(options))
+    # The AI's keys are not typed by a watcher: they play as a replay's do.
+    settings = Settings(animate=False, can_wait=True, replay=True, report=emit is not None)
+    caption = f"autoplay, seed {game.seed}" if screen is not None else ""
+    play = Play(
+        session,
+        settings,
+        HEADLESS_SIZE,
+        note=caption,
+        warning=caption,
+        ai_loaded=True,  # (loaded on the first move, with no frame to say so)
+        saving=False,
+        recording=options.record is not None,
+    )
+    store = NoStore()
+    performer = Performer(screen, store, ctx.recorder, BestWriter(store.record_best, ctx.clock, 0), report=emit)
+    driver = HeadlessDriver(play, performer, Advisor(options, warn), ctx.sleep, options.delay or 0.0)
     progress.show(game, now=True)
     try:
-        with interrupt.installed():
-            while not interrupt.requested:
-                try:
-                    with interrupt.abortable():
-                        direction = advisor.move(game)
-                        if direction is not None and options.delay:
-                            ctx.sleep(options.delay)
-                except KeyboardInterrupt:
-                    interrupt.requested = True
-                    break
-                if direction is None:
-                    break
-                action = move_action(direction)
-                outcome = session.apply(action)
-                ctx.recorder.action(action)
-                if emit is not None:
-                    emit(event(game, ACTION_NAMES[action], outcome.moved, outcome.spawn))
-                if screen is not None:
-                    screen.show(session)
-                progress.show(game)
+        driver.run(progress)
     finally:
         progress.clear()
     if screen is not None:
         screen.close()
     if emit is None:
         write_summary(ctx.stdout, session, options, ctx.env)
-    return EXIT_INTERRUPTED if interrupt.requested else EXIT_OK
+    return EXIT_INTERRUPTED if driver.interrupted else EXIT_OK
+
+
+class HeadlessDriver(BlockingDriver):
+    """The loop driven by the AI alone (see :mod:`.performer` for the
+    contract): autoplay's timer comes due at once (or ``delay`` seconds
+    apart), the AI's answer is awaited, and Ctrl-C stops it between two
+    moves (:class:`_Interrupt`)."""
+
+    def __init__(
+        self, play: Play, performer: Performer, advisor: Advisor, sleep: Callable[[float], None], delay: float
+    ) -> None:
+        super().__init__(play, performer)
+        self._advisor = advisor
+        self._sleep = sleep
+        self._delay = delay
+        self._interrupt = _Interrupt()
+
+    @property
+    def interrupted(self) -> bool:
+        return self._interrupt.requested
+
+    def run(self, progress: _Progress) -> None:
+        """Until the AI finds no move, or Ctrl-C."""
+        game = self.play.session.game
+        with self._interrupt.installed():
+            self.play, effects = start(self.play, 0.0, autoplay=True)
+            self.do(effects)
+            while not self._interrupt.requested and not game.over:  # (over: no move changes the board)
+                due = next_due(self.play)
+                if due is None:
+                    break  # autoplay stopped: the AI found no move
+                # No clock: the game's time is autoplay's, so every move is due at once.
+                self.feed(Tick(due))
+                progress.show(game)
+
+    def ask(self, effect: AskAI) -> Optional[AIMoved]:
+        """The AI's move, after ``delay``; None if Ctrl-C came first (at
+        once: nothing has changed yet)."""
+        try:
+            with self._interrupt.abortable():
+                direction = self._advisor.move(self.play.session.game)
+                if direction is not None and self._delay:
+                    self._sleep(self._delay)
+        except KeyboardInterrupt:
+            self._interrupt.requested = True
+            return None
+        # The game's time is autoplay's own: the move is made when it was due.
+        pilot = self.play.pilot
+        return AIMoved(effect.purpose, direction, pilot.due if pilot is not None else 0.0)

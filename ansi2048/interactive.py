@@ -1,7 +1,8 @@
 """Interactive play: the keyboard game on a terminal, kept between runs.
 
 The loop's decisions are the pure state machine of :mod:`.loop`; here is its
-driver, which waits for events and performs the effects. It is given its
+blocking terminal driver, which waits for events, answers the AI's effect
+and has the :mod:`.performer` do the others. It is given its
 console (``terminal.open_console`` by default, or any console over byte
 streams: :func:`.terminal.console.stream_console`) and its clock through the
 :class:`~.context.Context`, so tests play it in-process over in-memory
@@ -19,33 +20,23 @@ from .history import utc_date, utc_timestamp
 from .keys import Action, KeyDecoder
 from .limits import DEFAULT_SIZE
 from .loop import (
-    NO_UNDO_NOTE,
     AIMoved,
     AIReady,
-    Append,
     AskAI,
-    Draw,
-    Effect,
     Event,
-    Keep,
-    KeepUnaided,
     Keys,
-    Leave,
     Play,
-    RecordKey,
     Resized,
     Settings,
-    StopRecording,
     Suspended,
     Tick,
-    Warned,
-    WriteBest,
     closing,
     next_due,
     start,
     step,
 )
 from .options import EXIT_OK
+from .performer import BestWriter, BlockingDriver, Performer
 from .recording import Item, Reseed
 from .records import Record, daily_date, daily_seed
 from .render.repaint import ERASE_LINE
@@ -57,63 +48,27 @@ from .terminal.console import Console, ScreenHooks
 from .terminal.signals import Hangup, shield_hangups
 
 __all__ = [
-    "BEST_WRITE_INTERVAL",
-    "NO_UNDO_NOTE",
     "PROGRESS_AFTER",
-    "BestWriter",
     "Driver",
-    "GameKeeper",
+    "LocalPlayStore",
     "OpenConsole",
     "ResumeProgress",
     "play_terminal",
 ]
 
-# Seconds between writes of a rising best score during play: a write costs
-# up to ~10 ms here, which the next key should not wait for.
-BEST_WRITE_INTERVAL = 1.0
 # Seconds a resume may take before it says how far it is.
 PROGRESS_AFTER = 1.0
 
 OpenConsole = Callable[[IO[Any], IO[Any], ScreenHooks], ContextManager[Console]]
 
 
-class BestWriter:
-    """Writes a rising best score at most once per ``interval`` seconds of
-    ``clock``, and whatever is left at the end (``flush``). If the game is
-    killed in between, resuming its save recovers the best it reached."""
-
-    def __init__(
-        self,
-        store: Callable[[int], int],
-        clock: Callable[[], float],
-        stored: int,
-        interval: float = BEST_WRITE_INTERVAL,
-    ) -> None:
-        self._store = store  # writes a best, returns the best now stored
-        self._clock = clock
-        self._interval = interval
-        self.stored = stored
-        self._written_at = clock()
-
-    def offer(self, best: int, urgent: bool = False) -> int:
-        """Write ``best`` if it is higher and the interval has passed (or
-        ``urgent``: nothing else would recover it after a kill); the best to
-        show (another game may have stored a higher one)."""
-        if best > self.stored and (urgent or self._clock() - self._written_at >= self._interval):
-            self.stored = self._store(best)
-            self._written_at = self._clock()
-        return max(best, self.stored)
-
-    def flush(self, best: int) -> None:
-        if best > self.stored:
-            self.stored = self._store(best)
-
-
-class GameKeeper:
-    """Puts finished games in the history, dated by ``now``. A game can end
-    more than once (game over, then r): the same game with the same keys is
-    kept once. In a daily session, a game on a day's seed is marked as that
-    day's game (an earlier day's, put aside unfinished, too)."""
+class LocalPlayStore:
+    """The keyboard game's :class:`~.performer.PlayStore`: the data
+    directory's (``keeper``). Finished games go into the history dated by
+    ``now``; a game can end more than once (game over, then r): the same
+    game with the same keys goes in once. In a daily session, a game on a
+    day's seed is marked as that day's game (an earlier day's, put aside
+    unfinished, too)."""
 
     def __init__(self, keeper: Keeper, now: Callable[[], float], daily: Optional[str]) -> None:
         self._keeper = keeper
@@ -121,12 +76,25 @@ class GameKeeper:
         self._daily = daily
         self._last: Optional[Played] = None
 
-    def keep(self, played: Optional[Played]) -> None:
+    @property
+    def saving(self) -> bool:
+        return self._keeper.saving
+
+    def append(self, item: Item) -> None:
+        self._keeper.append(item)
+
+    def add_to_history(self, played: Optional[Played]) -> None:
         if played is None or played == self._last:
             return
         self._last = played
         daily = daily_date(played.seed) if self._daily is not None else None
         self._keeper.keep(Record.of(played, utc_timestamp(self._now()), daily))
+
+    def record_best(self, score: int) -> Optional[int]:
+        return self._keeper.record_best(score)
+
+    def record_unaided(self, score: int) -> None:
+        self._keeper.record_unaided(score)
 
 
 class ResumeProgress:
@@ -174,13 +142,13 @@ def play_terminal(
     # The daily game: today's (UTC) date is its seed, for everyone.
     daily = utc_date(ctx.now()) if options.daily else None
     keeper = Keeper(ctx.env, rows, cols, goal, ctx.warn, daily)
-    games = GameKeeper(keeper, ctx.now, daily)
+    store = LocalPlayStore(keeper, ctx.now, daily)
     try:
         progress = ResumeProgress(ctx.stdout, ctx.clock)
         resumed = keeper.resume(progress)
         progress.end()
         if keeper.put_aside is not None:  # an earlier day's daily game, unfinished: it ends here
-            games.keep(keeper.put_aside.game)
+            store.add_to_history(keeper.put_aside.game)
             notes.append(keeper.put_aside.note)
         if (
             resumed is not None
@@ -201,7 +169,7 @@ def play_terminal(
                 # back; --seed (or the day) names the new game's seed, saved
                 # as a directive.
                 restart: Item = Action.RESTART if restart_seed is None else Reseed(restart_seed)
-                games.keep(session.restart(restart_seed).ended)
+                store.add_to_history(session.restart(restart_seed).ended)
                 keeper.append(restart)
             record_from = _start_recording(ctx, session, resumed)
         else:
@@ -224,7 +192,7 @@ def play_terminal(
             # A note from before the board was up (an earlier day's daily
             # game set aside) greets the first frame.
             greeting = notes[-1] if notes else ""
-        status = _loop(session, ctx, keeper, games, notes, open_console, greeting, daily, record_from)
+        status = _loop(session, ctx, store, notes, open_console, greeting, daily, record_from)
         if on_end is not None:
             on_end(session)
         return status
@@ -273,8 +241,7 @@ def _run_seed(runs: Optional[Tuple[Run, List[Run]]], game: Game) -> int:
 def _loop(
     session: Session,
     ctx: Context,
-    keeper: Keeper,
-    games: GameKeeper,
+    store: LocalPlayStore,
     notes: List[str],
     open_console: OpenConsole,
     greeting: str = "",
@@ -314,8 +281,9 @@ def _loop(
             record_from=record_from,
             bindings=tuple((key.decode("ascii"), action) for key, action in ctx.options.bindings),
         )
-        play = Play(session, settings, console.size(), note=greeting, saving=keeper.saving)
-        driver = Driver(play, ctx, console, screen, keeper, games, notes)
+        play = Play(session, settings, console.size(), note=greeting, saving=store.saving)
+        best = BestWriter(store.record_best, ctx.clock, session.best)
+        driver = Driver(play, ctx, console, Performer(screen, store, ctx.recorder, best, notes))
         try:
             driver.start()
             driver.run()
@@ -323,7 +291,7 @@ def _loop(
             # A second signal must not cut the saving and the restore short.
             with shield_hangups():
                 for effect in closing(driver.play):
-                    driver.perform(effect)
+                    driver.performer.perform(effect)
                 with suppress(OSError, Hangup):  # the window may be gone already
                     screen.close()
     for message in driver.said_in_full:
@@ -331,41 +299,25 @@ def _loop(
     return EXIT_OK
 
 
-class Driver:
-    """The loop's imperative half: waits for the next event (a key, or the
-    timer :func:`.loop.next_due` sets), steps the state machine, and does
-    what it says, in order. Effects that answer (the AI's move, a warning
-    from the files) come back as events, handled before the next wait."""
+class Driver(BlockingDriver):
+    """The blocking terminal driver (see :mod:`.performer` for the
+    contract): waits for the next event (a key, or the timer
+    :func:`.loop.next_due` sets), steps the state machine, answers the AI's
+    effect by asking it, and has ``performer`` do the rest, in order."""
 
-    def __init__(
-        self,
-        play: Play,
-        ctx: Context,
-        console: Console,
-        screen: Screen,
-        keeper: Keeper,
-        games: GameKeeper,
-        notes: List[str],
-    ) -> None:
-        self.play = play
+    def __init__(self, play: Play, ctx: Context, console: Console, performer: Performer) -> None:
+        super().__init__(play, performer)
         self.console = console
         self._ctx = ctx
-        self._screen = screen
-        self._keeper = keeper
-        self._games = games
-        self._notes = notes  # warnings said since the board is up
-        self._warned = len(notes)
-        self._best = BestWriter(keeper.record_best, ctx.clock, play.session.best)
         self._ai_warning: List[str] = []
         self.said_in_full: List[str] = []  # warnings to repeat in full below the board at the end
         self._advisor = Advisor(ctx.options, self._ai_warning.append)
         self._decoder = KeyDecoder(comments=False, extra=ctx.options.bindings, assist=True)
         self._redrawn = False  # the console redrew during the last read
-        self._recording = True  # --record follows the game (or there is none)
 
     def start(self) -> None:
         self.play, effects = start(self.play, self._ctx.clock(), self._ctx.options.autoplay)
-        self._do(effects)
+        self.do(effects)
         # Once the first frame is out (it must not wait for this), the AI
         # loads in the background: the first hint is then as quick as later ones.
         self._advisor.warm_up(self.play.session.game.board)
@@ -399,56 +351,18 @@ class Driver:
     def feed(self, event: Event) -> None:
         if not self.play.ai_loaded and self._advisor.ready:
             self.play, _ = step(self.play, AIReady())
-        self.play, effects = step(self.play, event)
-        self._do(effects)
+        super().feed(event)
 
-    def _do(self, effects: List[Effect]) -> None:
-        answers: List[Event] = []
-        for effect in effects:
-            answers += self.perform(effect)
-        for answer in answers:
-            self.feed(answer)
-
-    def perform(self, effect: Effect) -> List[Event]:
-        """Do ``effect``; the events it gives back."""
-        answers: List[Event] = []
-        if isinstance(effect, Draw):
-            if effect.help:
-                self._screen.paint_help(effect.view)
-            else:
-                self._screen.paint(effect.view, effect.sprites, effect.shake)
-        elif isinstance(effect, Append):
-            self._keeper.append(effect.item)
-        elif isinstance(effect, RecordKey):
-            self._ctx.recorder.action(effect.item)
-        elif isinstance(effect, StopRecording):
-            if self._recording:
-                self._recording = False
-                self._ctx.recorder.warn(f"{effect.why}: recording stopped")
-                self._ctx.recorder.close()
-        elif isinstance(effect, Keep):
-            self._games.keep(effect.played)
-        elif isinstance(effect, KeepUnaided):
-            self._keeper.record_unaided(effect.score)
-        elif isinstance(effect, WriteBest):
-            if effect.final:
-                self._best.flush(effect.best)
-            else:
-                # The best to show: another game may have stored a higher one.
-                self.play.session.best = self._best.offer(effect.best, urgent=effect.urgent)
-        elif isinstance(effect, AskAI):
-            direction = self._advisor.move(self.play.session.game)
-            # Its warning in full (file, reason) is said once the terminal
-            # is handed back; the board says it in a form that fits.
-            warning = self._ai_warning[-1] if self._ai_warning else ""
-            self.said_in_full += self._ai_warning
-            answers.append(AIMoved(effect.purpose, direction, self._ctx.clock(), warning))
-            self._ai_warning[:] = []
-        elif isinstance(effect, Leave):
-            self._screen.close()
-        # Quit: nothing to do, ``run`` sees the state is over.
-        fresh, self._warned = self._notes[self._warned :], len(self._notes)
-        return [Warned(message, self._keeper.saving) for message in fresh] + answers
+    def ask(self, effect: AskAI) -> AIMoved:
+        """The AI's answer, at once: this driver may block while it thinks
+        (a hint takes milliseconds; autoplay waits for it anyway)."""
+        direction = self._advisor.move(self.play.session.game)
+        # Its warning in full (file, reason) is said once the terminal
+        # is handed back; the board says it in a form that fits.
+        warning = self._ai_warning[-1] if self._ai_warning else ""
+        self.said_in_full += self._ai_warning
+        self._ai_warning[:] = []
+        return AIMoved(effect.purpose, direction, self._ctx.clock(), warning)
 
 
 def animates(ctx: Context, console: Console) -> bool:

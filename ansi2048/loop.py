@@ -7,14 +7,19 @@ Events: the keys of one read (:class:`Keys`), a timer that came due
 (:class:`Tick`: a frame of motion, the "+N" fading, autoplay's next move),
 a new window size or the terminal back from a suspend (:class:`Resized`), a
 suspend (:class:`Suspended`), the AI's move (:class:`AIMoved`), a warning
-from the files (:class:`Warned`). :func:`next_due` says when the next timer
-is due, so the shell waits for a key until then.
+from the files (:class:`Warned`), the best score the storage now holds
+(:class:`BestStored`). :func:`next_due` says when the next timer is due, so
+the shell waits for a key until then. Effects are done by the shell's
+performer (:mod:`.performer`), which says how a driver uses it.
 
 The rules of order, each in one place:
 
 - the save gets a move before the frame that shows it (:func:`_apply`);
 - the save is marked assisted before the AI's first move is saved
   (:func:`_ask_ai`);
+- the best shown is the higher of the game's and the storage's: the
+  storage's comes back as an event (:class:`BestStored`), never written
+  into the state by the shell;
 - the best is written urgently when nothing else would recover it
   (:func:`_best`);
 - the AI's note wins over every other note (:func:`_note`);
@@ -33,8 +38,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
+from . import protocol
 from .engine import Direction, Slide, trace_move
 from .keys import Action, move_action
 from .recording import ASSISTED, Item, Reseed
@@ -43,6 +49,7 @@ from .render.motion import GAIN_SECONDS, SETTLE_SECONDS, SHAKE_SECONDS, Sprite, 
 from .session import Played, Session
 
 __all__ = [
+    "AI_BUSY_NOTE",
     "DEFAULT_PACE",
     "LOADING_NOTE",
     "NO_UNDO_NOTE",
@@ -51,17 +58,21 @@ __all__ = [
     "AIReady",
     "Append",
     "AskAI",
+    "BestStored",
     "Draw",
     "Effect",
     "Event",
     "Keep",
     "KeepUnaided",
+    "Key",
     "Keys",
+    "KeysEnded",
     "Leave",
     "Play",
     "Purpose",
     "Quit",
-    "RecordKey",
+    "RecordKeys",
+    "Report",
     "Resized",
     "Settings",
     "StopRecording",
@@ -71,6 +82,7 @@ __all__ = [
     "WriteBest",
     "closing",
     "next_due",
+    "playable",
     "start",
     "step",
 ]
@@ -93,17 +105,36 @@ ASSISTED_NOTE = "assisted: this game sets no best"
 # standard error at the end): short enough to sit beside autoplay's pace
 # at 80 columns.
 WEAK_AI_NOTE = "AI weights unusable: heuristic play"
+# Said when the AI is too busy to answer (a server's AI serves every player):
+# no hint this time, and autoplay stops.
+AI_BUSY_NOTE = "the AI is busy: try again in a moment"
+
+# Looked up per key on the hot path of a piped replay (the properties cost
+# more): each move key's direction, and the keys that are no key of the game.
+_DIRECTION_OF: Dict[Key, Direction] = {action: action.direction for action in Action if action.direction is not None}
+_ASSIST_KEYS = frozenset(action for action in Action if not action.game)
 
 
 # -- events ---------------------------------------------------------------------
 
 
+# A key: an action of the keyboard, or a recording's restart into a seed.
+Key = Union[Action, Reseed]
+
+
 @dataclass(frozen=True)
 class Keys:
-    """The actions of one read (keys typed ahead come together), at ``now``."""
+    """The keys of one read (keys typed ahead, or a chunk of a pipe, come
+    together), at ``now``."""
 
-    actions: Tuple[Action, ...]
+    actions: Tuple[Key, ...]
     now: float
+
+
+@dataclass(frozen=True)
+class KeysEnded:
+    """No key will come any more (a replay's input has ended): the last
+    frame says so, in place of the keys."""
 
 
 @dataclass(frozen=True)
@@ -140,6 +171,7 @@ class AIMoved:
     direction: Optional[Direction]
     now: float
     warning: str = ""
+    busy: bool = False  # the AI could not take the question (a server's pool is full): no answer
 
 
 @dataclass(frozen=True)
@@ -155,7 +187,15 @@ class Warned:
     saving: bool
 
 
-Event = Union[Keys, Tick, Resized, Suspended, AIMoved, AIReady, Warned]
+@dataclass(frozen=True)
+class BestStored:
+    """The answer to :class:`WriteBest`: the best score now stored for this
+    board (another game running at once may have stored a higher one)."""
+
+    best: int
+
+
+Event = Union[Keys, KeysEnded, Tick, Resized, Suspended, AIMoved, AIReady, Warned, BestStored]
 
 
 # -- effects --------------------------------------------------------------------
@@ -163,16 +203,25 @@ Event = Union[Keys, Tick, Resized, Suspended, AIMoved, AIReady, Warned]
 
 @dataclass(frozen=True)
 class Append:
-    """Append ``item`` to the save."""
+    """Append ``items`` to the save, in order. One effect for the keys of a
+    step, not one per key: a piped replay plays a chunk of thousands of
+    keys in one step, and an effect per key would cost a third of its time."""
 
-    item: Item
+    items: Tuple[Item, ...]
 
 
 @dataclass(frozen=True)
-class RecordKey:
-    """Write ``item`` (a key, or the seed a new game starts from) to ``--record``."""
+class RecordKeys:
+    """Write ``items`` (keys, or the seed a new game starts from) to ``--record``."""
 
-    item: Item
+    items: Tuple[Item, ...]
+
+
+@dataclass(frozen=True)
+class Report:
+    """Tell a bot (``--json``) what a key did: the protocol's object."""
+
+    event: Dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -235,7 +284,7 @@ class Quit:
     """Play is over: the shell stops reading keys."""
 
 
-Effect = Union[Append, RecordKey, StopRecording, Keep, KeepUnaided, WriteBest, Draw, AskAI, Leave, Quit]
+Effect = Union[Append, RecordKeys, Report, StopRecording, Keep, KeepUnaided, WriteBest, Draw, AskAI, Leave, Quit]
 Effects = List[Effect]
 
 
@@ -252,9 +301,15 @@ class Settings:
     day: str = ""  # the daily game's date (--daily), "" otherwise
     day_seed: Optional[int] = None  # the daily game's seed: r starts it again
     record_from: int = 0  # runs behind the game on the board when --record began
+    # Keys come from a pipe, not from whoever watches (a replay, a bot, the
+    # AI playing headless): they play whether the board shows or not, a
+    # move that changes nothing is not nudged, and no key is offered.
+    replay: bool = False
+    report: bool = False  # each key's outcome is reported (--json)
     # The config's keys, (character, action): the key line and the help name
     # the keys that really work.
     bindings: Tuple[Tuple[str, Action], ...] = ()
+    guest: bool = False  # nothing is kept (a server's player without a key)
 
 
 @dataclass(frozen=True)
@@ -307,6 +362,7 @@ class Play:
     thinking: Optional[Turn] = None  # a hint was asked for: the turn waits for it
     ai_loaded: bool = False
     saving: bool = True  # the save works: a kill loses nothing it holds
+    recording: bool = True  # --record follows the game (or there is none)
     over: bool = False  # quit: no key is read any more
 
 
@@ -317,22 +373,25 @@ def view(play: Play, ending: str = "") -> View:
     """The frame of ``play`` as it stands."""
     settings = play.settings
     daily = settings.day_seed is not None and play.session.run.seed == settings.day_seed
+    # Autoplay's pace is offered to whoever can change it: not in a replay.
+    pace = play.pilot.pace if play.pilot is not None and not settings.replay else 0
     return replace(
-        View.of(play.session, play.note),
+        View.of(play.session, play.note, settings.replay),
         day=settings.day if daily else "",
         ending=ending,
         gained=play.gained,
         hint=play.hint,
         stuck=play.hint_stuck,
-        autoplay=play.pilot.pace if play.pilot is not None else 0,
+        autoplay=pace,
         bindings=settings.bindings,
     )
 
 
-def fits(play: Play) -> bool:
-    """The window shows the board (not "too small"): keys other than q, and
-    autoplay, wait until it does (no playing blind)."""
-    return layout_for(view(play), *play.size) is not None
+def playable(play: Play) -> bool:
+    """Keys other than q, and autoplay, play: the window shows the board
+    (not "too small"), or the keys are not typed by whoever watches (a
+    replay plays on). No playing blind."""
+    return play.settings.replay or layout_for(view(play), *play.size) is not None
 
 
 def _draw(play: Play) -> Draw:
@@ -359,19 +418,19 @@ def next_due(play: Play) -> Optional[float]:
         return moving.start + (moving.frames[0][0] if moving.frames else moving.settle)
     if play.fade_at is not None:
         return play.fade_at
-    if play.pilot is not None and not play.helping and fits(play):
+    if play.pilot is not None and not play.helping and playable(play):
         return play.pilot.due
     return None
 
 
-def closing(play: Play) -> Effects:
+def closing(play: Play) -> List[Union[WriteBest, Keep, KeepUnaided]]:
     """What the end of play writes, whatever ended it (q, a signal): the best
     reached, and the game where it belongs. Quitting a finished game (won,
     or over) ends it: into the history. An unfinished one stays in its save,
     to be resumed; its score may still be the best without undo or AI."""
     session = play.session
     game = session.game
-    effects: Effects = [WriteBest(session.best, final=True)]
+    effects: List[Union[WriteBest, Keep, KeepUnaided]] = [WriteBest(session.best, final=True)]
     if session.quit and (game.over or game.won):
         effects.append(Keep(session.played()))
     elif game.moves and not (session.used_undo or session.assisted):
@@ -386,6 +445,10 @@ def step(play: Play, event: Event) -> Tuple[Play, Effects]:
     """The next state and what to do, for ``event``."""
     if isinstance(event, Keys):
         return _keys(play, event)
+    if isinstance(event, KeysEnded):
+        play, effects = _settle(play)
+        play = replace(play, over=True, pilot=None, gained=0)
+        return play, [*effects, Draw(view(play, ending=_farewell(play))), Quit()]
     if isinstance(event, Tick):
         return _tick(play, event.now)
     if isinstance(event, AIMoved):
@@ -398,6 +461,12 @@ def step(play: Play, event: Event) -> Tuple[Play, Effects]:
     if isinstance(event, Warned):
         play = replace(play, warning=event.message, saving=event.saving, note=event.message)
         return play, [] if play.moving is not None or play.over else [_draw(play)]
+    if isinstance(event, BestStored):
+        # Shown from the next frame on (no frame of its own: it comes back
+        # right after a frame, and the next key's frame is soon enough).
+        if event.best > play.session.best:
+            play.session.best = event.best
+        return play, []
     return play, [Leave()]  # Suspended
 
 
@@ -415,24 +484,13 @@ def _keys(play: Play, event: Keys) -> Tuple[Play, Effects]:
     play = replace(play, hint=None, hint_stuck=False, ai_note="", fade_at=None)
     # One move read alone is shown moving; typed-ahead keys are all played
     # and the screen catches up in a single frame.
-    shown = fits(play)
+    shown = playable(play)
     animate = play.settings.animate and len(event.actions) == 1 and shown
-    turn, want_hint = Turn(event.now), False
-    for action in event.actions:
-        if not shown and action is not Action.QUIT:
-            continue  # no playing blind while the board cannot be shown
-        if action is Action.HINT:
-            want_hint = True
-        elif not action.game:
-            play = _assist_key(play, action, event.now)
-        else:
-            # Any typed key of the game takes control back, and the hint goes.
-            play, want_hint = replace(play, pilot=None), False
-            play, turn = _apply(play, action, turn, animate, effects)
-            if play.session.quit:
-                break
+    play, turn, played, want_hint = _play_keys(play, event.actions, event.now, animate, typed=True, blind=not shown)
+    effects += played
     if want_hint and not play.session.quit:
-        return _ask_ai(replace(play, thinking=turn), Purpose.HINT, effects)
+        play, asked = _ask_ai(replace(play, thinking=turn), Purpose.HINT)
+        return play, effects + asked
     return _finish(play, turn, effects)
 
 
@@ -459,49 +517,127 @@ def _toggle_autoplay(play: Play, now: float) -> Play:
     return replace(play, pilot=Autopilot(play.pace, now))  # the first move at once
 
 
-def _apply(play: Play, action: Action, turn: Turn, animate: bool, effects: Effects) -> Tuple[Play, Turn]:
-    """Play one key of the game. The save gets a move before the frame that
-    shows it (a kill between the two loses nothing the player saw)."""
-    session = play.session
+def _play_keys(
+    play: Play, keys: Sequence[Key], now: float, animate: bool, typed: bool, blind: bool = False
+) -> Tuple[Play, Turn, Effects, bool]:
+    """Play ``keys``: typed ones (the keyboard's own keys among them), or
+    the AI's move. The turn they make, what they ask of the shell, and
+    whether a hint is wanted. The save gets a move before the frame that
+    shows it (a kill between the two loses nothing the player saw).
+
+    The hot path of a piped replay (a chunk of thousands of keys in one
+    call): per key, only what that key needs; the keys to save and record
+    go out in one effect each, cut where a game ends (it goes into the
+    history after the keys that ended it)."""
+    session, settings = play.session, play.settings
     game = session.game
-    before, score = game.cells, game.score
-    day_seed = play.settings.day_seed
-    item: Item = action
-    if action is Action.RESTART and day_seed is not None:
-        # In the daily game, r starts the day's game again (saved as the
-        # seed it starts from, so the save replays it).
-        item = Reseed(day_seed)
-        outcome = session.restart(day_seed)
-    else:
-        outcome = session.apply(action)
-    if outcome.refused:
-        # Not recorded: replayed where undo is on, it would undo.
-        return play, replace(turn, refused=NO_UNDO_NOTE)
-    if outcome.moved:
-        effects.append(Append(item))
-    effects.append(_recorded(play, item))
-    if outcome.ended is not None:
-        effects.append(Keep(outcome.ended))
-    direction = action.direction
-    if direction is None:
-        nothing = action is Action.UNDO and not outcome.moved
-        return play, replace(turn, refused=NOTHING_TO_UNDO) if nothing else turn
-    stuck = "" if outcome.moved else f"can't move {direction.value}"
-    slides = trace_move(before, game.rows, game.cols, direction) if animate and outcome.moved else None
-    if animate and not outcome.moved:
-        slides = ()  # shown by a nudge of the board
-    return play, replace(turn, gained=game.score - score, stuck=stuck, slides=slides)
+    apply = session.apply
+    saving, recording, report, replay = play.saving, play.recording, settings.report, settings.replay
+    day_seed = settings.day_seed
+    effects: Effects = []
+    saved: List[Item] = []
+    recorded: List[Item] = []
+
+    def flush() -> None:
+        if saved:
+            effects.append(Append(tuple(saved)))
+            saved.clear()
+        if recorded:
+            effects.append(RecordKeys(tuple(recorded)))
+            recorded.clear()
+
+    gained, stuck, refused, slides = 0, "", "", None
+    want_hint = False
+    quit_key, undo_key = Action.QUIT, Action.UNDO
+    directions, assist = _DIRECTION_OF, _ASSIST_KEYS
+    for key in keys:
+        if blind and key is not quit_key:
+            continue  # no playing blind while the board cannot be shown
+        if key in assist:
+            if key is Action.HINT:
+                want_hint = True
+            else:
+                play = _assist_key(play, key, now)
+            continue
+        if typed:
+            # Any typed key of the game takes control back, and the hint goes.
+            want_hint = False
+            if play.pilot is not None:
+                play = replace(play, pilot=None)
+        score = game.score
+        item: Item = key
+        direction = directions.get(key)
+        if direction is not None:
+            before = game.cells if animate else ()
+            outcome = apply(key)  # type: ignore[arg-type]  # (a move: an Action)
+        elif isinstance(key, Reseed):
+            outcome = session.restart(key.seed)
+        elif key is Action.RESTART and day_seed is not None:
+            # In the daily game, r starts the day's game again (saved as the
+            # seed it starts from, so the save replays it).
+            item = Reseed(day_seed)
+            outcome = session.restart(day_seed)
+        else:
+            outcome = apply(key)
+        _, moved, spawn, ended, refusal = outcome
+        if refusal:
+            # Not recorded: replayed where undo is on, it would undo.
+            refused = NO_UNDO_NOTE
+            continue
+        if saving and moved:
+            saved.append(item)
+        if recording:
+            if key is undo_key and len(session.runs()[1]) < settings.record_from:
+                # The undo went back into a game from before the recording
+                # began: its keys are not in it, so the recording could not
+                # follow; it stops there (what it holds still replays).
+                flush()
+                effects.append(StopRecording("undo went back to a game from before the recording began"))
+                recording = False
+                play = replace(play, recording=False)
+            else:
+                recorded.append(item)
+        if report:
+            flush()
+            name = protocol.ACTION_NAMES[outcome.action]
+            effects.append(Report(protocol.event(game, name, moved, spawn)))
+        if ended is not None:
+            flush()
+            effects.append(Keep(ended))
+        if direction is not None:
+            gained = game.score - score
+            stuck = "" if moved or replay else f"can't move {direction.value}"
+            if not animate:
+                slides = None
+            elif moved:
+                slides = trace_move(before, game.rows, game.cols, direction)
+            else:
+                slides = None if replay else ()  # () is shown by a nudge of the board
+        elif key is undo_key and not moved:
+            refused = NOTHING_TO_UNDO
+        if session.quit:
+            break
+    flush()
+    return play, Turn(now, gained, stuck, refused, slides), effects, want_hint
 
 
-def _ask_ai(play: Play, purpose: Purpose, effects: Effects) -> Tuple[Play, Effects]:
+def _ask_ai(play: Play, purpose: Purpose) -> Tuple[Play, Effects]:
     """Ask the AI. The first time in a game, the save is marked assisted
     before any move of the AI is saved (resumed, the game stays assisted);
     the first time at all, the screen says the AI is loading (it takes a
     moment the player would otherwise take for a hang)."""
     session = play.session
+    effects: Effects = []
     if not session.assisted:
+        # The mark is a rule of the game's state, changed here as a key's
+        # move is (``Session.apply``), not an effect: from this step on the
+        # game raises no best, whatever the shell does. Were it an effect,
+        # the best could rise between the asking and the shell's doing, and
+        # a shell that failed to do it would leave the state and the save
+        # telling different stories. What the shell does is keep the mark
+        # (``Append(ASSISTED)``), before any move the AI makes is kept.
         session.assist()
-        effects.append(Append(ASSISTED))
+        effects.append(Append((ASSISTED,)))
         play = replace(play, ai_note=ASSISTED_NOTE)  # said the first time: its best is frozen
     if not play.ai_loaded:
         effects.append(Draw(replace(view(play), note=LOADING_NOTE)))
@@ -512,25 +648,26 @@ def _ask_ai(play: Play, purpose: Purpose, effects: Effects) -> Tuple[Play, Effec
 
 def _ai_moved(play: Play, event: AIMoved) -> Tuple[Play, Effects]:
     turn = play.thinking or Turn(event.now)
+    if event.busy:
+        return _finish(replace(play, thinking=None, ai_note=AI_BUSY_NOTE, pilot=None), turn, [])
     note = WEAK_AI_NOTE if event.warning else play.ai_note
     play = replace(play, thinking=None, ai_loaded=True, ai_note=note)
-    effects: Effects = []
     if event.purpose is Purpose.HINT:
         play = replace(play, hint=event.direction, hint_stuck=event.direction is None)
-        return _finish(play, turn, effects)
+        return _finish(play, turn, [])
     # Autoplay: its move is played as its key. A hint goes.
     play = replace(play, hint=None, hint_stuck=False)
     turn = Turn(event.now)
     pilot = play.pilot
     if event.direction is None or pilot is None:
-        return _finish(replace(play, pilot=None), turn, effects)  # no move left: autoplay stops
+        return _finish(replace(play, pilot=None), turn, [])  # no move left: autoplay stops
     # The next move is due a step of the pace after this one was due, or
     # after now if that is already past (no burst to catch up after a stall).
     step_ = 1.0 / pilot.pace
     play = replace(play, pilot=Autopilot(pilot.pace, max(pilot.due + step_, event.now + step_ / 2)))
     # Its moves are shown moving too, when its pace leaves them the time.
-    animate = play.settings.animate and step_ >= SETTLE_SECONDS and fits(play)
-    play, turn = _apply(play, move_action(event.direction), turn, animate, effects)
+    animate = play.settings.animate and step_ >= SETTLE_SECONDS and playable(play)
+    play, turn, effects, _ = _play_keys(play, (move_action(event.direction),), event.now, animate, typed=False)
     return _finish(play, turn, effects)
 
 
@@ -544,7 +681,7 @@ def _note(play: Play, turn: Turn) -> str:
 
 
 def _finish(play: Play, turn: Turn, effects: Effects) -> Tuple[Play, Effects]:
-    """Show the turn: the farewell after q (the last frame says where the
+    """After the turn's ``effects``, show the turn: the farewell after q (the last frame says where the
     game went, not keys that no longer work), else the move moving, or its
     settled frame at once."""
     play = replace(play, note=_note(play, turn), gained=turn.gained)
@@ -573,21 +710,16 @@ def _farewell(play: Play) -> str:
     what the command that brought it does next time (a game over is not
     resumed: it is in the history, and the next game starts afresh)."""
     command = play.settings.command
+    if play.settings.replay:
+        return "end of replay"
+    if play.settings.guest:
+        return "a guest's game is not kept: connect with an SSH key to keep yours"
     if not play.saving:
         return "this game could not be saved (see the warning above)"
     if play.session.game.over:
         again = "plays today's game again" if play.settings.day else "starts a new game"
         return f"game over, kept in your history; {command} {again}"
     return f"game kept for next time: {command} resumes it"
-
-
-def _recorded(play: Play, item: Item) -> Effect:
-    """``--record`` gets the key, unless an undo went back into a game from
-    before the recording began: its keys are not in it, so the recording
-    could not follow; it stops there (what it holds still replays)."""
-    if len(play.session.runs()[1]) < play.settings.record_from:
-        return StopRecording("undo went back to a game from before the recording began")
-    return RecordKey(item)
 
 
 def _settled(play: Play, start: float) -> Tuple[Play, Effects]:
@@ -615,9 +747,10 @@ def _settle(play: Play) -> Tuple[Play, Effects]:
     return play, [_draw(play), _best(play)]
 
 
-def _tick(play: Play, now: float, effects: Optional[Effects] = None) -> Tuple[Play, Effects]:
-    """The frame of motion that is due, the "+N" fading, or autoplay's move."""
-    effects = [] if effects is None else effects
+def _tick(play: Play, now: float, before: Sequence[Effect] = ()) -> Tuple[Play, Effects]:
+    """After ``before``, the frame of motion that is due, the "+N" fading,
+    or autoplay's move."""
+    effects = list(before)
     due = next_due(play)
     if due is None or now < due:
         return play, effects
@@ -632,4 +765,5 @@ def _tick(play: Play, now: float, effects: Optional[Effects] = None) -> Tuple[Pl
     if play.fade_at is not None:
         play = replace(play, fade_at=None, gained=0)
         return play, [*effects, _draw(play)]
-    return _ask_ai(play, Purpose.AUTOPLAY, effects)
+    play, asked = _ask_ai(play, Purpose.AUTOPLAY)
+    return play, effects + asked

@@ -62,6 +62,8 @@ keys, as on the screen:
   Ctrl-Z                        suspend (fg comes back to the game)
   more keys, a default theme, size and goal: the config file (--config-path)
 
+ansi2048 serve: the game over SSH, for anyone with ssh (ansi2048 serve --help)
+
 piped keys: the same characters; '#' starts a comment to the end of the line;
   anything else is ignored. A recording's first line
   (# ansi2048 seed=... size=... goal=...) sets up the game it was recorded

@@ -10,27 +10,28 @@ import os
 import stat
 from contextlib import ExitStack, suppress
 from dataclasses import replace
-from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
+from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import __version__
 from .cast import HEADLESS_SIZE, REPLAY_STEP
 from .context import Context, Options
-from .engine import Game, check_goal, check_size, default_goal, trace_move
-from .keys import Action
+from .engine import Game, check_goal, check_size, default_goal
 from .limits import DEFAULT_SIZE
+from .loop import Key, Keys, KeysEnded, Play, Settings, Tick, next_due, start
 from .options import EXIT_OK
-from .protocol import ACTION_NAMES, event, start_event
-from .recording import Assisted, BodyDecoder, FirstLine, Header, Item, Reseed, apply_item
+from .performer import BestWriter, BlockingDriver, NoStore, Performer
+from .protocol import start_event
+from .recording import Assisted, BodyDecoder, FirstLine, Header, Item
 from .render.frame import View, summary_text
 from .render.motion import SETTLE_SECONDS
 from .render.style import choose_depth
-from .screen import Motion, Screen, color_depth, palette_for, wants_motion
+from .screen import Screen, color_depth, palette_for, wants_motion
 from .session import Session
 from .terminal import quiet_terminal
 from .terminal.signals import hangup_signals, shield_hangups
 from .terminal.streams import ChunkReader, isatty, terminal_size, write_all
 
-__all__ = ["daily_options", "json_writer", "play_piped", "resolve_game", "write_summary"]
+__all__ = ["PipedDriver", "daily_options", "json_writer", "play_piped", "resolve_game", "write_summary"]
 
 
 class _Given:
@@ -142,9 +143,7 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
             emit_json(start_event(game, __version__))
     session = Session(game, undo=not options.no_undo, keep_keys=False)
     ctx.recorder.start(game.seed, game.rows, game.cols, game.goal)
-    decoder = BodyDecoder()
 
-    screen: Optional[Screen] = None
     # Frames go to a terminal to watch, or only into the --cast file.
     watching = isatty(stdout) and not options.json
     out_fd = stdout.fileno() if watching else -1
@@ -156,6 +155,7 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
     def size() -> Tuple[int, int]:
         return terminal_size(out_fd) if watching else HEADLESS_SIZE
 
+    screen: Optional[Screen] = None
     # A cast alone is drawn as this terminal would show it.
     depth = color_depth(options, stdout, ctx.env) if watching else choose_depth(options.color, True, ctx.env)
     if watching or ctx.cast is not None:
@@ -163,81 +163,48 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
         if ctx.cast is not None:
             ctx.cast.step = options.delay or REPLAY_STEP
             frames = ctx.cast.tee(write, size, f"ansi2048 replay {game.rows}x{game.cols} seed {game.seed}")
-        screen = Screen(frames, size, depth, ctx.env, replay=True, palette=palette_for(options))
-        screen.note = f"replay · seed {game.seed}"
-
-    def wait(seconds: float) -> bool:
-        ctx.sleep(seconds)
-        return False  # nothing cuts a replay's motion short: Ctrl-C stops the replay
-
-    # A replay watched slowly enough (--delay) shows its moves moving too.
+        screen = Screen(frames, size, depth, ctx.env, palette=palette_for(options))
     delay = options.delay or 0.0
-    slow = watching and delay >= SETTLE_SECONDS and wants_motion(options, ctx.env)
-    motion = Motion(wait, ctx.clock) if slow else None
+    settings = Settings(
+        # A replay watched slowly enough (--delay) shows its moves moving too.
+        animate=watching and delay >= SETTLE_SECONDS and wants_motion(options, ctx.env),
+        can_wait=False,
+        replay=True,
+        report=options.json,
+    )
+    caption = f"replay · seed {game.seed}" if screen is not None else ""
+    # No save; and without --record, no key need go to the recorder.
+    recording = options.record is not None
+    play = Play(session, settings, size(), note=caption, warning=caption, saving=False, recording=recording)
+    store = NoStore()
+    performer = Performer(
+        screen,
+        store,
+        ctx.recorder,
+        BestWriter(store.record_best, ctx.clock, 0),
+        report=emit_json if options.json else None,
+    )
+    # Keys are played one by one (a frame or a report each, at --delay's
+    # pace) unless nothing is shown or told: then a whole chunk of the pipe
+    # goes in one step (``ansi2048 < keys``: a key costs its move and little else).
+    one_by_one = screen is not None or options.json or delay > 0
+    driver = PipedDriver(play, performer, ctx.clock, ctx.sleep, delay if (watching or options.json) else 0.0)
 
-    recorder = ctx.recorder
-    # The common path (``ansi2048 < keys``): nothing to show, report or wait
-    # for, so a plain key costs its move and little else.
-    plain = screen is None and not options.json and not delay
-
-    def take_plain(actions: List[Item]) -> bool:
-        apply = session.apply
-        for action in actions:
-            if isinstance(action, Action):
-                outcome = apply(action)
-            elif isinstance(action, Assisted):
-                continue  # as in take below
-            else:
-                outcome = apply_item(session, action)
-            if not outcome.refused:
-                recorder.action(action)
-            if session.quit:
-                return False
-        return True
-
-    def take(actions: List[Item]) -> bool:
-        """Apply actions; False once the game is quit."""
-        if plain:
-            return take_plain(actions)
-        for action in actions:
-            if isinstance(action, Assisted):
-                continue  # a save's mark: never decoded from a pipe (BodyDecoder(saved=False))
-            direction = action.direction if isinstance(action, Action) else None
-            moving = motion is not None and direction is not None
-            if delay and (watching or options.json):
-                ctx.sleep(delay - SETTLE_SECONDS if moving else delay)
-            before, score = game.cells, game.score
-            outcome = apply_item(session, action)
-            if not outcome.refused:  # a refused undo (--no-undo) would undo when replayed
-                recorder.action(action)
-            if options.json:
-                name = ACTION_NAMES[Action.RESTART if isinstance(action, Reseed) else action]
-                emit_json(event(game, name, outcome.moved, outcome.spawn))
-            if screen is not None:
-                gained = game.score - score if direction is not None else 0
-                if motion is not None and direction is not None and outcome.moved:
-                    slides = trace_move(before, game.rows, game.cols, direction)
-                    motion.play(screen, session, slides, ctx.clock(), gained, shake=False)
-                screen.show(session, gained=gained)
-            if session.quit:
-                return False
-        return True
-
-    def play() -> None:
-        going = take(decoder.feed(pending))
-        while going:
+    def play_keys() -> None:
+        decoder = BodyDecoder()
+        driver.start()
+        driver.keys(decoder.feed(pending), one_by_one)
+        while not driver.over:
             data = reader.read()
             if not data:
                 break
-            going = take(decoder.feed(data))
-        if going:
-            take(decoder.finish())
+            driver.keys(decoder.feed(data), one_by_one)
+        driver.keys(decoder.finish(), one_by_one)
+        driver.end()
 
     if not watching:
+        play_keys()
         if screen is not None:  # drawn for the cast alone
-            screen.show(session)
-        play()
-        if screen is not None:
             screen.close()
     else:
         assert screen is not None
@@ -247,9 +214,7 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
             restore = ExitStack()
             try:
                 restore.enter_context(quiet_terminal(stdout.fileno()))
-                screen.show(session)
-                play()
-                screen.show(session, ending="end of replay")
+                play_keys()
             finally:
                 with shield_hangups():
                     with suppress(OSError):
@@ -258,6 +223,72 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
     if not options.json and not watching:
         write_summary(stdout, session, options, ctx.env)
     return EXIT_OK
+
+
+class PipedDriver(BlockingDriver):
+    """The loop driven by keys from a pipe (see :mod:`.performer` for the
+    contract): keys as they are read, ``delay`` seconds apart (0: as fast
+    as they come), the motion's timers in between; the AI is never asked."""
+
+    def __init__(
+        self,
+        play: Play,
+        performer: Performer,
+        clock: Callable[[], float],
+        sleep: Callable[[float], None],
+        delay: float,
+    ) -> None:
+        super().__init__(play, performer)
+        self._clock = clock
+        self._sleep = sleep
+        self._delay = delay
+        self._last_key = clock()  # when the last key was played
+
+    @property
+    def over(self) -> bool:
+        """No key plays any more (q, or the input ended)."""
+        return self.play.over
+
+    def start(self) -> None:
+        self.play, effects = start(self.play, self._clock(), autoplay=False)
+        self.do(effects)
+
+    def keys(self, items: Sequence[Item], one_by_one: bool) -> None:
+        """Play ``items`` (a save's mark, never decoded from a pipe, is skipped)."""
+        keys: List[Key] = [item for item in items if not isinstance(item, Assisted)]
+        if not keys:
+            return
+        if not one_by_one:  # (after q, step plays nothing more)
+            self.feed(Keys(tuple(keys), 0.0))
+            return
+        for key in keys:
+            if self.over:
+                return
+            if self._delay:
+                self._wait_until(self._last_key + self._delay)
+                self._last_key += self._delay
+            self.feed(Keys((key,), self._clock()))
+
+    def end(self) -> None:
+        """The input has ended: the last move's motion plays out, then the last frame."""
+        while not self.over and self.play.moving is not None:
+            due = next_due(self.play)
+            assert due is not None  # a motion always has its next frame due
+            self._sleep(max(0.0, due - self._clock()))
+            self.feed(Tick(max(due, self._clock())))
+        if not self.over:
+            self.feed(KeysEnded())
+
+    def _wait_until(self, moment: float) -> None:
+        """Until ``moment``, the frames the loop's timers ask for (the
+        motion, the "+N" fading), each at its time."""
+        while True:
+            due = next_due(self.play)
+            if due is None or due > moment:
+                break
+            self._sleep(max(0.0, due - self._clock()))
+            self.feed(Tick(max(due, self._clock())))
+        self._sleep(max(0.0, moment - self._clock()))
 
 
 def write_summary(stdout: IO[str], session: Session, options: Options, env: Mapping[str, str]) -> None:

@@ -13,6 +13,7 @@ is replayed in chunks (memory does not grow with it), and decoded strictly
 
 from __future__ import annotations
 
+import io
 import os
 from contextlib import suppress
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from .keys import Action
 from .recording import BodyDecoder, Header, Item, Reseed, apply_item, encode_item, format_header, split_header
 from .session import Run, Session
 
-__all__ = ["Progress", "Resumed", "SaveFile"]
+__all__ = ["Progress", "Resumed", "SaveFile", "saved_bytes"]
 
 # Saves are read in chunks of this size, so resuming takes the same memory
 # whatever the save's size (the game keeps a bounded undo history).
@@ -74,10 +75,13 @@ def _is_restart(item: Item) -> bool:
 
 
 class SaveFile:
-    """The saved game for one board configuration."""
+    """The saved game for one board configuration: the file at ``path``, or
+    a ``recording`` held in memory (a served game's, from its database),
+    read and replayed by the same code."""
 
-    def __init__(self, path: str, rows: int, cols: int, goal: int) -> None:
+    def __init__(self, path: str, rows: int, cols: int, goal: int, recording: Optional[bytes] = None) -> None:
         self.path = path
+        self.recording = recording
         self.rows = rows
         self.cols = cols
         self.goal = goal
@@ -106,7 +110,11 @@ class SaveFile:
     def _open_body(self) -> Tuple[IO[bytes], Header, bytes]:
         """The save open for reading, its checked header, and the body bytes
         read past the header line; FileNotFoundError if there is no save."""
-        stream = os.fdopen(open_regular(self.path, os.O_RDONLY), "rb")
+        stream: IO[bytes]
+        if self.recording is not None:
+            stream = io.BytesIO(self.recording)
+        else:
+            stream = os.fdopen(open_regular(self.path, os.O_RDONLY), "rb")
         try:
             header, first = self._header(stream)
         except BaseException:
@@ -122,6 +130,15 @@ class SaveFile:
             stream, header, first = self._open_body()
         except FileNotFoundError:
             return None
+        with stream:
+            return self._replay(stream, header, first, self._size(stream), progress)
+
+    def _size(self, stream: IO[bytes]) -> int:
+        return len(self.recording) if self.recording is not None else os.fstat(stream.fileno()).st_size
+
+    def _replay(
+        self, stream: IO[bytes], header: Header, first: bytes, total: int, progress: Optional[Progress]
+    ) -> _Loaded:
         assert header.seed is not None
         session = Session(Game(self.rows, self.cols, self.goal, header.seed))
         count, restarts_end, seed_after = 0, 0, header.seed
@@ -134,12 +151,11 @@ class SaveFile:
                 if _is_restart(item):
                     restarts_end, seed_after = count, session.game.seed
 
-        with stream:
-            decoder = BodyDecoder(saved=True)
-            for items in _chunks(stream, first, decoder, progress):
-                play(items)
-            open_line = decoder.open_line
-            play(decoder.finish())
+        decoder = BodyDecoder(saved=True)
+        for items in _chunks(stream, first, total, decoder, progress):
+            play(items)
+        open_line = decoder.open_line
+        play(decoder.finish())
         # The log holds every score it reached: a best that a killed game had
         # not written yet is recovered from it.
         return _Loaded(session.game, header.seed, session.best, restarts_end, seed_after, open_line, session.runs())
@@ -150,7 +166,7 @@ class SaveFile:
         stream, _header, first = self._open_body()
         with stream:
             decoder = BodyDecoder(saved=True)
-            for items in _chain_finish(_chunks(stream, first, decoder, None), decoder):
+            for items in _chain_finish(_chunks(stream, first, self._size(stream), decoder, None), decoder):
                 if skip >= len(items):
                     skip -= len(items)
                     continue
@@ -165,6 +181,17 @@ class SaveFile:
         past that restart, in this run too, so the screen and the save always
         agree. Raises OSError if the shorter save cannot be written (the
         save is then as it was)."""
+        shorter = self.compacted(loaded)
+        if shorter is None:
+            return None
+        compacted, chunks = shorter
+        atomic_write(self.path, chunks)
+        return compacted
+
+    def compacted(self, loaded: _Loaded) -> Optional[Tuple[_Loaded, Iterator[bytes]]]:
+        """What :meth:`compact` writes, without writing it: the game as the
+        shorter save replays it, and that save's bytes (read lazily from
+        this one); None if nothing can be dropped."""
         seed = loaded.seed_after_restart
         after = Session(Game(self.rows, self.cols, self.goal, seed))
         for items in self.items(loaded.restarts_end):
@@ -173,13 +200,12 @@ class SaveFile:
         if _state(after.game) != _state(loaded.game):
             return None
 
-        def compacted() -> Iterator[bytes]:
+        def chunks() -> Iterator[bytes]:
             yield _header(after.game, seed)
             for items in self.items(loaded.restarts_end):
                 yield "".join(encode_item(item) for item in items).encode("ascii")
 
-        atomic_write(self.path, compacted())
-        return _Loaded(after.game, seed, loaded.best_seen, 0, seed, False, after.runs())
+        return _Loaded(after.game, seed, loaded.best_seen, 0, seed, False, after.runs()), chunks()
 
     def quarantine(self) -> str:
         """Move a bad save aside (never delete it); returns the new name."""
@@ -208,9 +234,10 @@ class SaveFile:
             self._stream.write(b"\n")
 
     def append(self, item: Item) -> None:
-        """One item, in one write (whole or absent); never quit, nor the AI's keys."""
-        if self._stream is not None and item is not Action.QUIT and (not isinstance(item, Action) or item.game):
-            self._stream.write(encode_item(item).encode("ascii"))
+        """One item, in one write (whole or absent)."""
+        encoded = saved_bytes(item)
+        if self._stream is not None and encoded:
+            self._stream.write(encoded)
 
     def close(self) -> None:
         if self._stream is not None:
@@ -219,11 +246,18 @@ class SaveFile:
             self._stream = None
 
 
+def saved_bytes(item: Item) -> bytes:
+    """What a save keeps of ``item``: its encoding; nothing for quit, nor
+    for the AI's keys (its moves are saved as the keys they play)."""
+    if item is Action.QUIT or (isinstance(item, Action) and not item.game):
+        return b""
+    return encode_item(item).encode("ascii")
+
+
 def _chunks(
-    stream: IO[bytes], first: bytes, decoder: BodyDecoder, progress: Optional[Progress]
+    stream: IO[bytes], first: bytes, total: int, decoder: BodyDecoder, progress: Optional[Progress]
 ) -> Iterator[List[Item]]:
-    """``first``, then the rest of ``stream``, decoded a chunk at a time."""
-    total = os.fstat(stream.fileno()).st_size
+    """``first``, then the rest of ``stream`` (``total`` bytes in all), decoded a chunk at a time."""
     done = stream.tell() - len(first)
     data = first
     while True:

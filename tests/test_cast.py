@@ -197,7 +197,10 @@ def test_a_replay_into_a_pipe_writes_a_watchable_cast(tmp_path: Path) -> None:
     # A replay read in a blink still plays at REPLAY_STEP a frame.
     assert all(later - earlier >= REPLAY_STEP - 1e-6 for earlier, later in zip(times, times[1:]))
     assert {event[1] for event in events} == {"o"}
-    assert len(events) == 1 + len(KEYS) + 1  # the first frame, one per key, the cursor restored
+    # The first frame, one per key, the last frame (as a terminal shows
+    # it: no key offered), the cursor restored.
+    assert len(events) == 1 + len(KEYS) + 1 + 1
+    assert "end of replay" in events[-2][2]
     assert final_board(header, events) == played(7, KEYS)
     assert_plays_as_shown(header, events)
 

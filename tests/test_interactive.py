@@ -15,7 +15,8 @@ import pytest
 
 from ansi2048.context import Context, Options
 from ansi2048.engine import Game
-from ansi2048.interactive import BEST_WRITE_INTERVAL, BestWriter, play_terminal
+from ansi2048.interactive import play_terminal
+from ansi2048.performer import BEST_WRITE_INTERVAL, BestWriter
 from ansi2048.recording import replay, split_header
 from ansi2048.render.frame import LARGE
 from ansi2048.render.repaint import FRAME_END, SHOW_CURSOR

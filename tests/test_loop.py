@@ -27,10 +27,12 @@ from ansi2048.loop import (
     Effect,
     Keep,
     Keys,
+    KeysEnded,
     Play,
     Purpose,
     Quit,
-    RecordKey,
+    RecordKeys,
+    Report,
     Resized,
     Settings,
     Tick,
@@ -43,6 +45,7 @@ from ansi2048.loop import (
 )
 from ansi2048.recording import ASSISTED, encode_item, split_header
 from ansi2048.render.frame import LARGE
+from ansi2048.render.motion import SETTLE_SECONDS as SETTLE
 from ansi2048.render.repaint import SHOW_CURSOR
 from ansi2048.session import Session
 from ansi2048.terminal.console import ScreenHooks, stream_console
@@ -67,10 +70,10 @@ def kinds(effects: List[Effect]) -> List[str]:
 
 def test_the_save_gets_a_move_before_any_frame_shows_it() -> None:
     _, effects = step(fresh(settings=replace(SETTINGS, animate=False)), Keys((Action.LEFT,), 0.0))
-    assert kinds(effects)[:3] == ["Append", "RecordKey", "Draw"]
-    assert effects[0] == Append(Action.LEFT)
+    assert kinds(effects)[:3] == ["Append", "RecordKeys", "Draw"]
+    assert effects[0] == Append((Action.LEFT,))
     _, effects = step(fresh(), Keys((Action.LEFT,), 0.0))
-    assert kinds(effects)[:3] == ["Append", "RecordKey", "Draw"]  # the first frame of motion comes after too
+    assert kinds(effects)[:3] == ["Append", "RecordKeys", "Draw"]  # the first frame of motion comes after too
 
 
 def test_the_best_is_written_urgently_only_when_nothing_else_would_recover_it() -> None:
@@ -107,7 +110,7 @@ def test_the_ais_note_wins_over_a_warning_and_why_a_key_did_nothing() -> None:
     refused.session.undo = False
     _, effects = step(refused, Keys((Action.UNDO,), 0.0))
     assert [e for e in effects if isinstance(e, Draw)][-1].view.note == NO_UNDO_NOTE
-    assert not any(isinstance(e, (RecordKey, Append)) for e in effects)  # a refused key is not kept
+    assert not any(isinstance(e, (RecordKeys, Append)) for e in effects)  # a refused key is not kept
 
 
 def test_quitting_draws_the_farewell_instead_of_the_move_and_stops() -> None:
@@ -135,7 +138,7 @@ def test_a_key_during_the_motion_settles_it_first() -> None:
 def test_the_hint_waits_for_the_ai_and_marks_the_game_assisted_first() -> None:
     play, effects = step(fresh(), Keys((Action.HINT,), 0.0))
     assert kinds(effects) == ["Append", "Draw", "AskAI"]  # assisted, "loading the AI...", then ask
-    assert effects[0] == Append(ASSISTED) and isinstance(effects[1], Draw) and "loading" in effects[1].view.note
+    assert effects[0] == Append((ASSISTED,)) and isinstance(effects[1], Draw) and "loading" in effects[1].view.note
     assert next_due(play) is None  # nothing else happens until it answers
     play, effects = step(play, AIMoved(Purpose.HINT, Direction.UP, 0.1))
     assert isinstance(effects[0], Draw) and effects[0].view.hint is Direction.UP
@@ -413,3 +416,90 @@ def test_a_window_that_changes_size_silently_is_followed(tmp_path: Path, monkeyp
     assert play_terminal(context(tmp_path, clock, seed=8, new=True), deaf) == 0
     # At 4/s: 0.5, 0.75, 1.0; none from 1.1 to 3.0; then 3.0, 3.25, 3.5.
     assert len([m for m in moves if m is not Action.QUIT]) == 6
+
+
+# -- keys from a pipe: replays, bots and the AI headless go through the same step -------
+
+
+REPLAY = Settings(animate=False, can_wait=False, replay=True)
+
+
+def test_a_chunk_of_piped_keys_is_kept_in_one_effect_each_cut_where_a_game_ends() -> None:
+    session = Session(Game(2, 2, 8, 3))
+    keys: List[Action] = []
+    while not session.game.over:  # play a 2x2 game to its end, then r and a move
+        for action in (Action.LEFT, Action.UP, Action.RIGHT, Action.DOWN):
+            if not session.game.over:
+                session.apply(action)
+                keys.append(action)
+    keys += [Action.RESTART, Action.LEFT]
+    play = Play(Session(Game(2, 2, 8, 3)), REPLAY, (80, 30))
+    play, effects = step(play, Keys(tuple(keys), 0.0))
+    # The game over ends the first game, and r ends it again (the store
+    # keeps it once): the keys before each end go out before it.
+    kept = ["Append", "RecordKeys", "Keep"]
+    assert kinds(effects) == [*kept, *kept, "Append", "RecordKeys", "Draw", "WriteBest"]
+    first, recorded = effects[0], effects[1]
+    assert isinstance(first, Append) and isinstance(recorded, RecordKeys)
+    assert recorded.items == tuple(keys[:-2])  # every key of the first game, moved or not
+    assert len(first.items) == session.game.moves  # the save: only the keys that moved
+    assert effects[3] == Append((Action.RESTART,)) and effects[6] == Append((Action.LEFT,))
+    assert effects[2] == Keep(session.played())
+
+
+def test_a_replays_keys_play_unseen_and_its_last_frame_says_it_ended() -> None:
+    play = Play(Session(Game(seed=8)), REPLAY, (10, 4), note="replay · seed 8", warning="replay · seed 8")
+    play, effects = step(play, Keys((Action.LEFT, Action.UP), 0.0))
+    assert play.session.game.moves > 0  # the window is too small, but no one is typing
+    draw = [e for e in effects if isinstance(e, Draw)][-1]
+    assert draw.view.replay and draw.view.note == "replay · seed 8"
+    play, effects = step(play, KeysEnded())
+    assert kinds(effects) == ["Draw", "Quit"] and play.over
+    assert isinstance(effects[0], Draw) and effects[0].view.ending == "end of replay"
+
+
+def test_a_bot_is_told_each_key_in_order() -> None:
+    play = Play(Session(Game(seed=8)), replace(REPLAY, report=True), (80, 30))
+    _, effects = step(play, Keys((Action.LEFT, Action.RIGHT, Action.QUIT), 0.0))
+    reports = [e.event for e in effects if isinstance(e, Report)]
+    assert [r["action"] for r in reports] == ["left", "right", "quit"]
+    game = Game(seed=8)
+    game.move(Direction.LEFT)
+    game.move(Direction.RIGHT)
+    assert reports[1]["board"] == [list(row) for row in game.board] and reports[1]["moves"] == game.moves
+
+
+def test_the_piped_driver_plays_a_slow_replays_motion_between_its_keys() -> None:
+    """--delay 1 with motion: each key a second apart, its frames of motion
+    and its "+N" fading in between, on the clock the driver is given."""
+    from ansi2048.performer import BestWriter, NoStore, Performer
+    from ansi2048.piped import PipedDriver
+    from ansi2048.recording import Recorder
+
+    clock = FakeClock(0.0)
+    slept: List[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        clock.now += seconds
+
+    drawn: List[Draw] = []
+
+    class Recording(Performer):
+        def perform(self, effect: Any) -> List[Any]:
+            if isinstance(effect, Draw):
+                drawn.append(effect)
+            return super().perform(effect)
+
+    store = NoStore()
+    performer = Recording(None, store, Recorder(None, print), BestWriter(store.record_best, clock, 0))
+    play = Play(Session(Game(seed=8)), replace(REPLAY, animate=True), (80, 30), saving=False)
+    driver = PipedDriver(play, performer, clock, sleep, 1.0)
+    driver.start()
+    driver.keys([Action.LEFT, Action.RIGHT], one_by_one=True)
+    driver.end()
+    assert clock.now == pytest.approx(2.0 + SETTLE)  # keys at 1 s and 2 s, the last motion played out
+    moving = [d for d in drawn if d.sprites is not None]
+    assert len(moving) >= 2  # frames of motion, for each key that moved tiles
+    assert drawn[-1].view.ending == "end of replay"
+    assert driver.over

@@ -272,6 +272,7 @@ def test_legacy_console_frames_hold_only_what_colorama_converts(
 ) -> None:
     from ansi2048.context import Options
     from ansi2048.engine import Game
+    from ansi2048.render.frame import View
     from ansi2048.screen import Screen, color_depth
     from ansi2048.session import Session
 
@@ -293,7 +294,7 @@ def test_legacy_console_frames_hold_only_what_colorama_converts(
         play = Session(Game(seed=4))
         for direction in ("left", "up", "right", "down") * 10:
             play.game.move(direction)
-            screen.show(play)
+            screen.paint(View.of(play))
         screen.close()
     output = written.getvalue()
     assert "\x1b[" in output  # it is coloured

@@ -1,0 +1,91 @@
+"""``ansi2048 serve``: its command line, and the server started from it.
+
+Light to import (argparse only): asyncssh is imported once the options are
+good, and its absence is said in one line with the command that installs it."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass
+from typing import IO, Mapping, NoReturn, Optional, Sequence, Tuple
+
+from ..options import EXIT_ERROR, EXIT_USAGE
+
+__all__ = ["DEFAULT_LISTEN", "ServeOptions", "main", "parse_listen", "parse_serve_options"]
+
+DEFAULT_LISTEN = ("127.0.0.1", 2048)  # an operator opens it to the world on purpose
+INSTALL = 'pip install "ansi2048[serve]"'
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    host: str
+    port: int
+    data_dir: str
+    db: str  # --db: a database URL (store.open_store); "" is the SQLite file in data_dir
+
+
+def parse_listen(text: str) -> Tuple[str, int]:
+    """``HOST:PORT``, ``[IPv6]:PORT``; port 0 picks a free one."""
+    host, colon, port = text.rpartition(":")
+    if not colon or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT (port 0 to 65535), got {text[:60]!r}")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    return host, int(port)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="ansi2048 serve",
+        description="Serve the game over SSH: ssh -p PORT HOST plays it, each player's game kept under their SSH key.",
+    )
+    parser.add_argument(
+        "--listen",
+        type=parse_listen,
+        default=DEFAULT_LISTEN,
+        metavar="HOST:PORT",
+        help="where to listen (default 127.0.0.1:2048: this machine only; 0.0.0.0:2048 for everyone)",
+    )
+    parser.add_argument(
+        "--data-dir", metavar="DIR", help="the host key and the database (default: 'server' in the data directory)"
+    )
+    parser.add_argument(
+        "--db",
+        metavar="URL",
+        default="",
+        help="the database: sqlite:///PATH or postgresql://USER@HOST/DB (default: an SQLite file in --data-dir)",
+    )
+    return parser
+
+
+def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOptions:
+    args = _parser().parse_args(argv)
+    from ..storage import data_dir
+
+    where = args.data_dir or os.path.join(data_dir(env), "server")
+    host, port = args.listen
+    return ServeOptions(host, port, os.path.abspath(where), args.db)
+
+
+def main(argv: Sequence[str], env: Optional[Mapping[str, str]] = None, stderr: Optional[IO[str]] = None) -> int:
+    env = os.environ if env is None else env
+    stderr = sys.stderr if stderr is None else stderr
+    options = parse_serve_options(argv, env)
+    try:
+        import asyncssh  # noqa: F401 (only whether it is there)
+    except ImportError:
+        stderr.write(f"ansi2048 serve: error: the server needs asyncssh: {INSTALL}\n")
+        return EXIT_ERROR
+    import asyncio
+
+    from .server import run
+
+    return asyncio.run(run(options, stderr))

@@ -1,0 +1,481 @@
+"""One player's game over SSH: the keyboard game's loop (:mod:`ansi2048.loop`)
+driven by one asyncio task, its frames drawn by the local game's own
+:class:`~ansi2048.screen.Screen`, so a player sees the frames the local
+command draws for the same window, colour depth and keys.
+
+The task waits for what comes in (the keys of one read, a new window size,
+the end), or for the loop's next timer (:func:`~ansi2048.loop.next_due`),
+steps the loop, and has the shared :mod:`~ansi2048.performer` do its effects
+in order (the AI's question it answers itself, from the server's pool of
+processes). Keys are decoded
+incrementally (:class:`~ansi2048.keys.KeyDecoder`): an escape sequence split
+across SSH packets decodes as from a terminal, and a lone ESC is given
+:data:`ESC_TIMEOUT` to become an arrow.
+
+The game is kept where :class:`Keeping` says (a :class:`~.store.base.Store`,
+or nowhere for a guest), as the local game keeps its save: a recording,
+appended key by key. The keys a frame shows are appended, and the append has
+returned, before that frame is written (the keys of one read share one
+append): nothing a player was shown is lost, whatever happens to the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import Callable, List, Optional, Protocol, Tuple, Union
+
+from .. import __version__
+from ..engine import Game
+from ..history import utc_timestamp
+from ..interactive import _resumed_note
+from ..keys import Action, KeyDecoder
+from ..loop import (
+    AIMoved,
+    AIReady,
+    AskAI,
+    BestStored,
+    Effect,
+    Event,
+    Keys,
+    Play,
+    Resized,
+    Tick,
+    closing,
+    next_due,
+    start,
+    step,
+)
+from ..performer import BestWriter, Performer
+from ..recording import Item, Recorder, format_header
+from ..records import Record, config_key, unaided_key
+from ..saves import SaveFile, saved_bytes
+from ..screen import Screen
+from ..session import Played, Session
+from .pool import AIPool, Busy
+from .store.base import Claim, ClaimLost, Store, StoreUnavailable
+
+__all__ = [
+    "CLAIM_SECONDS",
+    "Ended",
+    "GuestKeeping",
+    "Incoming",
+    "Keeping",
+    "Link",
+    "PlayerGame",
+    "StoreKeeping",
+    "Typed",
+    "open_game",
+]
+
+# A session's claim on its game lasts this long unless renewed (a crashed
+# server's games are free again after it), and is renewed at a third of it.
+CLAIM_SECONDS = 30.0
+_RENEW_SECONDS = CLAIM_SECONDS / 3
+# The longest an AI question may take before it counts as busy (a hint takes
+# milliseconds; a stalled pool must not hold the player's keys for good).
+_AI_TIMEOUT = 10.0
+# Bytes the SSH channel may hold unsent (the client stopped reading) before
+# the session ends: frames are a few KB, so this is many seconds of them.
+MAX_UNSENT = 1 << 20
+# How often, and how far apart, an append the database could not take is
+# tried again before the session ends (the frame waits for it).
+_APPEND_TRIES = 4
+_APPEND_PAUSE = 0.5
+# How long a lone ESC waits for the rest of an arrow key before it counts as
+# just ESC: longer than a terminal's 50 ms (terminal.console.ESC_TIMEOUT),
+# since the network may hold back the second half of a sequence split
+# across packets; a lone ESC only closes the help.
+ESC_TIMEOUT = 0.3
+
+SAID_STOPPING = "the server is stopping; your game is kept: connect again to resume it"
+SAID_TAKEN_OVER = "your game was taken over by another session"
+SAID_TOO_SLOW = "your connection cannot take the frames fast enough; your game is kept"
+SAID_UNSAVED = "your game cannot be saved right now; what you saw is kept: try again later"
+
+
+class Link(Protocol):
+    """What the game needs of its SSH channel."""
+
+    def write(self, data: bytes) -> None: ...
+
+    def unsent(self) -> int:
+        """Bytes written but not yet sent (the client is slow to read)."""
+
+
+@dataclass(frozen=True)
+class Typed:
+    """The bytes of one read from the client."""
+
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Ended:
+    """Play ends from outside: the connection is gone (``said`` empty), or the
+    server says ``said`` on the line below the board."""
+
+    said: str = ""
+
+
+Incoming = Union[Typed, Resized, Ended]
+
+
+class Keeping(Protocol):
+    """Where a game goes: a player's, in the store; a guest's, nowhere."""
+
+    async def load(self) -> Optional[bytes]: ...
+
+    async def rewrite(self, recording: bytes) -> None: ...
+
+    async def append(self, items: bytes) -> None: ...
+
+    async def best(self, key: str) -> int: ...
+
+    async def record_best(self, key: str, score: int) -> int: ...
+
+    async def keep(self, record: Record) -> None: ...
+
+    async def renew(self) -> bool:
+        """Renew the claim on the game; False if another session has it now."""
+
+    async def release(self) -> None: ...
+
+
+class GuestKeeping:
+    """A guest's game: played, never kept."""
+
+    async def load(self) -> Optional[bytes]:
+        return None
+
+    async def rewrite(self, recording: bytes) -> None:
+        pass
+
+    async def append(self, items: bytes) -> None:
+        pass
+
+    async def best(self, key: str) -> int:
+        return 0
+
+    async def record_best(self, key: str, score: int) -> int:
+        return score
+
+    async def keep(self, record: Record) -> None:
+        pass
+
+    async def renew(self) -> bool:
+        return True
+
+    async def release(self) -> None:
+        pass
+
+
+class StoreKeeping:
+    """A player's game on one board, in the store, under the claim of
+    ``holder`` (taken before this is made)."""
+
+    def __init__(self, store: Store, player: int, board: str, holder: str) -> None:
+        self._store = store
+        self._player = player
+        self._board = board
+        self._holder = holder
+
+    async def load(self) -> Optional[bytes]:
+        return await self._store.load(self._player, self._board)
+
+    async def rewrite(self, recording: bytes) -> None:
+        await self._store.rewrite(self._player, self._board, self._holder, recording)
+
+    async def append(self, items: bytes) -> None:
+        await self._store.append(self._player, self._board, self._holder, items)
+
+    async def best(self, key: str) -> int:
+        return await self._store.best(self._player, key)
+
+    async def record_best(self, key: str, score: int) -> int:
+        return await self._store.record_best(self._player, key, score)
+
+    async def keep(self, record: Record) -> None:
+        await self._store.keep(self._player, record)
+
+    async def renew(self) -> bool:
+        held: Optional[Claim] = await self._store.claim(self._player, self._board, self._holder, CLAIM_SECONDS)
+        return held is None
+
+    async def release(self) -> None:
+        await self._store.release(self._player, self._board, self._holder)
+
+
+async def open_game(
+    keeping: Keeping, rows: int, cols: int, goal: int, new: bool, random_seed: Callable[[], int], now: float
+) -> Tuple[Session, str]:
+    """The player's game on this board, resumed from its recording (a game
+    over starts a new one, as locally), or new; and the note that greets it.
+    ``new`` starts a new game as the ``r`` key does (``u`` brings the old one back)."""
+    key = config_key(rows, cols, goal)
+    recording = await keeping.load()
+    greeting = ""
+    game: Optional[Game] = None
+    runs = None
+    if recording is not None:
+        save = SaveFile("", rows, cols, goal, recording)
+        try:
+            loaded = save.load()
+        except ValueError as error:
+            # Not this version's, or damaged: it stays in the store until a
+            # new game replaces it, which is said.
+            greeting = f"your saved game is unusable ({error}): a new game"
+        else:
+            assert loaded is not None
+            # The best it reached may be in no other place (the server was killed).
+            await keeping.record_best(key, loaded.best_seen)
+            if not loaded.game.over:
+                shorter = save.compacted(loaded) if loaded.restarts_end else None
+                if shorter is not None:
+                    # The games before the last restart go, as locally: the
+                    # recording does not grow with every game played.
+                    loaded = shorter[0]
+                    await keeping.rewrite(b"".join(shorter[1]))
+                game, runs = loaded.game, loaded.runs
+    best = await keeping.best(key)
+    if game is None:
+        game = Game(rows, cols, goal, random_seed())
+        await keeping.rewrite(format_header(game.seed, rows, cols, goal, __version__).encode("ascii"))
+        return Session(game, best), greeting
+    session = Session(game, best, runs)
+    if not new:
+        return session, _resumed_note(game.moves)
+    ended = session.restart(None).ended
+    if ended is not None:
+        await keeping.keep(Record.of(ended, utc_timestamp(now)))
+    await keeping.append(saved_bytes(Action.RESTART))
+    return session, ""
+
+
+class _Stop(Exception):
+    """Play must end now, saying ``said`` (the frame not yet saved is not drawn)."""
+
+    def __init__(self, said: str) -> None:
+        super().__init__(said)
+        self.said = said
+
+
+class _Pending:
+    """The :class:`~ansi2048.performer.PlayStore` the performer writes to:
+    it holds what one step gave (the keys, the games that ended, the bests)
+    until the driver writes it to the store, asynchronously (:meth:`PlayerGame._flush`)."""
+
+    saving = True
+
+    def __init__(self, now: Callable[[], float]) -> None:
+        self._now = now
+        self.items = bytearray()
+        self.records: List[Record] = []
+        self.bests: List[int] = []
+        self.unaided: List[int] = []
+        self._last: Optional[Played] = None
+
+    def append(self, item: Item) -> None:
+        self.items += saved_bytes(item)
+
+    def add_to_history(self, played: Played) -> None:
+        # A game can end more than once (game over, then r): kept once, as locally.
+        if played != self._last:
+            self._last = played
+            self.records.append(Record.of(played, utc_timestamp(self._now())))
+
+    def record_best(self, score: int) -> Optional[int]:
+        self.bests.append(score)
+        return None  # the store answers later: the driver feeds BestStored
+
+    def record_unaided(self, score: int) -> None:
+        self.unaided.append(score)
+
+
+class PlayerGame:
+    """The asynchronous driver of one player's session (the contract is
+    :mod:`ansi2048.performer`'s): ``incoming`` is what comes in; ``run``
+    plays until the end and leaves the screen tidy, the last line said.
+    The performer draws into ``frames`` (the screen's ``write`` collects
+    there) and writes into a :class:`_Pending`; once a step's effects are
+    done, the keys go to the store and only then the frames to the client."""
+
+    def __init__(
+        self,
+        play: Play,
+        screen: Screen,
+        frames: List[str],
+        link: Link,
+        keeping: Keeping,
+        pool: AIPool,
+        incoming: asyncio.Queue[Incoming],
+        clock: Callable[[], float],
+        now: Callable[[], float],
+    ) -> None:
+        self.play = play
+        self._screen = screen
+        self._frames = frames
+        self._link = link
+        self._keeping = keeping
+        self._pool = pool
+        self._incoming = incoming  # filled by the SSH session's callbacks
+        self._clock = clock
+        game = play.session.game
+        self._key = config_key(game.rows, game.cols, game.goal)
+        self._decoder = KeyDecoder(comments=False, assist=True)
+        self._pending = _Pending(now)
+        best = BestWriter(self._pending.record_best, clock, play.session.best)
+        self._performer = Performer(screen, self._pending, Recorder(None, lambda message: None), best)
+        self._renew_at = clock() + _RENEW_SECONDS
+        self._lost = False  # the claim went to another session: nothing more is written to the game
+
+    async def run(self) -> None:
+        said = ""
+        try:
+            if self._pool.ready:
+                self.play, _ = step(self.play, AIReady())
+            self.play, effects = start(self.play, self._clock(), autoplay=False)
+            await self._do(effects)
+            said = await self._until_over()
+        except _Stop as stop:
+            said = stop.said
+        finally:
+            await self._close(said)
+
+    async def _until_over(self) -> str:
+        """Play until the player quits (""), or until the end comes from outside."""
+        escape_at: Optional[float] = None  # a lone ESC's wait for the rest of its sequence
+        while not self.play.over:
+            wake = [when for when in (next_due(self.play), self._renew_at, escape_at) if when is not None]
+            timeout = max(0.0, min(wake) - self._clock())
+            try:
+                incoming: Optional[Incoming] = await asyncio.wait_for(self._incoming.get(), timeout)
+            except asyncio.TimeoutError:
+                incoming = None
+            now = self._clock()
+            if incoming is None:
+                if now >= self._renew_at:
+                    await self._renew()
+                if escape_at is not None and now >= escape_at:
+                    escape_at = None
+                    self._decoder.flush()  # the ESC stood alone: no action (it closes the help)
+                    await self._feed(Keys((), now))
+                due = next_due(self.play)
+                if due is not None and now >= due:
+                    await self._feed(Tick(now))
+            elif isinstance(incoming, Ended):
+                return incoming.said
+            elif isinstance(incoming, Resized):
+                await self._feed(incoming)
+            else:
+                actions = self._decoder.feed(incoming.data)
+                escape_at = now + ESC_TIMEOUT if self._decoder.pending else None
+                if actions or not self._decoder.pending:
+                    await self._feed(Keys(tuple(actions), now))
+        return ""
+
+    async def _renew(self) -> None:
+        self._renew_at = self._clock() + _RENEW_SECONDS
+        try:
+            held = await self._keeping.renew()
+        except StoreUnavailable:
+            return  # the claim outlives a short outage; the next renewal tries again
+        if not held:
+            self._lost = True
+            raise _Stop(SAID_TAKEN_OVER)
+
+    async def _feed(self, event: Event) -> None:
+        self.play, effects = step(self.play, event)
+        await self._do(effects)
+
+    async def _do(self, effects: List[Effect]) -> None:
+        """One step's effects, in order; then their answers, each a step of its own."""
+        answers: List[Event] = []
+        for effect in effects:
+            if isinstance(effect, AskAI):
+                # The frames so far (the AI loading) go out while it thinks.
+                answers += await self._flush()
+                answers.append(await self._ask(effect))
+            else:
+                answers += self._performer.perform(effect)
+        answers += await self._flush()
+        for answer in answers:
+            await self._feed(answer)
+
+    async def _ask(self, effect: AskAI) -> AIMoved:
+        """The AI's answer. Keys typed meanwhile wait in the queue, as they
+        wait in the terminal while the local game's AI thinks."""
+        game = self.play.session.game
+        try:
+            direction, warning = await asyncio.wait_for(self._pool.move(game.board, game.goal), _AI_TIMEOUT)
+        except (Busy, asyncio.TimeoutError):
+            return AIMoved(effect.purpose, None, self._clock(), busy=True)
+        return AIMoved(effect.purpose, direction, self._clock(), warning)
+
+    async def _flush(self) -> List[Event]:
+        """What the performer left pending, to the store; then, the keys
+        they show being kept, the frames to the client. The answers: the
+        best the store holds, if another session raised it higher."""
+        pending, keeping, key = self._pending, self._keeping, self._key
+        answers: List[Event] = []
+        if pending.items:
+            await self._append(bytes(pending.items))
+            pending.items.clear()
+        records, pending.records = pending.records, []
+        for record in records:
+            await keeping.keep(record)
+            if record.unaided:
+                pending.unaided.append(record.score)
+        unaided, pending.unaided = pending.unaided, []
+        for score in unaided:
+            await keeping.record_best(unaided_key(key), score)
+        bests, pending.bests = pending.bests, []
+        for best in bests:
+            stored = await keeping.record_best(key, best)
+            if stored > best:
+                answers.append(BestStored(stored))
+        if self._frames:
+            text = "".join(self._frames)
+            self._frames.clear()
+            self._link.write(text.encode("utf-8", "replace"))
+            if self._link.unsent() > MAX_UNSENT:
+                raise _Stop(SAID_TOO_SLOW)
+        return answers
+
+    async def _append(self, items: bytes) -> None:
+        """The keys to the store, returning once it has them: tried again
+        while the database is briefly away, then play ends (its frame unsent)."""
+        if self._lost:
+            return
+        for attempt in range(_APPEND_TRIES):
+            try:
+                await self._keeping.append(items)
+                return
+            except ClaimLost:
+                self._lost = True
+                self._frames.clear()
+                raise _Stop(SAID_TAKEN_OVER) from None
+            except StoreUnavailable:
+                if attempt == _APPEND_TRIES - 1:
+                    self._frames.clear()
+                    raise _Stop(SAID_UNSAVED) from None
+                await asyncio.sleep(_APPEND_PAUSE)
+
+    async def _close(self, said: str) -> None:
+        """What the end of play writes, whatever ended it; the screen left
+        with the cursor below the board, and ``said`` under it."""
+        try:
+            for effect in closing(self.play):
+                self._performer.perform(effect)
+            await self._flush()
+        except _Stop as stop:
+            said = said or stop.said
+        finally:
+            self._screen.close()
+            text = "".join(self._frames) + (f"{said}\r\n" if said else "")
+            self._frames.clear()
+            self._link.write(text.encode("utf-8", "replace"))
+            if not self._lost:
+                with suppress(StoreUnavailable):  # then the claim expires by itself
+                    await self._keeping.release()

@@ -1,0 +1,30 @@
+"""Display names: what a client's SSH user name becomes on the server (pure)."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["MAX_NAME", "NAMELESS", "display_name"]
+
+# As ssh-chat does: short enough for a score line, long enough to tell apart.
+MAX_NAME = 16
+# What a name keeps: ASCII letters, digits and _.- (no control character, no
+# escape sequence, no bidi override, no look-alike letter of another script).
+_NOT_ALLOWED = re.compile(r"[^A-Za-z0-9_.-]+")
+# Control sequences are dropped whole first, so that their parameters
+# ("31m" of ESC [31m) do not end up in the name: CSI (7-bit ESC [ and 8-bit
+# 0x9b), OSC and the other strings (ESC ] P X ^ _ ... up to BEL or ST),
+# and two-character escapes.
+_SEQUENCE = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[ -~]?"
+)
+# The name of a client whose user name keeps nothing.
+NAMELESS = "player"
+
+
+def display_name(user: str) -> str:
+    """``user`` reduced to the allowed characters, at most :data:`MAX_NAME`
+    of them; :data:`NAMELESS` when nothing is left."""
+    return _NOT_ALLOWED.sub("", _SEQUENCE.sub("", user))[:MAX_NAME] or NAMELESS

@@ -1,0 +1,586 @@
+"""The SSH server (asyncssh): who connects, what they may ask, and their games.
+
+Identity is the public key a client authenticates with (its SHA256
+fingerprint): every key is accepted, the first one the client offers is the
+one it signs with and the one that names the player. A client without a key
+gets in through keyboard-interactive with no prompt, as a guest whose game is
+not kept. The display name is the SSH user name reduced (:mod:`.names`).
+
+A session runs the game or one of the commands without a terminal
+(:mod:`.commands`), and nothing else: shells run the game, and subsystems
+(SFTP, ...), SCP, port forwarding either way, agent and X11 forwarding are
+refused. asyncssh's defaults that a game must not keep are turned off: the
+line editor (keys would come a line at a time) and agent forwarding.
+
+SIGTERM or SIGINT: every game ends as if its player had left (saved, its
+best and history written), each player is told on one line that the server
+is stopping and their game is kept, and the server exits 0."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import time
+from contextlib import suppress
+from dataclasses import dataclass, replace
+from itertools import count
+from typing import IO, TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Set, Tuple
+
+import asyncssh
+
+from ..context import Options
+from ..engine import default_goal
+from ..limits import DEFAULT_SIZE
+from ..loop import Play, Resized, Settings
+from ..options import EXIT_ERROR, EXIT_OK, EXIT_USAGE
+from ..records import board_stats, config_key, stats_document
+from ..render.stats import stats_lines
+from ..render.style import ColorDepth, choose_depth
+from ..render.themes import THEMES
+from ..screen import Screen, wants_motion
+from .commands import (
+    COLOR_DEPTHS,
+    NEEDS_TERMINAL,
+    CommandError,
+    Help,
+    PlayRequest,
+    Stats,
+    help_text,
+    parse_command,
+    printable,
+)
+from .game import (
+    CLAIM_SECONDS,
+    SAID_STOPPING,
+    Ended,
+    GuestKeeping,
+    Incoming,
+    Keeping,
+    PlayerGame,
+    StoreKeeping,
+    Typed,
+    open_game,
+)
+from .names import display_name
+from .pool import AIPool
+from .store import open_store
+from .store.base import Player, Prefs, Store, StoreError
+
+if TYPE_CHECKING:
+    from .cli import ServeOptions  # which imports this module, when it runs the server
+
+__all__ = ["HOST_KEY_FILE", "GameServer", "host_key", "run"]
+
+HOST_KEY_FILE = "ssh_host_ed25519_key"
+# A window's size as a client says it is unbounded: a frame is never drawn
+# larger than this (the board is at most 10x10 cells).
+MAX_COLUMNS, MAX_LINES = 500, 200
+DEFAULT_WINDOW = (80, 24)  # a pty request that gives no size
+# Seconds from connecting to being authenticated (asyncssh's default is 120).
+LOGIN_SECONDS = 20
+# Seconds the games get to save and say goodbye when the server stops, then
+# the clients to leave by themselves (it must be gone within 5).
+STOP_SECONDS = 3.0
+LEAVE_SECONDS = 0.5
+# The note on a guest's first frame.
+GUEST_NOTE = "guest: nothing is kept (connect with an SSH key)"
+# Said when the player's game is open in another session.
+TAKE_OVER_PROMPT = (
+    "Your game on this board is open in another session.\r\n"
+    "y: play it here (the other session ends); any other key: leave.\r\n"
+)
+# Seconds the take-over question waits for its answer.
+ANSWER_SECONDS = 120
+# What the game says it takes to play it again (its farewell).
+AGAIN = "connecting again"
+
+
+def host_key(data_dir: str) -> asyncssh.SSHKey:
+    """The server's ed25519 host key in ``data_dir``, made on first start
+    (readable by its owner only) and reused after."""
+    path = os.path.join(data_dir, HOST_KEY_FILE)
+    try:
+        return asyncssh.read_private_key(path)
+    except FileNotFoundError:
+        pass
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    # O_EXCL: a key another server made meanwhile is not overwritten.
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as stream:
+        stream.write(key.export_private_key())
+        stream.flush()
+        os.fsync(stream.fileno())
+    return key
+
+
+def clamp_window(width: int, height: int) -> Tuple[int, int]:
+    """A client's window size, as drawn: 0 (unknown) is the default, the
+    rest bounded."""
+    if width <= 0 or height <= 0:
+        return DEFAULT_WINDOW
+    return min(width, MAX_COLUMNS), min(height, MAX_LINES)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who a connection is: a key's fingerprint (None: a guest) and a name."""
+
+    fingerprint: Optional[str]
+    name: str
+
+
+class GameServer:
+    """The server's state: the store, the AI's pool, the sessions running."""
+
+    def __init__(
+        self,
+        store: Store,
+        pool: AIPool,
+        random_seed: Callable[[], int],
+        clock: Callable[[], float] = time.monotonic,
+        now: Callable[[], float] = time.time,
+        log: Optional[IO[str]] = None,
+    ) -> None:
+        self._log = log
+        self.store = store
+        self.pool = pool
+        self.random_seed = random_seed
+        self.clock = clock
+        self.now = now
+        self.port = 0
+        self.sessions: Set[_Session] = set()
+        self._holders = count(1)
+        self._host = socket.gethostname().replace(":", "_")
+        self._id = f"{self._host}:{os.getpid()}:{time.time_ns()}"
+        self._listener: Optional[asyncssh.SSHAcceptor] = None
+        self.connections: Set[asyncssh.SSHServerConnection] = set()
+
+    def holder(self) -> str:
+        """A claim holder's name: this server's, and a session's number."""
+        return f"{self._id}:{next(self._holders)}"
+
+    def gone(self, holder: str) -> bool:
+        """``holder`` was a session of a server on this machine that is no
+        longer running (it was killed): its claim need not be waited out,
+        nor its player asked to take the game over."""
+        host, _, rest = holder.partition(":")
+        pid = rest.partition(":")[0]
+        if host != self._host or not pid.isdigit():
+            return False  # another machine's server: its claim expires by itself
+        if int(pid) == os.getpid():
+            return not holder.startswith(self._id + ":")  # this pid's earlier life
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return True
+        except OSError:
+            return False  # running, as another user
+        return False
+
+    async def listen(self, host: str, port: int, key: asyncssh.SSHKey) -> Tuple[str, int]:
+        """Listen on ``host``:``port`` (0: a free one); where it listens."""
+        self._listener = await asyncssh.listen(
+            host,
+            port,
+            server_factory=lambda: _Connection(self),
+            server_host_keys=[key],
+            encoding=None,  # keys are bytes, decoded by the game's own decoder
+            line_editor=False,  # asyncssh's is on by default: keys would come a line at a time
+            agent_forwarding=False,  # on by default too
+            x11_forwarding=False,
+            allow_scp=False,
+            sftp_factory=None,
+            allow_pty=True,
+            login_timeout=LOGIN_SECONDS,
+            password_auth=False,
+            server_version="ansi2048",
+        )
+        address = self._listener.sockets[0].getsockname()
+        self.port = int(address[1])
+        return str(address[0]), self.port
+
+    async def stop(self) -> None:
+        """Stop listening; every game saved and its player told; then close."""
+        if self._listener is not None:
+            self._listener.close()
+        tasks = [session.stopping() for session in list(self.sessions)]
+        running = [task for task in tasks if task is not None]
+        if running:
+            await asyncio.wait(running, timeout=STOP_SECONDS)
+        # The clients leave once their sessions have closed; the rest are
+        # disconnected (their client then says so, in a line of its own).
+        loop = asyncio.get_running_loop()
+        end = loop.time() + LEAVE_SECONDS
+        while self.connections and loop.time() < end:
+            await asyncio.sleep(0.02)
+        for conn in list(self.connections):
+            conn.close()
+        self.pool.close()
+
+    def log(self, line: str) -> None:
+        """One line about a session on the server's standard error."""
+        if self._log is not None:
+            with suppress(OSError, ValueError):
+                self._log.write(line + "\n")
+                self._log.flush()
+
+
+class _Connection(asyncssh.SSHServer):
+    """One client connection: its authentication, and what it may open."""
+
+    def __init__(self, server: GameServer) -> None:
+        self._server = server
+        self._conn: Optional[asyncssh.SSHServerConnection] = None
+        self._key: Optional[asyncssh.SSHKey] = None
+        self._guest = False
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self._conn = conn
+        self._server.connections.add(conn)
+
+    def connection_lost(self, exc: Optional[Exception]) -> None:
+        if self._conn is not None:
+            self._server.connections.discard(self._conn)
+
+    def begin_auth(self, username: str) -> bool:
+        return True  # authentication is asked for: a keyless client still gets in (kbdint)
+
+    def public_key_auth_supported(self) -> bool:
+        return True
+
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        # Called for the client's query, then for its signature: the first
+        # key offered is accepted, and only that one names the player.
+        if self._key is None:
+            self._key = key
+        return bool(key.public_data == self._key.public_data)
+
+    def kbdint_auth_supported(self) -> bool:
+        return True
+
+    def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
+        self._key, self._guest = None, True  # no key: a guest, let in without a prompt
+        return True
+
+    def password_auth_supported(self) -> bool:
+        return False
+
+    def session_requested(self) -> _Session:
+        assert self._conn is not None
+        user = self._conn.get_extra_info("username") or ""
+        fingerprint = None if self._guest or self._key is None else str(self._key.get_fingerprint("sha256"))
+        return _Session(self._server, Identity(fingerprint, display_name(user)))
+
+    # Refused, always: this server runs the game and nothing else.
+    def connection_requested(self, dest_host: str, dest_port: int, orig_host: str, orig_port: int) -> bool:
+        return False  # ssh -L
+
+    def server_requested(self, listen_host: str, listen_port: int) -> bool:
+        return False  # ssh -R
+
+    def unix_connection_requested(self, dest_path: str) -> bool:
+        return False
+
+    def unix_server_requested(self, listen_path: str) -> bool:
+        return False
+
+    def tun_requested(self, unit: Optional[int]) -> bool:
+        return False
+
+    def tap_requested(self, unit: Optional[int]) -> bool:
+        return False
+
+
+class _Link:
+    """The game's side of the SSH channel (see :class:`.game.Link`)."""
+
+    def __init__(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
+        self._chan = chan
+        self.gone = False
+
+    def write(self, data: bytes) -> None:
+        if self.gone:
+            return
+        try:
+            self._chan.write(data)
+        except (OSError, asyncssh.Error):
+            self.gone = True
+
+    def unsent(self) -> int:
+        return int(self._chan.get_write_buffer_size())
+
+
+class _Session(asyncssh.SSHServerSession[bytes]):
+    """One session channel: a game with a terminal, or a command without."""
+
+    def __init__(self, server: GameServer, identity: Identity) -> None:
+        self._server = server
+        self._identity = identity
+        self._chan: Optional[asyncssh.SSHServerChannel[bytes]] = None
+        self._link: Optional[_Link] = None
+        self._command: Optional[str] = None
+        self._term: Optional[str] = None
+        self._window = DEFAULT_WINDOW
+        self._incoming: asyncio.Queue[Incoming] = asyncio.Queue()
+        self._task: Optional[asyncio.Task[None]] = None
+
+    # -- asyncssh's callbacks ---------------------------------------------------
+
+    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
+        self._chan = chan
+        self._link = _Link(chan)
+
+    def pty_requested(
+        self, term_type: str, term_size: Tuple[int, int, int, int], term_modes: Mapping[int, int]
+    ) -> bool:
+        self._term = term_type or "dumb"
+        self._window = clamp_window(term_size[0], term_size[1])
+        return True
+
+    def shell_requested(self) -> bool:
+        return True  # no shell: the game
+
+    def exec_requested(self, command: str) -> bool:
+        self._command = command
+        return True
+
+    def subsystem_requested(self, subsystem: str) -> bool:
+        return False  # SFTP and any other
+
+    def break_received(self, msec: int) -> bool:
+        return False
+
+    def session_started(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._serve())
+        self._server.sessions.add(self)
+
+    def data_received(self, data: bytes, datatype: Optional[int]) -> None:
+        self._incoming.put_nowait(Typed(data))
+
+    def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
+        self._window = clamp_window(width, height)
+        self._incoming.put_nowait(Resized(self._window))
+
+    def eof_received(self) -> bool:
+        # The client's input ended (``printf q | ssh -tt``): what came before
+        # is played, then play ends as if the connection had dropped. True:
+        # the channel stays open for the last frame (asyncssh would close it,
+        # and the next write would fail).
+        self._incoming.put_nowait(Ended())
+        return True
+
+    def connection_lost(self, exc: Optional[Exception]) -> None:
+        if self._link is not None:
+            self._link.gone = True
+        self._incoming.put_nowait(Ended())
+
+    # -- the session --------------------------------------------------------------
+
+    def stopping(self) -> Optional[asyncio.Task[None]]:
+        """The server is stopping: end the game, saying so; its task."""
+        self._incoming.put_nowait(Ended(SAID_STOPPING))
+        return self._task
+
+    async def _serve(self) -> None:
+        assert self._chan is not None
+        chan = self._chan
+        status = EXIT_OK
+        started = self._server.clock()
+        try:
+            status = await self._command_or_game()
+        except StoreError as error:
+            self._say(f"ansi2048: error: {error}")
+            self._server.log(f"store error: {error}")
+            status = EXIT_ERROR
+        except Exception as error:  # a bug must end this session only, said in one line each side
+            self._say("ansi2048: error: the server failed; your game is kept up to what you saw")
+            self._server.log(f"session failed: {type(error).__name__}: {error}")
+            status = EXIT_ERROR
+        finally:
+            self._server.sessions.discard(self)
+            self._log_session(status, self._server.clock() - started)
+            if self._link is not None and not self._link.gone:
+                with suppress(OSError, asyncssh.Error):
+                    chan.exit(status)
+
+    def _log_session(self, status: int, seconds: float) -> None:
+        """The session's line in the server's log: who (name, key), from
+        where, what, in which terminal, how long. Nothing the client typed
+        is written as it came (the name is reduced, the rest printable)."""
+        assert self._chan is not None
+        identity = self._identity
+        peer = self._chan.get_extra_info("peername") or ("?", 0)
+        what = "play" if self._command is None else printable(self._command.split(" ", 1)[0])
+        terminal = f"{printable(self._term)} {self._window[0]}x{self._window[1]}" if self._term else "no terminal"
+        self._server.log(
+            f"{peer[0]} {identity.name} {identity.fingerprint or 'guest'} {what} ({terminal}) "
+            f"{seconds:.1f} s, status {status}"
+        )
+
+    def _say(self, line: str, stderr: bool = True) -> None:
+        """One line to the client (CR LF on a terminal, whose client is raw)."""
+        assert self._chan is not None
+        data = (line + ("\r\n" if self._term is not None else "\n")).encode("utf-8", "replace")
+        with suppress(OSError, asyncssh.Error):
+            if stderr:
+                self._chan.write_stderr(data)
+            else:
+                self._chan.write(data)
+
+    async def _command_or_game(self) -> int:
+        try:
+            command = parse_command(self._command)
+        except CommandError as error:
+            self._say(f"ansi2048: {error}")
+            return EXIT_USAGE
+        if isinstance(command, Help):
+            for line in help_text(self._server.port).splitlines():
+                self._say(line, stderr=False)
+            return EXIT_OK
+        if isinstance(command, Stats):
+            return await self._stats(command.json)
+        if self._term is None:
+            self._say(f"ansi2048: {NEEDS_TERMINAL}")
+            return EXIT_USAGE
+        await self._play(command)
+        return EXIT_OK
+
+    async def _player(self) -> Optional[Player]:
+        identity = self._identity
+        if identity.fingerprint is None:
+            return None
+        return await self._server.store.player(identity.fingerprint, identity.name)
+
+    async def _stats(self, as_json: bool) -> int:
+        player = await self._player()
+        records = await self._server.store.history(player.id) if player is not None else []
+        stats = board_stats(records)
+        if as_json:
+            import json
+
+            from .. import __version__
+
+            for line in json.dumps(stats_document(stats, __version__), indent=1).splitlines():
+                self._say(line, stderr=False)
+        elif not stats:
+            guest = " (as a guest, nothing is kept: connect with an SSH key)" if player is None else ""
+            self._say(f"No finished games yet.{guest}", stderr=False)
+        else:
+            for line in stats_lines(stats, ColorDepth.NONE, self._window[0]):
+                self._say(line, stderr=False)
+        return EXIT_OK
+
+    async def _play(self, request: PlayRequest) -> None:
+        server, store = self._server, self._server.store
+        player = await self._player()
+        prefs = player.prefs if player is not None else Prefs()
+        chosen = replace(
+            prefs,
+            theme=request.theme or prefs.theme,
+            color=request.color or prefs.color,
+            animation=request.animation if request.animation is not None else prefs.animation,
+        )
+        if player is not None and chosen != prefs:
+            await store.set_prefs(player.id, chosen)
+        rows, cols = request.rows or DEFAULT_SIZE, request.cols or DEFAULT_SIZE
+        goal = request.goal or default_goal(rows, cols)
+        keeping: Keeping = GuestKeeping()
+        if player is not None:
+            board, holder = config_key(rows, cols, goal), server.holder()
+            held = await store.claim(player.id, board, holder, CLAIM_SECONDS)
+            if held is not None:
+                if not server.gone(held.holder) and not await self._take_over():
+                    return
+                await store.claim(player.id, board, holder, CLAIM_SECONDS, take_over=True)
+            keeping = StoreKeeping(store, player.id, board, holder)
+        await self._run_game(keeping, request, chosen, player is None, (rows, cols, goal))
+
+    async def _take_over(self) -> bool:
+        """Ask whether to take the game over from the session that has it."""
+        assert self._link is not None
+        self._link.write(TAKE_OVER_PROMPT.encode())
+        while True:
+            try:
+                answer = await asyncio.wait_for(self._incoming.get(), ANSWER_SECONDS)
+            except asyncio.TimeoutError:
+                return False
+            if not isinstance(answer, Resized):  # a key (or the end): the answer
+                return isinstance(answer, Typed) and answer.data[:1] in (b"y", b"Y")
+
+    async def _run_game(
+        self, keeping: Keeping, request: PlayRequest, prefs: Prefs, guest: bool, board: Tuple[int, int, int]
+    ) -> None:
+        assert self._chan is not None and self._link is not None
+        server = self._server
+        rows, cols, goal = board
+        session, greeting = await open_game(keeping, rows, cols, goal, request.new, server.random_seed, server.now())
+        env = self._client_env()
+        animate = wants_motion(Options(animation=prefs.animation is not False), env)
+        settings = Settings(animate=animate, can_wait=True, command=AGAIN, guest=guest)
+        play = Play(session, settings, self._window, note=GUEST_NOTE if guest else greeting)
+        depth = COLOR_DEPTHS[prefs.color] if prefs.color in COLOR_DEPTHS else choose_depth("auto", True, env)
+        frames: List[str] = []
+
+        def write(text: str) -> None:
+            # Frames end lines with LF for a terminal whose output processing
+            # (ONLCR) makes it CR LF; here there is no such pty in between,
+            # and the client's terminal is raw: done here, as a pty would.
+            frames.append(text.replace("\n", "\r\n"))
+
+        screen = Screen(write, lambda: game.play.size, depth, env, palette=THEMES[prefs.theme or "classic"]())
+        game = PlayerGame(
+            play, screen, frames, self._link, keeping, server.pool, self._incoming, server.clock, server.now
+        )
+        await game.run()
+
+    def _client_env(self) -> Dict[str, str]:
+        """What the client's environment says of its terminal: TERM (from the
+        pty request), and COLORTERM and NO_COLOR when it sends them."""
+        assert self._chan is not None
+        sent: Mapping[str, str] = self._chan.get_environment()
+        env = {name: str(sent[name]) for name in ("COLORTERM", "NO_COLOR") if name in sent}
+        env["TERM"] = self._term or "dumb"
+        return env
+
+
+async def run(options: ServeOptions, stderr: IO[str]) -> int:
+    """``ansi2048 serve``: listen until SIGTERM or SIGINT; the exit status.
+    What stops it from starting (the data directory, the database, the
+    address) is said in one line, status 1."""
+    try:
+        os.makedirs(options.data_dir, mode=0o700, exist_ok=True)
+        key = host_key(options.data_dir)
+        store = open_store(options.db, options.data_dir)
+        await store.open()
+    except (OSError, ValueError, StoreError, asyncssh.Error) as error:
+        stderr.write(f"ansi2048 serve: error: {_why(error)}\n")
+        return EXIT_ERROR
+    server = GameServer(
+        store, AIPool(min(4, os.cpu_count() or 1)), lambda: int.from_bytes(os.urandom(4), "big"), log=stderr
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        try:
+            host, port = await server.listen(options.host, options.port, key)
+        except OSError as error:
+            stderr.write(f"ansi2048 serve: error: cannot listen on {options.host}:{options.port}: {_why(error)}\n")
+            return EXIT_ERROR
+        shown = f"[{host}]" if ":" in host else host
+        stderr.write(f"listening on {shown}:{port} (host key {key.get_fingerprint('sha256')})\n")
+        stderr.flush()
+        await stop.wait()
+        await server.stop()
+    finally:
+        await store.close()
+    return EXIT_OK
+
+
+def _why(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return f"{error.filename}: {error.strerror}" if error.filename else error.strerror
+    return str(error) or type(error).__name__

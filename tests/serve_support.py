@@ -1,0 +1,299 @@
+"""What the server's tests share: an in-memory store (the storage interface
+kept in dicts, for the tests that are about the server, not the database),
+SSH keys made with ssh-keygen, and the real OpenSSH client's command line."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from contextlib import suppress
+from pathlib import Path
+from typing import Any, Callable, Coroutine, Dict, List, Optional, Tuple, TypeVar
+
+from ansi2048.records import Record
+from ansi2048.serve.store.base import Claim, ClaimLost, Player, Prefs
+
+__all__ = ["MemoryStore", "ServeProcess", "ServerThread", "Terminal", "make_key", "session_class", "ssh_command"]
+
+T = TypeVar("T")
+
+
+class MemoryStore:
+    """The :class:`~ansi2048.serve.store.base.Store` interface over dicts,
+    with its claims' rules (a live claim of another holder is refused unless
+    taken over; a taken-over holder's writes raise ClaimLost)."""
+
+    def __init__(self, clock: Optional[Callable[[], float]] = None) -> None:
+        self._clock = clock or time.time
+        self.players: Dict[str, Player] = {}
+        self.games: Dict[Tuple[int, str], bytes] = {}
+        self.claims: Dict[Tuple[int, str], Claim] = {}
+        self.bests: Dict[Tuple[int, str], int] = {}
+        self.records: Dict[int, List[Record]] = {}
+        self.appends = 0
+        self.closed = False
+
+    async def open(self) -> None:
+        pass
+
+    async def close(self) -> None:
+        self.closed = True
+
+    async def player(self, fingerprint: str, name: str) -> Player:
+        if fingerprint not in self.players:
+            taken = {player.name for player in self.players.values()}
+            unique, suffix = name, 2
+            while unique in taken:
+                unique, suffix = f"{name}-{suffix}", suffix + 1
+            self.players[fingerprint] = Player(len(self.players) + 1, fingerprint, unique)
+        return self.players[fingerprint]
+
+    async def set_prefs(self, player: int, prefs: Prefs) -> None:
+        for fingerprint, known in self.players.items():
+            if known.id == player:
+                self.players[fingerprint] = Player(known.id, known.fingerprint, known.name, prefs)
+
+    async def claim(self, player: int, board: str, holder: str, ttl: float, take_over: bool = False) -> Optional[Claim]:
+        now = self._clock()
+        held = self.claims.get((player, board))
+        if held is not None and held.holder != holder and held.until > now and not take_over:
+            return held
+        self.claims[(player, board)] = Claim(holder, now + ttl)
+        return None
+
+    async def release(self, player: int, board: str, holder: str) -> None:
+        held = self.claims.get((player, board))
+        if held is not None and held.holder == holder:
+            del self.claims[(player, board)]
+
+    def _check(self, player: int, board: str, holder: str) -> None:
+        held = self.claims.get((player, board))
+        if held is None or held.holder != holder:
+            raise ClaimLost("another session took this game over")
+
+    async def load(self, player: int, board: str) -> Optional[bytes]:
+        return self.games.get((player, board))
+
+    async def rewrite(self, player: int, board: str, holder: str, recording: bytes) -> None:
+        self._check(player, board, holder)
+        self.games[(player, board)] = recording
+
+    async def append(self, player: int, board: str, holder: str, items: bytes) -> None:
+        self._check(player, board, holder)
+        self.games[(player, board)] += items
+        self.appends += 1
+
+    async def discard(self, player: int, board: str, holder: str) -> None:
+        self._check(player, board, holder)
+        self.games.pop((player, board), None)
+
+    async def best(self, player: int, key: str) -> int:
+        return self.bests.get((player, key), 0)
+
+    async def record_best(self, player: int, key: str, score: int) -> int:
+        best = max(score, self.bests.get((player, key), 0))
+        self.bests[(player, key)] = best
+        return best
+
+    async def keep(self, player: int, record: Record) -> None:
+        self.records.setdefault(player, []).append(record)
+
+    async def history(self, player: int, limit: Optional[int] = None) -> List[Record]:
+        records = self.records.get(player, [])
+        return records[-limit:] if limit else list(records)
+
+
+def make_key(path: Path) -> Path:
+    """A new ed25519 key pair at ``path`` (no passphrase), by ssh-keygen."""
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "test", "-f", str(path)],
+        check=True,
+        stdin=subprocess.DEVNULL,
+    )
+    return path
+
+
+def ssh_command(port: int, key: Optional[Path], *args: str, user: str = "player", tty: bool = True) -> List[str]:
+    """The real OpenSSH client's command line, reading no config or key of
+    the developer's: ``-F /dev/null``, no known hosts, only ``key`` (none:
+    no key at all, a guest)."""
+    command = [
+        "ssh",
+        "-F",
+        "/dev/null",
+        "-o",
+        "StrictHostKeyChecking=no",
+        "-o",
+        "UserKnownHostsFile=/dev/null",
+        "-o",
+        "LogLevel=ERROR",
+        "-o",
+        "IdentitiesOnly=yes",
+        "-o",
+        "BatchMode=no",
+        "-o",
+        "PasswordAuthentication=no",
+        "-p",
+        str(port),
+        "-l",
+        user,
+    ]
+    command += ["-i", str(key)] if key is not None else ["-o", "PubkeyAuthentication=no", "-o", "IdentityFile=none"]
+    command += ["-tt"] if tty else ["-T"]
+    return [*command, "127.0.0.1", *args]
+
+
+class ServerThread:
+    """A :class:`~ansi2048.serve.server.GameServer` on a loopback port, run by
+    an event loop of its own on a thread, so that clients (asyncssh's, in the
+    test's own loop, or the real ``ssh``) play it at once; ``stop`` as SIGTERM
+    would."""
+
+    def __init__(self, data: Path, store: object, seeds: Optional[List[int]] = None, workers: int = 1) -> None:
+        import asyncio
+        import threading
+
+        from ansi2048.serve.pool import AIPool
+        from ansi2048.serve.server import GameServer, host_key
+
+        if isinstance(store, str):  # a database's URL (tests/databases.py's store_url)
+            from ansi2048.serve.store import open_store
+
+            store = open_store(store, str(data))
+        self.store = store
+        seeds = list(seeds or [])
+        self.loop = asyncio.new_event_loop()
+        self.server = GameServer(store, AIPool(workers), lambda: seeds.pop(0) if seeds else 1234)  # type: ignore[arg-type]
+        self.key = host_key(str(data))
+        started = threading.Event()
+
+        def serve() -> None:
+            asyncio.set_event_loop(self.loop)
+            self.loop.run_until_complete(self.store.open())  # type: ignore[attr-defined]
+            self.port = self.loop.run_until_complete(self.server.listen("127.0.0.1", 0, self.key))[1]
+            started.set()
+            self.loop.run_forever()
+
+        self._thread = threading.Thread(target=serve, daemon=True)
+        self._thread.start()
+        assert started.wait(10), "the server did not start"
+
+    def call(self, coroutine: Coroutine[Any, Any, T], timeout: float = 10) -> T:
+        """Run ``coroutine`` on the server's loop; its result."""
+        import asyncio
+
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+
+    def __enter__(self) -> ServerThread:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        if self.loop.is_running():
+            self.call(self.server.stop())
+            self.call(self.store.close())  # type: ignore[attr-defined]
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(10)
+
+
+class ServeProcess:
+    """``ansi2048 serve`` as a process of its own (what an operator runs),
+    on a free loopback port: ``port`` and ``fingerprint`` from its one line."""
+
+    def __init__(self, data: Path, db: str = "") -> None:
+        import select
+        import sys
+
+        from .conftest import child_env
+
+        command = [sys.executable, "-m", "ansi2048", "serve", "--listen", "127.0.0.1:0", "--data-dir", str(data)]
+        self.process = subprocess.Popen(
+            [*command, "--db", db] if db else command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=child_env(),
+        )
+        assert self.process.stderr is not None
+        ready, _, _ = select.select([self.process.stderr], [], [], 30)
+        self.line = self.process.stderr.readline().decode() if ready else ""
+        import re
+
+        found = re.fullmatch(r"listening on 127\.0\.0\.1:(\d+) \(host key (SHA256:\S+)\)\n", self.line)
+        if found is None:
+            self.kill()
+            raise AssertionError(f"the server did not start: {self.line!r}")
+        self.port, self.fingerprint = int(found.group(1)), found.group(2)
+
+    def kill(self, signum: int = 9) -> int:
+        """Send ``signum``; the exit status once it has ended (bounded)."""
+        if self.process.poll() is None:
+            self.process.send_signal(signum)
+        try:
+            return self.process.wait(10)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
+
+
+class Terminal:
+    """An asyncssh client session with a pty: what it receives, read through
+    pyte as a terminal of its size would show it."""
+
+    def __init__(self, width: int = 80, height: int = 24) -> None:
+        import asyncio
+
+        self.output = bytearray()
+        self.stderr = bytearray()
+        self.width, self.height = width, height
+        self.changed = asyncio.Event()
+        self.closed = asyncio.Event()
+        self.exit_status: Optional[int] = None
+
+    def display(self) -> List[str]:
+        from .screen import emulate
+
+        return list(emulate(bytes(self.output), self.width, self.height).display)
+
+    def text(self) -> str:
+        return "\n".join(line.rstrip() for line in self.display())
+
+    async def wait_for(self, wanted: Callable[[Terminal], bool], timeout: float = 10) -> None:
+        """Until ``wanted(self)``; fails after ``timeout`` seconds, saying what is on screen."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while not wanted(self):
+            self.changed.clear()
+            left = end - loop.time()
+            if left <= 0:
+                raise AssertionError(
+                    f"not seen in {timeout} s; on screen:\n{self.text()}\nstderr: {bytes(self.stderr)!r}"
+                )
+            with suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), left)
+
+    async def shows(self, text: str, timeout: float = 10) -> None:
+        await self.wait_for(lambda terminal: text in terminal.text(), timeout)
+
+
+def session_class(terminal: Terminal) -> Any:
+    import asyncssh
+
+    class _Session(asyncssh.SSHClientSession):  # type: ignore[type-arg]
+        def data_received(self, data: bytes, datatype: Optional[int]) -> None:
+            (terminal.stderr if datatype == asyncssh.EXTENDED_DATA_STDERR else terminal.output).extend(data)
+            terminal.changed.set()
+
+        def exit_status_received(self, status: int) -> None:
+            terminal.exit_status = status
+
+        def connection_lost(self, exc: Optional[Exception]) -> None:
+            terminal.closed.set()
+            terminal.changed.set()
+
+    return _Session

@@ -1,0 +1,210 @@
+"""The server's pure parts: display names, and the commands a client may give."""
+
+from __future__ import annotations
+
+from typing import Any, List
+
+import pytest
+
+from ansi2048.render.style import ColorDepth
+from ansi2048.serve.cli import parse_listen
+from ansi2048.serve.commands import COLOR_DEPTHS, CommandError, Help, PlayRequest, Stats, help_text, parse_command
+from ansi2048.serve.names import MAX_NAME, NAMELESS, display_name
+
+
+@pytest.mark.parametrize(
+    ("user", "name"),
+    [
+        ("alice", "alice"),
+        ("Bob_the-2.0", "Bob_the-2.0"),
+        ("\x1b[31mbob\x1b[0m", "bob"),  # CSI: the parameters go with it
+        ("\x1b]0;owned\x07eve", "eve"),  # OSC (a window title) up to BEL
+        ("\x1b]8;;http://x\x1b\\link", "link"),  # OSC up to ST
+        ("\x9b31mcarl", "carl"),  # 8-bit CSI
+        ("\x90qdata\x9cdan", "dan"),  # 8-bit DCS up to 8-bit ST
+        ("\x85\x8dmeg", "meg"),  # C1 controls
+        ("\x9bmeg", "eg"),  # 8-bit CSI m (SGR): the m is its final byte
+        ("\u202egnirts\u202c", "gnirts"),  # bidi override and pop
+        ("\u2066iso\u2069", "iso"),  # bidi isolates
+        ("zo\u200be", "zoe"),  # zero width space
+        ("\u0430dmin", "dmin"),  # a Cyrillic look-alike letter
+        ("a\tb\nc\x00d\x7fe", "abcde"),  # C0 and DEL
+        ("x" * 40, "x" * MAX_NAME),
+        ("", NAMELESS),
+        ("\x1b[2J\x1b[H", NAMELESS),
+        ("élève", "lve"),
+    ],
+)
+def test_a_display_name_keeps_letters_digits_and_dot_dash_underscore(user: str, name: str) -> None:
+    assert display_name(user) == name
+
+
+def test_no_name_is_longer_than_16_or_holds_anything_else() -> None:
+    for user in ("\x1b" * 50, "a\x1b[" * 30, "\u202e" * 20 + "b" * 30, "\x1bP" + "q" * 40):
+        name = display_name(user)
+        assert 1 <= len(name) <= 16
+        assert all(ch.isascii() and (ch.isalnum() or ch in "_.-") for ch in name)
+
+
+def test_a_shell_request_or_an_empty_command_plays() -> None:
+    assert parse_command(None) == PlayRequest()
+    assert parse_command("  ") == PlayRequest()
+
+
+def test_play_takes_the_local_options_that_make_sense_remotely() -> None:
+    assert parse_command("play --size 3x5 --goal 512 --theme dark --color 24bit --no-animation --new") == PlayRequest(
+        3, 5, 512, "dark", "24bit", False, True
+    )
+    assert parse_command("play --animation").animation is True  # type: ignore[union-attr]
+    assert COLOR_DEPTHS == {"16": ColorDepth.BASIC, "256": ColorDepth.EXTENDED, "24bit": ColorDepth.TRUE}
+
+
+def test_help_and_stats() -> None:
+    assert parse_command("help") == Help()
+    assert parse_command("stats") == Stats(False)
+    assert parse_command("stats --json") == Stats(True)
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("play --size 11", "argument --size"),
+        ("play --goal 3", "argument --goal"),
+        ("play --size 3 --goal 4096", "cannot be reached"),  # the local parser's check, with the size
+        ("play --theme neon", "argument --theme"),
+        ("play --color never", "argument --color"),
+        ("play --seed 4", "unrecognized arguments: --seed"),  # not over SSH
+        ("play --record /etc/passwd", "unrecognized arguments"),
+        ("play --animation --no-animation", "not allowed with"),
+        ("play --help", "unrecognized arguments"),
+        ("stats --all", "unrecognized arguments"),
+        ("help me", "help takes no arguments"),
+        ("bash", "unknown command 'bash'"),
+        ("scp -t .", "unknown command 'scp'"),
+        ("play 'open", "cannot read the command"),
+    ],
+)
+def test_a_bad_command_is_one_line_saying_what(line: str, said: str) -> None:
+    with pytest.raises(CommandError) as raised:
+        parse_command(line)
+    message = str(raised.value)
+    assert said in message and "\n" not in message
+
+
+def test_a_bad_command_is_not_repeated_with_its_control_codes() -> None:
+    for line in ("\x1b]0;x\x07", "play --\x1b[2J", "play --size \x1b[2J"):
+        with pytest.raises(CommandError) as raised:
+            parse_command(line)
+        assert all(" " <= ch <= "~" for ch in str(raised.value))
+
+
+def test_help_names_every_command_in_80_columns() -> None:
+    text = help_text(2048)
+    assert all(len(line) <= 80 for line in text.splitlines())
+    for part in ("ssh -t -p 2048 HOST", " play ", " stats ", " help ", "IdentitiesOnly=yes", "--no-animation"):
+        assert part in text
+    assert "ssh -t HOST play" in help_text(22)
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [("127.0.0.1:2048", ("127.0.0.1", 2048)), ("[::1]:0", ("::1", 0)), ("0.0.0.0:22", ("0.0.0.0", 22))],
+)
+def test_listen_is_host_and_port(text: str, where: tuple) -> None:  # type: ignore[type-arg]
+    assert parse_listen(text) == where
+
+
+@pytest.mark.parametrize("text", ["2048", ":2048", "host:", "host:65536", "host:-1", "host:x"])
+def test_a_bad_listen_address_is_refused(text: str) -> None:
+    import argparse
+
+    with pytest.raises(argparse.ArgumentTypeError):
+        parse_listen(text)
+
+
+def test_serve_without_asyncssh_says_how_to_install_it(tmp_path: object) -> None:
+    import subprocess
+    import sys
+
+    from .conftest import child_env
+
+    code = "import sys; sys.modules['asyncssh'] = None; from ansi2048.cli import main; sys.exit(main(['serve']))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env(), timeout=60)
+    assert done.returncode == 1 and not done.stdout
+    assert done.stderr == 'ansi2048 serve: error: the server needs asyncssh: pip install "ansi2048[serve]"\n'
+
+
+def test_the_local_game_never_imports_the_server() -> None:
+    import subprocess
+    import sys
+
+    from .conftest import child_env
+
+    code = (
+        "import sys, contextlib, io\n"
+        "from ansi2048.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit): main(['--help'])\n"
+        "print(sorted(name for name in sys.modules if name.startswith(('asyncssh', 'ansi2048.serve'))))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env(), timeout=60)
+    assert done.returncode == 0 and done.stdout == "[]\n", done.stderr
+
+
+def test_serve_bad_options_are_one_line_and_status_2() -> None:
+    import subprocess
+    import sys
+
+    from .conftest import child_env
+
+    for args in (["--listen", "nowhere"], ["--bogus"], ["--listen", "127.0.0.1:70000"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "ansi2048", "serve", *args],
+            capture_output=True,
+            text=True,
+            env=child_env(),
+            timeout=60,
+        )
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and "ansi2048 serve: error:" in done.stderr
+
+
+# -- what the loop does for a server (pure) ---------------------------------------------
+
+
+def _play(guest: bool = False) -> Any:
+    from ansi2048.engine import Game
+    from ansi2048.loop import Play, Settings
+    from ansi2048.session import Session
+
+    return Play(Session(Game(4, 4, 2048, 7)), Settings(animate=False, can_wait=True, guest=guest), (80, 24))
+
+
+def _drawn(effects: List[Any]) -> Any:
+    from ansi2048.loop import Draw
+
+    return [effect for effect in effects if isinstance(effect, Draw)][-1].view
+
+
+def test_a_guests_farewell_says_the_game_is_not_kept() -> None:
+    from ansi2048.keys import Action
+    from ansi2048.loop import Keys, step
+
+    for guest, said in ((True, "a guest's game is not kept"), (False, "game kept for next time")):
+        play, effects = step(_play(guest), Keys((Action.LEFT, Action.QUIT), 1.0))
+        assert play.over and said in _drawn(effects).ending
+
+
+def test_a_busy_ai_answers_no_hint_and_stops_autoplay_saying_so() -> None:
+    from ansi2048.keys import Action
+    from ansi2048.loop import AI_BUSY_NOTE, AIMoved, AskAI, Keys, Purpose, Tick, next_due, step
+
+    play, effects = step(_play(), Keys((Action.HINT,), 1.0))
+    assert any(isinstance(effect, AskAI) for effect in effects) and play.thinking is not None
+    play, effects = step(play, AIMoved(Purpose.HINT, None, 1.1, busy=True))
+    view = _drawn(effects)
+    assert view.note == AI_BUSY_NOTE and view.hint is None and not view.stuck and play.thinking is None
+
+    play, _ = step(play, Keys((Action.AUTOPLAY,), 2.0))
+    play, effects = step(play, Tick(2.0))
+    assert any(isinstance(effect, AskAI) and effect.purpose is Purpose.AUTOPLAY for effect in effects)
+    play, effects = step(play, AIMoved(Purpose.AUTOPLAY, None, 2.1, busy=True))
+    assert play.pilot is None and next_due(play) is None and _drawn(effects).note == AI_BUSY_NOTE
