@@ -21,13 +21,15 @@ from .autoplay import DEFAULT_PACE, Advisor
 from .cast import HEADLESS_SIZE
 from .context import Context
 from .engine import Game
-from .loop import AIMoved, AskAI, Play, Settings, Tick, next_due, start
+from .events import AIMoved, AskAI, Tick
+from .loop import next_due, start
 from .options import EXIT_OK
 from .performer import BestWriter, BlockingDriver, NoStore, Performer
 from .protocol import start_event
 from .render.style import choose_depth
 from .screen import Screen, palette_for
 from .session import Session
+from .state import Play, Settings
 from .terminal.streams import isatty, terminal_size
 
 __all__ = ["EXIT_INTERRUPTED", "HeadlessDriver", "play_headless", "progress_text"]

@@ -16,8 +16,9 @@ from . import __version__
 from .cast import HEADLESS_SIZE, REPLAY_STEP
 from .context import Context, Options
 from .engine import Game, check_goal, check_size, default_goal
+from .events import Key, Keys, KeysEnded, Tick
 from .limits import DEFAULT_SIZE
-from .loop import Key, Keys, KeysEnded, Play, Settings, Tick, next_due, start
+from .loop import next_due, start
 from .options import EXIT_OK
 from .performer import BestWriter, BlockingDriver, NoStore, Performer
 from .protocol import start_event
@@ -27,6 +28,7 @@ from .render.motion import SETTLE_SECONDS
 from .render.style import choose_depth
 from .screen import Screen, color_depth, palette_for, wants_motion
 from .session import Session
+from .state import Play, Settings
 from .terminal import quiet_terminal
 from .terminal.signals import hangup_signals, shield_hangups
 from .terminal.streams import ChunkReader, isatty, terminal_size, write_all

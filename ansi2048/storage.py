@@ -9,7 +9,7 @@ Best scores live in one small JSON file, merged under a lock (re-read, keep
 the higher, replace atomically) so two games running at once never lower or
 lose each other's best. Play writes it at most once a second, at once when
 the game is over or not saved, and at the end (see
-``interactive.BestWriter``); a best reached but not yet written is
+``performer.BestWriter``); a best reached but not yet written is
 recovered from the saved game on the next start, before anything else is
 done with it.
 """
@@ -18,19 +18,20 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional
 
 from .engine import Game
 from .files import NotAFile, atomic_write, lock_fd, locked, open_regular, reason, set_aside
-from .history import HISTORY_FILE, History
+from .history import HISTORY_FILE, History, utc_timestamp
 from .recording import Item
 from .records import Record, config_key, daily_date, daily_key, unaided_key
 from .saves import Progress, Resumed, SaveFile
 from .session import Played, Session
 
-__all__ = ["DataDir", "Keeper", "PutAside", "data_dir"]
+__all__ = ["BoardStore", "DataDir", "PutAside", "data_dir"]
 
 _BEST_FILE = "best.json"
 _LOCK_FILE = "best.lock"
@@ -153,14 +154,17 @@ class PutAside:
         return f"daily game of {self.day} set aside as ...{self.path.rpartition('.')[2]}"
 
 
-class Keeper:
-    """What interactive play keeps between runs: the saved game and the best
-    score for this board. Every failure here becomes a warning, never an end
-    to the game: without a data directory the game is simply not kept.
+class BoardStore:
+    """One board's part of the data directory: the saved game, the best
+    scores and the history; the keyboard game's
+    :class:`~.performer.PlayStore`. Every failure here becomes a warning,
+    never an end to the game: without a data directory the game is simply
+    not saved.
 
-    ``daily`` (a date) keeps the daily game: its own save, and the day's
+    ``daily`` (a date) is the daily game's: its own save, and the day's
     best. A daily save holding an unfinished game of an earlier day is not
-    resumed: it is put aside (``put_aside`` says where) and today's starts."""
+    resumed: it is put aside (``put_aside`` says where) and today's starts.
+    Finished games go into the history dated by ``now``."""
 
     def __init__(
         self,
@@ -170,8 +174,11 @@ class Keeper:
         goal: int,
         warn: Callable[[str], None],
         daily: Optional[str] = None,
+        now: Callable[[], float] = time.time,
     ):
         self.warn = warn
+        self._now = now
+        self._last_added: Optional[Played] = None
         self._board = (rows, cols, goal)
         self._daily = daily
         self.put_aside: Optional[PutAside] = None
@@ -320,9 +327,20 @@ class Keeper:
             self.warn(warning)
         return best
 
-    def keep(self, record: Record) -> None:
-        """Add a finished game to the history (and raise the best without
-        undo or AI if it qualifies)."""
+    def add_to_history(self, played: Optional[Played]) -> None:
+        """Add a finished (or left) game to the history. A game can end
+        more than once (game over, then r): the same game with the same keys
+        goes in once. In a daily session, a game on a day's seed is marked
+        as that day's game (an earlier day's, put aside unfinished, too)."""
+        if played is None or played == self._last_added:
+            return
+        self._last_added = played
+        daily = daily_date(played.seed) if self._daily is not None else None
+        self.add_record(Record.of(played, utc_timestamp(self._now()), daily))
+
+    def add_record(self, record: Record) -> None:
+        """Add a finished game's record to the history (and raise the best
+        without undo or AI if it qualifies)."""
         if self._store is None:
             return
         if not self._history_broken:
