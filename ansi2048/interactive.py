@@ -171,9 +171,10 @@ def _resumed_note(moves: int) -> str:
     return f"resumed your game: {moves} move{'' if moves == 1 else 's'}"
 
 
-def _command(options: Options, rows: int, cols: int) -> str:
-    """The command that plays this board again (said on quitting)."""
-    command = "ansi2048"
+def _command(program: str, options: Options, rows: int, cols: int) -> str:
+    """The command that plays this board again (said on quitting), started
+    as ``program`` started this game."""
+    command = program
     if options.daily:
         command += " --daily"
     if options.rows is not None:
@@ -225,7 +226,7 @@ def _loop(
         settings = Settings(
             animate=animates(ctx, console),
             can_wait=console.key_ready is not None,
-            command=_command(ctx.options, game.rows, game.cols),
+            command=_command(ctx.program, ctx.options, game.rows, game.cols),
             day=daily or "",
             day_seed=daily_seed(daily) if daily is not None else None,
             record_from=record_from,
