@@ -55,10 +55,10 @@ from .events import (
     Warned,
     WriteBest,
 )
-from .keys import move_action
+from .keys import Action, move_action
 from .recording import ASSISTED
 from .render.motion import GAIN_SECONDS, SETTLE_SECONDS, SHAKE_SECONDS, motion_frames
-from .state import Autopilot, Moving, Play, Turn, draw, playable, view
+from .state import Autopilot, Moving, Play, Settings, Turn, draw, playable, view
 from .turns import play_keys, toggle_autoplay
 
 __all__ = [
@@ -158,7 +158,13 @@ def _keys(play: Play, event: Keys) -> Tuple[Play, Effects]:
         play = replace(play, helping=False, gained=0)
         return play, [*effects, draw(play)]
     if not event.actions:
-        return play, effects  # a key that is no action: nothing to show
+        # A key that is no key here (x, F1, a lone Esc): nothing is played,
+        # and the note says where the keys are listed, until the next key.
+        help_key = _help_key(play.settings)
+        if help_key is None or play.settings.replay or play.over:
+            return play, effects
+        play = replace(play, note=f"{help_key} lists the keys")
+        return play, [*effects, draw(play)]
     # A key came: the hint and the AI's one-frame note go.
     play = replace(play, hint=None, hint_stuck=False, ai_note="", fade_at=None)
     # One move read alone is shown moving; typed-ahead keys are all played
@@ -219,6 +225,15 @@ def _ai_moved(play: Play, event: AIMoved) -> Tuple[Play, Effects]:
     animate = play.settings.animate and step_ >= SETTLE_SECONDS and playable(play)
     play, turn, effects, _ = play_keys(play, (move_action(event.direction),), event.now, animate, typed=False)
     return _finish(play, turn, effects)
+
+
+def _help_key(settings: Settings) -> Optional[str]:
+    """The key that opens the help: ``?``, unless the config gave ``?`` to
+    another action (then a key it gave the help, if any)."""
+    bound = dict(settings.bindings)
+    if bound.get(Action.HELP.value, Action.HELP) is Action.HELP:
+        return Action.HELP.value
+    return next((key for key, action in settings.bindings if action is Action.HELP), None)
 
 
 def _note(play: Play, turn: Turn) -> str:

@@ -499,3 +499,21 @@ def test_the_piped_driver_plays_a_slow_replays_motion_between_its_keys() -> None
     assert len(moving) >= 2  # frames of motion, for each key that moved tiles
     assert drawn[-1].view.ending == "end of replay"
     assert driver.over
+
+
+def test_a_key_that_is_no_key_here_says_where_the_keys_are_listed() -> None:
+    """Issue 30 item 9: x (or F1, a lone Esc) did nothing and said nothing."""
+    play, effects = step(fresh(), Keys((), 0.0))
+    assert kinds(effects) == ["Draw"]
+    assert isinstance(effects[0], Draw) and effects[0].view.note == "? lists the keys"
+    before = play.session.game.board
+    play, effects = step(play, Keys((Action.LEFT,), 0.1))  # the next key: the note goes
+    assert play.session.game.board != before or "can't" in play.note
+    assert "lists the keys" not in play.note
+    # ? given to another action by the config: the key the help has instead.
+    rebound = replace(SETTINGS, bindings=(("?", Action.UP), ("h", Action.HELP)))
+    _, effects = step(fresh(settings=rebound), Keys((), 0.0))
+    assert isinstance(effects[0], Draw) and effects[0].view.note == "h lists the keys"
+    # A replay says nothing: no one is typing.
+    _, effects = step(fresh(settings=replace(SETTINGS, replay=True)), Keys((), 0.0))
+    assert effects == []
