@@ -31,11 +31,18 @@ from .records import Record, config_key, daily_date, daily_key, unaided_key
 from .saves import Progress, Resumed, SaveFile
 from .session import Played, Session
 
-__all__ = ["BoardStore", "DataDir", "PutAside", "data_dir"]
+__all__ = ["BoardStore", "DataDir", "PutAside", "data_dir", "lock_path"]
 
 _BEST_FILE = "best.json"
 _LOCK_FILE = "best.lock"
 _MAX_BEST_FILE = 1 << 20  # best.json is a few lines; anything bigger is not ours
+# Claims tried while other games let go of the same save (each removes its lock file).
+_CLAIM_TRIES = 8
+
+
+def lock_path(save: SaveFile) -> str:
+    """The lock file that says a running game holds ``save``."""
+    return save.path + ".lock"
 
 
 def data_dir(env: Mapping[str, str]) -> str:
@@ -112,13 +119,31 @@ class DataDir:
         """Lock ``save`` for this process (held until ``release``); None if
         another running game holds it: two games appending to one save would
         interleave their keys."""
-        try:
-            return lock_fd(save.path + ".lock", False, self.warnings)
-        except BlockingIOError:
-            return None
+        path = lock_path(save)
+        for _ in range(_CLAIM_TRIES):
+            try:
+                fd = lock_fd(path, False, self.warnings)
+            except BlockingIOError:
+                return None
+            # A game letting go removes its lock file (``release``): a lock
+            # taken on the file it removed is no claim, the file now at the
+            # path is the one to lock.
+            try:
+                if os.path.samestat(os.fstat(fd), os.stat(path)):
+                    return fd
+            except OSError:
+                pass
+            os.close(fd)
+        return lock_fd(path, False, self.warnings)  # (a file system that cannot say: as before)
 
     @staticmethod
-    def release(lock: int) -> None:
+    def release(lock: int, path: str) -> None:
+        """Let go of a claim, and remove its lock file first, while it is
+        still held, so no empty lock file is left behind (and no other game
+        can hold a lock on it: see ``claim``). Where an open file cannot be
+        removed (Windows), it stays."""
+        with suppress(OSError):
+            os.unlink(path)
         with suppress(OSError):
             os.close(lock)
 
@@ -186,12 +211,14 @@ class BoardStore:
         self._store: Optional[DataDir] = None
         self._save: Optional[SaveFile] = None
         self._lock: Optional[int] = None
+        self._lock_path = ""
         self._history_broken = False
         store = DataDir(data_dir(env))
         try:
             store.ensure()
             save = store.save_file(rows, cols, goal, "" if daily is None else "daily-")
             self._lock = store.claim(save)
+            self._lock_path = lock_path(save)
         except (OSError, NotAFile) as error:
             why = reason(error)
             warn(f"cannot use {store.path} ({why}); this game will not be saved")
@@ -374,5 +401,5 @@ class BoardStore:
         if self._save is not None:
             self._save.close()
         if self._lock is not None:
-            DataDir.release(self._lock)
+            DataDir.release(self._lock, self._lock_path)
             self._lock = None

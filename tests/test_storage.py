@@ -11,12 +11,12 @@ from typing import Any, List
 
 import pytest
 
-from ansi2048 import Game
+from ansi2048 import Game, storage
 from ansi2048.keys import Action
 from ansi2048.recording import replay
 from ansi2048.saves import SaveFile
 from ansi2048.session import Session
-from ansi2048.storage import BoardStore, DataDir
+from ansi2048.storage import BoardStore, DataDir, lock_path
 
 
 def play(save: SaveFile, game: Game, keys: str) -> None:
@@ -204,6 +204,35 @@ def test_a_second_game_on_the_same_board_does_not_share_the_save(tmp_path: Path)
     assert len(second_warnings) == 1 and "not be saved" in second_warnings[0]
     first.close()
     second.close()
+
+
+@pytest.mark.posix("an open file removed (Windows keeps a lock file that is open)")
+def test_a_game_that_lets_go_of_its_save_leaves_no_lock_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 30 item 9: an empty .lock file was left per board played."""
+    env = {"ANSI2048_DATA_DIR": str(tmp_path)}
+    first = BoardStore(env, 4, 4, 2048, pytest.fail)
+    assert [p.name for p in tmp_path.glob("*.keys.lock")] == ["game-4x4-2048.keys.lock"]  # held
+    first.close()
+    assert list(tmp_path.glob("*.keys.lock")) == []
+    # A game that locked the file its holder was removing, as it let go,
+    # holds a lock on a removed file: no claim; it claims the file at the path.
+    save = DataDir(str(tmp_path)).save_file(4, 4, 2048)
+    real = storage.lock_fd
+    raced: List[str] = []
+
+    def racing(path: str, blocking: bool, warnings: List[str]) -> int:
+        fd = real(path, blocking, warnings)
+        if not raced:
+            raced.append(path)
+            os.unlink(path)  # the holder removing it, as it lets go
+        return fd
+
+    monkeypatch.setattr(storage, "lock_fd", racing)
+    claimed = DataDir(str(tmp_path)).claim(save)
+    assert raced and claimed is not None
+    assert os.path.samestat(os.fstat(claimed), os.stat(lock_path(save)))
+    DataDir.release(claimed, lock_path(save))
+    assert list(tmp_path.glob("*.keys.lock")) == []
 
 
 def test_a_data_dir_that_is_a_file_is_one_warning(tmp_path: Path) -> None:
