@@ -16,9 +16,14 @@ Core (pure):
   each tile's path in a move (for the animation)
 - ``keys``       bytes to actions, one decoder for keyboard and pipes
 - ``session``    the state machine around a game: win, best, quit, runs
+- ``events``     the loop's vocabulary: the events it takes, the effects it gives
+- ``state``      the loop's state as values, and ``view``: the one builder of
+  what a screen shows, from the state alone
+- ``turns``      the keys of one step played on the game (typed, a chunk of a
+  pipe, or the AI's move), and the keyboard's own keys among them
 - ``loop``       every mode's loop as a state machine: (state, event) in,
-  (state, effects) out; keys (typed, piped or the AI's), timers, resizes and
-  the AI's answers; the one motion model and the one view builder
+  (state, effects) out; keys, timers, resizes and the AI's answers; the one
+  motion model
 - ``protocol``   the JSON Lines objects a bot reads (``--json``)
 - ``recording``  the recording format, header splitting, replay, the writer
 - ``records``    history records, statistics, the top 10, the daily seed
@@ -54,7 +59,8 @@ Shell:
 - ``autoplay``     the AI at play: its player for hints and autoplay
 - ``headless``     one whole game played by the AI, reading no input; its
   driver feeds the loop autoplay's timer and the AI's moves
-- ``storage``      the best scores and the history in the data directory
+- ``storage``      the data directory: one board's save, best scores and
+  history (``BoardStore``, the keyboard game's ``PlayStore``)
 - ``saves``        the saved game: appended key by key, streamed to resume
 - ``files``        every path opened: only regular files read, and bounded;
   replacing, locking, setting aside; the output sink of ``--record``/``--cast``

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from .context import Options
 from .engine import Board, Direction, Game
-from .loop import DEFAULT_PACE, LOADING_NOTE, PACES
+from .loop import LOADING_NOTE
+from .state import DEFAULT_PACE, PACES
 
 if TYPE_CHECKING:
     from .ai import Player

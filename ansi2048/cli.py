@@ -26,7 +26,7 @@ from .options import EXIT_ERROR, EXIT_OK, EXIT_USAGE, parse_options
 # benchmarks/startup.py); mypy treats any name TYPE_CHECKING as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import IO, Any, Optional, Sequence
+    from typing import IO, Any, Mapping, Optional, Sequence
 
     from .cast import CastWriter
     from .context import Context
@@ -171,6 +171,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         clock=time.monotonic,
         cast=cast_writer,
         stderr=stderr,
+        program=program_name(sys.argv[0] if sys.argv else "", env, sys.executable),
     )
     try:
         status = _play(ctx, keyboard, stderr)
@@ -202,6 +203,40 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         recorder.close()
         if cast_writer is not None:
             cast_writer.close()
+
+
+def program_name(argv0: str, env: Mapping[str, str], executable: str) -> str:
+    """The command that starts ansi2048 the way this run was started, as
+    the player can type it again from where they are: ``ansi2048`` if the
+    one on the PATH is this one; else the path they typed
+    (``.venv/bin/ansi2048``: the README's install leaves it off the PATH);
+    ``python -m ansi2048`` for ``python -m ansi2048``, with the same Python."""
+    import shlex
+
+    if os.path.basename(argv0) == "__main__.py":
+        python = os.path.basename(executable)
+        same = _on_path(python, executable, env)
+        return f"{python if same else shlex.quote(executable)} -m ansi2048"
+    if not argv0 or _on_path("ansi2048", argv0, env):
+        return "ansi2048"
+    if os.sep in argv0 or (os.altsep is not None and os.altsep in argv0):
+        return argv0 if os.name == "nt" else shlex.quote(argv0)
+    return "ansi2048"
+
+
+def _on_path(name: str, path: str, env: Mapping[str, str]) -> bool:
+    """Typing ``name`` runs ``path``: the first ``name`` on the PATH is it.
+    (Not shutil.which: importing shutil costs the first frame a few ms.)"""
+    suffixes = [""] + (env.get("PATHEXT", "").split(os.pathsep) if os.name == "nt" else [])
+    for directory in env.get("PATH", "").split(os.pathsep):
+        for suffix in suffixes:
+            candidate = os.path.join(directory, name + suffix)
+            if directory and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+                try:
+                    return os.path.samefile(candidate, path)
+                except OSError:
+                    return False
+    return False
 
 
 def _play(ctx: Context, keyboard: bool, stderr: Optional[IO[str]]) -> int:

@@ -64,3 +64,7 @@ class Context:
     cast: Optional[CastWriter] = None  # writes --cast; None without it
     now: Callable[[], float] = time.time
     stderr: Optional[IO[str]] = None  # for headless autoplay's progress line (a terminal only)
+    # The command that starts ansi2048 as the player started it, to be typed
+    # again from where they are (the quit line names it): ``ansi2048`` when
+    # that is the one on the PATH, else the path they typed (.venv/bin/ansi2048).
+    program: str = "ansi2048"

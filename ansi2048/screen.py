@@ -1,4 +1,4 @@
-"""The game on a terminal: the views the loop builds (:func:`.loop.view`),
+"""The game on a terminal: the views the loop builds (:func:`.state.view`),
 drawn at the screen's own size and colour depth and repainted in place
 through a ``write`` function, sized by a ``size`` function (both given, so
 the same screen draws on a real terminal, the Windows console, a test, or

@@ -20,14 +20,16 @@ from ansi2048.ai import best_move
 from ansi2048.autoplay import DEFAULT_PACE, PACES, Advisor
 from ansi2048.context import Context, Options
 from ansi2048.engine import Direction, Game
+from ansi2048.events import AIMoved, AskAI, Keys, Purpose, Tick
 from ansi2048.headless import play_headless
 from ansi2048.interactive import play_terminal
 from ansi2048.keys import Action
-from ansi2048.loop import AIMoved, AskAI, Keys, Play, Purpose, Settings, Tick, next_due, step
+from ansi2048.loop import next_due, step
 from ansi2048.recording import ASSISTED, Recorder, encode_item, recorded_actions, split_header
 from ansi2048.render.frame import LARGE, View, frame_lines
 from ansi2048.render.style import ColorDepth
 from ansi2048.session import Session
+from ansi2048.state import Play, Settings
 from ansi2048.storage import DataDir
 
 from .conftest import json_lines, run_cli

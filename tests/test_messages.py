@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import shlex
 import sys
 from pathlib import Path
 from typing import Any, List, Optional, Sequence
@@ -30,6 +31,7 @@ def play(
     now: Optional[float] = None,
     width: int = WIDTH,
     warnings: Optional[List[str]] = None,
+    program: str = "ansi2048",
 ) -> List[str]:
     """Play ``keys`` (one read each, then q) on a fresh console; the
     screen's lines before each read, the last one after the game closed."""
@@ -43,6 +45,7 @@ def play(
         env={"ANSI2048_DATA_DIR": str(data), "TERM": "xterm"},
         warn=(warnings if warnings is not None else []).append,
         random_seed=lambda: 7,
+        program=program,
     )
     if now is not None:
         ctx = dataclasses.replace(ctx, now=lambda: now)
@@ -237,3 +240,29 @@ def test_damaged_ai_weights_are_said_on_the_board_at_80_columns_and_in_full_at_t
     screens = play(tmp_path / "data", [b"t", b"a"], Options(seed=5, new=True), width=80, warnings=warnings)
     assert "AI weights unusable" in screens[1] and "hint: " in screens[1]
     assert len([w for w in warnings if "damaged.bin" in w]) == 1
+
+
+@pytest.mark.posix("an executable script found on the PATH")
+def test_the_quit_line_names_the_command_as_the_player_started_it(tmp_path: Path) -> None:
+    """Issue 30 item 1: after the README's install, `.venv/bin/ansi2048`
+    is the command, and `ansi2048` is not on the PATH."""
+    from ansi2048.cli import program_name
+
+    bin_dir = tmp_path / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    script = bin_dir / "ansi2048"
+    script.write_text("#!/bin/sh\n", encoding="utf-8")
+    script.chmod(0o755)
+    typed = str(script)
+    elsewhere = str(tmp_path / "empty")
+    assert program_name(typed, {"PATH": elsewhere}, sys.executable) == typed  # not on the PATH: as typed
+    assert program_name(typed, {"PATH": str(bin_dir)}, sys.executable) == "ansi2048"  # the one on the PATH
+    assert program_name("ansi2048", {"PATH": str(bin_dir)}, sys.executable) == "ansi2048"
+    python = sys.executable
+    main = str(Path(__file__).parent.parent / "ansi2048" / "__main__.py")
+    assert program_name(main, {"PATH": str(Path(python).parent)}, python) == f"{Path(python).name} -m ansi2048"
+    assert program_name(main, {"PATH": elsewhere}, python) == f"{shlex.quote(python)} -m ansi2048"
+    # The quit line says it, for this board.
+    ctx_program = ".venv/bin/ansi2048"
+    last = play(tmp_path / "data", [b"a"], Options(rows=3, cols=5, goal=64), program=ctx_program)[-1]
+    assert ".venv/bin/ansi2048 --size 3x5 --goal 64 resumes it" in last

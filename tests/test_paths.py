@@ -26,7 +26,7 @@ from ansi2048.engine import Game
 from ansi2048.files import NotAFile, TooBig, read_regular, read_tail
 from ansi2048.history import History
 from ansi2048.records import Record
-from ansi2048.storage import DataDir, Keeper
+from ansi2048.storage import BoardStore, DataDir
 
 from .conftest import child_env, symlink_or_skip
 
@@ -289,12 +289,12 @@ def test_a_game_is_kept_whatever_is_in_the_data_directory_and_nothing_outside_is
     env = {"ANSI2048_DATA_DIR": str(data)}
     said: List[str] = []
     with no_hang():
-        keeper = Keeper(env, 4, 4, 2048, said.append)
+        keeper = BoardStore(env, 4, 4, 2048, said.append)
         try:
             assert keeper.resume() is None
             keeper.begin(Game(4, 4, 2048, 5))
             keeper.record_best(64)
-            keeper.keep(a_record(64))
+            keeper.add_record(a_record(64))
             said.extend(keeper.drain_warnings())
         finally:
             keeper.close()

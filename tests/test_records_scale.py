@@ -420,7 +420,7 @@ def test_atomic_writes_reach_the_disk_before_the_rename(tmp_path: Path, monkeypa
 def test_a_history_that_is_not_a_file_is_never_written_through(tmp_path: Path, kind: str) -> None:
     import os
 
-    from ansi2048.storage import Keeper
+    from ansi2048.storage import BoardStore
 
     data, outside = tmp_path / "data", tmp_path / "outside.jsonl"
     data.mkdir()
@@ -433,9 +433,9 @@ def test_a_history_that_is_not_a_file_is_never_written_through(tmp_path: Path, k
     else:
         history.mkdir()
     warnings: List[str] = []
-    keeper = Keeper({"ANSI2048_DATA_DIR": str(data)}, 4, 4, 2048, warnings.append)
-    keeper.keep(game_record(1, "wasd" * 6))
-    keeper.keep(game_record(2, "wasd" * 6))
+    keeper = BoardStore({"ANSI2048_DATA_DIR": str(data)}, 4, 4, 2048, warnings.append)
+    keeper.add_record(game_record(1, "wasd" * 6))
+    keeper.add_record(game_record(2, "wasd" * 6))
     keeper.close()
     # Never written through: set aside (never deleted), one warning that says
     # where, and a history of its own begun in its place.

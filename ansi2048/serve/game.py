@@ -28,31 +28,18 @@ from typing import Callable, List, Optional, Protocol, Tuple, Union
 
 from .. import __version__
 from ..engine import Game
+from ..events import AIMoved, AIReady, AskAI, BestStored, Effect, Event, Keys, Resized, Tick
 from ..history import utc_timestamp
 from ..interactive import _resumed_note
 from ..keys import Action, KeyDecoder
-from ..loop import (
-    AIMoved,
-    AIReady,
-    AskAI,
-    BestStored,
-    Effect,
-    Event,
-    Keys,
-    Play,
-    Resized,
-    Tick,
-    closing,
-    next_due,
-    start,
-    step,
-)
+from ..loop import closing_effects, next_due, start, step
 from ..performer import BestWriter, Performer
 from ..recording import Item, Recorder, format_header
 from ..records import Record, config_key, unaided_key
 from ..saves import SaveFile, saved_bytes
 from ..screen import Screen
 from ..session import Played, Session
+from ..state import Play
 from .pool import AIPool, Busy
 from .store.base import Claim, ClaimLost, Store, StoreUnavailable
 
@@ -466,7 +453,7 @@ class PlayerGame:
         """What the end of play writes, whatever ended it; the screen left
         with the cursor below the board, and ``said`` under it."""
         try:
-            for effect in closing(self.play):
+            for effect in closing_effects(self.play):
                 self._performer.perform(effect)
             await self._flush()
         except _Stop as stop:

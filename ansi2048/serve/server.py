@@ -32,14 +32,15 @@ import asyncssh
 
 from ..context import Options
 from ..engine import default_goal
+from ..events import Resized
 from ..limits import DEFAULT_SIZE
-from ..loop import Play, Resized, Settings
 from ..options import EXIT_ERROR, EXIT_OK, EXIT_USAGE
 from ..records import board_stats, config_key, stats_document
 from ..render.stats import stats_lines
 from ..render.style import ColorDepth, choose_depth
 from ..render.themes import THEMES
 from ..screen import Screen, wants_motion
+from ..state import Play, Settings
 from .commands import (
     COLOR_DEPTHS,
     NEEDS_TERMINAL,
