@@ -20,7 +20,7 @@ import errno
 import os
 import sys
 
-from .options import EXIT_ERROR, EXIT_OK, EXIT_USAGE, parse_options
+from .options.parser import EXIT_ERROR, EXIT_OK, EXIT_USAGE, parse_options
 
 # Not typing's: --version and --help import as little as they can (see
 # benchmarks/startup.py); mypy treats any name TYPE_CHECKING as true.
@@ -28,9 +28,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import IO, Any, Mapping, Optional, Sequence
 
-    from .cast import CastWriter
-    from .context import Context
-    from .files import OutputSink
+    from .options.context import Context
+    from .render.cast import CastWriter
+    from .storage.files import OutputSink
 
 __all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_USAGE", "main"]
 
@@ -94,10 +94,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     options = parse_options(argv)  # --help, --version and bad options end here
     import time
 
-    from .config import apply_config, load_config
-    from .context import Context
-    from .files import NotOurs, PipelineEnded, open_output
-    from .recording import Recorder, split_header
+    from .options.config import apply_config, load_config
+    from .options.context import Context
+    from .records.recording import Recorder, split_header
+    from .storage.files import NotOurs, PipelineEnded, open_output
     from .terminal.signals import Hangup, ignore_ending_signals
     from .terminal.streams import isatty
 
@@ -141,7 +141,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         record_stream.ends_pipeline = not keyboard and _same_file(stdout, options.record)
     cast_writer: Optional[CastWriter] = None
     if options.cast is not None:
-        from .cast import CastWriter, is_ours  # only now: not needed before the first frame
+        from .render.cast import CastWriter, is_ours  # only now: not needed before the first frame
 
         try:
             cast_stream = open_output(options.cast, is_ours, "an asciicast or a recording", "utf-8")
@@ -245,7 +245,7 @@ def _play(ctx: Context, keyboard: bool, stderr: Optional[IO[str]]) -> int:
 
     options = ctx.options
     if options.stats or options.replay_best is not None:
-        from .records_cli import NoSuchGame, replay_best, show_stats
+        from .play.stats import NoSuchGame, replay_best, show_stats
 
         try:
             return show_stats(ctx) if options.stats else replay_best(ctx)
@@ -253,18 +253,18 @@ def _play(ctx: Context, keyboard: bool, stderr: Optional[IO[str]]) -> int:
             return _usage_error(str(error), stderr)
     if options.autoplay and not (keyboard and isatty(ctx.stdout)):
         # Nothing to watch it on: the AI plays one whole game, reading no input.
-        from .headless import play_headless
+        from .play.headless import play_headless
 
         return play_headless(ctx)
     if keyboard:
         if isatty(ctx.stdout):
-            from .interactive import play_terminal
+            from .play.keyboard import play_terminal
 
             return play_terminal(ctx)
         status = _play_beside_stdout(ctx)
         if status is not None:
             return status
-    from .piped import play_piped
+    from .play.piped import play_piped
 
     return play_piped(ctx)
 
@@ -300,7 +300,7 @@ class _GuardedStdout:
 
 
 def _failed(error: OSError) -> Exception:
-    from .files import PipelineEnded
+    from .storage.files import PipelineEnded
 
     # On Windows the C runtime's write reports a pipe whose reader closed
     # as EINVAL, not EPIPE (measured under Wine, as CPython on Windows
@@ -318,8 +318,8 @@ def _play_beside_stdout(ctx: Context) -> Optional[int]:
     summary on stdout. None if the terminal cannot be written to."""
     from dataclasses import replace
 
-    from .interactive import play_terminal
-    from .piped import write_summary
+    from .play.keyboard import play_terminal
+    from .play.piped import write_summary
     from .terminal import open_terminal_output
 
     screen = open_terminal_output(ctx.stdin)

@@ -15,12 +15,12 @@ from typing import Any, Dict, List
 import pexpect
 import pytest
 
-from ansi2048 import headless
-from ansi2048.context import Context, Options
-from ansi2048.engine import Game
-from ansi2048.recording import recorded_actions, split_header
-from ansi2048.records import daily_seed
-from ansi2048.session import Session
+from ansi2048.game.engine import Game
+from ansi2048.game.session import Session
+from ansi2048.options.context import Context, Options
+from ansi2048.play import headless
+from ansi2048.records.history import daily_seed
+from ansi2048.records.recording import recorded_actions, split_header
 
 from .conftest import json_lines, run_cli
 from .ptys import spawn

@@ -14,9 +14,10 @@ from typing import Any, ClassVar, List, Optional, Tuple
 
 import pytest
 
-from ansi2048.context import Context, Options
-from ansi2048.engine import Direction, Game
-from ansi2048.events import (
+from ansi2048.game.engine import Direction, Game
+from ansi2048.game.keys import Action
+from ansi2048.game.session import Session
+from ansi2048.loop.events import (
     AddToHistory,
     AIMoved,
     Append,
@@ -34,17 +35,16 @@ from ansi2048.events import (
     Warned,
     WriteBest,
 )
-from ansi2048.interactive import play_terminal
-from ansi2048.keys import Action
-from ansi2048.loop import closing_effects, next_due, start, step
-from ansi2048.recording import ASSISTED, encode_item, split_header
+from ansi2048.loop.state import Play, Settings
+from ansi2048.loop.step import closing_effects, next_due, start, step
+from ansi2048.loop.turns import NO_UNDO_NOTE
+from ansi2048.options.context import Context, Options
+from ansi2048.play.keyboard import play_terminal
+from ansi2048.records.recording import ASSISTED, encode_item, split_header
 from ansi2048.render.frame import LARGE
 from ansi2048.render.motion import SETTLE_SECONDS as SETTLE
 from ansi2048.render.repaint import SHOW_CURSOR
-from ansi2048.session import Session
-from ansi2048.state import Play, Settings
 from ansi2048.terminal.console import ScreenHooks, stream_console
-from ansi2048.turns import NO_UNDO_NOTE
 
 from .console import FakeClock, PlayConsole, Resize, screens
 from .screen import dump, emulate, read_board
@@ -376,9 +376,9 @@ def test_the_loop_is_total_at_every_window_size_from_nothing_up(
 ) -> None:
     import random
 
-    import ansi2048.interactive
+    import ansi2048.play.keyboard
 
-    monkeypatch.setattr(ansi2048.interactive, "Screen", StubScreen)
+    monkeypatch.setattr(ansi2048.play.keyboard, "Screen", StubScreen)
     StubScreen.frames = []
     rng = random.Random(7)
     clock = FakeClock()
@@ -468,9 +468,9 @@ def test_a_bot_is_told_each_key_in_order() -> None:
 def test_the_piped_driver_plays_a_slow_replays_motion_between_its_keys() -> None:
     """--delay 1 with motion: each key a second apart, its frames of motion
     and its "+N" fading in between, on the clock the driver is given."""
-    from ansi2048.performer import BestWriter, NoStore, Performer
-    from ansi2048.piped import PipedDriver
-    from ansi2048.recording import Recorder
+    from ansi2048.play.performer import BestWriter, NoStore, Performer
+    from ansi2048.play.piped import PipedDriver
+    from ansi2048.records.recording import Recorder
 
     clock = FakeClock(0.0)
     slept: List[float] = []

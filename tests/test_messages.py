@@ -13,9 +13,9 @@ from typing import Any, List, Optional, Sequence
 
 import pytest
 
-from ansi2048.context import Context, Options
-from ansi2048.interactive import play_terminal
-from ansi2048.recording import Recorder
+from ansi2048.options.context import Context, Options
+from ansi2048.play.keyboard import play_terminal
+from ansi2048.records.recording import Recorder
 
 from .conftest import child_env
 from .console import scripted
@@ -117,9 +117,9 @@ NOW = 1795351408.0  # 2026-11-22T12:43:28Z
 
 def keys_to_game_over(seed: int) -> bytes:
     """Keys that end the 2x2 game to 8 of ``seed`` (no move left)."""
-    from ansi2048.engine import Game
-    from ansi2048.keys import KeyDecoder
-    from ansi2048.session import Session
+    from ansi2048.game.engine import Game
+    from ansi2048.game.keys import KeyDecoder
+    from ansi2048.game.session import Session
 
     session = Session(Game(2, 2, 8, seed))
     keys = b""
@@ -162,8 +162,8 @@ def test_the_first_hint_says_the_game_is_now_assisted_once(tmp_path: Path) -> No
 def test_the_daily_game_says_so_and_r_starts_the_days_game_again(tmp_path: Path) -> None:
     """Item 13: the header names the day; r in the daily game starts that
     same game again (its first tiles), kept as today's game."""
-    from ansi2048.engine import Game
-    from ansi2048.records import daily_seed
+    from ansi2048.game.engine import Game
+    from ansi2048.records.history import daily_seed
 
     def daily(keys: List[bytes]) -> List[str]:
         return play(tmp_path, keys, Options(daily=True), now=NOW)
@@ -184,7 +184,7 @@ def test_a_recording_over_a_resumed_game_begins_with_the_game_it_replays(tmp_pat
     import subprocess
     import sys
 
-    from ansi2048.recording import split_header
+    from ansi2048.records.recording import split_header
 
     play(tmp_path, [b"wasd"], Options(seed=7))
     record = tmp_path / "game.keys"
@@ -218,7 +218,7 @@ def test_undo_back_before_the_recording_stops_it_with_a_warning(tmp_path: Path) 
 
 
 def split_header_of(path: Path) -> Any:
-    from ansi2048.recording import split_header
+    from ansi2048.records.recording import split_header
 
     header, keys = split_header(path.read_bytes())
     assert header is not None

@@ -18,14 +18,14 @@ from typing import IO, Any, Callable, Iterator, List, Optional, Sequence, Tuple
 import pytest
 
 from ansi2048 import Game
-from ansi2048.context import Context, Options
-from ansi2048.interactive import ResumeProgress, play_terminal
-from ansi2048.keys import Action
-from ansi2048.piped import play_piped
-from ansi2048.recording import BodyDecoder, Reseed, replay
-from ansi2048.saves import SaveFile
-from ansi2048.session import Session
-from ansi2048.storage import BoardStore, DataDir
+from ansi2048.game.keys import Action
+from ansi2048.game.session import Session
+from ansi2048.options.context import Context, Options
+from ansi2048.play.keyboard import ResumeProgress, play_terminal
+from ansi2048.play.piped import play_piped
+from ansi2048.records.recording import BodyDecoder, Reseed, replay
+from ansi2048.storage.data_dir import BoardStore, DataDir
+from ansi2048.storage.save_file import SaveFile
 from ansi2048.terminal.console import Console, ScreenHooks
 
 from .conftest import UNDER_WINE, symlink_or_skip
@@ -226,7 +226,7 @@ def test_a_save_with_a_restart_resumes_read_only_on_a_full_disk(
     def full(*args: Any, **kwargs: Any) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("ansi2048.saves.atomic_write", full)
+    monkeypatch.setattr("ansi2048.storage.save_file.atomic_write", full)
     warnings: List[str] = []
     keeper = BoardStore(env_for(tmp_path), 4, 4, 2048, warnings.append)
     resumed = keeper.resume()
@@ -241,7 +241,7 @@ def test_a_save_with_a_restart_resumes_read_only_on_a_full_disk(
 
 _RESUME_IN_CHILD = """
 import sys
-from ansi2048.storage import BoardStore
+from ansi2048.storage.data_dir import BoardStore
 warnings = []
 keeper = BoardStore({"ANSI2048_DATA_DIR": sys.argv[1]}, 4, 4, 2048, warnings.append)
 resumed = keeper.resume()

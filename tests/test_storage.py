@@ -11,12 +11,13 @@ from typing import Any, List
 
 import pytest
 
-from ansi2048 import Game, storage
-from ansi2048.keys import Action
-from ansi2048.recording import replay
-from ansi2048.saves import SaveFile
-from ansi2048.session import Session
-from ansi2048.storage import BoardStore, DataDir, lock_path
+from ansi2048 import Game
+from ansi2048.game.keys import Action
+from ansi2048.game.session import Session
+from ansi2048.records.recording import replay
+from ansi2048.storage import data_dir as storage
+from ansi2048.storage.data_dir import BoardStore, DataDir, lock_path
+from ansi2048.storage.save_file import SaveFile
 
 
 def play(save: SaveFile, game: Game, keys: str) -> None:
@@ -159,7 +160,7 @@ def test_a_corrupt_best_file_is_kept_aside(tmp_path: Path, content: str) -> None
 # rather than each in the others' start-up time.
 _WRITER = """\
 import sys
-from ansi2048.storage import DataDir
+from ansi2048.storage.data_dir import DataDir
 path, key, start, stop, step = sys.argv[1:]
 store = DataDir(path)
 sys.stdin.readline()

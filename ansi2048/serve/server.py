@@ -30,17 +30,17 @@ from typing import IO, TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, S
 
 import asyncssh
 
-from ..context import Options
-from ..engine import default_goal
-from ..events import Resized
-from ..limits import DEFAULT_SIZE
-from ..options import EXIT_ERROR, EXIT_OK, EXIT_USAGE
-from ..records import board_stats, config_key, stats_document
+from ..game.engine import default_goal
+from ..game.limits import DEFAULT_SIZE
+from ..loop.events import Resized
+from ..loop.state import Play, Settings
+from ..options.context import Options
+from ..options.parser import EXIT_ERROR, EXIT_OK, EXIT_USAGE
+from ..play.screen import Screen, wants_motion
+from ..records.history import board_stats, config_key, stats_document
 from ..render.stats import stats_lines
 from ..render.style import ColorDepth, choose_depth
 from ..render.themes import THEMES
-from ..screen import Screen, wants_motion
-from ..state import Play, Settings
 from .commands import (
     COLOR_DEPTHS,
     NEEDS_TERMINAL,

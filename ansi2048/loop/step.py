@@ -33,6 +33,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import List, Optional, Sequence, Tuple, Union
 
+from ..game.keys import Action, move_action
+from ..records.recording import ASSISTED
+from ..render.motion import GAIN_SECONDS, SETTLE_SECONDS, SHAKE_SECONDS, motion_frames
 from .events import (
     AddToHistory,
     AIMoved,
@@ -55,9 +58,6 @@ from .events import (
     Warned,
     WriteBest,
 )
-from .keys import Action, move_action
-from .recording import ASSISTED
-from .render.motion import GAIN_SECONDS, SETTLE_SECONDS, SHAKE_SECONDS, motion_frames
 from .state import Autopilot, Moving, Play, Settings, Turn, draw, playable, view
 from .turns import play_keys, toggle_autoplay
 

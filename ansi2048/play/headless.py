@@ -16,21 +16,21 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import IO, Any, Callable, Iterator, Optional
 
-from . import __version__
-from .autoplay import DEFAULT_PACE, Advisor
-from .cast import HEADLESS_SIZE
-from .context import Context
-from .engine import Game
-from .events import AIMoved, AskAI, Tick
-from .loop import next_due, start
-from .options import EXIT_OK
+from .. import __version__
+from ..game.engine import Game
+from ..game.protocol import start_event
+from ..game.session import Session
+from ..loop.events import AIMoved, AskAI, Tick
+from ..loop.state import Play, Settings
+from ..loop.step import next_due, start
+from ..options.context import Context
+from ..options.parser import EXIT_OK
+from ..render.cast import HEADLESS_SIZE
+from ..render.style import choose_depth
+from ..terminal.streams import isatty, terminal_size
+from .advisor import DEFAULT_PACE, Advisor
 from .performer import BestWriter, BlockingDriver, NoStore, Performer
-from .protocol import start_event
-from .render.style import choose_depth
 from .screen import Screen, palette_for
-from .session import Session
-from .state import Play, Settings
-from .terminal.streams import isatty, terminal_size
 
 __all__ = ["EXIT_INTERRUPTED", "HeadlessDriver", "play_headless", "progress_text"]
 

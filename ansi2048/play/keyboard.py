@@ -13,26 +13,26 @@ from __future__ import annotations
 from contextlib import suppress
 from typing import IO, Any, Callable, ContextManager, List, Optional, Tuple
 
-from .autoplay import Advisor
-from .context import Context, Options
-from .engine import Game, default_goal
-from .events import AIMoved, AIReady, AskAI, Event, Keys, Resized, Suspended, Tick
-from .history import utc_date
-from .keys import Action, KeyDecoder
-from .limits import DEFAULT_SIZE
-from .loop import closing_effects, next_due, start, step
-from .options import EXIT_OK
+from ..game.engine import Game, default_goal
+from ..game.keys import Action, KeyDecoder
+from ..game.limits import DEFAULT_SIZE
+from ..game.session import Run, Session
+from ..loop.events import AIMoved, AIReady, AskAI, Event, Keys, Resized, Suspended, Tick
+from ..loop.state import Play, Settings
+from ..loop.step import closing_effects, next_due, start, step
+from ..options.context import Context, Options
+from ..options.parser import EXIT_OK
+from ..records.history import daily_seed
+from ..records.recording import Item, Reseed
+from ..render.repaint import ERASE_LINE
+from ..storage.data_dir import BoardStore
+from ..storage.history_file import utc_date
+from ..storage.save_file import Resumed
+from ..terminal.console import Console, ScreenHooks
+from ..terminal.signals import Hangup, shield_hangups
+from .advisor import Advisor
 from .performer import BestWriter, BlockingDriver, Performer
-from .recording import Item, Reseed
-from .records import daily_seed
-from .render.repaint import ERASE_LINE
-from .saves import Resumed
 from .screen import Screen, color_depth, palette_for, wants_motion
-from .session import Run, Session
-from .state import Play, Settings
-from .storage import BoardStore
-from .terminal.console import Console, ScreenHooks
-from .terminal.signals import Hangup, shield_hangups
 
 __all__ = [
     "PROGRESS_AFTER",
@@ -82,7 +82,7 @@ def play_terminal(
     """Resume or start the game for this board and play it on the terminal;
     ``on_end`` is given the session once the terminal is handed back."""
     if open_console is None:
-        from .terminal import open_console as platform_console
+        from ..terminal import open_console as platform_console
 
         open_console = platform_console
     options, recorder = ctx.options, ctx.recorder

@@ -42,7 +42,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Protocol, Union
 
-from .events import (
+from ..game.session import Played
+from ..loop.events import (
     AddToHistory,
     AIMoved,
     Append,
@@ -60,11 +61,10 @@ from .events import (
     Warned,
     WriteBest,
 )
-from .loop import step
-from .recording import Item, Recorder
+from ..loop.state import Play
+from ..loop.step import step
+from ..records.recording import Item, Recorder
 from .screen import Screen
-from .session import Played
-from .state import Play
 
 __all__ = ["BEST_WRITE_INTERVAL", "BestWriter", "BlockingDriver", "NoStore", "Performed", "Performer", "PlayStore"]
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Optional, Tuple
 
-from .engine import Direction, Slide
+from ..game.engine import Direction, Slide
+from ..game.keys import Action
+from ..game.session import Session
+from ..render.frame import View, layout_for
+from ..render.motion import Sprite
 from .events import Draw
-from .keys import Action
-from .render.frame import View, layout_for
-from .render.motion import Sprite
-from .session import Session
 
 __all__ = ["DEFAULT_PACE", "PACES", "Autopilot", "Moving", "Play", "Settings", "Turn", "draw", "playable", "view"]
 

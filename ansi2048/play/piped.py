@@ -12,26 +12,26 @@ from contextlib import ExitStack, suppress
 from dataclasses import replace
 from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from . import __version__
-from .cast import HEADLESS_SIZE, REPLAY_STEP
-from .context import Context, Options
-from .engine import Game, check_goal, check_size, default_goal
-from .events import Key, Keys, KeysEnded, Tick
-from .limits import DEFAULT_SIZE
-from .loop import next_due, start
-from .options import EXIT_OK
+from .. import __version__
+from ..game.engine import Game, check_goal, check_size, default_goal
+from ..game.limits import DEFAULT_SIZE
+from ..game.protocol import start_event
+from ..game.session import Session
+from ..loop.events import Key, Keys, KeysEnded, Tick
+from ..loop.state import Play, Settings
+from ..loop.step import next_due, start
+from ..options.context import Context, Options
+from ..options.parser import EXIT_OK
+from ..records.recording import Assisted, BodyDecoder, FirstLine, Header, Item
+from ..render.cast import HEADLESS_SIZE, REPLAY_STEP
+from ..render.frame import View, summary_text
+from ..render.motion import SETTLE_SECONDS
+from ..render.style import choose_depth
+from ..terminal import quiet_terminal
+from ..terminal.signals import hangup_signals, shield_hangups
+from ..terminal.streams import ChunkReader, isatty, terminal_size, write_all
 from .performer import BestWriter, BlockingDriver, NoStore, Performer
-from .protocol import start_event
-from .recording import Assisted, BodyDecoder, FirstLine, Header, Item
-from .render.frame import View, summary_text
-from .render.motion import SETTLE_SECONDS
-from .render.style import choose_depth
 from .screen import Screen, color_depth, palette_for, wants_motion
-from .session import Session
-from .state import Play, Settings
-from .terminal import quiet_terminal
-from .terminal.signals import hangup_signals, shield_hangups
-from .terminal.streams import ChunkReader, isatty, terminal_size, write_all
 
 __all__ = ["PipedDriver", "daily_options", "json_writer", "play_piped", "resolve_game", "write_summary"]
 
@@ -66,8 +66,8 @@ def daily_options(ctx: Context) -> Options:
     options = ctx.options
     if not options.daily:
         return options
-    from .history import utc_date
-    from .records import daily_seed
+    from ..records.history import daily_seed
+    from ..storage.history_file import utc_date
 
     return replace(options, seed=daily_seed(utc_date(ctx.now())))
 

@@ -8,11 +8,11 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, Callable, Mapping, Optional, Tuple
 
-from .keys import Action
-from .recording import Recorder
+from ..game.keys import Action
+from ..records.recording import Recorder
 
 if TYPE_CHECKING:
-    from .cast import CastWriter
+    from ..render.cast import CastWriter
 
 __all__ = ["Context", "Options"]
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Dict, List, Sequence, Tuple
 
-from . import protocol
-from .engine import Direction, trace_move
+from ..game import protocol
+from ..game.engine import Direction, trace_move
+from ..game.keys import Action
+from ..records.recording import Item, Reseed
 from .events import AddToHistory, Append, Effects, Key, RecordKeys, Report, StopRecording
-from .keys import Action
-from .recording import Item, Reseed
 from .state import PACES, Autopilot, Play, Turn
 
 __all__ = ["NOTHING_TO_UNDO", "NO_TIMER_NOTE", "NO_UNDO_NOTE", "assist_key", "play_keys", "toggle_autoplay"]

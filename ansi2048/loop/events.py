@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Dict, List, Optional, Tuple, Union
 
-from .engine import Direction
-from .keys import Action
-from .recording import Item, Reseed
-from .render.frame import View
-from .render.motion import Sprite
-from .session import Played
+from ..game.engine import Direction
+from ..game.keys import Action
+from ..game.session import Played
+from ..records.recording import Item, Reseed
+from ..render.frame import View
+from ..render.motion import Sprite
 
 __all__ = [
     "AIMoved",

@@ -23,13 +23,13 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional
 
-from .engine import Game
+from ..game.engine import Game
+from ..game.session import Played, Session
+from ..records.history import Record, config_key, daily_date, daily_key, unaided_key
+from ..records.recording import Item
 from .files import NotAFile, atomic_write, lock_fd, locked, open_regular, reason, set_aside
-from .history import HISTORY_FILE, History, utc_timestamp
-from .recording import Item
-from .records import Record, config_key, daily_date, daily_key, unaided_key
-from .saves import Progress, Resumed, SaveFile
-from .session import Played, Session
+from .history_file import HISTORY_FILE, History, utc_timestamp
+from .save_file import Progress, Resumed, SaveFile
 
 __all__ = ["BoardStore", "DataDir", "PutAside", "data_dir", "lock_path"]
 
