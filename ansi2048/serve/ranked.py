@@ -40,6 +40,7 @@ from .daily import (
     times_of,
 )
 from .game import GuestKeeping, Incoming, Keeping, Link, PlayerGame, StoreKeeping, _Stop
+from .names import display_name
 from .pool import AIPool
 from .store.base import Player
 
@@ -211,7 +212,9 @@ class RankedGame(PlayerGame):
         if why and status in RANKED:
             status = MISMATCH
             self._done = True
-            self._log(f"daily: game {entry.id} of {entry.name} not ranked, its replay does not match: {why}")
+            self._log(
+                f"daily: game {entry.id} of {display_name(entry.name)} not ranked, its replay does not match: {why}"
+            )
         result = replace(entry, status=status, recording=recording, seconds=self._daily.last / 1000)
         if replayed is not None:
             result = replace(

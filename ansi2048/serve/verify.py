@@ -9,6 +9,7 @@ from typing import IO, List, Optional
 
 from ..options import EXIT_ERROR, EXIT_OK
 from .daily import RANKED, replay_recording, same_rules
+from .names import display_name
 from .store import open_store
 from .store.base import DailyEntry, StoreError
 
@@ -54,7 +55,7 @@ async def verify(db: str, data_dir: str, day: Optional[str], stdout: IO[str], st
     for entry in ranked:
         why = changes(entry)
         if why:
-            changed.append(f"game {entry.id} of {entry.day} ({entry.name}): {why}")
+            changed.append(f"game {entry.id} of {entry.day} ({display_name(entry.name)}): {why}")
     for line in changed:
         stdout.write(line + "\n")
     stdout.write(f"{len(ranked)} ranked games replayed, {len(changed)} changed\n")

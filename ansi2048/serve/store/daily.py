@@ -68,7 +68,8 @@ def entry_of(row: Sequence[Any]) -> DailyEntry:
         address=str(row[4]),
         started=float(row[5]),
         status=str(row[6]),
-        recording=bytes(row[7]),
+        # A hand-edited SQLite row may hold text where bytes were written.
+        recording=row[7].encode("utf-8") if isinstance(row[7], str) else bytes(row[7]),
         times=str(row[8]),
         score=int(row[9]),
         biggest=int(row[10]),
