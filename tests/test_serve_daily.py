@@ -9,6 +9,7 @@ import asyncio
 import datetime
 import hashlib
 import hmac
+import io
 import json
 import subprocess
 import sys
@@ -392,3 +393,49 @@ def test_a_version_1_database_is_upgraded_with_its_games_kept(store_url: str, tm
             await new.close()
 
     asyncio.run(scenario())
+
+
+def test_b_shows_the_board_in_the_game(served: Tuple[ServerThread, Clock]) -> None:
+    server, _ = served
+    fay, gus = client_key(), client_key()
+
+    async def scenario() -> None:
+        await play_daily(server, fay, b"wasd", user="fay")
+        async with await connect(server.server.port, gus, user="gus") as conn:
+            chan, terminal = await open_terminal(conn, "daily")
+            await terminal.shows("b: the board")
+            chan.write(b"b")
+            await terminal.shows(f"the board: 1. fay {expected('wasd')[0]}")
+            chan.write(b"q")
+            await terminal.closed.wait()
+
+    run(scenario())
+
+
+def test_a_hostile_name_and_command_reach_no_terminal_nor_the_log_as_control_characters(
+    served: Tuple[ServerThread, Clock],
+) -> None:
+    server, _ = served
+    log = io.StringIO()
+    server.server._log = log
+    watcher = client_key()
+
+    # Both SSH clients refuse control characters in a user name (the server
+    # reduces what any other client sends: test_serve_commands.py); a name
+    # the database holds as it came is what is shown here, reduced again.
+    async def scenario() -> List[Tuple[int, str, str]]:
+        name = HOSTILE.replace("\x00", "")  # PostgreSQL text holds no NUL
+        player = await on_server(server, server.store.player("SHA256:mallory", name))  # type: ignore[attr-defined]
+        await on_server(server, server.store.daily_start(DAY, player.id, "::1", NOON, b"h\n", 3))  # type: ignore[attr-defined]
+        outputs = []
+        for words in ("leaderboard", "leaderboard --json", f"leaderboard {HOSTILE}", f"keys {HOSTILE}", HOSTILE):
+            outputs.append(await command(server, watcher, words))
+        return outputs
+
+    outputs = run(scenario())
+    assert "gnp.exex" in outputs[0][1], outputs[0]  # the reduced name, on the board
+    for _, out, err in outputs:
+        for text in (out, err):
+            assert all(" " <= ch <= "~" or ch in "\r\n" for ch in text), repr(text)
+    assert all(" " <= ch <= "~" or ch == "\n" for ch in log.getvalue()), repr(log.getvalue())
+    assert [status for status, _, _ in outputs[2:]] == [2, 2, 2]

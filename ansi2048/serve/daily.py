@@ -35,6 +35,7 @@ __all__ = [
     "PLAYING",
     "RANKED",
     "Replayed",
+    "board_note",
     "daily_board",
     "day_end",
     "day_of",
@@ -227,6 +228,18 @@ def leaderboard_document(day: str, entries: Sequence[DailyEntry], me: Optional[i
         "top": [_standing_document(standing) for standing in table[:TOP]],
         "you": None if mine is None else _standing_document(mine),
     }
+
+
+def board_note(entries: Sequence[DailyEntry], me: Optional[int], over: bool) -> str:
+    """The board on one line (the game's note line, under ``b``): the top
+    three and the player's own rank."""
+    table = standings(entries, over)
+    if not table:
+        return "the board: no ranked game yet"
+    top = "  ".join(f"{s.rank}. {display_name(s.entry.name)} {s.entry.score}" for s in table[:3])
+    mine = next((standing for standing in table if standing.entry.player == me), None)
+    you = f"; you: {mine.rank} of {len(table)}" if mine is not None else f"; {len(table)} ranked"
+    return f"the board: {top}{you}"
 
 
 def keys_text(entry: DailyEntry) -> bytes:

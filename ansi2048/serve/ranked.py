@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable, List, Optional
 
 from .. import __version__
 from ..engine import Game
-from ..keys import Action
+from ..keys import Action, KeyDecoder
 from ..loop import Event, Key, Keys, Play, Resized
 from ..recording import BodyDecoder, format_header
 from ..records import config_key
@@ -29,6 +29,7 @@ from .daily import (
     MISMATCH,
     PLAYING,
     RANKED,
+    board_note,
     cells_text,
     daily_board,
     day_end,
@@ -61,14 +62,15 @@ __all__ = [
 
 SECRET_FILE = "daily_secret"
 SECRET_BYTES = 32
+BOARD_KEY = b"b"  # typed alone, in a daily game: the day's board on the note line
 DEFAULT_PER_ADDRESS = 3  # new identities one address may enter in one day's ranking
 
 # What the ranked game says, on its note line or as its last line.
 ASK_ASSIST = "ranked game: {key} again makes it unranked (any other key: it stays ranked)"
 ASK_END = "ranked game: r again ends it for good, its score counts (any other key: play on)"
 SAID_ENDED = "your ranked game is over: score {score}. ssh ... daily plays the day's game again, for practice"
-NOTE_RANKED = "ranked game of {day}: no undo; r twice ends it for good"
-NOTE_PRACTICE = "practice (not ranked): your ranked game of {day} was played"
+NOTE_RANKED = "ranked game of {day}: no undo; r twice ends it; b: the board"
+NOTE_PRACTICE = "practice (not ranked): your ranked game of {day} was played; b: the board"
 NOTE_GUEST = "practice: a guest is never ranked (connect with an SSH key)"
 NOTE_CAPPED = "practice: your address entered its players in today's ranking"
 SAID_DAY_OVER = "the day is over (UTC midnight): your ranked game ends with score {score}"
@@ -117,7 +119,63 @@ class DailyKeeping(StoreKeeping):
             await self._store.daily_add_times(self.entry.id, f" {self.last}" * keys)
 
 
-class RankedGame(PlayerGame):
+class _BoardKeyDecoder(KeyDecoder):
+    """The game's keys, and :data:`BOARD_KEY` typed alone: the board asked
+    for (no action of the game)."""
+
+    def __init__(self) -> None:
+        super().__init__(comments=False, assist=True)
+        self.asked = False
+
+    def feed(self, data: bytes) -> List[Action]:
+        if data == BOARD_KEY and not self.pending:
+            self.asked = True
+            return []
+        return super().feed(data)
+
+
+class DailyGame(PlayerGame):
+    """The driver of a daily game, ranked or practice: ``b`` shows the
+    day's board on the note line."""
+
+    def __init__(
+        self,
+        play: Play,
+        screen: Screen,
+        frames: List[str],
+        link: Link,
+        keeping: Keeping,
+        pool: AIPool,
+        incoming: asyncio.Queue[Incoming],
+        clock: Callable[[], float],
+        now: Callable[[], float],
+        *,
+        store: Store,
+        day: str,
+        player: Optional[int],
+    ) -> None:
+        super().__init__(play, screen, frames, link, keeping, pool, incoming, clock, now)
+        self._store = store
+        self._day = day
+        self._player = player
+        self._now = now
+        self._board_keys = _BoardKeyDecoder()
+        self._decoder = self._board_keys
+
+    async def _feed(self, event: Event) -> None:
+        if isinstance(event, Keys) and self._board_keys.asked:
+            self._board_keys.asked = False
+            entries = await self._store.daily_entries(self._day)
+            await self._say(board_note(entries, self._player, self._now() >= day_end(self._day)))
+        await super()._feed(event)
+
+    async def _say(self, note: str) -> None:
+        """``note`` on the note line, the frame drawn again."""
+        self.play = replace(self.play, note=note)
+        await super()._feed(Resized(self.play.size))
+
+
+class RankedGame(DailyGame):
     """The driver of a ranked daily game: a hint, autoplay or ``r`` is
     asked again before it counts; the game is verified and its result
     stored when it ends (game over, ``r`` twice, the day's end) and when
@@ -138,12 +196,24 @@ class RankedGame(PlayerGame):
         store: Store,
         log: Callable[[str], None],
     ) -> None:
-        super().__init__(play, screen, frames, link, keeping, pool, incoming, clock, now)
+        entry = keeping.entry
+        super().__init__(
+            play,
+            screen,
+            frames,
+            link,
+            keeping,
+            pool,
+            incoming,
+            clock,
+            now,
+            store=store,
+            day=entry.day,
+            player=entry.player,
+        )
         self._daily = keeping
-        self._store = store
-        self._now = now
         self._log = log
-        self._end = day_end(keeping.entry.day)
+        self._end = day_end(entry.day)
         self._asking: Optional[Action] = None  # the key asked to be pressed again
         self._done = False  # the ranked result is final (or the game is no longer ranked)
 
@@ -174,9 +244,7 @@ class RankedGame(PlayerGame):
                 continue
             if action in (Action.HINT, Action.AUTOPLAY, Action.RESTART):
                 self._asking = action
-                note = ASK_END if action is Action.RESTART else ASK_ASSIST.format(key=action.value)
-                self.play = replace(self.play, note=note)
-                await super()._feed(Resized(self.play.size))
+                await self._say(ASK_END if action is Action.RESTART else ASK_ASSIST.format(key=action.value))
                 return Keys(tuple(kept), event.now)
             kept.append(action)
         return Keys(tuple(kept), event.now)
@@ -265,7 +333,8 @@ async def open_daily(
 
     if player is None:
         guest = Session(Game(rows, cols, goal, seed))
-        return OpenedDaily(GuestKeeping(), guest, NOTE_GUEST, day, seed, PlayerGame, guest=True)
+        driver = partial(DailyGame, store=store, day=day, player=None)
+        return OpenedDaily(GuestKeeping(), guest, NOTE_GUEST, day, seed, driver, guest=True)
     header = format_header(seed, rows, cols, goal, __version__).encode("ascii")
     entry = await store.daily_start(day, player.id, address, now, header, server.daily_per_address)
     ranked = entry is not None and entry.status == PLAYING
@@ -280,14 +349,14 @@ async def open_daily(
         kept = StoreKeeping(store, player.id, board, holder)
         session = await _open_kept(kept, header, undo=True)
         note = NOTE_CAPPED if entry is None else NOTE_PRACTICE.format(day=day)
-        return OpenedDaily(kept, session, note, day, seed, PlayerGame)
+        return OpenedDaily(kept, session, note, day, seed, partial(DailyGame, store=store, day=day, player=player.id))
     assert entry is not None
     keeping = DailyKeeping(store, player.id, board, holder, entry, server.now)
     times = times_of(entry)
     keeping.last = times[-1] if times else 0
     session = await _open_kept(keeping, header, undo=False)
-    driver = partial(RankedGame, store=store, log=server.log)
-    return OpenedDaily(keeping, session, NOTE_RANKED.format(day=day), day, seed, driver)
+    ranked_driver = partial(RankedGame, store=store, log=server.log)
+    return OpenedDaily(keeping, session, NOTE_RANKED.format(day=day), day, seed, ranked_driver)
 
 
 async def _open_kept(keeping: StoreKeeping, header: bytes, undo: bool) -> Session:
