@@ -7,20 +7,18 @@ The pure rules are in :mod:`.daily`."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import TYPE_CHECKING, Awaitable, Callable, List, Optional
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, List, Optional
 
 from .. import __version__
 from ..engine import Game
 from ..keys import Action, KeyDecoder
-from ..loop import Event, Key, Keys, Play, Resized
+from ..loop import Event, Key, Keys, Resized
 from ..recording import BodyDecoder, format_header
 from ..records import config_key
 from ..saves import SaveFile
-from ..screen import Screen
 from ..session import Session
 from .daily import (
     ASSISTED,
@@ -40,9 +38,8 @@ from .daily import (
     same_rules,
     times_of,
 )
-from .game import GuestKeeping, Incoming, Keeping, Link, PlayerGame, StoreKeeping, _Stop
+from .game import GuestKeeping, Keeping, PlayerGame, StoreKeeping, _Stop
 from .names import display_name
-from .pool import AIPool
 from .store.base import Player
 
 if TYPE_CHECKING:
@@ -107,7 +104,7 @@ class DailyKeeping(StoreKeeping):
     ) -> None:
         super().__init__(store, player, board, holder)
         self.entry = entry
-        self._now = now
+        self.now = now
         self.last = 0  # the latest key's time, ms
 
     async def append(self, items: bytes) -> None:
@@ -115,7 +112,7 @@ class DailyKeeping(StoreKeeping):
         decoder = BodyDecoder(saved=True)
         keys = sum(1 for item in decoder.feed(items) + decoder.finish() if isinstance(item, Action))
         if keys:
-            self.last = max(0, round((self._now() - self.entry.started) * 1000))
+            self.last = max(0, round((self.now() - self.entry.started) * 1000))
             await self._store.daily_add_times(self.entry.id, f" {self.last}" * keys)
 
 
@@ -136,25 +133,11 @@ class _BoardKeyDecoder(KeyDecoder):
 
 class DailyGame(PlayerGame):
     """The driver of a daily game, ranked or practice: ``b`` shows the
-    day's board on the note line."""
+    day's board on the note line. Made as :class:`~.game.PlayerGame` is
+    (``args``), with the day's own parts by name."""
 
-    def __init__(
-        self,
-        play: Play,
-        screen: Screen,
-        frames: List[str],
-        link: Link,
-        keeping: Keeping,
-        pool: AIPool,
-        incoming: asyncio.Queue[Incoming],
-        clock: Callable[[], float],
-        now: Callable[[], float],
-        *,
-        store: Store,
-        day: str,
-        player: Optional[int],
-    ) -> None:
-        super().__init__(play, screen, frames, link, keeping, pool, incoming, clock, now)
+    def __init__(self, *args: Any, store: Store, day: str, player: Optional[int], now: Callable[[], float]) -> None:
+        super().__init__(*args)
         self._store = store
         self._day = day
         self._player = player
@@ -181,36 +164,9 @@ class RankedGame(DailyGame):
     stored when it ends (game over, ``r`` twice, the day's end) and when
     the session does."""
 
-    def __init__(
-        self,
-        play: Play,
-        screen: Screen,
-        frames: List[str],
-        link: Link,
-        keeping: DailyKeeping,
-        pool: AIPool,
-        incoming: asyncio.Queue[Incoming],
-        clock: Callable[[], float],
-        now: Callable[[], float],
-        *,
-        store: Store,
-        log: Callable[[str], None],
-    ) -> None:
+    def __init__(self, *args: Any, keeping: DailyKeeping, store: Store, log: Callable[[str], None]) -> None:
         entry = keeping.entry
-        super().__init__(
-            play,
-            screen,
-            frames,
-            link,
-            keeping,
-            pool,
-            incoming,
-            clock,
-            now,
-            store=store,
-            day=entry.day,
-            player=entry.player,
-        )
+        super().__init__(*args, store=store, day=entry.day, player=entry.player, now=keeping.now)
         self._daily = keeping
         self._log = log
         self._end = day_end(entry.day)
@@ -333,7 +289,7 @@ async def open_daily(
 
     if player is None:
         guest = Session(Game(rows, cols, goal, seed))
-        driver = partial(DailyGame, store=store, day=day, player=None)
+        driver = partial(DailyGame, store=store, day=day, player=None, now=server.now)
         return OpenedDaily(GuestKeeping(), guest, NOTE_GUEST, day, seed, driver, guest=True)
     header = format_header(seed, rows, cols, goal, __version__).encode("ascii")
     entry = await store.daily_start(day, player.id, address, now, header, server.daily_per_address)
@@ -349,13 +305,15 @@ async def open_daily(
         kept = StoreKeeping(store, player.id, board, holder)
         session = await _open_kept(kept, header, undo=True)
         note = NOTE_CAPPED if entry is None else NOTE_PRACTICE.format(day=day)
-        return OpenedDaily(kept, session, note, day, seed, partial(DailyGame, store=store, day=day, player=player.id))
+        return OpenedDaily(
+            kept, session, note, day, seed, partial(DailyGame, store=store, day=day, player=player.id, now=server.now)
+        )
     assert entry is not None
     keeping = DailyKeeping(store, player.id, board, holder, entry, server.now)
     times = times_of(entry)
     keeping.last = times[-1] if times else 0
     session = await _open_kept(keeping, header, undo=False)
-    ranked_driver = partial(RankedGame, store=store, log=server.log)
+    ranked_driver = partial(RankedGame, keeping=keeping, store=store, log=server.log)
     return OpenedDaily(keeping, session, NOTE_RANKED.format(day=day), day, seed, ranked_driver)
 
 
