@@ -22,6 +22,7 @@ import pytest
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is for POSIX hosts (asyncssh, signals)")
 asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]")
 
+from ansi2048 import __version__  # noqa: E402
 from ansi2048.engine import Game  # noqa: E402
 from ansi2048.keys import Action  # noqa: E402
 from ansi2048.serve.commands import CommandError, Daily, KeysRequest, Leaderboard, parse_command  # noqa: E402
@@ -33,6 +34,7 @@ from ansi2048.serve.daily import (  # noqa: E402
     leaderboard_lines,
     machine_timing,
     standings,
+    verdict,
 )
 from ansi2048.serve.ranked import SECRET_FILE, daily_secret  # noqa: E402
 from ansi2048.serve.store import open_store  # noqa: E402
@@ -439,3 +441,16 @@ def test_a_hostile_name_and_command_reach_no_terminal_nor_the_log_as_control_cha
             assert all(" " <= ch <= "~" or ch in "\r\n" for ch in text), repr(text)
     assert all(" " <= ch <= "~" or ch == "\n" for ch in log.getvalue()), repr(log.getvalue())
     assert [status for status, _, _ in outputs[2:]] == [2, 2, 2]
+
+
+def test_only_a_replay_that_reproduces_the_game_seen_under_its_own_rules_may_be_ranked() -> None:
+    header = f"# ansi2048 version={__version__} seed={seed_of(DAY)} size=4x4 goal=2048\n"
+    score, _, cells = expected("wasd")
+    board = " ".join(map(str, cells))
+    replayed, why = verdict((header + "wasd").encode(), score, board)
+    assert why == "" and replayed is not None and replayed.score == score
+    assert verdict((header + "wass").encode(), score, board)[1].startswith("the replay gives")  # a key changed
+    assert verdict((header + "wasd").encode(), score + 4, board)[1].startswith("the replay gives")  # a score claimed
+    older = header.replace(f"version={__version__}", "version=0.0.1")
+    assert verdict((older + "wasd").encode(), score, board)[1] == "recorded under other rules"
+    assert verdict(b"wasd", score, board) == (None, "no valid header")

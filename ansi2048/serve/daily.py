@@ -21,7 +21,7 @@ import hashlib
 import hmac
 import statistics
 from dataclasses import dataclass, replace
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .. import __version__
 from ..recording import split_header
@@ -48,6 +48,7 @@ __all__ = [
     "replay_recording",
     "same_rules",
     "standings",
+    "verdict",
 ]
 
 DAILY = (4, 4, 2048)  # rows, columns, goal; and beyond: play goes on past the goal
@@ -129,6 +130,20 @@ def same_rules(recording: bytes) -> bool:
     """The recording's header names this version's rules."""
     header, _ = split_header(recording)
     return header is not None and header.version == __version__
+
+
+def verdict(recording: bytes, score: int, cells: str) -> Tuple[Optional[Replayed], str]:
+    """The replay of ``recording`` and why it may not be ranked as the game
+    the player saw (``score``, ``cells``): "" when it may."""
+    try:
+        replayed = replay_recording(recording)
+    except ValueError as error:
+        return None, str(error)
+    if not same_rules(recording):
+        return replayed, "recorded under other rules"
+    if (replayed.score, replayed.cells) != (score, cells):
+        return replayed, f"the replay gives {replayed.score}, the game showed {score}"
+    return replayed, ""
 
 
 def machine_timing(times: Sequence[int]) -> bool:

@@ -34,9 +34,8 @@ from .daily import (
     day_of,
     day_seed,
     keys_text,
-    replay_recording,
-    same_rules,
     times_of,
+    verdict,
 )
 from .game import GuestKeeping, Keeping, PlayerGame, StoreKeeping, _Stop
 from .names import display_name
@@ -225,14 +224,7 @@ class RankedGame(DailyGame):
         self._done = status != PLAYING
         recording = await self._daily.load() or b""
         game = self.play.session.game
-        try:
-            replayed = replay_recording(recording)
-            why = "" if same_rules(recording) else "recorded under other rules"
-        except ValueError as error:
-            replayed, why = None, str(error)
-        seen = (game.score, cells_text(game.cells))
-        if replayed is not None and not why and (replayed.score, replayed.cells) != seen:
-            why = f"the replay gives {replayed.score}, the game showed {game.score}"
+        replayed, why = verdict(recording, game.score, cells_text(game.cells))
         if why and status in RANKED:
             status = MISMATCH
             self._done = True
