@@ -7,6 +7,7 @@ The pure rules are in :mod:`.daily`."""
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, replace
 from functools import partial
@@ -34,6 +35,8 @@ from .daily import (
     day_of,
     day_seed,
     keys_text,
+    leaderboard_document,
+    leaderboard_lines,
     times_of,
     verdict,
 )
@@ -53,6 +56,7 @@ __all__ = [
     "RankedGame",
     "daily_secret",
     "keys_for",
+    "leaderboard_output",
     "open_daily",
 ]
 
@@ -321,3 +325,17 @@ async def _open_kept(keeping: StoreKeeping, header: bytes, undo: bool) -> Sessio
         assert loaded is not None
     best = await keeping.best(config_key(rows, cols, goal))
     return Session(loaded.game, best, loaded.runs, undo=undo)
+
+
+async def leaderboard_output(
+    store: Store, now: float, day: Optional[str], as_json: bool, me: Optional[int]
+) -> List[str]:
+    """What ``leaderboard [DAY] [--json]`` prints: ``day``'s board (None:
+    today's) as text or one JSON document; ``me``: the caller, if a player."""
+    shown = day or day_of(now)
+    entries = await store.daily_entries(shown)
+    over = now >= day_end(shown)
+    if as_json:
+        text: str = json.dumps(leaderboard_document(shown, entries, me, over), indent=1)
+        return text.splitlines()
+    return leaderboard_lines(shown, entries, me, over)

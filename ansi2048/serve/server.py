@@ -54,7 +54,7 @@ from .commands import (
     parse_command,
     printable,
 )
-from .daily import DAILY, day_end, day_of, leaderboard_document, leaderboard_lines
+from .daily import DAILY
 from .game import (
     CLAIM_SECONDS,
     SAID_STOPPING,
@@ -69,7 +69,15 @@ from .game import (
 )
 from .names import display_name
 from .pool import AIPool
-from .ranked import DEFAULT_PER_ADDRESS, KeysRefused, OpenedDaily, daily_secret, keys_for, open_daily
+from .ranked import (
+    DEFAULT_PER_ADDRESS,
+    KeysRefused,
+    OpenedDaily,
+    daily_secret,
+    keys_for,
+    leaderboard_output,
+    open_daily,
+)
 from .store import open_store
 from .store.base import Player, Prefs, Store, StoreError
 
@@ -548,16 +556,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
                 self._chan.write(recording)
             return EXIT_OK
         player = await self._player()
-        day = command.day or day_of(server.now())
-        entries = await server.store.daily_entries(day)
         me = player.id if player is not None else None
-        over = server.now() >= day_end(day)
-        if command.json:
-            import json
-
-            lines = json.dumps(leaderboard_document(day, entries, me, over), indent=1).splitlines()
-        else:
-            lines = leaderboard_lines(day, entries, me, over)
+        lines = await leaderboard_output(server.store, server.now(), command.day, command.json, me)
         for line in lines:
             self._say(line, stderr=False)
         return EXIT_OK
