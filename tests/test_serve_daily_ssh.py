@@ -8,8 +8,8 @@ altered by hand reported by ``serve --verify``."""
 from __future__ import annotations
 
 import datetime
-import os
 import json
+import os
 import sqlite3
 import subprocess
 import sys
