@@ -196,6 +196,11 @@ def test_r_twice_ends_the_ranked_game_for_good(served: Tuple[ServerThread, Clock
         _, out, _ = await command(server, dave, "leaderboard --json")
         (row,) = json.loads(out)["top"]
         assert row["finished"] and row["score"] == expected("sa")[0]
+        # Again that day: practice, on the same tiles, and the board does not change.
+        screen = await play_daily(server, dave, b"wasdwasdwasd", user="dave")
+        assert "practice (not ranked)" in screen and f"Score {expected('wasdwasdwasd')[0]}" in screen
+        _, again, _ = await command(server, dave, "leaderboard --json")
+        assert json.loads(again)["top"] == [row]
 
     run(scenario())
 
