@@ -459,3 +459,24 @@ def test_only_a_replay_that_reproduces_the_game_seen_under_its_own_rules_may_be_
     older = header.replace(f"version={__version__}", "version=0.0.1")
     assert verdict((older + "wasd").encode(), score, board)[1] == "recorded under other rules"
     assert verdict(b"wasd", score, board) == (None, "no valid header")
+
+
+def test_at_midnight_the_ranked_game_ends_and_its_score_counts(served: Tuple[ServerThread, Clock]) -> None:
+    server, clock = served
+    hal = client_key()
+
+    async def scenario() -> None:
+        async with await connect(server.server.port, hal, user="hal") as conn:
+            chan, terminal = await open_terminal(conn, "daily")
+            await terminal.shows("Score")
+            chan.write(b"wa")
+            await terminal.shows("Moves 2")
+            clock.now = NEXT_DAY  # the key after midnight is not played
+            chan.write(b"s")
+            await terminal.closed.wait()
+            assert f"your ranked game ends with score {expected('wa')[0]}" in bytes(terminal.output).decode()
+        _, out, _ = await command(server, hal, f"leaderboard {DAY} --json")
+        (row,) = json.loads(out)["top"]
+        assert (row["finished"], row["score"], row["moves"]) == (True, expected("wa")[0], 2)
+
+    run(scenario())
