@@ -13,9 +13,10 @@ import io
 import json
 import subprocess
 import sys
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterator, List, Tuple
+from typing import Any, AsyncIterator, Iterator, List, Tuple
 
 import pytest
 
@@ -42,7 +43,7 @@ from ansi2048.serve.store.base import DailyEntry  # noqa: E402
 from ansi2048.serve.verify import verify  # noqa: E402
 
 from .conftest import child_env  # noqa: E402
-from .serve_support import ServerThread  # noqa: E402
+from .serve_support import ServerThread, Terminal  # noqa: E402
 from .test_serve import client_key, connect, on_server, open_terminal, player_of, run  # noqa: E402
 
 SECRET = b"the test server's secret, 32 b.."
@@ -82,12 +83,19 @@ def served(tmp_path: Path, store_url: str) -> Iterator[Tuple[ServerThread, Clock
         yield server, clock
 
 
-async def play_daily(served: ServerThread, key: Any, keys: bytes, user: str = "alice") -> str:
-    """``daily`` played with ``keys`` (one read each, a moment apart), then
-    q; the first frame's text, and the last's."""
+@asynccontextmanager
+async def daily_terminal(served: ServerThread, key: Any, user: str) -> AsyncIterator[Tuple[Any, Terminal]]:
+    """``daily`` on a terminal, its first frame shown."""
     async with await connect(served.server.port, key, user=user) as conn:
         chan, terminal = await open_terminal(conn, "daily")
         await terminal.shows("Score")
+        yield chan, terminal
+
+
+async def play_daily(served: ServerThread, key: Any, keys: bytes, user: str = "alice") -> str:
+    """``daily`` played with ``keys`` (one read each, a moment apart), then
+    q; the first frame's text, and the last's."""
+    async with daily_terminal(served, key, user) as (chan, terminal):
         first = terminal.text()
         for byte in keys:
             chan.write(bytes([byte]))
@@ -159,9 +167,7 @@ def test_a_confirmed_hint_unranks_the_game_and_undo_is_off(served: Tuple[ServerT
     carol = client_key()
 
     async def scenario() -> None:
-        async with await connect(server.server.port, carol, user="carol") as conn:
-            chan, terminal = await open_terminal(conn, "daily")
-            await terminal.shows("Score")
+        async with daily_terminal(server, carol, "carol") as (chan, terminal):
             chan.write(b"w")
             await asyncio.sleep(0.1)
             chan.write(b"u")
@@ -183,9 +189,7 @@ def test_r_twice_ends_the_ranked_game_for_good(served: Tuple[ServerThread, Clock
     dave = client_key()
 
     async def scenario() -> None:
-        async with await connect(server.server.port, dave, user="dave") as conn:
-            chan, terminal = await open_terminal(conn, "daily")
-            await terminal.shows("Score")
+        async with daily_terminal(server, dave, "dave") as (chan, terminal):
             chan.write(b"sa")
             await asyncio.sleep(0.1)
             chan.write(b"r")
@@ -466,9 +470,7 @@ def test_at_midnight_the_ranked_game_ends_and_its_score_counts(served: Tuple[Ser
     hal = client_key()
 
     async def scenario() -> None:
-        async with await connect(server.server.port, hal, user="hal") as conn:
-            chan, terminal = await open_terminal(conn, "daily")
-            await terminal.shows("Score")
+        async with daily_terminal(server, hal, "hal") as (chan, terminal):
             chan.write(b"wa")
             await terminal.shows("Moves 2")
             clock.now = NEXT_DAY  # the key after midnight is not played
