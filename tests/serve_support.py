@@ -202,7 +202,7 @@ class ServeProcess:
     """``ansi2048 serve`` as a process of its own (what an operator runs),
     on a free loopback port: ``port`` and ``fingerprint`` from its one line."""
 
-    def __init__(self, data: Path, db: str = "") -> None:
+    def __init__(self, data: Path, db: str = "", env: Optional[Dict[str, str]] = None) -> None:
         import select
         import sys
 
@@ -214,7 +214,7 @@ class ServeProcess:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=child_env(),
+            env=child_env(env),  # env: more of it (LD_PRELOAD for libfaketime, say)
         )
         assert self.process.stderr is not None
         ready, _, _ = select.select([self.process.stderr], [], [], 30)

@@ -156,7 +156,13 @@ def test_serve_bad_options_are_one_line_and_status_2() -> None:
 
     from .conftest import child_env
 
-    for args in (["--listen", "nowhere"], ["--bogus"], ["--listen", "127.0.0.1:70000"]):
+    for args in (
+        ["--listen", "nowhere"],
+        ["--bogus"],
+        ["--listen", "127.0.0.1:70000"],
+        ["--verify", "2026-02-30"],
+        ["--daily-per-address", "-1"],
+    ):
         done = subprocess.run(
             [sys.executable, "-m", "ansi2048", "serve", *args],
             capture_output=True,

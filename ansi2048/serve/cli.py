@@ -25,6 +25,8 @@ class ServeOptions:
     port: int
     data_dir: str
     db: str  # --db: a database URL (store.open_store); "" is the SQLite file in data_dir
+    daily_per_address: int = 3  # --daily-per-address (ranked.DEFAULT_PER_ADDRESS)
+    verify: Optional[str] = None  # --verify [DAY]: "" every day; None: serve
 
 
 def parse_listen(text: str) -> Tuple[str, int]:
@@ -63,7 +65,37 @@ def _parser() -> argparse.ArgumentParser:
         default="",
         help="the database: sqlite:///PATH or postgresql://USER@HOST/DB (default: an SQLite file in --data-dir)",
     )
+    parser.add_argument(
+        "--daily-per-address",
+        type=_count,
+        default=3,
+        metavar="N",
+        help="players one address may enter in one day's ranking (default 3)",
+    )
+    parser.add_argument(
+        "--verify",
+        nargs="?",
+        const="",
+        type=_day,
+        metavar="DAY",
+        help="replay every stored ranked daily game (of DAY, YYYY-MM-DD) and report any whose result changed",
+    )
     return parser
+
+
+def _count(text: str) -> int:
+    if not text.isdigit() or not 0 <= int(text) <= 10**6:
+        raise argparse.ArgumentTypeError(f"expected a count (0 or more), got {text[:20]!r}")
+    return int(text)
+
+
+def _day(text: str) -> str:
+    from .daily import parse_day
+
+    try:
+        return parse_day(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOptions:
@@ -72,7 +104,7 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
 
     where = args.data_dir or os.path.join(data_dir(env), "server")
     host, port = args.listen
-    return ServeOptions(host, port, os.path.abspath(where), args.db)
+    return ServeOptions(host, port, os.path.abspath(where), args.db, args.daily_per_address, args.verify)
 
 
 def main(argv: Sequence[str], env: Optional[Mapping[str, str]] = None, stderr: Optional[IO[str]] = None) -> int:
@@ -86,6 +118,10 @@ def main(argv: Sequence[str], env: Optional[Mapping[str, str]] = None, stderr: O
         return EXIT_ERROR
     import asyncio
 
+    if options.verify is not None:
+        from .verify import verify
+
+        return asyncio.run(verify(options.db, options.data_dir, options.verify or None, sys.stdout, stderr))
     from .server import run
 
     return asyncio.run(run(options, stderr))

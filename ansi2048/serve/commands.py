@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import shlex
 from dataclasses import dataclass
-from typing import NoReturn, Optional, Union
+from typing import List, NoReturn, Optional, Union
 
 from ..options.parser import THEME_CHOICES, _goal, _size
 from ..render.style import ColorDepth
@@ -19,7 +19,10 @@ __all__ = [
     "COLOR_DEPTHS",
     "NEEDS_TERMINAL",
     "CommandError",
+    "Daily",
     "Help",
+    "KeysRequest",
+    "Leaderboard",
     "PlayRequest",
     "Stats",
     "help_text",
@@ -64,7 +67,23 @@ class Help:
     pass
 
 
-Command = Union[PlayRequest, Stats, Help]
+@dataclass(frozen=True)
+class Daily:
+    """``daily``: play the day's game (:mod:`.ranked`)."""
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    day: Optional[str] = None  # YYYY-MM-DD; None: today
+    json: bool = False
+
+
+@dataclass(frozen=True)
+class KeysRequest:
+    entry: int  # a ranked daily game's id
+
+
+Command = Union[PlayRequest, Stats, Help, Daily, Leaderboard, KeysRequest]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -114,6 +133,8 @@ def parse_command(command: Optional[str]) -> Command:
         return Help()
     if name == "stats":
         return Stats(_stats_parser().parse_args(args).json)
+    if name in ("daily", "leaderboard", "keys"):
+        return _daily_command(name, args)
     if name != "play":
         raise CommandError(f"unknown command {printable(name)!r} (see: help)")
     parsed = _play_parser().parse_args(args)
@@ -127,6 +148,37 @@ def parse_command(command: Optional[str]) -> Command:
         except ValueError as error:
             raise CommandError(f"play: argument --goal: {error}") from None
     return PlayRequest(rows, cols, parsed.goal, parsed.theme, parsed.color, parsed.animation, parsed.new)
+
+
+def _day_argument(text: str) -> str:
+    from .daily import parse_day
+
+    try:
+        return parse_day(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _entry_argument(text: str) -> int:
+    if not text.isascii() or not text.isdigit() or len(text) > 18:
+        raise argparse.ArgumentTypeError(f"expected a game's id (a number), got {printable(text)!r}")
+    return int(text)
+
+
+def _daily_command(name: str, args: List[str]) -> Union[Daily, Leaderboard, KeysRequest]:
+    """``daily``, ``leaderboard [YYYY-MM-DD] [--json]``, ``keys ID``."""
+    if name == "daily":
+        _Parser(prog="daily", add_help=False).parse_args(args)
+        return Daily()
+    if name == "leaderboard":
+        parser = _Parser(prog="leaderboard", add_help=False)
+        parser.add_argument("day", nargs="?", type=_day_argument)
+        parser.add_argument("--json", action="store_true")
+        parsed = parser.parse_args(args)
+        return Leaderboard(parsed.day, parsed.json)
+    parser = _Parser(prog="keys", add_help=False)
+    parser.add_argument("entry", type=_entry_argument)
+    return KeysRequest(parser.parse_args(args).entry)
 
 
 def printable(text: str, longest: int = 40) -> str:
@@ -146,6 +198,13 @@ def help_text(port: int) -> str:
         "      --size N|RxC  --goal G  --theme " + "|".join(THEME_CHOICES) + "\n"
         "      --color " + "|".join(COLOR_DEPTHS) + "  --no-animation | --animation  --new\n"
         f"  {ssh} stats [--json]   your records\n"
+        f"  {ssh} daily            the day's game, the same tiles for all;\n"
+        "      your first of the day (UTC) is ranked: no undo; a hint or autoplay\n"
+        "      unranks it (asked first); r twice ends it for good\n"
+        f"  ssh -p {port} HOST leaderboard [YYYY-MM-DD] [--json]   top 10, your rank\n"
+        f"  ssh -p {port} HOST keys ID   a ranked game's keys once its day is over;\n"
+        "      ansi2048 --json < game.keys replays it. * on the board: key timing no\n"
+        "      person types (100+ keys, gaps under 0.25 s varying under 20%)\n"
         f"  {ssh} help             this list\n"
         "Keys: arrows, w a s d or h j k l move; u undo; r new game; t hint; p autoplay;\n"
         "? help; q or Ctrl-C quits, your game kept. Without a key you play as a guest:\n"

@@ -26,7 +26,7 @@ import time
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from itertools import count
-from typing import IO, TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Set, Tuple
+from typing import IO, TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Set, Tuple, Union
 
 import asyncssh
 
@@ -45,13 +45,17 @@ from .commands import (
     COLOR_DEPTHS,
     NEEDS_TERMINAL,
     CommandError,
+    Daily,
     Help,
+    KeysRequest,
+    Leaderboard,
     PlayRequest,
     Stats,
     help_text,
     parse_command,
     printable,
 )
+from .daily import DAILY
 from .game import (
     CLAIM_SECONDS,
     SAID_STOPPING,
@@ -66,6 +70,15 @@ from .game import (
 )
 from .names import display_name
 from .pool import AIPool
+from .ranked import (
+    DEFAULT_PER_ADDRESS,
+    KeysRefused,
+    OpenedDaily,
+    daily_secret,
+    keys_for,
+    leaderboard_output,
+    open_daily,
+)
 from .store import open_store
 from .store.base import Player, Prefs, Store, StoreError
 
@@ -143,8 +156,12 @@ class GameServer:
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], float] = time.time,
         log: Optional[IO[str]] = None,
+        daily_secret: bytes = b"",
+        daily_per_address: int = DEFAULT_PER_ADDRESS,
     ) -> None:
         self._log = log
+        self.daily_secret = daily_secret  # the days' seeds derive from it (ranked.daily_secret)
+        self.daily_per_address = daily_per_address
         self.store = store
         self.pool = pool
         self.random_seed = random_seed
@@ -442,10 +459,15 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             return EXIT_OK
         if isinstance(command, Stats):
             return await self._stats(command.json)
+        if isinstance(command, (Leaderboard, KeysRequest)):
+            return await self._daily_command(command)
         if self._term is None:
             self._say(f"ansi2048: {NEEDS_TERMINAL}")
             return EXIT_USAGE
-        await self._play(command)
+        if isinstance(command, Daily):
+            await self._play_daily()
+        else:
+            await self._play(command)
         return EXIT_OK
 
     async def _player(self) -> Optional[Player]:
@@ -474,7 +496,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         return EXIT_OK
 
     async def _play(self, request: PlayRequest) -> None:
-        server, store = self._server, self._server.store
+        store = self._server.store
         player = await self._player()
         prefs = player.prefs if player is not None else Prefs()
         chosen = replace(
@@ -489,14 +511,57 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         goal = request.goal or default_goal(rows, cols)
         keeping: Keeping = GuestKeeping()
         if player is not None:
-            board, holder = config_key(rows, cols, goal), server.holder()
-            held = await store.claim(player.id, board, holder, CLAIM_SECONDS)
-            if held is not None:
-                if not server.gone(held.holder) and not await self._take_over():
-                    return
-                await store.claim(player.id, board, holder, CLAIM_SECONDS, take_over=True)
+            board = config_key(rows, cols, goal)
+            holder = await self._claim(player, board)
+            if holder is None:
+                return
             keeping = StoreKeeping(store, player.id, board, holder)
         await self._run_game(keeping, request, chosen, player is None, (rows, cols, goal))
+
+    async def _claim(self, player: Player, board: str) -> Optional[str]:
+        """The claim on the player's game on ``board``: its holder's name;
+        None if another session has it and the player chose to leave."""
+        server, store = self._server, self._server.store
+        holder = server.holder()
+        held = await store.claim(player.id, board, holder, CLAIM_SECONDS)
+        if held is not None:
+            if not server.gone(held.holder) and not await self._take_over():
+                return None
+            await store.claim(player.id, board, holder, CLAIM_SECONDS, take_over=True)
+        return holder
+
+    async def _play_daily(self) -> None:
+        """``daily``: the day's game, ranked or practice (:mod:`.ranked`)."""
+        player = await self._player()
+        peer = self._chan.get_extra_info("peername") if self._chan is not None else None
+        address = str(peer[0]) if peer else "?"
+        opened = await open_daily(self._server, player, address, self._claim)
+        if opened is None:
+            return
+        await self._run_game(
+            opened.keeping, PlayRequest(), player.prefs if player else Prefs(), player is None, DAILY, opened
+        )
+
+    async def _daily_command(self, command: Union[Leaderboard, KeysRequest]) -> int:
+        """``leaderboard`` and ``keys``: no terminal needed."""
+        server = self._server
+        if isinstance(command, KeysRequest):
+            entry = await server.store.daily_by_id(command.entry)
+            try:
+                recording = keys_for(entry, command.entry, server.now())
+            except KeysRefused as refused:
+                self._say(f"ansi2048: {refused}")
+                return EXIT_USAGE
+            assert self._chan is not None
+            with suppress(OSError, asyncssh.Error):
+                self._chan.write(recording)
+            return EXIT_OK
+        player = await self._player()
+        me = player.id if player is not None else None
+        lines = await leaderboard_output(server.store, server.now(), command.day, command.json, me)
+        for line in lines:
+            self._say(line, stderr=False)
+        return EXIT_OK
 
     async def _take_over(self) -> bool:
         """Ask whether to take the game over from the session that has it."""
@@ -511,16 +576,31 @@ class _Session(asyncssh.SSHServerSession[bytes]):
                 return isinstance(answer, Typed) and answer.data[:1] in (b"y", b"Y")
 
     async def _run_game(
-        self, keeping: Keeping, request: PlayRequest, prefs: Prefs, guest: bool, board: Tuple[int, int, int]
+        self,
+        keeping: Keeping,
+        request: PlayRequest,
+        prefs: Prefs,
+        guest: bool,
+        board: Tuple[int, int, int],
+        daily: Optional[OpenedDaily] = None,
     ) -> None:
         assert self._chan is not None and self._link is not None
         server = self._server
         rows, cols, goal = board
-        session, greeting = await open_game(keeping, rows, cols, goal, request.new, server.random_seed, server.now())
+        if daily is None:
+            session, greeting = await open_game(
+                keeping, rows, cols, goal, request.new, server.random_seed, server.now()
+            )
+        else:
+            session, greeting = daily.session, daily.note
         env = self._client_env()
         animate = wants_motion(Options(animation=prefs.animation is not False), env)
         settings = Settings(animate=animate, can_wait=True, command=AGAIN, guest=guest)
-        play = Play(session, settings, self._window, note=GUEST_NOTE if guest else greeting)
+        if daily is not None:
+            settings = replace(
+                settings, command=f"{AGAIN} (daily)", day=daily.day, day_seed=daily.day_seed, guest=daily.guest
+            )
+        play = Play(session, settings, self._window, note=GUEST_NOTE if guest and daily is None else greeting)
         depth = COLOR_DEPTHS[prefs.color] if prefs.color in COLOR_DEPTHS else choose_depth("auto", True, env)
         frames: List[str] = []
 
@@ -531,9 +611,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             frames.append(text.replace("\n", "\r\n"))
 
         screen = Screen(write, lambda: game.play.size, depth, env, palette=THEMES[prefs.theme or "classic"]())
-        game = PlayerGame(
-            play, screen, frames, self._link, keeping, server.pool, self._incoming, server.clock, server.now
-        )
+        args = (play, screen, frames, self._link, keeping, server.pool, self._incoming, server.clock, server.now)
+        game = PlayerGame(*args) if daily is None else daily.driver(*args)
         await game.run()
 
     def _client_env(self) -> Dict[str, str]:
@@ -558,8 +637,19 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
     except (OSError, ValueError, StoreError, asyncssh.Error) as error:
         stderr.write(f"ansi2048 serve: error: {_why(error)}\n")
         return EXIT_ERROR
+    try:
+        secret = daily_secret(options.data_dir)
+    except (OSError, ValueError) as error:
+        await store.close()
+        stderr.write(f"ansi2048 serve: error: {_why(error)}\n")
+        return EXIT_ERROR
     server = GameServer(
-        store, AIPool(min(4, os.cpu_count() or 1)), lambda: int.from_bytes(os.urandom(4), "big"), log=stderr
+        store,
+        AIPool(min(4, os.cpu_count() or 1)),
+        lambda: int.from_bytes(os.urandom(4), "big"),
+        log=stderr,
+        daily_secret=secret,
+        daily_per_address=options.daily_per_address,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

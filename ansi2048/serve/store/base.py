@@ -28,6 +28,7 @@ from ...records.history import Record
 __all__ = [
     "Claim",
     "ClaimLost",
+    "DailyEntry",
     "Player",
     "Prefs",
     "SchemaTooNew",
@@ -82,6 +83,33 @@ class Claim:
 
     holder: str
     until: float
+
+
+@dataclass(frozen=True)
+class DailyEntry:
+    """A player's ranked daily game (:mod:`ansi2048.serve.daily`): the
+    recording as last verified and the result its replay gave.
+
+    ``status``: ``playing`` or ``finished`` (ranked), ``assisted`` (a hint
+    or autoplay, confirmed: never ranked), ``mismatch`` (the replay did not
+    reproduce the game the player saw: logged, never ranked). ``times``:
+    milliseconds from ``started`` to each key's arrival, space-separated, one
+    per key of the recording."""
+
+    id: int
+    day: str  # YYYY-MM-DD, UTC
+    player: int
+    name: str
+    address: str  # where the player connected from when the game began
+    started: float  # seconds since the epoch
+    status: str
+    recording: bytes
+    times: str = ""
+    score: int = 0
+    biggest: int = 0
+    moves: int = 0
+    seconds: float = 0.0  # from the start to the last key
+    cells: str = ""  # the final board, row by row, space-separated
 
 
 class Store(Protocol):
@@ -140,3 +168,25 @@ class Store(Protocol):
 
     async def history(self, player: int, limit: Optional[int] = None) -> List[Record]:
         """The player's finished games, oldest first (the newest ``limit``)."""
+
+    # -- the daily leaderboard ---------------------------------------------------
+
+    async def daily_start(
+        self, day: str, player: int, address: str, started: float, recording: bytes, most_per_address: int
+    ) -> Optional[DailyEntry]:
+        """The player's ranked game of ``day``, begun now unless they have
+        one; None if ``address`` already entered ``most_per_address``
+        other players in that day's ranking."""
+
+    async def daily_entry(self, day: str, player: int) -> Optional[DailyEntry]: ...
+
+    async def daily_by_id(self, entry: int) -> Optional[DailyEntry]: ...
+
+    async def daily_entries(self, day: Optional[str] = None) -> List[DailyEntry]:
+        """The ranked games of ``day`` (None: every day), by id."""
+
+    async def daily_add_times(self, entry: int, times: str) -> None:
+        """Append arrival times (space-separated, each with a leading space)."""
+
+    async def daily_result(self, entry: DailyEntry) -> None:
+        """Store ``entry``'s status, recording and result (found by its id)."""

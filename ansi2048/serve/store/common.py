@@ -11,6 +11,7 @@ from typing import Iterable, Optional, Sequence, Tuple
 
 from ...records.history import Record, config_key
 from .base import Prefs, SchemaTooNew
+from .daily import SCHEMA_STEP as DAILY_STEP
 
 __all__ = [
     "DEFAULT_FILE",
@@ -97,6 +98,7 @@ _STEPS: Tuple[Tuple[str, ...], ...] = (
         "CREATE INDEX history_of_player ON history (player, id)",
         "CREATE INDEX history_of_day ON history (daily, board, score) WHERE daily IS NOT NULL",
     ),
+    DAILY_STEP,  # 2: the daily leaderboard (store/daily.py)
 )
 
 

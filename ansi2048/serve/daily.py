@@ -1,0 +1,266 @@
+"""The served daily game and its leaderboard, the pure part: the day and its
+seed, what a ranked game's recording replays to, the rule on key timing,
+the board as text and as JSON, and the daily commands' words.
+
+The day is the UTC date. Its seed is an HMAC-SHA256 of the date under the
+server's secret (:func:`day_seed`), so nobody can compute a day's tiles
+before the server publishes them with the day's recordings, once it is over
+(``keys``). Everything about time comes in as numbers (seconds since the
+epoch) from the shell (:mod:`.ranked`).
+
+A score is ranked only as the engine's replay of its stored recording gives
+it (:func:`replay_recording`, the saved game's own replay,
+:meth:`ansi2048.storage.save_file.SaveFile.load`), and only under the rules that
+recorded it: a recording whose header names another version is never
+ranked by this one (:func:`same_rules`)."""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import hmac
+import statistics
+from dataclasses import dataclass, replace
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from .. import __version__
+from ..records.recording import split_header
+from ..storage.save_file import SaveFile
+from .names import display_name
+from .store.base import DailyEntry
+
+__all__ = [
+    "DAILY",
+    "FINISHED",
+    "PLAYING",
+    "RANKED",
+    "Replayed",
+    "board_note",
+    "daily_board",
+    "day_end",
+    "day_of",
+    "day_seed",
+    "keys_text",
+    "leaderboard_document",
+    "leaderboard_lines",
+    "machine_timing",
+    "parse_day",
+    "replay_recording",
+    "same_rules",
+    "standings",
+    "verdict",
+]
+
+DAILY = (4, 4, 2048)  # rows, columns, goal; and beyond: play goes on past the goal
+PLAYING, FINISHED, ASSISTED, MISMATCH = "playing", "finished", "assisted", "mismatch"
+RANKED = (PLAYING, FINISHED)  # the statuses the board shows
+TOP = 10  # the board's length
+
+# Key timing no person types: at least this many keys whose gaps have a
+# median under MACHINE_GAP seconds and vary by less than MACHINE_SPREAD
+# (their standard deviation over their mean). A person's gaps wander (a
+# thought, a glance, a burst); a script's, or a held-down key's repeat, do
+# not. Such games are marked on the board, not hidden.
+MACHINE_KEYS = 100
+MACHINE_GAP = 0.25
+MACHINE_SPREAD = 0.2
+
+
+def day_of(now: float) -> str:
+    """The UTC date of ``now`` (seconds since the epoch), YYYY-MM-DD."""
+    return datetime.datetime.fromtimestamp(now, datetime.timezone.utc).date().isoformat()
+
+
+def day_end(day: str) -> float:
+    """The first second after ``day`` (UTC midnight), since the epoch."""
+    date = datetime.date.fromisoformat(day) + datetime.timedelta(days=1)
+    return datetime.datetime(date.year, date.month, date.day, tzinfo=datetime.timezone.utc).timestamp()
+
+
+def parse_day(text: str) -> str:
+    """``text`` if it is a date, YYYY-MM-DD; ValueError (one line) if not."""
+    try:
+        if len(text) != 10:
+            raise ValueError
+        return datetime.date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise ValueError(f"expected a date YYYY-MM-DD, got {text[:20]!r}") from None
+
+
+def day_seed(secret: bytes, day: str) -> int:
+    """The seed of ``day``'s game: 64 bits of HMAC-SHA256(secret, day)."""
+    digest = hmac.new(secret, f"ansi2048 daily {day}".encode("ascii"), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def daily_board(day: str) -> str:
+    """The board key of a player's ranked game of ``day`` in progress (not a
+    :func:`~ansi2048.records.history.config_key`: it never meets their other games)."""
+    return f"daily-{day}"
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """What a recording's replay gives."""
+
+    score: int
+    biggest: int
+    moves: int
+    over: bool
+    cells: str  # row by row, space-separated
+
+
+def cells_text(cells: Sequence[int]) -> str:
+    return " ".join(str(cell) for cell in cells)
+
+
+def replay_recording(recording: bytes) -> Replayed:
+    """``recording`` replayed from its header's seed through the engine, as
+    a saved game is (strictly); ValueError (the reason) if it cannot be."""
+    header, _ = split_header(recording)
+    if header is None or header.rows is None or header.cols is None or header.goal is None:
+        raise ValueError("no valid header")
+    loaded = SaveFile("", header.rows, header.cols, header.goal, recording).load()
+    assert loaded is not None  # a recording in memory is always there
+    game = loaded.game
+    return Replayed(game.score, game.biggest, game.moves, game.over, cells_text(game.cells))
+
+
+def same_rules(recording: bytes) -> bool:
+    """The recording's header names this version's rules."""
+    header, _ = split_header(recording)
+    return header is not None and header.version == __version__
+
+
+def verdict(recording: bytes, score: int, cells: str) -> Tuple[Optional[Replayed], str]:
+    """The replay of ``recording`` and why it may not be ranked as the game
+    the player saw (``score``, ``cells``): "" when it may."""
+    try:
+        replayed = replay_recording(recording)
+    except ValueError as error:
+        return None, str(error)
+    if not same_rules(recording):
+        return replayed, "recorded under other rules"
+    if (replayed.score, replayed.cells) != (score, cells):
+        return replayed, f"the replay gives {replayed.score}, the game showed {score}"
+    return replayed, ""
+
+
+def machine_timing(times: Sequence[int]) -> bool:
+    """Key arrival times (ms) no person types (the rule above)."""
+    if len(times) < MACHINE_KEYS:
+        return False
+    gaps = [(later - earlier) / 1000 for earlier, later in zip(times, times[1:])]
+    mean = statistics.fmean(gaps)
+    if statistics.median(gaps) >= MACHINE_GAP or mean <= 0:
+        return mean <= 0  # every key in one burst: pasted
+    return statistics.pstdev(gaps) / mean < MACHINE_SPREAD
+
+
+def times_of(entry: DailyEntry) -> List[int]:
+    return [int(word) for word in entry.times.split() if word.isdigit()]
+
+
+# -- the board ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Standing:
+    rank: int
+    entry: DailyEntry
+    machine: bool
+
+
+def standings(entries: Sequence[DailyEntry], over: bool = False) -> List[Standing]:
+    """The ranked games, best first: by score, then fewer moves, then the
+    earlier start. Once the day is ``over`` every one is finished: a game
+    still open at midnight counts as it stood."""
+    ranked = sorted(
+        (entry for entry in entries if entry.status in RANKED),
+        key=lambda entry: (-entry.score, entry.moves, entry.started, entry.id),
+    )
+    if over:
+        ranked = [replace(entry, status=FINISHED) for entry in ranked]
+    return [Standing(rank, entry, machine_timing(times_of(entry))) for rank, entry in enumerate(ranked, 1)]
+
+
+def _clock(seconds: float) -> str:
+    whole = int(seconds)
+    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
+
+
+def _line(standing: Standing) -> str:
+    entry = standing.entry
+    state = "finished" if entry.status == FINISHED else "playing"
+    mark = " *" if standing.machine else ""
+    return (
+        f"{standing.rank:>4}  {display_name(entry.name):<16} {entry.score:>7} {entry.biggest:>6} {entry.moves:>6}"
+        f" {_clock(entry.seconds):>8}  {state:<8} {entry.id:>5}{mark}"
+    )
+
+
+def leaderboard_lines(day: str, entries: Sequence[DailyEntry], me: Optional[int], over: bool) -> List[str]:
+    """The day's board as text: the top 10, then the caller's own rank."""
+    table = standings(entries, over)
+    lines = [f"The daily game of {day} (UTC), {len(table)} ranked"]
+    if not table:
+        return [*lines, "No ranked game yet."]
+    lines.append("rank  name               score   tile  moves     time  state       id")
+    lines += [_line(standing) for standing in table[:TOP]]
+    mine = next((standing for standing in table if standing.entry.player == me), None)
+    if mine is not None and mine.rank > TOP:
+        lines += ["  ...", _line(mine)]
+    if any(standing.machine for standing in table):
+        lines.append("* key timing no person types (see: help)")
+    if me is not None:
+        lines.append(f"Your rank: {mine.rank} of {len(table)}" if mine else "You have no ranked game this day.")
+    return lines
+
+
+def _standing_document(standing: Standing) -> Dict[str, Any]:
+    entry = standing.entry
+    return {
+        "rank": standing.rank,
+        "name": display_name(entry.name),
+        "score": entry.score,
+        "biggest": entry.biggest,
+        "moves": entry.moves,
+        "seconds": round(entry.seconds, 3),
+        "finished": entry.status == FINISHED,
+        "id": entry.id,
+        "machine_timing": standing.machine,
+    }
+
+
+def leaderboard_document(day: str, entries: Sequence[DailyEntry], me: Optional[int], over: bool) -> Dict[str, Any]:
+    """The day's board as one JSON document (documented in docs/serving.md)."""
+    table = standings(entries, over)
+    mine = next((standing for standing in table if standing.entry.player == me), None)
+    return {
+        "version": __version__,
+        "day": day,
+        "ranked": len(table),
+        "top": [_standing_document(standing) for standing in table[:TOP]],
+        "you": None if mine is None else _standing_document(mine),
+    }
+
+
+def board_note(entries: Sequence[DailyEntry], me: Optional[int], over: bool) -> str:
+    """The board on one line (the game's note line, under ``b``): the top
+    three and the player's own rank."""
+    table = standings(entries, over)
+    if not table:
+        return "the board: no ranked game yet"
+    top = "  ".join(f"{s.rank}. {display_name(s.entry.name)} {s.entry.score}" for s in table[:3])
+    mine = next((standing for standing in table if standing.entry.player == me), None)
+    you = f"; you: {mine.rank} of {len(table)}" if mine is not None else f"; {len(table)} ranked"
+    return f"the board: {top}{you}"
+
+
+def keys_text(entry: DailyEntry) -> bytes:
+    """A ranked game's recording as ``keys`` gives it: the header with the
+    day's seed, the keys, and the keys' times as a closing comment (a
+    replay skips it)."""
+    body = entry.recording if entry.recording.endswith(b"\n") else entry.recording + b"\n"
+    times = " ".join(str(time) for time in times_of(entry))
+    return body + f"# times in ms from the start, one per key: {times}\n".encode("ascii")

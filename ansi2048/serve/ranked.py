@@ -1,0 +1,351 @@
+"""The served daily game, the shell: the server's secret, a ranked game's
+keeping (its keys' arrival times beside them) and its driver (no undo; a
+hint, autoplay or ``r`` asked twice; verified by replay when it ends or its
+session does), and the ``leaderboard`` and ``keys`` commands' answers.
+
+The pure rules are in :mod:`.daily`."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, List, Optional
+
+from .. import __version__
+from ..game.engine import Game
+from ..game.keys import Action, KeyDecoder
+from ..game.session import Session
+from ..loop.events import Event, Key, Keys, Resized
+from ..records.history import config_key
+from ..records.recording import BodyDecoder, format_header
+from ..storage.save_file import SaveFile
+from .daily import (
+    ASSISTED,
+    DAILY,
+    FINISHED,
+    MISMATCH,
+    PLAYING,
+    RANKED,
+    board_note,
+    cells_text,
+    daily_board,
+    day_end,
+    day_of,
+    day_seed,
+    keys_text,
+    leaderboard_document,
+    leaderboard_lines,
+    times_of,
+    verdict,
+)
+from .game import GuestKeeping, Keeping, PlayerGame, StoreKeeping, _Stop
+from .names import display_name
+from .store.base import Player
+
+if TYPE_CHECKING:
+    from .server import GameServer
+from .store.base import DailyEntry, Store, StoreUnavailable
+
+__all__ = [
+    "SECRET_FILE",
+    "DailyKeeping",
+    "KeysRefused",
+    "OpenedDaily",
+    "RankedGame",
+    "daily_secret",
+    "keys_for",
+    "leaderboard_output",
+    "open_daily",
+]
+
+SECRET_FILE = "daily_secret"
+SECRET_BYTES = 32
+BOARD_KEY = b"b"  # typed alone, in a daily game: the day's board on the note line
+DEFAULT_PER_ADDRESS = 3  # new identities one address may enter in one day's ranking
+
+# What the ranked game says, on its note line or as its last line.
+ASK_ASSIST = "ranked game: {key} again makes it unranked (any other key: it stays ranked)"
+ASK_END = "ranked game: r again ends it for good, its score counts (any other key: play on)"
+SAID_ENDED = "your ranked game is over: score {score}. ssh ... daily plays the day's game again, for practice"
+NOTE_RANKED = "ranked game of {day}: no undo; r twice ends it; b: the board"
+NOTE_PRACTICE = "practice (not ranked): your ranked game of {day} was played; b: the board"
+NOTE_GUEST = "practice: a guest is never ranked (connect with an SSH key)"
+NOTE_CAPPED = "practice: your address entered its players in today's ranking"
+SAID_DAY_OVER = "the day is over (UTC midnight): your ranked game ends with score {score}"
+
+
+def daily_secret(data_dir: str) -> bytes:
+    """The server's secret that the days' seeds derive from, in
+    ``data_dir``: made on first start (readable by its owner only), then
+    kept; whoever reads it can compute every day's tiles."""
+    path = os.path.join(data_dir, SECRET_FILE)
+    try:
+        with open(path, "rb") as stream:
+            secret = stream.read()
+        if len(secret) >= 16:
+            return secret
+        raise ValueError(f"{path}: the daily secret is too short (delete it only if no day is being played)")
+    except FileNotFoundError:
+        pass
+    secret = os.urandom(SECRET_BYTES)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # another server's is not overwritten
+    with os.fdopen(fd, "wb") as stream:
+        stream.write(secret)
+        stream.flush()
+        os.fsync(stream.fileno())
+    return secret
+
+
+class DailyKeeping(StoreKeeping):
+    """A ranked game in progress: kept as any game is, and each appended
+    key's arrival time (ms since the game began) kept beside it."""
+
+    def __init__(
+        self, store: Store, player: int, board: str, holder: str, entry: DailyEntry, now: Callable[[], float]
+    ) -> None:
+        super().__init__(store, player, board, holder)
+        self.entry = entry
+        self.now = now
+        self.last = 0  # the latest key's time, ms
+
+    async def append(self, items: bytes) -> None:
+        await super().append(items)
+        decoder = BodyDecoder(saved=True)
+        keys = sum(1 for item in decoder.feed(items) + decoder.finish() if isinstance(item, Action))
+        if keys:
+            self.last = max(0, round((self.now() - self.entry.started) * 1000))
+            await self._store.daily_add_times(self.entry.id, f" {self.last}" * keys)
+
+
+class _BoardKeyDecoder(KeyDecoder):
+    """The game's keys, and :data:`BOARD_KEY` typed alone: the board asked
+    for (no action of the game)."""
+
+    def __init__(self) -> None:
+        super().__init__(comments=False, assist=True)
+        self.asked = False
+
+    def feed(self, data: bytes) -> List[Action]:
+        if data == BOARD_KEY and not self.pending:
+            self.asked = True
+            return []
+        return super().feed(data)
+
+
+class DailyGame(PlayerGame):
+    """The driver of a daily game, ranked or practice: ``b`` shows the
+    day's board on the note line. Made as :class:`~.game.PlayerGame` is
+    (``args``), with the day's own parts by name."""
+
+    def __init__(self, *args: Any, store: Store, day: str, player: Optional[int], now: Callable[[], float]) -> None:
+        super().__init__(*args)
+        self._store = store
+        self._day = day
+        self._player = player
+        self._now = now
+        self._board_keys = _BoardKeyDecoder()
+        self._decoder = self._board_keys
+
+    async def _feed(self, event: Event) -> None:
+        if isinstance(event, Keys) and self._board_keys.asked:
+            self._board_keys.asked = False
+            entries = await self._store.daily_entries(self._day)
+            await self._say(board_note(entries, self._player, self._now() >= day_end(self._day)))
+            if not event.actions:
+                # b was the whole read: the loop gets no key (it would take
+                # an empty read for a key that is no key, and say so).
+                return
+        await super()._feed(event)
+
+    async def _say(self, note: str) -> None:
+        """``note`` on the note line, the frame drawn again."""
+        self.play = replace(self.play, note=note)
+        await super()._feed(Resized(self.play.size))
+
+
+class RankedGame(DailyGame):
+    """The driver of a ranked daily game: a hint, autoplay or ``r`` is
+    asked again before it counts; the game is verified and its result
+    stored when it ends (game over, ``r`` twice, the day's end) and when
+    the session does."""
+
+    def __init__(self, *args: Any, keeping: DailyKeeping, store: Store, log: Callable[[str], None]) -> None:
+        entry = keeping.entry
+        super().__init__(*args, store=store, day=entry.day, player=entry.player, now=keeping.now)
+        self._daily = keeping
+        self._log = log
+        self._end = day_end(entry.day)
+        self._asking: Optional[Action] = None  # the key asked to be pressed again
+        self._done = False  # the ranked result is final (or the game is no longer ranked)
+
+    async def _feed(self, event: Event) -> None:
+        if isinstance(event, Keys) and not self._done:
+            if self._now() >= self._end:
+                raise _Stop(SAID_DAY_OVER.format(score=self.play.session.game.score))
+            screened = await self._screened(event)
+            if event.actions and not screened.actions:
+                # Every key of the read asked or answered a question: the
+                # loop gets none (it would take the empty read for a key
+                # that is no key, and say so over the question).
+                return
+            event = screened
+        elif isinstance(event, Keys) and Action.RESTART in event.actions and self._daily.entry.status == FINISHED:
+            raise _Stop(SAID_ENDED.format(score=self._daily.entry.score))
+        await super()._feed(event)
+        if not self._done and self.play.session.game.over:
+            await self._settle(FINISHED)
+
+    async def _screened(self, event: Keys) -> Keys:
+        """The keys that play; a hint, autoplay or ``r`` asked about first."""
+        kept: List[Key] = []
+        for action in event.actions:
+            asking, self._asking = self._asking, None
+            if asking is not None:
+                if action is not asking:
+                    continue  # the answer no: the key only answered
+                if action is Action.RESTART:
+                    await self._settle(FINISHED)
+                    raise _Stop(SAID_ENDED.format(score=self._daily.entry.score))
+                await self._settle(ASSISTED)  # the loop's own note then says "assisted"
+                kept.append(action)
+                continue
+            if action in (Action.HINT, Action.AUTOPLAY, Action.RESTART):
+                self._asking = action
+                await self._say(ASK_END if action is Action.RESTART else ASK_ASSIST.format(key=action.value))
+                return Keys(tuple(kept), event.now)
+            kept.append(action)
+        return Keys(tuple(kept), event.now)
+
+    async def _renew(self) -> None:
+        if not self._done and self._now() >= self._end:
+            raise _Stop(SAID_DAY_OVER.format(score=self.play.session.game.score))
+        await super()._renew()
+
+    async def _close(self, said: str) -> None:
+        await super()._close(said)
+        if not self._done:
+            try:
+                await self._settle(FINISHED if self._now() >= self._end else PLAYING)
+            except StoreUnavailable as error:  # the result as last verified stands
+                self._log(f"daily: game {self._daily.entry.id} not verified now: {error}")
+
+    async def _settle(self, status: str) -> None:
+        """Replay the stored recording from the seed; the result stored,
+        ranked only if it reproduces the game the player saw."""
+        entry = self._daily.entry
+        self._done = status != PLAYING
+        recording = await self._daily.load() or b""
+        game = self.play.session.game
+        replayed, why = verdict(recording, game.score, cells_text(game.cells))
+        if why and status in RANKED:
+            status = MISMATCH
+            self._done = True
+            self._log(
+                f"daily: game {entry.id} of {display_name(entry.name)} not ranked, its replay does not match: {why}"
+            )
+        result = replace(entry, status=status, recording=recording, seconds=self._daily.last / 1000)
+        if replayed is not None:
+            result = replace(
+                result, score=replayed.score, biggest=replayed.biggest, moves=replayed.moves, cells=replayed.cells
+            )
+        await self._store.daily_result(result)
+        self._daily.entry = result
+
+
+class KeysRefused(Exception):
+    """``keys`` cannot give this game (one line)."""
+
+
+def keys_for(entry: Optional[DailyEntry], wanted: int, now: float) -> bytes:
+    """What ``keys ID`` gives, or :class:`KeysRefused`: a ranked game's
+    recording, once its day is over (before, it would reveal the seed)."""
+    if entry is None or entry.status not in RANKED:
+        raise KeysRefused(f"keys: no ranked game {wanted}")
+    if now < day_end(entry.day):
+        raise KeysRefused(f"keys: game {wanted} is of {entry.day}, whose tiles stay secret until it ends (00:00 UTC)")
+    return keys_text(entry)
+
+
+@dataclass(frozen=True)
+class OpenedDaily:
+    """The day's game as a session plays it: ranked (a :class:`RankedGame`
+    on :class:`DailyKeeping`) or practice (kept nowhere)."""
+
+    keeping: Keeping
+    session: Session
+    note: str
+    day: str
+    day_seed: int  # r starts the day's game again (practice; in a ranked game r is asked first)
+    driver: Callable[..., PlayerGame]
+    guest: bool = False
+
+
+async def open_daily(
+    server: GameServer, player: Optional[Player], address: str, claim: Callable[[Player, str], Awaitable[Optional[str]]]
+) -> Optional[OpenedDaily]:
+    """The day's game for ``player`` (None: a guest): their ranked one, new
+    or resumed, if they may play it; else practice. None: another session
+    has their ranked game and they chose to leave it there."""
+    store, now = server.store, server.now()
+    day = day_of(now)
+    seed = day_seed(server.daily_secret, day)
+    rows, cols, goal = DAILY
+
+    if player is None:
+        guest = Session(Game(rows, cols, goal, seed))
+        driver = partial(DailyGame, store=store, day=day, player=None, now=server.now)
+        return OpenedDaily(GuestKeeping(), guest, NOTE_GUEST, day, seed, driver, guest=True)
+    header = format_header(seed, rows, cols, goal, __version__).encode("ascii")
+    entry = await store.daily_start(day, player.id, address, now, header, server.daily_per_address)
+    ranked = entry is not None and entry.status == PLAYING
+    if entry is None:
+        server.log(f"daily: {player.name} not ranked on {day}: {address} entered {server.daily_per_address} players")
+    board = daily_board(day) if ranked else daily_board(day) + "-practice"
+    holder = await claim(player, board)
+    if holder is None:
+        return None
+    if not ranked:
+        # Practice is kept and resumed as any game (a game over starts the day's game again).
+        kept = StoreKeeping(store, player.id, board, holder)
+        session = await _open_kept(kept, header, undo=True)
+        note = NOTE_CAPPED if entry is None else NOTE_PRACTICE.format(day=day)
+        return OpenedDaily(
+            kept, session, note, day, seed, partial(DailyGame, store=store, day=day, player=player.id, now=server.now)
+        )
+    assert entry is not None
+    keeping = DailyKeeping(store, player.id, board, holder, entry, server.now)
+    times = times_of(entry)
+    keeping.last = times[-1] if times else 0
+    session = await _open_kept(keeping, header, undo=False)
+    ranked_driver = partial(RankedGame, keeping=keeping, store=store, log=server.log)
+    return OpenedDaily(keeping, session, NOTE_RANKED.format(day=day), day, seed, ranked_driver)
+
+
+async def _open_kept(keeping: StoreKeeping, header: bytes, undo: bool) -> Session:
+    """The day's game in ``keeping``, resumed, or begun from ``header``
+    (also when the kept one is over: practice starts again)."""
+    rows, cols, goal = DAILY
+    recording = await keeping.load()
+    loaded = SaveFile("", rows, cols, goal, recording).load() if recording is not None else None
+    if loaded is None or (undo and loaded.game.over):
+        await keeping.rewrite(header)
+        loaded = SaveFile("", rows, cols, goal, header).load()
+        assert loaded is not None
+    best = await keeping.best(config_key(rows, cols, goal))
+    return Session(loaded.game, best, loaded.runs, undo=undo)
+
+
+async def leaderboard_output(
+    store: Store, now: float, day: Optional[str], as_json: bool, me: Optional[int]
+) -> List[str]:
+    """What ``leaderboard [DAY] [--json]`` prints: ``day``'s board (None:
+    today's) as text or one JSON document; ``me``: the caller, if a player."""
+    shown = day or day_of(now)
+    entries = await store.daily_entries(shown)
+    over = now >= day_end(shown)
+    if as_json:
+        text: str = json.dumps(leaderboard_document(shown, entries, me, over), indent=1)
+        return text.splitlines()
+    return leaderboard_lines(shown, entries, me, over)

@@ -1,0 +1,484 @@
+"""The daily leaderboard over SSH (issue 27), in-process: asyncssh clients
+play the day's game on a server whose clock the test sets, on each
+database (tests/databases.py). The real ``ssh`` with the server's clock
+moved by libfaketime is in test_serve_daily_ssh.py."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import hashlib
+import hmac
+import io
+import json
+import subprocess
+import sys
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, AsyncIterator, Iterator, List, Tuple
+
+import pytest
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is for POSIX hosts (asyncssh, signals)")
+asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]")
+
+from ansi2048 import __version__  # noqa: E402
+from ansi2048.game.engine import Game  # noqa: E402
+from ansi2048.game.keys import Action  # noqa: E402
+from ansi2048.serve.commands import CommandError, Daily, KeysRequest, Leaderboard, parse_command  # noqa: E402
+from ansi2048.serve.daily import (  # noqa: E402
+    day_end,
+    day_of,
+    day_seed,
+    leaderboard_document,
+    leaderboard_lines,
+    machine_timing,
+    standings,
+    verdict,
+)
+from ansi2048.serve.ranked import SECRET_FILE, daily_secret  # noqa: E402
+from ansi2048.serve.store import open_store  # noqa: E402
+from ansi2048.serve.store.base import DailyEntry  # noqa: E402
+from ansi2048.serve.verify import verify  # noqa: E402
+
+from .conftest import child_env  # noqa: E402
+from .serve_support import ServerThread, Terminal  # noqa: E402
+from .test_serve import client_key, connect, on_server, open_terminal, player_of, run  # noqa: E402
+
+SECRET = b"the test server's secret, 32 b.."
+DAY = "2026-11-26"
+NOON = datetime.datetime(2026, 11, 26, 12, tzinfo=datetime.timezone.utc).timestamp()
+NEXT_DAY = datetime.datetime(2026, 11, 27, 0, 0, 1, tzinfo=datetime.timezone.utc).timestamp()
+
+
+def seed_of(day: str) -> int:
+    """The day's seed as docs/serving.md defines it."""
+    digest = hmac.new(SECRET, f"ansi2048 daily {day}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def expected(keys: str) -> Tuple[int, int, Tuple[int, ...]]:
+    """Score, moves and board of the day's game after ``keys``, by the engine alone."""
+    game = Game(4, 4, 2048, seed_of(DAY))
+    for key in keys:
+        game.move(Action(key).direction)  # type: ignore[arg-type]
+    return game.score, game.moves, tuple(game.cells)
+
+
+class Clock:
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def served(tmp_path: Path, store_url: str) -> Iterator[Tuple[ServerThread, Clock]]:
+    clock = Clock(NOON)
+    with ServerThread(tmp_path, store_url) as server:
+        server.server.daily_secret = SECRET
+        server.server.now = clock
+        yield server, clock
+
+
+@asynccontextmanager
+async def daily_terminal(served: ServerThread, key: Any, user: str) -> AsyncIterator[Tuple[Any, Terminal]]:
+    """``daily`` on a terminal, its first frame shown."""
+    async with await connect(served.server.port, key, user=user) as conn:
+        chan, terminal = await open_terminal(conn, "daily")
+        await terminal.shows("Score")
+        yield chan, terminal
+
+
+async def play_daily(served: ServerThread, key: Any, keys: bytes, user: str = "alice") -> str:
+    """``daily`` played with ``keys`` (one read each, a moment apart), then
+    q; the first frame's text, and the last's."""
+    async with daily_terminal(served, key, user) as (chan, terminal):
+        first = terminal.text()
+        for byte in keys:
+            chan.write(bytes([byte]))
+            await asyncio.sleep(0.02)
+        chan.write(b"q")
+        await terminal.closed.wait()
+        return first + "\n" + terminal.text()
+
+
+async def command(served: ServerThread, key: Any, text: str) -> Tuple[int, str, str]:
+    async with await connect(served.server.port, key) as conn:
+        result = await conn.run(text)
+        return int(result.exit_status), bytes(result.stdout).decode(), bytes(result.stderr).decode()
+
+
+def test_two_players_are_ranked_by_score_and_later_games_are_practice(
+    served: Tuple[ServerThread, Clock], tmp_path: Path
+) -> None:
+    server, clock = served
+    alice, bob = client_key(), client_key()
+    alice_keys, bob_keys = "wasdwasdwasd", "ssaassdd"
+
+    async def scenario() -> None:
+        screen = await play_daily(server, alice, alice_keys.encode(), user="alice")
+        assert "ranked game of 2026-11-26" in screen
+        await play_daily(server, bob, bob_keys.encode(), user="bob")
+        # Alice again: her ranked game resumed.
+        screen = await play_daily(server, alice, b"", user="alice")
+        assert "ranked game of 2026-11-26" in screen and "Moves 12" in screen
+        status, out, _ = await command(server, bob, "leaderboard --json")
+        assert status == 0
+        board = json.loads(out)
+        want = sorted([("alice", expected(alice_keys)), ("bob", expected(bob_keys))], key=lambda pair: -pair[1][0])
+        assert [(row["name"], row["score"], row["moves"]) for row in board["top"]] == [
+            (name, score, moves) for name, (score, moves, _) in want
+        ]
+        assert board["day"] == DAY and board["you"]["name"] == "bob"
+        assert all(not row["finished"] for row in board["top"])  # still the day: still playing
+        _, out, _ = await command(server, bob, "leaderboard")
+        assert "Your rank:" in out and "alice" in out
+
+        # Before midnight the keys are refused: they would give the seed away.
+        alice_id = board["top"][[row["name"] for row in board["top"]].index("alice")]["id"]
+        status, out, err = await command(server, bob, f"keys {alice_id}")
+        assert (status, out) == (2, "") and "secret until it ends" in err and len(err.splitlines()) == 1
+        clock.now = NEXT_DAY
+        status, out, _ = await command(server, bob, f"keys {alice_id}")
+        assert status == 0
+        assert f"seed={seed_of(DAY)} size=4x4 goal=2048" in out.splitlines()[0]
+        replayed = subprocess.run(
+            [sys.executable, "-m", "ansi2048", "--json"],
+            input=out.encode(),
+            capture_output=True,
+            env=child_env(),
+            timeout=60,
+            check=False,
+        )
+        final = json.loads(replayed.stdout.decode().splitlines()[-1])
+        assert final["score"] == expected(alice_keys)[0]
+        assert tuple(cell for row in final["board"] for cell in row) == expected(alice_keys)[2]
+        status, out, _ = await command(server, bob, f"leaderboard {DAY} --json")
+        assert all(row["finished"] for row in json.loads(out)["top"])  # the day is over
+
+    run(scenario())
+
+
+def test_a_confirmed_hint_unranks_the_game_and_undo_is_off(served: Tuple[ServerThread, Clock]) -> None:
+    server, _ = served
+    carol = client_key()
+
+    async def scenario() -> None:
+        async with daily_terminal(server, carol, "carol") as (chan, terminal):
+            chan.write(b"w")
+            await asyncio.sleep(0.1)
+            chan.write(b"u")
+            await terminal.shows("undo is off")
+            chan.write(b"t")
+            await terminal.shows("t again makes it unranked")
+            chan.write(b"t")
+            await terminal.shows("assisted")
+            chan.write(b"q")
+            await terminal.closed.wait()
+        _, out, _ = await command(server, carol, "leaderboard --json")
+        assert json.loads(out)["top"] == []
+
+    run(scenario())
+
+
+def test_r_twice_ends_the_ranked_game_for_good(served: Tuple[ServerThread, Clock]) -> None:
+    server, _ = served
+    dave = client_key()
+
+    async def scenario() -> None:
+        async with daily_terminal(server, dave, "dave") as (chan, terminal):
+            chan.write(b"sa")
+            await asyncio.sleep(0.1)
+            chan.write(b"r")
+            await terminal.shows("r again ends it for good")
+            chan.write(b"r")
+            await terminal.closed.wait()
+            assert "your ranked game is over" in bytes(terminal.output).decode()
+        _, out, _ = await command(server, dave, "leaderboard --json")
+        (row,) = json.loads(out)["top"]
+        assert row["finished"] and row["score"] == expected("sa")[0]
+        # Again that day: practice, on the same tiles, and the board does not change.
+        screen = await play_daily(server, dave, b"wasdwasdwasd", user="dave")
+        assert "practice (not ranked)" in screen and f"Score {expected('wasdwasdwasd')[0]}" in screen
+        _, again, _ = await command(server, dave, "leaderboard --json")
+        assert json.loads(again)["top"] == [row]
+
+    run(scenario())
+
+
+def test_guests_are_never_ranked(served: Tuple[ServerThread, Clock]) -> None:
+    server, _ = served
+
+    async def scenario() -> None:
+        screen = await play_daily(server, None, b"wasd")
+        assert "a guest is never ranked" in screen
+        _, out, _ = await command(server, None, "leaderboard --json")
+        assert json.loads(out) == {
+            "version": json.loads(out)["version"],
+            "day": DAY,
+            "ranked": 0,
+            "top": [],
+            "you": None,
+        }
+
+    run(scenario())
+
+
+def test_one_address_enters_at_most_its_cap_of_players(served: Tuple[ServerThread, Clock]) -> None:
+    server, _ = served
+    server.server.daily_per_address = 2
+
+    async def scenario() -> None:
+        for user in ("p1", "p2"):
+            assert "ranked game" in await play_daily(server, client_key(), b"w", user=user)
+        assert "your address entered its players" in await play_daily(server, client_key(), b"w", user="p3")
+        _, out, _ = await command(server, None, "leaderboard --json")
+        assert json.loads(out)["ranked"] == 2
+
+    run(scenario())
+
+
+def test_verify_reports_a_recording_altered_by_hand(
+    served: Tuple[ServerThread, Clock], tmp_path: Path, store_url: str
+) -> None:
+    server, _ = served
+    erin = client_key()
+
+    async def scenario() -> None:
+        await play_daily(server, erin, b"wasdwasd", user="erin")
+        player = await player_of(server, erin)
+        entry = await on_server(server, server.store.daily_entry(DAY, player.id))  # type: ignore[attr-defined]
+        # Altered by hand: one key changed in the stored recording.
+        altered = entry.recording[:-1] + (b"s" if entry.recording.endswith(b"d") else b"d")
+        await on_server(server, server.store.daily_result(replace(entry, recording=altered)))  # type: ignore[attr-defined]
+
+    run(scenario())
+    server.stop()
+    lines: List[str] = []
+
+    class Out:
+        def write(self, text: str) -> int:
+            lines.append(text)
+            return len(text)
+
+        def flush(self) -> None:
+            pass
+
+    assert asyncio.run(verify(store_url, str(tmp_path), DAY, Out(), Out())) == 1  # type: ignore[arg-type]
+    report = "".join(lines)
+    assert "game 1 of 2026-11-26 (erin): stored score" in report
+    assert "1 ranked games replayed, 1 changed" in report
+
+
+# -- the pure rules (serve/daily.py) ------------------------------------------------
+
+
+def test_the_day_is_the_utc_date_and_ends_at_utc_midnight() -> None:
+    assert day_of(NOON) == DAY
+    assert day_of(NEXT_DAY - 1.5) == DAY and day_of(NEXT_DAY) == "2026-11-27"
+    assert day_end(DAY) == NEXT_DAY - 1
+
+
+def test_the_seed_is_an_hmac_of_the_day_under_the_secret() -> None:
+    assert day_seed(SECRET, DAY) == seed_of(DAY)
+    assert day_seed(SECRET, "2026-11-27") != day_seed(SECRET, DAY)
+    assert day_seed(b"another server's secret........", DAY) != day_seed(SECRET, DAY)
+
+
+def test_the_secret_is_made_once_readable_by_its_owner_only_then_kept(tmp_path: Path) -> None:
+    secret = daily_secret(str(tmp_path))
+    assert len(secret) == 32 and daily_secret(str(tmp_path)) == secret
+    assert (tmp_path / SECRET_FILE).stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize(
+    ("gaps", "machine"),
+    [
+        ([100] * 150, True),  # a script's, or a held key's repeat
+        ([0] * 150, True),  # pasted: every key in one read
+        ([100] * 98, False),  # too few keys to tell
+        ([90, 400, 150, 1200, 230, 80, 610] * 20, False),  # a person's
+        ([400] * 150, False),  # slower than the rule's gap
+    ],
+)
+def test_key_timing_no_person_types_is_marked(gaps: List[int], machine: bool) -> None:
+    times = [sum(gaps[:index]) for index in range(len(gaps) + 1)]
+    assert machine_timing(times) is machine
+
+
+def entry(player: int, name: str, score: int, moves: int, status: str = "playing") -> DailyEntry:
+    return DailyEntry(player, DAY, player, name, "10.0.0.1", NOON + player, status, b"", score=score, moves=moves)
+
+
+def test_the_board_ranks_by_score_then_fewer_moves_and_leaves_out_the_unranked() -> None:
+    entries = [
+        entry(1, "ann", 500, 60),
+        entry(2, "ben", 900, 80),
+        entry(3, "cid", 500, 50),
+        entry(4, "dee", 2000, 90, "assisted"),
+        entry(5, "eve", 3000, 90, "mismatch"),
+    ]
+    assert [(s.rank, s.entry.name) for s in standings(entries)] == [(1, "ben"), (2, "cid"), (3, "ann")]
+    document = leaderboard_document(DAY, entries, 1, over=True)
+    assert document["you"]["rank"] == 3 and all(row["finished"] for row in document["top"])
+    assert leaderboard_lines(DAY, entries, 1, over=False)[-1] == "Your rank: 3 of 3"
+
+
+HOSTILE = "\x1b]0;owned\x07\x1b[2J\x9b31m\u202egnp.exe\u2066x\x85y\x00z"
+
+
+def test_no_text_a_player_controls_reaches_another_terminal_as_a_control_character() -> None:
+    named = [entry(1, HOSTILE, 10, 1), entry(2, "ok" + HOSTILE, 20, 2)]
+    lines = leaderboard_lines(DAY, named, None, over=False)
+    document = json.dumps(leaderboard_document(DAY, named, None, over=False), ensure_ascii=False)
+    for text in (*lines, document):
+        assert all(" " <= ch <= "~" or ch in "\n" for ch in text), repr(text)
+    for words in (f"leaderboard {HOSTILE}", f"keys {HOSTILE}", f"daily {HOSTILE}", f"{HOSTILE} x"):
+        with pytest.raises(CommandError) as error:
+            parse_command(words)
+        assert all(" " <= ch <= "~" for ch in str(error.value)), repr(str(error.value))
+
+
+def test_the_daily_commands_parse() -> None:
+    assert parse_command("daily") == Daily()
+    assert parse_command("leaderboard") == Leaderboard(None, False)
+    assert parse_command("leaderboard 2026-02-03 --json") == Leaderboard("2026-02-03", True)
+    assert parse_command("keys 17") == KeysRequest(17)
+    for bad in ("leaderboard 2026-02-30", "leaderboard today", "keys x", "keys", "daily now"):
+        with pytest.raises(CommandError):
+            parse_command(bad)
+
+
+# -- the storage, on each database -------------------------------------------------
+
+
+def test_the_store_keeps_one_ranked_game_per_player_and_day_within_the_address_cap(
+    store_url: str, tmp_path: Path
+) -> None:
+    async def scenario() -> None:
+        store = open_store(store_url, str(tmp_path))
+        await store.open()
+        try:
+            ids = [(await store.player(f"SHA256:{n}", f"p{n}")).id for n in range(4)]
+            first = await store.daily_start(DAY, ids[0], "10.0.0.1", NOON, b"h\n", 2)
+            assert first is not None and (first.status, first.recording, first.name) == ("playing", b"h\n", "p0")
+            again = await store.daily_start(DAY, ids[0], "10.0.0.1", NOON + 5, b"other\n", 2)
+            assert again == first  # the first game of the day stays the ranked one
+            assert await store.daily_start(DAY, ids[1], "10.0.0.1", NOON, b"h\n", 2) is not None
+            assert await store.daily_start(DAY, ids[2], "10.0.0.1", NOON, b"h\n", 2) is None  # the cap
+            assert await store.daily_start(DAY, ids[2], "10.0.0.2", NOON, b"h\n", 2) is not None
+            assert await store.daily_start("2026-11-27", ids[3], "10.0.0.1", NOON, b"h\n", 2) is not None
+            await store.daily_add_times(first.id, " 10 20")
+            await store.daily_add_times(first.id, " 35")
+            result = replace(first, status="finished", recording=b"h\nwasd", score=12, biggest=8, moves=4, cells="1 2")
+            await store.daily_result(result)
+            assert await store.daily_by_id(first.id) == replace(result, times=" 10 20 35")
+            assert await store.daily_entry(DAY, ids[0]) == replace(result, times=" 10 20 35")
+            assert [e.player for e in await store.daily_entries(DAY)] == [ids[0], ids[1], ids[2]]
+            assert len(await store.daily_entries()) == 4
+            assert await store.daily_by_id(999) is None
+        finally:
+            await store.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_version_1_database_is_upgraded_with_its_games_kept(store_url: str, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        old = open_store(store_url, str(tmp_path))
+        old.migrations = old.migrations[:1]  # type: ignore[attr-defined]
+        await old.open()
+        player = (await old.player("SHA256:a", "ann")).id
+        assert await old.claim(player, "4x4-2048", "s", 60) is None
+        await old.rewrite(player, "4x4-2048", "s", b"kept\n")
+        await old.close()
+        new = open_store(store_url, str(tmp_path))
+        await new.open()
+        try:
+            assert await new.load(player, "4x4-2048") == b"kept\n"
+            assert await new.daily_start(DAY, player, "::1", NOON, b"h\n", 3) is not None
+        finally:
+            await new.close()
+
+    asyncio.run(scenario())
+
+
+def test_b_shows_the_board_in_the_game(served: Tuple[ServerThread, Clock]) -> None:
+    server, _ = served
+    fay, gus = client_key(), client_key()
+
+    async def scenario() -> None:
+        await play_daily(server, fay, b"wasd", user="fay")
+        async with await connect(server.server.port, gus, user="gus") as conn:
+            chan, terminal = await open_terminal(conn, "daily")
+            await terminal.shows("b: the board")
+            chan.write(b"b")
+            await terminal.shows(f"the board: 1. fay {expected('wasd')[0]}")
+            chan.write(b"q")
+            await terminal.closed.wait()
+
+    run(scenario())
+
+
+def test_a_hostile_name_and_command_reach_no_terminal_nor_the_log_as_control_characters(
+    served: Tuple[ServerThread, Clock],
+) -> None:
+    server, _ = served
+    log = io.StringIO()
+    server.server._log = log
+    watcher = client_key()
+
+    # Both SSH clients refuse control characters in a user name (the server
+    # reduces what any other client sends: test_serve_commands.py); a name
+    # the database holds as it came is what is shown here, reduced again.
+    async def scenario() -> List[Tuple[int, str, str]]:
+        name = HOSTILE.replace("\x00", "")  # PostgreSQL text holds no NUL
+        player = await on_server(server, server.store.player("SHA256:mallory", name))  # type: ignore[attr-defined]
+        await on_server(server, server.store.daily_start(DAY, player.id, "::1", NOON, b"h\n", 3))  # type: ignore[attr-defined]
+        outputs = []
+        for words in ("leaderboard", "leaderboard --json", f"leaderboard {HOSTILE}", f"keys {HOSTILE}", HOSTILE):
+            outputs.append(await command(server, watcher, words))
+        return outputs
+
+    outputs = run(scenario())
+    assert "gnp.exex" in outputs[0][1], outputs[0]  # the reduced name, on the board
+    for _, out, err in outputs:
+        for text in (out, err):
+            assert all(" " <= ch <= "~" or ch in "\r\n" for ch in text), repr(text)
+    assert all(" " <= ch <= "~" or ch == "\n" for ch in log.getvalue()), repr(log.getvalue())
+    assert [status for status, _, _ in outputs[2:]] == [2, 2, 2]
+
+
+def test_only_a_replay_that_reproduces_the_game_seen_under_its_own_rules_may_be_ranked() -> None:
+    header = f"# ansi2048 version={__version__} seed={seed_of(DAY)} size=4x4 goal=2048\n"
+    score, _, cells = expected("wasd")
+    board = " ".join(map(str, cells))
+    replayed, why = verdict((header + "wasd").encode(), score, board)
+    assert why == "" and replayed is not None and replayed.score == score
+    assert verdict((header + "wass").encode(), score, board)[1].startswith("the replay gives")  # a key changed
+    assert verdict((header + "wasd").encode(), score + 4, board)[1].startswith("the replay gives")  # a score claimed
+    older = header.replace(f"version={__version__}", "version=0.0.1")
+    assert verdict((older + "wasd").encode(), score, board)[1] == "recorded under other rules"
+    assert verdict(b"wasd", score, board) == (None, "no valid header")
+
+
+def test_at_midnight_the_ranked_game_ends_and_its_score_counts(served: Tuple[ServerThread, Clock]) -> None:
+    server, clock = served
+    hal = client_key()
+
+    async def scenario() -> None:
+        async with daily_terminal(server, hal, "hal") as (chan, terminal):
+            chan.write(b"wa")
+            await terminal.shows("Moves 2")
+            clock.now = NEXT_DAY  # the key after midnight is not played
+            chan.write(b"s")
+            await terminal.closed.wait()
+            assert f"your ranked game ends with score {expected('wa')[0]}" in bytes(terminal.output).decode()
+        _, out, _ = await command(server, hal, f"leaderboard {DAY} --json")
+        (row,) = json.loads(out)["top"]
+        assert (row["finished"], row["score"], row["moves"]) == (True, expected("wa")[0], 2)
+
+    run(scenario())
