@@ -191,6 +191,12 @@ class CastWriter:
             self.warn(f"cannot write the cast ({error.strerror or error}); cast stopped")
             self.close()
 
+    @property
+    def stopped(self) -> bool:
+        """Closed, or stopped by a failed write: frames drawn for the cast
+        alone (a piped replay) need not be drawn any more."""
+        return self._stream is None
+
     def close(self) -> None:
         if self._stream is not None:
             with suppress(OSError):

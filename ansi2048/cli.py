@@ -16,6 +16,7 @@ Modes: ``--stats`` and ``--replay-best`` show your records
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
@@ -34,6 +35,10 @@ if TYPE_CHECKING:
 __all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_USAGE", "main"]
 
 # 128 + the signal's number when a signal ends the game, as shells report it.
+# When standard output's reader leaves: what a shell reports for a program
+# SIGPIPE ended (13 on every POSIX system Python runs on); Windows has no
+# SIGPIPE, and Python's own guidance there is 1.
+_EXIT_READER_GONE = EXIT_ERROR if sys.platform == "win32" else 128 + 13
 
 
 def _say(stderr: Optional[IO[str]], line: str) -> None:
@@ -91,8 +96,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     from .config import apply_config, load_config
     from .context import Context
-    from .files import NotOurs, open_output
-    from .recording import Recorder, RecordError, split_header
+    from .files import NotOurs, PipelineEnded, open_output
+    from .recording import Recorder, split_header
     from .terminal.signals import Hangup, ignore_ending_signals
     from .terminal.streams import isatty
 
@@ -133,6 +138,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return _usage_error(f"argument --record: {error}", stderr)
         except OSError as error:
             return _usage_error(f"argument --record: cannot write {options.record!r}: {error.strerror}", stderr)
+        record_stream.ends_pipeline = not keyboard and _same_file(stdout, options.record)
     cast_writer: Optional[CastWriter] = None
     if options.cast is not None:
         from .cast import CastWriter, is_ours  # only now: not needed before the first frame
@@ -147,6 +153,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             if record_stream is not None:
                 record_stream.close()
             return _usage_error(f"argument --cast: cannot write {options.cast!r}: {error.strerror}", stderr)
+        cast_stream.ends_pipeline = not keyboard and _same_file(stdout, options.cast)
         theme = options.theme or "classic"
         cast_writer = CastWriter(cast_stream, time.monotonic, warn, timestamp=int(time.time()), env=env, theme=theme)
 
@@ -169,11 +176,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         status = _play(ctx, keyboard, stderr)
         guarded.flush()  # here, not at exit, where a failure could only be ignored
         return status
-    except RecordError as error:
-        return _usage_error(f"argument --record: {error}", stderr)
+    except PipelineEnded:
+        # Standard output's reader left (`| head -1`): the pipeline's normal
+        # end, quiet as cat's; what is left unwritten goes nowhere.
+        _silence(stdout)
+        return _EXIT_READER_GONE
     except StdoutFailed as error:
-        # A full disk, a closed pipe (`| head -c 1`): nothing more can be said
-        # there, so once on stderr; what is left unwritten goes nowhere.
+        # A full disk, an I/O error: nothing more can be said there, so once
+        # on stderr; what is left unwritten goes nowhere.
         _silence(stdout)
         _say(stderr, f"ansi2048: error: cannot write standard output: {error}\n")
         return EXIT_ERROR
@@ -226,13 +236,14 @@ def _play(ctx: Context, keyboard: bool, stderr: Optional[IO[str]]) -> int:
 
 class StdoutFailed(Exception):
     """Standard output cannot take what the game writes: the disk is full,
-    its reader left, ... Not an OSError, so that no handler of a file's
-    errors takes it for its own: it ends the run, in :func:`main`."""
+    an I/O error, ... Not an OSError, so that no handler of a file's errors
+    takes it for its own: it ends the run, in :func:`main`."""
 
 
 class _GuardedStdout:
-    """Standard output, whose failed write or flush is a :class:`StdoutFailed`
-    saying why; everything else is the stream's own."""
+    """Standard output, whose failed write or flush ends the run: a reader
+    that left as :class:`~.files.PipelineEnded`, anything else as a
+    :class:`StdoutFailed` saying why; everything else is the stream's own."""
 
     def __init__(self, stream: IO[str]) -> None:
         self._stream = stream
@@ -241,22 +252,29 @@ class _GuardedStdout:
         try:
             return self._stream.write(text)
         except OSError as error:
-            raise StdoutFailed(_why(error)) from None
+            raise _failed(error) from None
 
     def flush(self) -> None:
         try:
             self._stream.flush()
         except OSError as error:
-            raise StdoutFailed(_why(error)) from None
+            raise _failed(error) from None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
 
-def _why(error: OSError) -> str:
-    if isinstance(error, BrokenPipeError):
-        return "its reader has gone"
-    return error.strerror or str(error)
+def _failed(error: OSError) -> Exception:
+    from .files import PipelineEnded
+
+    # On Windows the C runtime's write reports a pipe whose reader closed
+    # as EINVAL, not EPIPE (measured under Wine, as CPython on Windows
+    # reports `| head` having left): there a write of text to an open
+    # standard output has no other cause of it.
+    gone = isinstance(error, BrokenPipeError) or (sys.platform == "win32" and error.errno == errno.EINVAL)
+    if gone:
+        return PipelineEnded("standard output")
+    return StdoutFailed(error.strerror or str(error))
 
 
 def _play_beside_stdout(ctx: Context) -> Optional[int]:

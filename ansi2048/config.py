@@ -227,7 +227,8 @@ def load_config(env: Mapping[str, str], warn: Callable[[str], None]) -> Config:
 
     path = config_path(env)
     try:
-        text = read_regular(path, MAX_CONFIG_BYTES, follow=True).decode("utf-8")
+        # utf-8-sig: a byte order mark at the start (as some Windows editors save) is skipped.
+        text = read_regular(path, MAX_CONFIG_BYTES, follow=True).decode("utf-8-sig")
     except FileNotFoundError:
         return Config()
     except UnicodeDecodeError:

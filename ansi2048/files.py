@@ -14,8 +14,11 @@ used is set aside, renamed, never deleted; locks are the platform's own.
 
 Writing where the user says (``--record``, ``--cast``): :func:`open_output`
 gives an :class:`OutputSink`, which never lets that output stall the game:
-on a pipe, a FIFO or a device its writes do not block, and a reader that
-falls behind or leaves stops that output (one warning, from its writer).
+on a pipe, a FIFO or a device its writes do not block, and a write that
+fails (a full disk, a reader that falls behind or leaves) stops that output
+(one warning, from its writer). The exception: an output on the very pipe
+standard output writes to (``--cast /dev/stdout | head``), whose reader
+leaving is the end of the pipeline (:class:`PipelineEnded`).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ __all__ = [
     "NotAFile",
     "NotOurs",
     "OutputSink",
+    "PipelineEnded",
     "TooBig",
     "atomic_write",
     "lock_fd",
@@ -119,7 +123,12 @@ def read_regular(path: str, limit: int, follow: bool = False) -> bytes:
     ``limit`` bytes; TooBig if it holds more (only ``limit`` + 1 bytes are
     ever read, so a file that grows meanwhile cannot make it read more)."""
     with os.fdopen(open_regular(path, os.O_RDONLY, follow=follow), "rb") as stream:
-        data = stream.read(limit + 1)
+        # Sized to the file, not to the limit: a read of n bytes takes n
+        # bytes of memory first, and the limits are far above most files.
+        size = os.fstat(stream.fileno()).st_size
+        data = stream.read(min(size, limit) + 1)
+        if len(data) > size:  # it grew meanwhile
+            data += stream.read(limit + 1 - len(data))
     if len(data) > limit:
         raise TooBig(f"bigger than {_size(limit)}")
     return data
@@ -224,21 +233,35 @@ class NotOurs(Exception):
     would lose: a bad option."""
 
 
+class PipelineEnded(Exception):
+    """The reader of standard output has left (``ansi2048 --json | head -1``):
+    the normal end of a pipeline, ended quietly as ``cat`` ends, not an error
+    to report. Not an OSError, so that no handler of a file's errors (a
+    writer stopping its output) takes it for its own."""
+
+
 class OutputSink:
     """A file the user named for output: text in, encoded bytes out through
     the descriptor, kept until :meth:`flush`. On a pipe, a FIFO or a device
     (``blocking`` False) a write never waits: a reader that falls behind
     (EAGAIN) or leaves (EPIPE) makes :meth:`flush` raise OSError saying so,
     and the writer (the recording, the cast) stops that output, once, while
-    the game plays on. A regular file is written as usual."""
+    the game plays on. A regular file is written as usual.
+
+    ``ends_pipeline``: this is the pipe standard output writes to, so its
+    reader leaving is standard output's (:class:`PipelineEnded`)."""
 
     def __init__(self, fd: int, name: str, encoding: str, blocking: bool) -> None:
         self._fd = fd
         self.name = name
         self._encoding = encoding
         self._pending = bytearray()
+        self.ends_pipeline = False
         if _NONBLOCK:  # POSIX; Windows has neither the flag nor FIFOs
             os.set_blocking(fd, blocking)
+
+    def fileno(self) -> int:
+        return self._fd
 
     def write(self, text: str) -> int:
         if self._fd < 0:
@@ -255,6 +278,8 @@ class OutputSink:
         except BlockingIOError:
             raise OSError(errno.EAGAIN, "its reader is not keeping up") from None
         except BrokenPipeError:
+            if self.ends_pipeline:
+                raise PipelineEnded(self.name) from None
             raise OSError(errno.EPIPE, "its reader has gone") from None
         finally:
             view.release()
@@ -267,7 +292,7 @@ class OutputSink:
             return
         try:
             self.flush()
-        except OSError:
+        except (OSError, PipelineEnded):
             pass  # the writer has said so already, or is closing after a failure
         finally:
             os.close(self._fd)

@@ -43,7 +43,6 @@ __all__ = [
     "Header",
     "Item",
     "Output",
-    "RecordError",
     "Recorder",
     "Reseed",
     "apply_item",
@@ -351,10 +350,6 @@ def replay(session: Session, keys: bytes) -> None:
 # -- writing a recording ------------------------------------------------------
 
 
-class RecordError(Exception):
-    """The --record file cannot be written at the start: a bad option."""
-
-
 class Output(Protocol):
     """Where the recording and the cast write: text, flushed as it goes. The
     shell's ``files.OutputSink`` (or any text stream); a write or flush that
@@ -372,9 +367,10 @@ class Output(Protocol):
 
 class Recorder:
     """Writes the header and one character per action key, flushed as it goes,
-    so a killed game still leaves a usable recording. A write that fails
-    mid-game (a full disk, a reader that left or falls behind) stops the
-    recording with one warning; the game goes on."""
+    so a killed game still leaves a usable recording. A write that fails,
+    the header's as any other (a full disk, a reader that left or falls
+    behind), stops the recording with one warning; the game goes on, as it
+    does when a cast cannot be written."""
 
     def __init__(self, stream: Optional[Output], warn: Callable[[str], None]) -> None:
         self._stream = stream
@@ -383,23 +379,20 @@ class Recorder:
     def start(self, seed: int, rows: int, cols: int, goal: int, items: Iterable[Item] = ()) -> None:
         """The header, and the items already played (a resumed game is recorded whole)."""
         if self._stream is not None:
-            try:
-                write = self._stream.write
-                write(format_header(seed, rows, cols, goal, __version__))
-                for item in items:
-                    write(encode_item(item))
-                self._stream.flush()
-            except OSError as error:
-                raise RecordError(f"cannot write {self._stream.name!r}: {error.strerror or error}") from None
+            self._put(format_header(seed, rows, cols, goal, __version__) + "".join(map(encode_item, items)))
 
     def action(self, action: Item) -> None:
         if self._stream is not None:
-            try:
-                self._stream.write(encode_item(action))
-                self._stream.flush()
-            except OSError as error:
-                self.warn(f"cannot write the recording ({error.strerror or error}); recording stopped")
-                self._drop()
+            self._put(encode_item(action))
+
+    def _put(self, text: str) -> None:
+        assert self._stream is not None
+        try:
+            self._stream.write(text)
+            self._stream.flush()
+        except OSError as error:
+            self.warn(f"cannot write the recording ({error.strerror or error}); recording stopped")
+            self._drop()
 
     def close(self) -> None:
         if self._stream is not None:

@@ -3,10 +3,14 @@ weights load, and a damaged or missing file falls back with one warning."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import random
 import shutil
+import struct
 import warnings
+import zlib
 from pathlib import Path
 from typing import Callable, List, Optional, Tuple
 
@@ -17,6 +21,7 @@ from hypothesis import strategies as st
 from ansi2048.ai import DEFAULT_WEIGHTS, Player, WeightsWarning, best_move, heuristic, search
 from ansi2048.ai.bitboard import decode, empty_cells, encode, moves, row_tables, transpose
 from ansi2048.ai.ntuple import (
+    MAGIC,
     TUPLES,
     Network,
     WeightsError,
@@ -76,9 +81,11 @@ def test_bitboard_moves_match_the_engine() -> None:
 @given(shaped_boards())
 def test_heuristic_moves_match_the_engine(board: Board) -> None:
     ranks = heuristic.to_ranks(board)
-    for direction, (moved, _) in zip(ORDER, heuristic.moves(ranks)):
+    for direction, (moved, _), slid in zip(ORDER, heuristic.moves(ranks), heuristic.afterstates(ranks)):
         cells, _ = after(board, direction)
         assert [1 << r if r else 0 for row in moved for r in row] == cells
+        assert [1 << r if r else 0 for row in slid for r in row] == cells  # the search's own, without points
+        assert type(slid) is tuple and all(type(row) is tuple for row in slid)  # so equal boards compare equal
 
 
 def test_encode_refuses_tiles_above_32768() -> None:
@@ -225,6 +232,82 @@ def test_truncated_or_foreign_files_fall_back(tmp_path: Path) -> None:
         path.write_bytes(data)
         with pytest.warns(WeightsWarning):
             assert Player(weights=str(path)).network() is None
+
+
+# -- weights files made to pass the checksum (issue 30) -----------------------------
+
+
+def crafted(header: object, payload: bytes, head: Optional[bytes] = None) -> bytes:
+    """A weights file whose checksum is right for whatever it holds: the JSON
+    of ``header`` (or the raw bytes ``head``), then ``payload``."""
+    head = json.dumps(header).encode("utf-8") if head is None else head
+    body = struct.pack("<I", len(head)) + head + payload
+    return MAGIC + hashlib.sha256(body).digest() + body
+
+
+def zeros_bomb(mebibytes: int) -> bytes:
+    """A zlib stream (checksum and all) that inflates to ``mebibytes`` MiB of
+    zeros, made in well under a second: one deflate block of a MiB of zeros
+    refers only to zeros before it, so it is repeated, not deflated again."""
+    chunk = bytes(1 << 20)
+    deflate = zlib.compressobj(9)
+    first = deflate.compress(chunk) + deflate.flush(zlib.Z_SYNC_FLUSH)
+    again = deflate.compress(chunk) + deflate.flush(zlib.Z_SYNC_FLUSH)
+    end = deflate.flush()[:-4]  # the last block, without the checksum of 2 MiB
+    adler = 1
+    for _ in range(mebibytes):
+        adler = zlib.adler32(chunk, adler)
+    return first + again * (mebibytes - 1) + end + struct.pack(">I", adler)
+
+
+def test_the_bomb_is_what_it_says() -> None:
+    assert zlib.decompress(zeros_bomb(5)) == bytes(5 << 20)
+
+
+ONE_TABLE = {"tuples": [[0, 1, 2, 3]], "stages": [{"from_rank": 0, "scale": 1.0, "tables": 1}]}
+ONE_PAYLOAD = zlib.compress(bytes(2 * 65536))
+CRAFTED = {
+    "header nested 200,000 deep": crafted(None, ONE_PAYLOAD, b"[" * 200_000 + b"]" * 200_000),
+    "header longer than the file": crafted(None, b"", b'{"tuples": []}')[:-4],
+    "header not UTF-8": crafted(None, ONE_PAYLOAD, b'{"tuples": "\xff"}'),
+    "a tuple's cell off the board": crafted(dict(ONE_TABLE, tuples=[[0, 1, 2, 99]]), ONE_PAYLOAD),
+    "a billion tables announced": crafted(
+        dict(ONE_TABLE, stages=[{"from_rank": 0, "scale": 1.0, "tables": 10**9}]), ONE_PAYLOAD
+    ),
+    "a scale that is no number": crafted(
+        dict(ONE_TABLE, stages=[{"from_rank": 0, "scale": float("nan"), "tables": 1}]), ONE_PAYLOAD
+    ),
+    "fewer tables than tuples": crafted(
+        dict(ONE_TABLE, tuples=[[0, 1, 2, 3], [4, 5, 6, 7]], stages=[{"from_rank": 0, "scale": 1.0, "tables": 1}]),
+        ONE_PAYLOAD,
+    ),
+    "a payload of 2 GiB for one table": crafted(ONE_TABLE, zeros_bomb(2048)),
+    "a payload that goes on after its weights": crafted(ONE_TABLE, ONE_PAYLOAD + b"more"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(CRAFTED))
+def test_crafted_weights_are_one_warning_and_heuristic_play(tmp_path: Path, kind: str) -> None:
+    import tracemalloc
+
+    path = tmp_path / "crafted.bin"
+    path.write_bytes(CRAFTED[kind])
+    with pytest.raises(WeightsError):
+        load_network(CRAFTED[kind])
+    board = ((2, 4, 0, 0), (0, 0, 0, 0), (0, 2, 0, 0), (0, 0, 0, 0))
+    player = Player(weights=str(path), node_budget=3000)
+    tracemalloc.start()
+    try:
+        with pytest.warns(WeightsWarning, match="unusable"):
+            assert player.network() is None
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert player.warning is not None and "\n" not in player.warning
+    move = player.best_move(board)
+    assert move is not None and after(board, move)[1]
+    # Inflated no further than the one table announced (128 KiB): never the 2 GiB.
+    assert peak < 32 << 20
 
 
 def test_importing_the_game_does_not_import_the_ai() -> None:
@@ -458,6 +541,23 @@ def test_the_search_evaluator_values_every_board_within_reach_as_the_network(
                                 nxt.append(after | (rng.choice((1, 2)) << rng.choice(empty)))
                 frontier = rng.sample(nxt, min(6, len(nxt)))
     assert checked > 1000
+
+
+@pytest.mark.parametrize("rank", [rank for rank, _ in STAGED[1:]])
+def test_the_search_evaluator_sees_a_stage_begin_on_the_very_next_move(
+    arbitrary_weights: Tuple[List[List[float]], Path], rank: int
+) -> None:
+    # The boundary itself: the biggest tile is one rank short of a stage, and
+    # one move (left, merging the two halves) reaches it.
+    early, _ = arbitrary_weights
+    net = staged_network(early)
+    half = 1 << (rank - 1)
+    root = encode([half, half, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 8, 0, 0, 0])
+    merged = encode([2 * half, 0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 8, 0, 0, 0])
+    assert root is not None and merged is not None
+    stage = [r for r, _ in STAGED].index(rank)
+    value = net.evaluator(root, 1)
+    assert value(merged, transpose(merged)) == pytest.approx(STAGED[stage][1] * reference_value(early, merged))
 
 
 def test_a_weights_file_of_many_stages_loads(arbitrary_weights: Tuple[List[List[float]], Path]) -> None:

@@ -108,9 +108,12 @@ def test_the_writer_times_frames_from_0_rising_and_at_least_step_apart() -> None
     clock.now += 3  # slower: the clock wins
     write("three")
     size[:] = [100, 40]
-    write("four")
+    write("four")  # pushed a step past "three"
+    clock.now += 0.7  # ahead of "four" by less than a step
+    size[:] = [80, 24]
+    write("five")  # a step after the last frame, not after the resize before it
     header, events = parse(out.getvalue())
-    assert screen == ["one", "two", "three", "four"]  # the terminal still gets every frame
+    assert screen == ["one", "two", "three", "four", "five"]  # the terminal still gets every frame
     assert header == {
         "version": 2,
         "width": 80,
@@ -127,7 +130,17 @@ def test_the_writer_times_frames_from_0_rising_and_at_least_step_apart() -> None
         [3.1, "o", "three"],
         [3.1, "r", "100x40"],
         [3.6, "o", "four"],
+        [3.8, "r", "80x24"],
+        [4.1, "o", "five"],
     ]
+
+
+def test_as_received_adds_a_cr_to_each_bare_lf_only() -> None:
+    assert as_received("") == ""
+    assert as_received("a\nb") == "a\r\nb"
+    assert as_received("\n\n") == "\r\n\r\n"
+    assert as_received("a\r\nb\r\n") == "a\r\nb\r\n"  # already CR LF: left as it is
+    assert as_received("\r\n\n\r") == "\r\n\r\n\r"
 
 
 def test_the_header_theme_has_16_colours_and_the_themes_terminal() -> None:
@@ -147,7 +160,9 @@ def test_a_failing_write_stops_the_cast_with_one_warning() -> None:
     writer = CastWriter(Full(), Clock(), warnings.append, timestamp=0, env={})
     shown: List[str] = []
     write = writer.tee(shown.append, lambda: (80, 24))
+    assert not writer.stopped
     write("a")
+    assert writer.stopped  # frames drawn for the cast alone need not be drawn now
     write("b")
     assert shown == ["a", "b"]
     assert len(warnings) == 1 and "No space left" in warnings[0]

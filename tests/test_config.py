@@ -140,6 +140,19 @@ def test_a_missing_or_unreadable_file_is_the_defaults(tmp_path: Path) -> None:
     assert len(warnings) == 1
 
 
+def test_a_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    # Some Windows editors start UTF-8 files with one; TOML itself has no place for it.
+    path = tmp_path / "config.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + GOOD.encode("utf-8"))
+    warnings: List[str] = []
+    config = load_config({"ANSI2048_CONFIG": str(path)}, warnings.append)
+    assert warnings == []
+    assert config == parse_config(GOOD, "config.toml")[0] and config.theme == "dark"
+    # Only at the start: a BOM further in is no mark, and TOML refuses it.
+    path.write_bytes(GOOD.encode("utf-8") + b"\xef\xbb\xbf")
+    assert load_config({"ANSI2048_CONFIG": str(path)}, warnings.append) == Config() and len(warnings) == 1
+
+
 def test_the_program_reads_it_and_a_bad_file_is_one_warning(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     env = {"ANSI2048_CONFIG": str(path), "TERM": "xterm-256color"}

@@ -170,6 +170,9 @@ def test_garbage_is_ignored_key_by_key(junk: bytes) -> None:
         (ESC + b"[", ESC + b"OB", [DOWN]),
         (ESC + b"O", ESC + b"[C", [RIGHT]),  # a broken SS3
         (ESC + b"[" + b"1" * 40, ESC + b"[D", [LEFT]),  # an endless CSI is given up on
+        # ... and the key after it counts: w (0x77) would be the final byte of
+        # a CSI that was never given up on, and swallowed with it.
+        (ESC + b"[" + b"1" * 40, b"w", [UP]),
         (ESC + b"[1\n", b"w", [UP]),  # a control byte breaks the sequence
     ],
 )

@@ -184,6 +184,44 @@ def test_reads_are_bounded_whatever_the_file_holds(tmp_path: Path, size: int) ->
     assert skipped == max(0, size - limit)
 
 
+def test_a_huge_file_is_refused_having_read_no_more_than_the_limit(tmp_path: Path) -> None:
+    """A file of 64 MiB (sparse: no disk is spent) and a limit of 4 KiB: the
+    refusal reads limit + 1 bytes, so the memory it takes stays near that,
+    not near the file's size."""
+    import tracemalloc
+
+    path = tmp_path / "huge"
+    with path.open("wb") as stream:
+        stream.truncate(64 << 20)
+    tracemalloc.start()
+    try:
+        with pytest.raises(TooBig):
+            read_regular(str(path), 4096)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20
+
+
+@pytest.mark.parametrize("stale", ["a file", "a symlink"])
+def test_an_atomic_write_replaces_a_stale_temp_file_of_its_own_name(tmp_path: Path, stale: str) -> None:
+    """A temp file left by a process killed mid-write (whose pid this one now
+    has), or a link planted under its name: removed, never written through,
+    and the write goes ahead."""
+    path = tmp_path / "best.json"
+    temp = tmp_path / f"best.json.{os.getpid()}.tmp"
+    outside = tmp_path / "outside"
+    outside.write_bytes(b"not yours")
+    if stale == "a file":
+        temp.write_bytes(b"half a file from before")
+    else:
+        symlink_or_skip(temp, outside)
+    files.atomic_write(str(path), [b"new ", b"content"], durable=False)
+    assert path.read_bytes() == b"new content"
+    assert outside.read_bytes() == b"not yours"
+    assert not os.path.lexists(temp)
+
+
 # -- the config file --------------------------------------------------------------------
 
 

@@ -180,6 +180,22 @@ def test_a_field_the_game_would_refuse_makes_the_line_no_record(tmp_path: Path, 
     assert len(warnings) == 1 and "line 2" in warnings[0]
 
 
+def test_the_score_bound_is_exactly_what_the_moves_can_score(tmp_path: Path) -> None:
+    """A game of ``moves`` moves has spawned at most 4 * (moves + 2) points of
+    tiles, and no move scores more than that: a score at the bound is a
+    record, one point more is not (a doubled bound would take it)."""
+    good = game_record(3, "wasd" * 6)
+    data = json.loads(good.to_json())
+    bound = good.moves * 4 * (good.moves + 2)
+    at_bound = dict(data, score=bound)
+    above = dict(data, score=bound + 1)
+    path = tmp_path / "history.jsonl"
+    path.write_text(json.dumps(at_bound) + "\n" + json.dumps(above) + "\n")
+    warnings: List[str] = []
+    assert [record.score for record in History(str(path)).read(warnings.append)] == [bound]
+    assert len(warnings) == 1 and "line 2" in warnings[0]
+
+
 def test_the_limits_themselves_are_records(tmp_path: Path) -> None:
     """The largest seed, the smallest and largest boards: kept, listed, replayed."""
     path = tmp_path / "history.jsonl"

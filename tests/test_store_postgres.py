@@ -168,3 +168,36 @@ def test_keys_whose_commit_failed_are_stored_when_tried_again(postgres_cluster: 
             assert await store.load(player, BOARD) == b"h\nw"
 
     run(scenario())
+
+
+def test_a_statement_waiting_too_long_pauses_saving_and_loses_nothing(postgres_cluster: Cluster) -> None:
+    import psycopg
+
+    from ansi2048.serve.store.postgres import PostgresStore
+
+    url = postgres_cluster.new_schema()
+
+    async def scenario() -> None:
+        async with running(PostgresStore(url, statement_timeout=0.3)) as store:
+            player = await held_game(store)
+            async with await psycopg.AsyncConnection.connect(url) as blocker:
+                # Held elsewhere (a stalled server of the same database): the append cannot take its turn.
+                await blocker.execute("SELECT 1 FROM games WHERE player = %s FOR UPDATE", (player,))
+                with pytest.raises(StoreUnavailable) as raised:
+                    await store.append(player, BOARD, "s0", b"w")
+                assert "statement timeout" in str(raised.value)
+                await blocker.rollback()
+            await store.append(player, BOARD, "s0", b"w")
+            assert await store.load(player, BOARD) == b"h\nw"
+
+    run(scenario())
+
+
+def test_a_silent_database_is_given_up_on_over_tcp_unless_the_url_says_otherwise() -> None:
+    from ansi2048.serve.store.postgres import SILENCE, PostgresStore
+
+    assert PostgresStore("postgresql://u@db.example/games")._silence() == SILENCE
+    mine = PostgresStore("postgresql://u@db.example/games?keepalives_idle=60")._silence()
+    assert mine == {name: value for name, value in SILENCE.items() if name != "keepalives_idle"}
+    assert PostgresStore("postgresql:///games?host=/var/run/postgresql")._silence() == {}
+    assert PostgresStore("postgresql:///games")._silence() == {}

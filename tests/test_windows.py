@@ -356,3 +356,60 @@ def test_under_wines_kbhit_an_arrow_is_read_when_another_key_follows(monkeypatch
     fake.type("s")
     with session(console) as game:
         assert game.read_actions(KeyDecoder(comments=False)) == [Action.LEFT, Action.DOWN]
+
+
+# -- the console's logic on its own: everything it touches passed in ----------------
+
+
+class Clock:
+    """Time that passes only by sleeping, and keys typed at given times."""
+
+    def __init__(self, fake: FakeMsvcrt, typed_at: Dict[float, str]) -> None:
+        self.now = 0.0
+        self.fake = fake
+        self.typed_at = dict(typed_at)
+        self.slept: List[float] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+        for when in [when for when in self.typed_at if when <= self.now]:
+            self.fake.type(self.typed_at.pop(when))
+
+
+def bare_console(
+    fake: FakeMsvcrt, clock: Clock, sizes: List[Tuple[int, int]], redraws: List[str]
+) -> windows_console.WindowsConsole:
+    hooks = ScreenHooks(redraw=lambda: redraws.append("redraw"), leave=lambda: None)
+    return windows_console.WindowsConsole(
+        fake, hooks, io.StringIO(), size=lambda: sizes[0], sleep=clock.sleep, clock=lambda: clock.now
+    )
+
+
+def test_the_console_polls_for_keys_and_a_resized_window_between_them(console: FakeConsole) -> None:
+    fake = FakeMsvcrt(console)
+    clock = Clock(fake, {0.2: "w"})
+    sizes: List[Tuple[int, int]] = [(80, 24)]
+    redraws: List[str] = []
+    game = bare_console(fake, clock, sizes, redraws)
+    decoder = KeyDecoder(comments=False)
+    assert game.read_actions(decoder) == [Action.UP]  # polled until the key came
+    assert redraws == [] and clock.now == pytest.approx(0.2)
+    sizes[0] = (120, 40)
+    assert game.read_actions(decoder) == [] and redraws == ["redraw"]  # the next poll saw the new size
+    assert not game.resized()  # and only once
+    fake.type("sd")
+    assert game.read_actions(decoder) == [Action.DOWN, Action.RIGHT]  # every key typed ahead, at once
+
+
+def test_key_ready_polls_well_under_a_frame_and_a_ctrl_c_there_is_read_as_quit() -> None:
+    console = StubbornConsole()  # processed input stays on: Ctrl-C raises KeyboardInterrupt
+    fake = FakeMsvcrt(console)
+    clock = Clock(fake, {0.03: "\x03"})
+    game = bare_console(fake, clock, [(80, 24)], [])
+    assert not game.key_ready(0.02)
+    assert max(clock.slept) <= 0.005 and sum(clock.slept) == pytest.approx(0.02)
+    assert game.key_ready(1.0)  # the interrupt came in the wait: something to read
+    assert game.interrupted and clock.now < 0.05
+    assert game.read_actions(KeyDecoder(comments=False)) == [Action.QUIT]
+    assert not game.interrupted

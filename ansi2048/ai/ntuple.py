@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import struct
 import sys
 import zlib
@@ -102,6 +103,8 @@ def features(tuples: Sequence[Sequence[int]]) -> List[Tuple[int, Tuple[int, ...]
 
 # -- the weights file ---------------------------------------------------------
 
+MAX_STAGES = 8
+
 # One stage of a network: (the smallest biggest-tile rank it values, per-tuple
 # tables). Stage 0 values every board; a later stage takes over the boards
 # holding a tile of at least its rank (multi-stage weights, Yeh et al. 2016).
@@ -137,41 +140,71 @@ def pack_weights(stages: Sequence[Stage], meta: Sequence[Dict[str, Any]], folded
     return MAGIC + hashlib.sha256(body).digest() + body
 
 
+# Bounds a file must keep to before anything in it is decoded: a header far
+# longer than any trainer writes (the shipped one is about 1 KB) is no header,
+# and no stage holds more tables than there are positions to fold them into
+# (17), so the payload's inflated size is known, and capped, before it is inflated.
+MAX_HEADER_BYTES = 1 << 20
+MAX_TABLES = 17
+
+
 def unpack_weights(data: bytes) -> Tuple[Dict[str, Any], List[Tuple[Dict[str, Any], List[array[int]]]]]:
     """Check and unpack a weights file: (header, [(stage header, int16 tables)]).
 
     A file of one stage may keep its stage's fields in the header itself (the
-    format before stages)."""
+    format before stages). The checksum only tells damage from a whole file:
+    a file made to pass it is read as carefully as any other, so anything
+    malformed is a :class:`WeightsError`, and the payload is inflated no
+    further than the weights its header announces."""
     if len(data) < 44 or data[:8] != MAGIC:
         raise WeightsError("not an ansi2048 n-tuple weights file")
     body = data[40:]
     if hashlib.sha256(body).digest() != data[8:40]:
         raise WeightsError("checksum mismatch: the weights file is damaged")
     (head_len,) = struct.unpack_from("<I", body)
+    if head_len > min(MAX_HEADER_BYTES, len(body) - 4):
+        raise WeightsError("weights file: bad header length")
     try:
         header = json.loads(body[4 : 4 + head_len].decode("utf-8"))
-        raw = zlib.decompress(body[4 + head_len :])
-    except (ValueError, zlib.error) as exc:  # pragma: no cover - the checksum catches damage first
-        raise WeightsError(f"unreadable weights file: {exc}") from exc
+    except ValueError as exc:  # also a UnicodeDecodeError
+        raise WeightsError(f"weights file: unreadable header ({exc})") from None
+    except RecursionError:  # nested too deep
+        raise WeightsError("weights file: header nested too deep") from None
     if not isinstance(header, dict):
         raise WeightsError("weights file: bad header")
     tuples = header.get("tuples")
-    if not isinstance(tuples, list) or not all(isinstance(t, list) and len(t) == 4 for t in tuples):
+    if (
+        not isinstance(tuples, list)
+        or not 0 < len(tuples) <= MAX_TABLES
+        or not all(isinstance(t, list) and len(t) == 4 for t in tuples)
+        or not all(type(cell) is int and 0 <= cell < 16 for t in tuples for cell in t)
+    ):
         raise WeightsError("weights file: bad tuple list")
     stages = header.get("stages")
     if stages is None:
         stages = [dict(header, from_rank=0, tables=header.get("tables", len(tuples)))]
-    if not isinstance(stages, list) or not all(isinstance(stage, dict) for stage in stages):
+    if (
+        not isinstance(stages, list)
+        or not 0 < len(stages) <= MAX_STAGES
+        or not all(isinstance(stage, dict) for stage in stages)
+    ):
         raise WeightsError("weights file: bad stage list")
     counts = [stage.get("tables") for stage in stages]
-    if not all(isinstance(count, int) and count > 0 for count in counts):
+    if not all(type(count) is int and 0 < count <= MAX_TABLES for count in counts):
         raise WeightsError("weights file: bad table count")
+    expected = 2 * TABLE * sum(counts)  # bytes of int16 weights
+    inflate = zlib.decompressobj()
+    try:
+        # One byte more than announced is enough to know there is more.
+        raw = inflate.decompress(body[4 + head_len :], expected + 1)
+    except zlib.error as exc:
+        raise WeightsError(f"weights file: unreadable weights ({exc})") from None
+    if len(raw) != expected or not inflate.eof or inflate.unused_data:
+        raise WeightsError("weights file: wrong number of weights")
     weights = array("h")
     weights.frombytes(raw)
     if sys.byteorder != "little":
         weights.byteswap()
-    if len(weights) != TABLE * sum(counts):
-        raise WeightsError("weights file: wrong number of weights")
     # The tables stay int16 arrays: 2 bytes an entry (a list would take 8,
     # and an int object per distinct weight), read as fast as a list's items.
     out = []
@@ -256,7 +289,6 @@ def unfold(tables: Sequence[Sequence[float]], positions: Sequence[int]) -> List[
 
 _LOW_NIBBLES = 0x0F0F0F0F0F0F0F0F
 _CARRIES = 0x1010101010101010
-MAX_STAGES = 8
 
 # A value function of an afterstate and, if known, its transpose.
 Evaluator = Callable[[int, Optional[int]], float]
@@ -338,6 +370,8 @@ class Network:
         for stage, tables in stages:
             positions = stage.get("positions")
             if positions is None:
+                if len(tables) != len(header["tuples"]):
+                    raise WeightsError("weights file: a table for each tuple")
                 tables, positions = fold(tables, header["tuples"])
             if (
                 not isinstance(positions, list)
@@ -348,9 +382,14 @@ class Network:
             rank = stage.get("from_rank")
             if not isinstance(rank, int) or not 0 <= rank <= 15:
                 raise WeightsError("weights file: bad stage rank")
+            given: Any = stage.get("scale")
+            # type(), not isinstance: true is no scale.
+            scale = float(given) if type(given) in (int, float) else math.nan
+            if not 0 < scale < math.inf:  # also NaN, which JSON may hold
+                raise WeightsError("weights file: bad stage scale")
             ranks.append(rank)
-            scales.append(float(stage["scale"]))
-            evaluators.append(_stage_evaluator([tables[i] for i in positions], float(stage["scale"]), pairs))
+            scales.append(scale)
+            evaluators.append(_stage_evaluator([tables[i] for i in positions], scale, pairs))
         if not 1 <= len(ranks) <= MAX_STAGES or ranks[0] != 0 or ranks != sorted(set(ranks)):
             raise WeightsError(f"weights file: 1 to {MAX_STAGES} stages, from rank 0, rising")
         self.stage_ranks = tuple(ranks)

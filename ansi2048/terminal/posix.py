@@ -10,7 +10,7 @@ import signal
 import termios
 import time
 from contextlib import contextmanager, suppress
-from typing import IO, Any, Callable, Iterator, List, Optional, TypeVar
+from typing import IO, Any, Callable, Iterator, List, Optional, Protocol, Set, Tuple, TypeVar
 
 from ..keys import Action, KeyDecoder
 from .console import ESC_TIMEOUT, Console, ScreenHooks
@@ -19,7 +19,9 @@ from .streams import terminal_gone, terminal_size, write_all
 
 __all__ = [
     "ESC_TIMEOUT",
+    "PosixConsole",
     "RawMode",
+    "Terminal",
     "open_console",
     "open_terminal_output",
     "quiet_terminal",
@@ -92,80 +94,107 @@ def raw_mode(fd: int) -> RawMode:
     return RawMode(fd)
 
 
-@contextmanager
-def open_console(stdin: IO[Any], stdout: IO[Any], hooks: ScreenHooks) -> Iterator[Console]:
-    """Take the terminal for the session: raw mode, signals noted for the read
-    loop (resize, Ctrl-Z, continue), hangups raised as :class:`Hangup`."""
-    in_fd = stdin.fileno()
-    out_fd = stdout.fileno()
-    terminal = RawMode(in_fd)
+class Terminal(Protocol):
+    """The terminal's modes as the console switches them: game mode, and
+    back as it was (:class:`RawMode`; a test passes a recorder)."""
 
-    wake_r, wake_w = os.pipe()
-    os.set_blocking(wake_r, False)
-    os.set_blocking(wake_w, False)
-    pending = set()  # signals seen by the handlers, acted on by the read loop
+    def enter(self) -> None: ...
 
-    def note(signum: int, frame: Any) -> None:
-        pending.add(signum)
+    def leave(self) -> None: ...
 
-    noted = (signal.SIGWINCH, signal.SIGTSTP, signal.SIGCONT)
-    previous = {signum: signal.getsignal(signum) for signum in noted}
-    previous_wakeup = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
 
-    def suspend() -> None:
+# Which of ``fds`` are ready to read within ``timeout`` seconds (None: as long
+# as it takes); ``select.select`` on the real terminal.
+Wait = Callable[[List[int], Optional[float]], List[int]]
+
+
+class PosixConsole:
+    """The POSIX console's logic: what the read loop does with the keys it
+    reads and the signals the handlers noted (resize, Ctrl-Z, continue).
+
+    Everything it touches comes in: the descriptors, ``wait`` (select),
+    ``read`` (os.read), ``write`` (whole byte strings to the terminal),
+    ``size``, the terminal's modes, ``stop_job`` (what Ctrl-Z does to the
+    job) and the clock. :func:`open_console` passes the real ones; a test
+    passes its own, so the decisions are tried without a pty.
+
+    Signal handlers only :meth:`note` a signal and wake the loop through
+    ``wake_fd`` (``signal.set_wakeup_fd``); the loop acts on what is
+    :attr:`pending`, never the handler: redrawing or handing the terminal
+    back from a handler could cut a frame in half."""
+
+    def __init__(
+        self,
+        in_fd: int,
+        wake_fd: int,
+        terminal: Terminal,
+        hooks: ScreenHooks,
+        *,
+        wait: Wait,
+        read: Callable[[int], bytes],
+        write: Callable[[bytes], None],
+        size: Callable[[], Tuple[int, int]],
+        stop_job: Callable[[], None],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.in_fd = in_fd
+        self.wake_fd = wake_fd
+        self.terminal = terminal
+        self.hooks = hooks
+        self._wait = wait
+        self._read = read
+        self._write = write
+        self.size = size
+        self._stop_job = stop_job
+        self._clock = clock
+        self.pending: Set[int] = set()  # signals seen by the handlers, not acted on yet
+
+    def note(self, signum: int, frame: Any = None) -> None:
+        """The signal handler: note the signal; the read loop acts on it."""
+        self.pending.add(signum)
+
+    def suspend(self) -> None:
         """Ctrl-Z: hand the terminal back as it was, stop the job like the
         terminal would, and take the terminal again on ``fg``."""
-        hooks.leave()
-        terminal.leave()
-        signal.signal(signal.SIGTSTP, signal.SIG_DFL)
-        os.killpg(os.getpgrp(), signal.SIGTSTP)  # stops here until SIGCONT
-        signal.signal(signal.SIGTSTP, note)
-        terminal.enter()
-        pending.discard(signal.SIGCONT)
-        hooks.redraw()
+        self.hooks.leave()
+        self.terminal.leave()
+        self._stop_job()  # returns once the job is continued
+        self.terminal.enter()
+        self.pending.discard(signal.SIGCONT)  # that continue is this one's: dealt with
+        self.hooks.redraw()
 
-    def handle_signals() -> None:
+    def handle_signals(self) -> None:
+        """Act on the signals noted, in this order: a stop, a continue from
+        someone else's stop (take the terminal again), a resize."""
+        pending = self.pending
         if signal.SIGTSTP in pending:
             pending.discard(signal.SIGTSTP)
-            suspend()
-        if signal.SIGCONT in pending:  # stopped by someone else: take the terminal again
+            self.suspend()
+        if signal.SIGCONT in pending:
             pending.discard(signal.SIGCONT)
-            terminal.enter()
-            hooks.leave()
-            hooks.redraw()
+            self.terminal.enter()
+            self.hooks.leave()
+            self.hooks.redraw()
         if signal.SIGWINCH in pending:
             pending.discard(signal.SIGWINCH)
-            hooks.redraw()
+            self.hooks.redraw()
 
-    def read_actions(decoder: KeyDecoder) -> List[Action]:
+    def read_actions(self, decoder: KeyDecoder) -> List[Action]:
         """Block until at least one action, or until what ``key_ready``
         announced has been dealt with: a signal (an empty list after a
         resize, as on Windows) or keys that are no action. Autoplay waits
         with ``key_ready`` and must not then block here until a real key."""
         while True:
-            if pending and not decoder.pending:  # seen by key_ready, which took its wake-up
-                handle_signals()
+            if self.pending and not decoder.pending:  # seen by key_ready, which took its wake-up
+                self.handle_signals()
                 return []
-            timeout = ESC_TIMEOUT if decoder.pending else None
-            ready, _, _ = select.select([in_fd, wake_r], [], [], timeout)
-            if wake_r in ready:
-                drain_wakeups()
-            signalled = bool(pending)
-            handle_signals()
-            if in_fd in ready:
-                try:
-                    data = os.read(in_fd, 4096)
-                except OSError as error:
-                    if terminal_gone(error):
-                        raise Hangup(signal.SIGHUP) from None
-                    raise
-                if not data:  # the terminal went away
-                    raise Hangup(signal.SIGHUP)
-                before, ctrl_z, after = data.partition(b"\x1a")
-                actions = decoder.feed(before)
-                if ctrl_z:
-                    suspend()
-                    actions += decoder.feed(after)
+            ready = self._wait([self.in_fd, self.wake_fd], ESC_TIMEOUT if decoder.pending else None)
+            if self.wake_fd in ready:
+                self.drain_wakeups()
+            signalled = bool(self.pending)
+            self.handle_signals()
+            if self.in_fd in ready:
+                actions = self.take_keys(self.read_input(), decoder)
                 if actions or not decoder.pending:
                     return actions
             elif not ready:
@@ -174,42 +203,107 @@ def open_console(stdin: IO[Any], stdout: IO[Any], hooks: ScreenHooks) -> Iterato
             elif signalled:
                 return []
 
-    def drain_wakeups() -> None:
+    def read_input(self) -> bytes:
+        """What the terminal has: the end of it (a closed window) is a hangup."""
+        try:
+            data = self._read(self.in_fd)
+        except OSError as error:
+            if terminal_gone(error):
+                raise Hangup(signal.SIGHUP) from None
+            raise
+        if not data:  # the terminal went away
+            raise Hangup(signal.SIGHUP)
+        return data
+
+    def take_keys(self, data: bytes, decoder: KeyDecoder) -> List[Action]:
+        """The actions in ``data``; a Ctrl-Z among them suspends the game
+        right there (ISIG is off: it comes as a byte), and the keys typed
+        after it are taken when the game is back."""
+        before, ctrl_z, after = data.partition(b"\x1a")
+        actions = decoder.feed(before)
+        if ctrl_z:
+            self.suspend()
+            actions += decoder.feed(after)
+        return actions
+
+    def drain_wakeups(self) -> None:
         with suppress(BlockingIOError):
-            while os.read(wake_r, 512):
+            while self._read(self.wake_fd):
                 pass
 
-    def key_ready(seconds: float) -> bool:
+    def key_ready(self, seconds: float) -> bool:
         """Wait up to ``seconds`` for input or a signal to act on. A wake-up
         whose signal was dealt with already (the SIGCONT of fg after a
         Ctrl-Z: ``suspend`` took the terminal back) is nothing to act on:
         the wait goes on, or autoplay, waiting here for its next move, would
         hand over to a read that blocks until a key."""
-        deadline = time.monotonic() + max(0.0, seconds)
+        deadline = self._clock() + max(0.0, seconds)
         while True:
-            ready, _, _ = select.select([in_fd, wake_r], [], [], max(0.0, deadline - time.monotonic()))
-            if wake_r in ready:
-                drain_wakeups()
-            if in_fd in ready or pending:
+            ready = self._wait([self.in_fd, self.wake_fd], max(0.0, deadline - self._clock()))
+            if self.wake_fd in ready:
+                self.drain_wakeups()
+            if self.in_fd in ready or self.pending:
                 return True
             if not ready:
                 return False
 
-    def write(text: str) -> None:
+    def write(self, text: str) -> None:
         try:
-            write_all(out_fd, text.encode("utf-8", "replace"))
+            self._write(text.encode("utf-8", "replace"))
         except OSError as error:
             if terminal_gone(error):  # the window was closed
                 raise Hangup(signal.SIGHUP) from None
             raise
 
+    def console(self) -> Console:
+        """The :class:`Console` the game is handed."""
+        return Console(self.read_actions, self.write, self.size, legacy=False, key_ready=self.key_ready)
+
+
+def _select(fds: List[int], timeout: Optional[float]) -> List[int]:
+    ready, _, _ = select.select(fds, [], [], timeout)
+    return ready
+
+
+@contextmanager
+def open_console(stdin: IO[Any], stdout: IO[Any], hooks: ScreenHooks) -> Iterator[Console]:
+    """Take the terminal for the session: raw mode, signals noted for the read
+    loop (resize, Ctrl-Z, continue), hangups raised as :class:`Hangup`."""
+    in_fd = stdin.fileno()
+    out_fd = stdout.fileno()
+    terminal = RawMode(in_fd)
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_r, False)
+    os.set_blocking(wake_w, False)
+    noted = (signal.SIGWINCH, signal.SIGTSTP, signal.SIGCONT)  # acted on by the read loop
+
+    def stop_job() -> None:
+        # The default action of SIGTSTP stops the whole job, as the terminal's
+        # Ctrl-Z would have; the process goes on here once continued.
+        signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+        os.killpg(os.getpgrp(), signal.SIGTSTP)
+        signal.signal(signal.SIGTSTP, console.note)
+
+    console = PosixConsole(
+        in_fd,
+        wake_r,
+        terminal,
+        hooks,
+        wait=_select,
+        read=lambda fd: os.read(fd, 4096),
+        write=lambda data: write_all(out_fd, data),
+        size=lambda: terminal_size(out_fd),
+        stop_job=stop_job,
+    )
+    previous = {signum: signal.getsignal(signum) for signum in noted}
+    previous_wakeup = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
     try:
         with hangup_signals():
             try:
                 terminal.enter()
                 for signum in noted:
-                    signal.signal(signum, note)
-                yield Console(read_actions, write, lambda: terminal_size(out_fd), legacy=False, key_ready=key_ready)
+                    signal.signal(signum, console.note)
+                yield console.console()
             finally:
                 with shield_hangups():
                     for signum in noted:

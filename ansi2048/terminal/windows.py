@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from typing import IO, Any, Callable, Dict, Iterator, List, Optional
+from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from ..keys import Action, KeyDecoder
 from .console import Console, ScreenHooks
@@ -20,6 +20,7 @@ __all__ = [
     "ENABLE_VIRTUAL_TERMINAL_PROCESSING",
     "ConsoleModes",
     "KeyReader",
+    "WindowsConsole",
     "open_console",
     "open_terminal_output",
     "quiet_terminal",
@@ -39,10 +40,12 @@ ENABLE_VIRTUAL_TERMINAL_PROCESSING = 0x0004
 
 # The C runtime's getwch gives a key without a character (an arrow) as two
 # calls: a prefix, 0x00 or 0xE0, then the key's scan code. Read here rather
-# than with readchar.readkey, which takes every 0xE0 for that prefix (so
-# AZERTY's à swallowed the next key), waits on a lone Esc for more, and
-# raises KeyboardInterrupt for Ctrl-C: each measured in wineconsole
-# (scripts/wine_console_probe.py) and tested in tests/test_windows.py.
+# than with readchar.readkey, whose Windows reader takes every 0xE0 for that
+# prefix (so AZERTY's à swallowed the next key) and raises KeyboardInterrupt
+# for Ctrl-C: both measured in wineconsole (scripts/wine_console_probe.py)
+# and tested in tests/test_windows.py. (A lone Esc is not among its faults
+# here: on Windows readkey returns it at once; it is readchar's POSIX reader
+# that blocks on Esc for a second byte, readchar issue #94.)
 _PREFIXES = ("\x00", "\xe0")
 _ARROWS = {"H": Action.UP, "P": Action.DOWN, "K": Action.LEFT, "M": Action.RIGHT}
 
@@ -205,6 +208,89 @@ def _legacy_writer(stream: IO[str]) -> IO[str]:
     return wrapped
 
 
+class WindowsConsole:
+    """The Windows console's logic: keys from ``msvcrt`` (see
+    :class:`KeyReader`), a resize noticed by polling the window's size (the
+    console sends no signal), frames written to ``out``.
+
+    Everything it touches comes in: ``msvcrt``, ``size``, ``sleep`` and
+    the clock; :func:`open_console` passes the real ones, the tests fakes.
+    The console's modes are :func:`console_modes`' business, not this."""
+
+    def __init__(
+        self,
+        msvcrt: Any,
+        hooks: ScreenHooks,
+        out: IO[str],
+        *,
+        size: Callable[[], Tuple[int, int]],
+        sleep: Callable[[float], None],
+        clock: Callable[[], float],
+    ) -> None:
+        self._msvcrt = msvcrt
+        self._keys = KeyReader(msvcrt)
+        self._hooks = hooks
+        self._out = out
+        self.size = size
+        self._sleep = sleep
+        self._clock = clock
+        self._shown = size()
+        # Ctrl-C delivered as KeyboardInterrupt after all (the console kept
+        # processed input on): noted, and read as the quit key it is.
+        self.interrupted = False
+
+    def resized(self) -> bool:
+        """Whether the window's size changed since it was last looked at."""
+        now = self.size()
+        if now == self._shown:
+            return False
+        self._shown = now
+        return True
+
+    def read_actions(self, decoder: KeyDecoder) -> List[Action]:
+        """Block until at least one action (or a resize: an empty list), then
+        take every key already typed, so the next frame shows them all."""
+        actions: List[Action] = []
+        kbhit = self._msvcrt.kbhit
+        try:
+            while not self.interrupted and not kbhit():
+                self._sleep(_POLL_INTERVAL)
+                if self.resized():
+                    self._hooks.redraw()
+                    return []
+            if not self.interrupted:
+                actions += self._keys.read(decoder)
+                while kbhit():
+                    actions += self._keys.read(decoder)
+        except KeyboardInterrupt:
+            self.interrupted = True
+        if self.interrupted:
+            self.interrupted = False
+            actions.append(Action.QUIT)
+        return actions
+
+    def key_ready(self, seconds: float) -> bool:
+        """Wait up to ``seconds`` for a key: the console has no select, so poll."""
+        deadline = self._clock() + seconds
+        try:
+            while not self._msvcrt.kbhit():
+                left = deadline - self._clock()
+                if left <= 0:
+                    return False
+                self._sleep(min(left, _KEY_POLL))
+        except KeyboardInterrupt:
+            self.interrupted = True
+        return True
+
+    def write(self, text: str) -> None:
+        self._out.write(text)
+        self._out.flush()
+
+    def console(self, legacy: bool) -> Console:
+        """The :class:`Console` the game is handed."""
+        return Console(self.read_actions, self.write, self.size, legacy=legacy, key_ready=self.key_ready)
+
+
 @contextmanager
 def open_console(
     stdin: IO[Any],
@@ -220,58 +306,13 @@ def open_console(
     import time
 
     opened = (modes or ConsoleModes)()
-    keys = KeyReader(msvcrt)
-    size = [terminal_size(1)]
-
-    # Ctrl-C delivered as a signal after all (the console kept processed
-    # input on): noted, and read as the quit key it is.
-    interrupted = [False]
-
-    def read_actions(decoder: KeyDecoder) -> List[Action]:
-        """Block until at least one action (or a resize: an empty list), then
-        take every key already typed, so the next frame shows them all."""
-        actions: List[Action] = []
-        try:
-            while not interrupted[0] and not msvcrt.kbhit():  # type: ignore[attr-defined,unused-ignore]
-                time.sleep(_POLL_INTERVAL)
-                now = terminal_size(1)
-                if now != size[0]:
-                    size[0] = now
-                    hooks.redraw()
-                    return []
-            if not interrupted[0]:
-                actions += keys.read(decoder)
-                while msvcrt.kbhit():  # type: ignore[attr-defined,unused-ignore]
-                    actions += keys.read(decoder)
-        except KeyboardInterrupt:
-            interrupted[0] = True
-        if interrupted[0]:
-            interrupted[0] = False
-            actions.append(Action.QUIT)
-        return actions
-
-    def key_ready(seconds: float) -> bool:
-        """Wait up to ``seconds`` for a key: the console has no select, so poll."""
-        deadline = time.monotonic() + seconds
-        try:
-            while not msvcrt.kbhit():  # type: ignore[attr-defined,unused-ignore]
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                time.sleep(min(left, _KEY_POLL))
-        except KeyboardInterrupt:
-            interrupted[0] = True
-        return True
-
     try:
         with console_modes(opened) as legacy:
             out = _legacy_writer(sys.stdout) if legacy else sys.stdout
-
-            def write(text: str) -> None:
-                out.write(text)
-                out.flush()
-
-            yield Console(read_actions, write, lambda: terminal_size(1), legacy=legacy, key_ready=key_ready)
+            console = WindowsConsole(
+                msvcrt, hooks, out, size=lambda: terminal_size(1), sleep=time.sleep, clock=time.monotonic
+            )
+            yield console.console(legacy)
     finally:
         opened.close()
 

@@ -48,6 +48,11 @@ T = TypeVar("T")
 
 MOST_PER_COMMIT = 1000  # appends in one transaction: bounds a commit's latency
 CONNECT_TIMEOUT = 5.0  # seconds a connection is waited for, then StoreUnavailable
+STATEMENT_TIMEOUT = 10.0  # seconds a statement may take (a lock held elsewhere, a stalled database)
+# A database that went silent (a network partition, not a refusal) is given
+# up on within about 15 s rather than the system's default of hours; the URL
+# may set these itself.
+SILENCE = {"keepalives_idle": "5", "keepalives_interval": "2", "keepalives_count": "3", "tcp_user_timeout": "15000"}
 SCHEMA_LOCK = 20482048  # the advisory lock held while the schema is checked and upgraded
 NAME_ATTEMPTS = 100  # names tried before giving up, each taken by another server meanwhile
 
@@ -98,8 +103,10 @@ class PostgresStore:
     (``postgresql://USER@HOST/DB``, any libpq connection URI).
 
     ``migrations``: the schema's steps (tests add one to check upgrades);
-    ``pool_size``: most connections this server opens; ``commits``: how
-    many batches of appends the writer has committed."""
+    ``pool_size``: most connections this server opens; ``timeout``: seconds
+    a connection is waited for; ``statement_timeout``: seconds a statement
+    may take; past either, :class:`StoreUnavailable`. ``commits``: how many
+    batches of appends the writer has committed."""
 
     def __init__(
         self,
@@ -107,11 +114,13 @@ class PostgresStore:
         migrations: Sequence[Migration] = MIGRATIONS,
         pool_size: int = 8,
         timeout: float = CONNECT_TIMEOUT,
+        statement_timeout: float = STATEMENT_TIMEOUT,
     ) -> None:
         self.url = url
         self.migrations = tuple(migrations)
         self.pool_size = pool_size
         self.timeout = timeout
+        self.statement_timeout = statement_timeout
         self.commits = 0
         self._pool: Optional[AsyncConnectionPool[AsyncConnection[Tuple[Any, ...]]]] = None
         self._pending: List[_Append] = []
@@ -153,7 +162,8 @@ class PostgresStore:
             max_size=self.pool_size,
             open=False,
             timeout=self.timeout,
-            kwargs={"autocommit": True},
+            kwargs={"autocommit": True, **self._silence()},
+            configure=self._configure,
             **({"check": check} if check is not None else {}),
         )
         try:
@@ -171,6 +181,22 @@ class PostgresStore:
         self._closing = False
         self._wake = asyncio.Event()  # of this event loop: a store may be opened again under another
         self._writer = asyncio.create_task(self._write_appends(), name="ansi2048-store")
+
+    def _silence(self) -> Dict[str, str]:
+        """:data:`SILENCE`'s settings the URL does not make itself (TCP only: a Unix socket never goes silent)."""
+        from psycopg.conninfo import conninfo_to_dict
+
+        try:
+            given = conninfo_to_dict(self.url)
+        except Exception:
+            return {}  # connecting will say what is wrong with the URL
+        host = str(given.get("host") or "")
+        if not host or host.startswith("/") or host.startswith("@"):
+            return {}
+        return {name: value for name, value in SILENCE.items() if name not in given}
+
+    async def _configure(self, connection: AsyncConnection[Tuple[Any, ...]]) -> None:
+        await connection.execute(f"SET statement_timeout = {round(self.statement_timeout * 1000)}".encode())
 
     def _where(self) -> str:
         """The URL without its password, for messages."""

@@ -1,0 +1,136 @@
+"""Piped ``--cast`` throughput, and where its time goes.
+
+Prints keys per second (CPU seconds of the child, start-up subtracted, best
+of 3) for a piped replay of random play written three ways: without a cast,
+with ``--cast /dev/null``, and with ``--cast`` to a FIFO whose reader never
+reads (the cast stops with one warning once the pipe's 64 KiB are full; the
+replay goes on). Then, in process, what one key costs with a cast: the
+frame the screen builds and diffs (``Screen.show``) and the cast's own event
+(``CastWriter.output``: timing, JSON, the write), in microseconds.
+
+    python benchmarks/cast.py [--keys 5000]
+
+Rates are per CPU second: on a shared machine wall time measures the
+neighbours too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+_MEASURE = """
+import resource, subprocess, sys
+with open(sys.argv[1], "rb") as keys:
+    subprocess.run([sys.executable, "-m", "ansi2048", "--seed", "1", *sys.argv[2:]], stdin=keys,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(usage.ru_utime + usage.ru_stime)
+"""
+_RUNS = 3
+
+
+def make_keys(path: Path, count: int) -> None:
+    """Random moves, and a restart now and then (a replay that keeps playing)."""
+    rng = random.Random(0)
+    path.write_bytes(bytes(rng.choice(b"wasdwasdwasdr") for _ in range(count)))
+
+
+def cpu_seconds_once(keys: Path, args: List[str]) -> float:
+    out = subprocess.run([sys.executable, "-c", _MEASURE, str(keys), *args], capture_output=True, check=True, text=True)
+    return float(out.stdout)
+
+
+def cpu_seconds(keys: Path, args: List[str]) -> float:
+    """The least CPU time of ``_RUNS`` piped replays of ``keys`` with ``args``."""
+    return min(cpu_seconds_once(keys, args) for _ in range(_RUNS))
+
+
+def stalled_fifo_seconds(keys: Path, fifo: Path) -> float:
+    """As :func:`cpu_seconds`, the cast going to ``fifo``, held open by a reader that never reads."""
+    best = float("inf")
+    for _ in range(_RUNS):
+        reader = subprocess.Popen(["sh", "-c", f'exec 3<"{fifo}"; exec sleep 600'])
+        try:
+            deadline = time.monotonic() + 10
+            while True:  # until the reader has it open: a FIFO nobody reads is refused
+                try:
+                    os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.01)
+            best = min(best, cpu_seconds_once(keys, ["--cast", str(fifo)]))
+        finally:
+            reader.kill()
+            reader.wait()
+    return best
+
+
+def split_per_key(count: int) -> Tuple[float, float]:
+    """(Screen.show, CastWriter.output) in microseconds a key, in process,
+    for the frames a piped --cast draws (80x30, the replay's screen)."""
+    from ansi2048.cast import HEADLESS_SIZE, REPLAY_STEP, CastWriter
+    from ansi2048.engine import Game
+    from ansi2048.files import OutputSink
+    from ansi2048.keys import KeyDecoder
+    from ansi2048.options import parse_options
+    from ansi2048.render.style import choose_depth
+    from ansi2048.screen import Screen, palette_for
+    from ansi2048.session import Session
+
+    rng = random.Random(0)
+    actions = KeyDecoder().feed(bytes(rng.choice(b"wasd") for _ in range(count)))
+    env = {"TERM": "xterm-256color"}
+    frames: List[str] = []
+    session = Session(Game(seed=1))
+    screen = Screen(
+        frames.append, lambda: HEADLESS_SIZE, choose_depth("auto", True, env), env, replay=True,
+        palette=palette_for(parse_options([])),
+    )  # fmt: skip
+    start = time.process_time()
+    for action in actions:
+        session.apply(action)
+        screen.show(session)
+    shown = time.process_time() - start
+    null = os.open(os.devnull, os.O_WRONLY)
+    writer = CastWriter(OutputSink(null, "null", "utf-8", blocking=False), time.monotonic, print, timestamp=0, env=env)
+    writer.step = REPLAY_STEP
+    start = time.process_time()
+    for frame in frames:
+        writer.output(frame, HEADLESS_SIZE)
+    cast = time.process_time() - start
+    writer.close()
+    return shown / len(actions) * 1e6, cast / len(frames) * 1e6
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keys", type=int, default=5000)
+    count = parser.parse_args(argv).keys
+    with tempfile.TemporaryDirectory() as tmp:
+        empty, keys, fifo = Path(tmp, "0.keys"), Path(tmp, "n.keys"), Path(tmp, "cast.fifo")
+        make_keys(empty, 0)
+        make_keys(keys, count)
+        os.mkfifo(fifo)
+        startup = cpu_seconds(empty, [])
+        plain = cpu_seconds(keys, [])
+        to_null = cpu_seconds(keys, ["--cast", os.devnull])
+        stalled = stalled_fifo_seconds(keys, fifo)
+    show, cast = split_per_key(min(count, 3000))
+    print(f"python {sys.version.split()[0]}, {count} keys of random play, seed 1; CPU time, best of {_RUNS}")
+    for name, seconds in (("no cast", plain), ("--cast /dev/null", to_null), ("--cast to a stalled FIFO", stalled)):
+        print(f"piped, {name:26} {count / max(seconds - startup, 1e-9):10,.0f} keys/s   ({seconds:.2f} s CPU)")
+    print(f"a key with a cast, in process: the frame (Screen.show) {show:7.1f} us, the cast event {cast:6.1f} us")
+
+
+if __name__ == "__main__":
+    main()
