@@ -25,6 +25,8 @@ class ServeOptions:
     port: int
     data_dir: str
     db: str  # --db: a database URL (store.open_store); "" is the SQLite file in data_dir
+    watchers_per_game: int = 20  # --max-watchers-per-game
+    watchers: int = 200  # --max-watchers: watchers and replays in all
 
 
 def parse_listen(text: str) -> Tuple[str, int]:
@@ -63,7 +65,27 @@ def _parser() -> argparse.ArgumentParser:
         default="",
         help="the database: sqlite:///PATH or postgresql://USER@HOST/DB (default: an SQLite file in --data-dir)",
     )
+    parser.add_argument(
+        "--max-watchers-per-game",
+        type=_count,
+        default=20,
+        metavar="N",
+        help="watchers one game may have (default 20; 0: games cannot be watched)",
+    )
+    parser.add_argument(
+        "--max-watchers",
+        type=_count,
+        default=200,
+        metavar="N",
+        help="watchers and replays on the server in all (default 200)",
+    )
     return parser
+
+
+def _count(text: str) -> int:
+    if not text.isdigit() or int(text) > 100_000:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 0 to 100000, got {text[:30]!r}")
+    return int(text)
 
 
 def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOptions:
@@ -72,7 +94,7 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
 
     where = args.data_dir or os.path.join(data_dir(env), "server")
     host, port = args.listen
-    return ServeOptions(host, port, os.path.abspath(where), args.db)
+    return ServeOptions(host, port, os.path.abspath(where), args.db, args.max_watchers_per_game, args.max_watchers)
 
 
 def main(argv: Sequence[str], env: Optional[Mapping[str, str]] = None, stderr: Optional[IO[str]] = None) -> int:

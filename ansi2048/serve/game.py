@@ -42,6 +42,7 @@ from ..loop import (
     Play,
     Resized,
     Tick,
+    Warned,
     closing,
     next_due,
     start,
@@ -119,7 +120,8 @@ class Ended:
     said: str = ""
 
 
-Incoming = Union[Typed, Resized, Ended]
+# Warned: a line for the note from the server (how many are watching).
+Incoming = Union[Typed, Resized, Warned, Ended]
 
 
 class Keeping(Protocol):
@@ -312,8 +314,10 @@ class PlayerGame:
         incoming: asyncio.Queue[Incoming],
         clock: Callable[[], float],
         now: Callable[[], float],
+        sent: Callable[[], None] = lambda: None,
     ) -> None:
         self.play = play
+        self._sent = sent  # told after each write of frames (watchers get them then: watch.py)
         self._screen = screen
         self._frames = frames
         self._link = link
@@ -366,7 +370,7 @@ class PlayerGame:
                     await self._feed(Tick(now))
             elif isinstance(incoming, Ended):
                 return incoming.said
-            elif isinstance(incoming, Resized):
+            elif isinstance(incoming, (Resized, Warned)):
                 await self._feed(incoming)
             else:
                 actions = self._decoder.feed(incoming.data)
@@ -439,6 +443,7 @@ class PlayerGame:
             text = "".join(self._frames)
             self._frames.clear()
             self._link.write(text.encode("utf-8", "replace"))
+            self._sent()
             if self._link.unsent() > MAX_UNSENT:
                 raise _Stop(SAID_TOO_SLOW)
         return answers
@@ -476,6 +481,7 @@ class PlayerGame:
             text = "".join(self._frames) + (f"{said}\r\n" if said else "")
             self._frames.clear()
             self._link.write(text.encode("utf-8", "replace"))
+            self._sent()
             if not self._lost:
                 with suppress(StoreUnavailable):  # then the claim expires by itself
                     await self._keeping.release()

@@ -33,7 +33,7 @@ import asyncssh
 from ..context import Options
 from ..engine import default_goal
 from ..limits import DEFAULT_SIZE
-from ..loop import Play, Resized, Settings
+from ..loop import Play, Resized, Settings, Warned
 from ..options import EXIT_ERROR, EXIT_OK, EXIT_USAGE
 from ..records import board_stats, config_key, stats_document
 from ..render.stats import stats_lines
@@ -46,7 +46,9 @@ from .commands import (
     CommandError,
     Help,
     PlayRequest,
+    Replay,
     Stats,
+    Watch,
     help_text,
     parse_command,
     printable,
@@ -67,6 +69,7 @@ from .names import display_name
 from .pool import AIPool
 from .store import open_store
 from .store.base import Player, Prefs, Store, StoreError
+from .watch import DEFAULT_STALL_SECONDS, GUEST_NAME, LiveGames, PublishingScreen, Viewer, WatchFull, watchers_note
 
 if TYPE_CHECKING:
     from .cli import ServeOptions  # which imports this module, when it runs the server
@@ -142,8 +145,12 @@ class GameServer:
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], float] = time.time,
         log: Optional[IO[str]] = None,
+        live: Optional[LiveGames] = None,
+        watch_stall: float = DEFAULT_STALL_SECONDS,
     ) -> None:
         self._log = log
+        self.live = live if live is not None else LiveGames()  # the games that may be watched
+        self.watch_stall = watch_stall  # seconds a watcher may not read before it is dropped
         self.store = store
         self.pool = pool
         self.random_seed = random_seed
@@ -441,10 +448,79 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             return EXIT_OK
         if isinstance(command, Stats):
             return await self._stats(command.json)
+        if isinstance(command, Replay) and command.cast:
+            return await self._replay(command)
         if self._term is None:
             self._say(f"ansi2048: {NEEDS_TERMINAL}")
             return EXIT_USAGE
+        if isinstance(command, Watch):
+            return await self._watch(command)
+        if isinstance(command, Replay):
+            return await self._replay(command)
         await self._play(command)
+        return EXIT_OK
+
+    def _viewer(self, prefs: Prefs) -> Viewer:
+        """This session as a watcher's or a replay's: its channel, keys and
+        window; screens drawn for its size and colour depth."""
+        assert self._link is not None
+        env = self._client_env()
+        depth = COLOR_DEPTHS[prefs.color] if prefs.color in COLOR_DEPTHS else choose_depth("auto", True, env)
+        palette = THEMES[prefs.theme or "classic"]
+
+        def screen(write: Callable[[str], None]) -> Screen:
+            return Screen(write, lambda: self._window, depth, env, palette=palette())
+
+        chan = self._chan
+        assert chan is not None
+        viewer = Viewer(self._link, self._incoming, lambda: self._window, screen, self._server.watch_stall)
+        viewer.drop = chan.abort
+        return viewer
+
+    async def _watch(self, request: Watch) -> int:
+        from .watch import watch_session
+
+        player = await self._player()
+        said = await watch_session(self._viewer(player.prefs if player else Prefs()), self._server.live, request.name)
+        if said:
+            self._say(said, stderr=False)
+        return EXIT_OK
+
+    async def _replay(self, request: Replay) -> int:
+        """``replay N`` / ``cast N``: the player's Nth latest finished game."""
+        from ..engine import Game
+        from .watch import cast_text, play_replay
+
+        player = await self._player()
+        records = await self._server.store.history(player.id, request.number) if player is not None else []
+        if len(records) < request.number:
+            kept = f"you have {len(records)} finished game{'s' if len(records) != 1 else ''}"
+            self._say(f"ansi2048: no such game: {kept if player else 'a guest has none (connect with an SSH key)'}")
+            return EXIT_USAGE
+        record = records[0]  # the newest ``number``, oldest first: the Nth latest
+        game = Game(record.rows, record.cols, record.goal, record.seed)
+        prefs = player.prefs if player is not None else Prefs()
+        if request.cast:
+            assert self._chan is not None
+            env = self._client_env()
+            text = await asyncio.get_running_loop().run_in_executor(
+                None, cast_text, game, record.keys, env, prefs.theme or "classic", int(self._server.now())
+            )
+            self._chan.write(text.encode("utf-8"))
+            return EXIT_OK
+        live = self._server.live
+        try:
+            live.take()
+        except WatchFull as full:
+            self._say(f"ansi2048: {full}")
+            return EXIT_ERROR
+        try:
+            caption = f"replay · {record.date} · + - speed, space pauses, q leaves"
+            said = await play_replay(self._viewer(prefs), game, record.keys, caption)
+        finally:
+            live.give_back()
+        if said:
+            self._say(said, stderr=False)
         return EXIT_OK
 
     async def _player(self) -> Optional[Player]:
@@ -482,6 +558,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             color=request.color or prefs.color,
             animation=request.animation if request.animation is not None else prefs.animation,
         )
+        if request.private is not None:
+            chosen = replace(chosen, private=request.private)
         if player is not None and chosen != prefs:
             await store.set_prefs(player.id, chosen)
         rows, cols = request.rows or DEFAULT_SIZE, request.cols or DEFAULT_SIZE
@@ -529,11 +607,27 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             # and the client's terminal is raw: done here, as a pty would.
             frames.append(text.replace("\n", "\r\n"))
 
-        screen = Screen(write, lambda: game.play.size, depth, env, palette=THEMES[prefs.theme or "classic"]())
+        screen = PublishingScreen(write, lambda: game.play.size, depth, env, palette=THEMES[prefs.theme or "classic"]())
         game = PlayerGame(
-            play, screen, frames, self._link, keeping, server.pool, self._incoming, server.clock, server.now
+            play,
+            screen,
+            frames,
+            self._link,
+            keeping,
+            server.pool,
+            self._incoming,
+            server.clock,
+            server.now,
+            screen.sent,
         )
-        await game.run()
+        if not prefs.private:  # watchable (play --private: not)
+            screen.live = server.live.start(GUEST_NAME if guest else self._identity.name, rows, cols)
+            screen.live.on_watchers = lambda count: self._incoming.put_nowait(Warned(watchers_note(count), True))
+        try:
+            await game.run()
+        finally:
+            if screen.live is not None:
+                screen.live.end()
 
     def _client_env(self) -> Dict[str, str]:
         """What the client's environment says of its terminal: TERM (from the
@@ -558,7 +652,11 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         stderr.write(f"ansi2048 serve: error: {_why(error)}\n")
         return EXIT_ERROR
     server = GameServer(
-        store, AIPool(min(4, os.cpu_count() or 1)), lambda: int.from_bytes(os.urandom(4), "big"), log=stderr
+        store,
+        AIPool(min(4, os.cpu_count() or 1)),
+        lambda: int.from_bytes(os.urandom(4), "big"),
+        log=stderr,
+        live=LiveGames(options.watchers_per_game, options.watchers),
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
