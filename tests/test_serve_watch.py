@@ -141,6 +141,68 @@ def test_the_watchers_limits_per_game_and_in_all() -> None:
     asyncio.run(scenario())
 
 
+def test_watchers_in_step_share_one_drawing_and_one_that_skipped_frames_joins_them() -> None:
+    from ansi2048.keys import Direction
+    from ansi2048.render.style import ColorDepth
+    from ansi2048.screen import Screen
+    from ansi2048.serve.watch import Viewer
+
+    async def scenario() -> None:
+        live = LiveGames()
+        game = live.start("alice", 4, 4)
+        viewer = Viewer(
+            link=None,  # type: ignore[arg-type]  (drawing only)
+            incoming=asyncio.Queue(),
+            window=lambda: (80, 24),
+            new_screen=lambda write, size: Screen(write, size, ColorDepth.EXTENDED, {"TERM": "xterm"}),
+            look="xterm-256",
+        )
+        first, second = game.fresh(viewer), game.fresh(viewer)
+        assert first is second
+        played_game = Game(4, 4, 2048, 3)
+        frames = []
+        for direction in (Direction.LEFT, Direction.UP, Direction.RIGHT):
+            played_game.move(direction)
+            frames.append((View.of(Session(played_game)), None, 0))
+        game.publish(frames[0])
+        a1, text_a1 = game.draw(first, (80, 24))
+        b1, text_b1 = game.draw(second, (80, 24))
+        assert a1 is b1 and text_a1 == text_b1 and "Score" in text_a1
+        game.publish(frames[1])
+        a2, text_a2 = game.draw(a1, (80, 24))  # the second watcher skips this frame
+        game.publish(frames[2])
+        a3, text_a3 = game.draw(a2, (80, 24))
+        b3, text_b3 = game.draw(b1, (80, 24))
+        assert b3 is a3  # in step again: the next frame is drawn once for both
+        shown_a = emulate((text_a1 + text_a2 + text_a3).encode(), 80, 24).display
+        shown_b = emulate((text_b1 + text_b3).encode(), 80, 24).display
+        assert shown_a == shown_b
+        layout = layout_for(frames[2][0], 80, 24)
+        assert layout is not None
+        assert read_board(shown_b, layout, 4, 4) == [list(row) for row in played_game.board]
+
+    asyncio.run(scenario())
+
+
+def test_the_watchers_limits_are_serve_options() -> None:
+    from ansi2048.serve.cli import parse_serve_options
+
+    options = parse_serve_options(["--max-watchers-per-game", "3", "--max-watchers", "0"], {"HOME": "/nowhere"})
+    assert (options.watchers_per_game, options.watchers) == (3, 0)
+    defaults = parse_serve_options([], {"HOME": "/nowhere"})
+    assert (defaults.watchers_per_game, defaults.watchers) == (20, 200)
+    for bad in (["--max-watchers", "-1"], ["--max-watchers-per-game", "many"]):
+        with pytest.raises(SystemExit) as raised:
+            parse_serve_options(bad, {"HOME": "/nowhere"})
+        assert raised.value.code == 2
+    with pytest.raises(WatchFull, match="cannot be watched"):
+        asyncio.run(_join(LiveGames(per_game=0)))
+
+
+async def _join(live: LiveGames) -> None:
+    live.start("alice", 4, 4).join()
+
+
 # -- over SSH -------------------------------------------------------------------
 
 
@@ -400,3 +462,48 @@ def test_replay_of_no_game_says_so(served: ServerThread) -> None:
         conn.close()
 
     run(scenario())
+
+
+# -- through the real ssh client ------------------------------------------------
+
+
+def test_through_ssh_two_watchers_see_the_players_board_drawn_for_their_own_windows(
+    served: ServerThread, tmp_path: Path
+) -> None:
+    """The player, and two watchers of other window sizes and colour depths
+    (256 colours at 110x36; plain xterm's 16 at 60x22), each the real ssh on a
+    pty of its own, read through pyte."""
+    import shutil
+
+    if shutil.which("ssh") is None:
+        pytest.skip("needs the OpenSSH client (ssh)")
+    from .serve_support import make_key
+    from .test_serve_ssh import SshPlayer
+
+    player = SshPlayer(served.port, make_key(tmp_path / "alice"), "play", "--no-animation", user="alice")
+    player.shows("Score")
+    wide = SshPlayer(served.port, make_key(tmp_path / "bob"), "watch", "alice", user="bob", size=(110, 36))
+    small = SshPlayer(served.port, None, "watch", "alice", user="carol", size=(60, 22), term="xterm")
+    wide.shows("watching alice")
+    small.shows("watching alice")
+    player.shows("2 watching")
+    typed = ""
+    for key in "adsawd":
+        player.type(key.encode())
+        typed += key
+        game = played(7, typed)  # the fixture's first seed
+        expected = [list(row) for row in game.board]
+        for terminal in (player, wide, small):
+            terminal.shows(f"Moves {game.moves} ")
+            terminal.settle(0.2)
+            layout = layout_for(View.of(Session(game)), terminal.width, terminal.height)
+            assert layout is not None
+            assert read_board(terminal.screen.display, layout, 4, 4) == expected, terminal.text()
+    assert b"\x1b[38;5;" in wide.output or b"\x1b[48;5;" in wide.output or b";5;" in wide.output
+    assert b";5;" not in small.output and b";2;" not in small.output
+    small.type(b"q")  # a watcher leaves: the player is told, and plays on
+    assert small.ended() == 0
+    player.shows("1 watching")
+    player.type(b"q")
+    wide.shows("the game you watched has ended")
+    assert player.ended() == 0 and wide.ended() == 0

@@ -468,12 +468,13 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         depth = COLOR_DEPTHS[prefs.color] if prefs.color in COLOR_DEPTHS else choose_depth("auto", True, env)
         palette = THEMES[prefs.theme or "classic"]
 
-        def screen(write: Callable[[str], None]) -> Screen:
-            return Screen(write, lambda: self._window, depth, env, palette=palette())
+        def screen(write: Callable[[str], None], size: Callable[[], Tuple[int, int]]) -> Screen:
+            return Screen(write, size, depth, env, palette=palette())
 
         chan = self._chan
         assert chan is not None
-        viewer = Viewer(self._link, self._incoming, lambda: self._window, screen, self._server.watch_stall)
+        look = (depth, prefs.theme, env["TERM"] == "dumb")
+        viewer = Viewer(self._link, self._incoming, lambda: self._window, screen, look, self._server.watch_stall)
         viewer.drop = chan.abort
         return viewer
 

@@ -26,12 +26,13 @@ incoming queue (:mod:`.server`)."""
 from __future__ import annotations
 
 import asyncio
+import copy
 import io
 import threading
 import time
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, Hashable, List, Optional, Sequence, Set, Tuple
 
 from ..engine import Game
 from ..render.frame import View
@@ -263,6 +264,15 @@ class LiveGame:
         self._owner = owner
         self._wakes: Set[asyncio.Event] = set()
         self.on_watchers: Callable[[int], None] = lambda count: None  # the player is told
+        # Watchers draw one at a time, each in a turn of the event loop of
+        # its own: a player's key that comes meanwhile waits for one
+        # watcher's frame (a write to its socket, a millisecond), not for all.
+        self.turn = owner.turn
+        self._fresh: Dict[Hashable, _Painted] = {}  # a screen that has drawn nothing, per look
+        # The newest frame as drawn for (the screen before, watchers, size):
+        # watchers in step (most of them) share one drawing.
+        self._drawn: Dict[Tuple[_Painted, int, Tuple[int, int]], Tuple[_Painted, str]] = {}
+        self._after: Dict[Tuple[Hashable, int, Tuple[int, int]], _Painted] = {}  # the screen after it, per look
 
     @property
     def watchers(self) -> int:
@@ -272,9 +282,44 @@ class LiveGame:
         """The player's newest frame (sent to the player already): no await,
         nothing queued; each watcher is woken to draw it when it can."""
         self.latest = frame
+        self._drawn.clear()
+        self._after.clear()
         for wake in self._wakes:
             wake.set()
         self._owner.touch()
+
+    def fresh(self, viewer: Viewer) -> _Painted:
+        """A screen for ``viewer``'s look that has drawn nothing yet."""
+        painted = self._fresh.get(viewer.look)
+        if painted is None:
+            canvas = _Canvas()
+            screen = viewer.new_screen(canvas.write, canvas.size)
+            painted = self._fresh[viewer.look] = _Painted(screen, canvas, viewer.look)
+        return painted
+
+    def draw(self, before: _Painted, size: Tuple[int, int]) -> Tuple[_Painted, str]:
+        """The newest frame drawn at ``size`` on a screen that drew ``before``
+        last: the screen after it, and what to write. Screens are never
+        changed once drawn on (a copy draws), so any number of watchers share them.
+
+        Why: drawing a frame (the repaint's diff above all) costs
+        milliseconds; twenty watchers each drawing the same frame would cost
+        the player their keys' latency. Watchers of one look and size that
+        drew the same frame last draw the next one once; and a screen is
+        what it drew last (its repainter remembers the frame on screen), so
+        watchers that came from other frames share the one after this."""
+        assert self.latest is not None
+        key = (before, self.watchers, size)
+        drawn = self._drawn.get(key)
+        if drawn is None:
+            after = copy.deepcopy(before)
+            after.canvas.window = size
+            view, sprites, shake = self.latest
+            after.screen.paint(watched_view(view, self.name, self.watchers), sprites, shake)
+            text = after.canvas.take()
+            after = self._after.setdefault((before.look, self.watchers, size), after)
+            drawn = self._drawn[key] = (after, text)
+        return drawn
 
     def end(self) -> None:
         self.ended = True
@@ -285,6 +330,8 @@ class LiveGame:
     def join(self) -> asyncio.Event:
         """A new watcher's wake-up event; :class:`WatchFull` over the limits."""
         owner = self._owner
+        if owner.per_game == 0:
+            raise WatchFull("games cannot be watched on this server")
         if self.watchers >= owner.per_game:
             raise WatchFull(f"{self.name}'s game has its {owner.per_game} watchers already")
         owner.take()
@@ -304,6 +351,40 @@ class LiveGame:
             self._owner.touch()
 
 
+class _Canvas:
+    """What a shared screen draws on: the text collected, at the size set."""
+
+    def __init__(self) -> None:
+        self.parts: List[str] = []
+        self.window = (80, 24)
+
+    def write(self, text: str) -> None:
+        self.parts.append(text)
+
+    def size(self) -> Tuple[int, int]:
+        return self.window
+
+    def take(self) -> str:
+        text = "".join(self.parts)
+        self.parts.clear()
+        return text
+
+
+@dataclass(eq=False)  # hashed as itself: a key of LiveGame's drawings
+class _Painted:
+    """A screen, with what it draws on, as it stands after some frames."""
+
+    screen: Screen
+    canvas: _Canvas
+    look: Hashable
+
+    def closed(self) -> str:
+        """What leaves this screen tidy (the cursor below the frame)."""
+        after = copy.deepcopy(self)
+        after.screen.close()
+        return after.canvas.take()
+
+
 class LiveGames:
     """The games being played on this server that may be watched, and the
     watchers' limits: ``per_game`` for one game, ``total`` in all (replays
@@ -313,6 +394,7 @@ class LiveGames:
         self.per_game = per_game
         self.total = total
         self.busy = 0  # watchers and replays now
+        self.turn = asyncio.Lock()  # see LiveGame.turn
         self._games: Dict[int, LiveGame] = {}
         self._next = 1
         self._listeners: Set[asyncio.Event] = set()
@@ -417,7 +499,11 @@ class Viewer:
     link: Link
     incoming: asyncio.Queue[Incoming]
     window: Callable[[], Tuple[int, int]]
-    new_screen: Callable[[Callable[[str], None]], Screen]
+    # A screen for this viewer's colour depth and theme, drawing with
+    # ``write`` at ``size``; ``look`` names what it depends on: viewers of
+    # the same look share the drawing of a frame (LiveGame.draw).
+    new_screen: Callable[[Callable[[str], None], Callable[[], Tuple[int, int]]], Screen]
+    look: Hashable
     stall: float = DEFAULT_STALL_SECONDS
     clock: Callable[[], float] = time.monotonic
     # Close the connection at once, what it holds unsent dropped (a viewer
@@ -437,7 +523,7 @@ async def follow(viewer: Viewer, game: LiveGame) -> str:
     """Watch ``game`` until it ends, the viewer leaves (q) or its
     connection goes; what to say then ("" for q)."""
     wake = game.join()
-    screen = viewer.new_screen(viewer.write)
+    painted = game.fresh(viewer)
     dirty = True
     full_since: Optional[float] = None
     try:
@@ -458,14 +544,15 @@ async def follow(viewer: Viewer, game: LiveGame) -> str:
                         raise _Dropped()
                     continue
                 full_since = None
-                view, sprites, shake = game.latest
-                screen.paint(watched_view(view, game.name, game.watchers), sprites, shake)
+                async with game.turn:
+                    painted, text = game.draw(painted, viewer.window())
+                    viewer.write(text)
                 dirty = False
             if game.ended and not dirty:
                 return SAID_GONE
     finally:
         game.leave(wake)
-        screen.close()
+        viewer.write(painted.closed())
 
 
 class _Said(Exception):
@@ -563,7 +650,7 @@ async def play_replay(viewer: Viewer, game: Game, game_keys: str, caption: str) 
     def write(text: str) -> None:  # on the replay's thread: the channel is the loop's
         loop.call_soon_threadsafe(viewer.write, text)
 
-    screen = viewer.new_screen(write)
+    screen = viewer.new_screen(write, viewer.window)
     session = Session(game, keep_keys=False)
     settings = Settings(animate=True, can_wait=False, replay=True)
     play = Play(session, settings, viewer.window(), note=caption, warning=caption, saving=False)
