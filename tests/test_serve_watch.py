@@ -507,3 +507,26 @@ def test_through_ssh_two_watchers_see_the_players_board_drawn_for_their_own_wind
     player.type(b"q")
     wide.shows("the game you watched has ended")
     assert player.ended() == 0 and wide.ended() == 0
+
+
+def test_two_players_of_one_user_name_are_watched_by_their_store_names(served: ServerThread) -> None:
+    async def scenario() -> None:
+        first = await connect(served.port, client_key(), user="alice")
+        _, first_player = await open_terminal(first, "play --no-animation")
+        await first_player.shows("Score")
+        second = await connect(served.port, client_key(), user="alice")
+        second_chan, second_player = await open_terminal(second, "play --no-animation --size 5")
+        await second_player.shows("Score")
+        viewer = await connect(served.port, None, user="bob")
+        _, listed = await open_terminal(viewer, "watch")
+        await listed.wait_for(lambda t: "5x5" in t.text())
+        names = re.findall(r"^[> ] (\S+) .*\b(\dx\d)\b", listed.text(), re.M)
+        assert len(names) == 2 and names[0][0] == "alice" and names[1][0] != "alice", listed.text()
+        _, watching = await open_terminal(viewer, f"watch {names[1][0]}")
+        await watching.shows(f"watching {names[1][0]}")
+        second_chan.write(b"a")
+        await second_player.shows("1 watching")
+        for conn in (first, second, viewer):
+            conn.close()
+
+    run(scenario())

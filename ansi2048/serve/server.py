@@ -574,7 +574,10 @@ class _Session(asyncssh.SSHServerSession[bytes]):
                     return
                 await store.claim(player.id, board, holder, CLAIM_SECONDS, take_over=True)
             keeping = StoreKeeping(store, player.id, board, holder)
-        await self._run_game(keeping, request, chosen, player is None, (rows, cols, goal))
+        # Watchers know a player by the store's name (unique: another key's
+        # "alice" is "alice-2"), a guest as "guest".
+        name = player.name if player is not None else GUEST_NAME
+        await self._run_game(keeping, request, chosen, name, player is None, (rows, cols, goal))
 
     async def _take_over(self) -> bool:
         """Ask whether to take the game over from the session that has it."""
@@ -589,7 +592,13 @@ class _Session(asyncssh.SSHServerSession[bytes]):
                 return isinstance(answer, Typed) and answer.data[:1] in (b"y", b"Y")
 
     async def _run_game(
-        self, keeping: Keeping, request: PlayRequest, prefs: Prefs, guest: bool, board: Tuple[int, int, int]
+        self,
+        keeping: Keeping,
+        request: PlayRequest,
+        prefs: Prefs,
+        name: str,
+        guest: bool,
+        board: Tuple[int, int, int],
     ) -> None:
         assert self._chan is not None and self._link is not None
         server = self._server
@@ -622,7 +631,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             screen.sent,
         )
         if not prefs.private:  # watchable (play --private: not)
-            screen.live = server.live.start(GUEST_NAME if guest else self._identity.name, rows, cols)
+            screen.live = server.live.start(name, rows, cols)
             screen.live.on_watchers = lambda count: self._incoming.put_nowait(Warned(watchers_note(count), True))
         try:
             await game.run()
