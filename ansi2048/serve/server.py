@@ -517,7 +517,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             return EXIT_ERROR
         try:
             caption = f"replay · {record.date} · + - speed, space pauses, q leaves"
-            said = await play_replay(self._viewer(prefs), game, record.keys, caption)
+            animate = wants_motion(Options(animation=prefs.animation is not False), self._client_env())
+            said = await play_replay(self._viewer(prefs), game, record.keys, caption, animate)
         finally:
             live.give_back()
         if said:

@@ -43,11 +43,17 @@ from .game import Ended, Incoming, Link, Typed
 
 __all__ = [
     "DEFAULT_STALL_SECONDS",
+    "GUEST_NAME",
+    "SAID_GONE",
+    "SAID_SLOW",
     "Entry",
     "ListKey",
     "LiveGame",
     "LiveGames",
+    "PublishingScreen",
     "ReplayClock",
+    "ReplayStopped",
+    "Viewer",
     "WatchFull",
     "cast_text",
     "list_keys",
@@ -64,7 +70,7 @@ DEFAULT_STALL_SECONDS = 10.0
 _POLL_SECONDS = 0.05
 # The list's fastest redraw (scores change with every key).
 _LIST_SECONDS = 0.25
-GUEST_NAME = "guest"
+GUEST_NAME = "guest"  # how a guest's game is listed
 SAID_GONE = "the game you watched has ended"
 SAID_SLOW = "your connection cannot take the frames; watching stopped"
 
@@ -624,15 +630,7 @@ async def _list(viewer: Viewer, live: LiveGames) -> str:
 # -- replays and casts ----------------------------------------------------------
 
 
-def _replay_items(game_keys: str) -> List[object]:
-    from ..recording import Assisted, BodyDecoder
-
-    decoder = BodyDecoder()
-    items = decoder.feed(game_keys.encode("ascii")) + decoder.finish()
-    return [item for item in items if not isinstance(item, Assisted)]
-
-
-async def play_replay(viewer: Viewer, game: Game, game_keys: str, caption: str) -> str:
+async def play_replay(viewer: Viewer, game: Game, game_keys: str, caption: str, animate: bool = True) -> str:
     """Play back a finished game (``game`` new, at its seed; ``game_keys`` its
     keys) on the piped replay's driver, on a thread: + and - change the
     speed, space pauses, q leaves. The line to say at the end."""
@@ -640,7 +638,7 @@ async def play_replay(viewer: Viewer, game: Game, game_keys: str, caption: str) 
     from ..options import REPLAY_DELAY
     from ..performer import BestWriter, NoStore, Performer
     from ..piped import PipedDriver
-    from ..recording import Recorder
+    from ..recording import BodyDecoder, Recorder
     from ..session import Session
 
     loop = asyncio.get_running_loop()
@@ -652,19 +650,20 @@ async def play_replay(viewer: Viewer, game: Game, game_keys: str, caption: str) 
 
     screen = viewer.new_screen(write, viewer.window)
     session = Session(game, keep_keys=False)
-    settings = Settings(animate=True, can_wait=False, replay=True)
+    settings = Settings(animate=animate, can_wait=False, replay=True)
     play = Play(session, settings, viewer.window(), note=caption, warning=caption, saving=False)
     store = NoStore()
     performer = Performer(
         screen, store, Recorder(None, lambda message: None), BestWriter(store.record_best, clock.now, 0)
     )
     driver = PipedDriver(play, performer, clock.now, clock.sleep, REPLAY_DELAY)
-    items = _replay_items(game_keys)
+    decoder = BodyDecoder()  # a history's keys are a recording's body
+    items = decoder.feed(game_keys.encode("ascii")) + decoder.finish()
 
     def run() -> None:
         try:
             driver.start()
-            driver.keys(items, one_by_one=True)  # type: ignore[arg-type]
+            driver.keys(items, one_by_one=True)
             driver.end()
         except ReplayStopped:
             pass
