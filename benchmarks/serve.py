@@ -63,10 +63,12 @@ async def player(
     connects: List[float],
     keys: List[float],
     ready: Optional[Callable[[], Awaitable[None]]] = None,
+    key: Optional[asyncssh.SSHKey] = None,
 ) -> None:
-    """One player: connects, then types for ``seconds`` (``ready`` awaited
-    between the first frame and the first key: benchmarks/watch.py's watchers)."""
-    key = asyncssh.generate_private_key("ssh-ed25519")
+    """One player (``key``'s, or a new one's): connects, then types for
+    ``seconds`` (``ready`` awaited between the first frame and the first
+    key: benchmarks/watch.py's watchers)."""
+    key = key or asyncssh.generate_private_key("ssh-ed25519")
     started = time.perf_counter()
     async with asyncssh.connect(
         "127.0.0.1", port, username="bench", client_keys=[key], known_hosts=None, encoding=None, agent_path=None

@@ -35,6 +35,10 @@ from serve import (  # benchmarks/serve.py (run as python benchmarks/watch.py)
     started_server,
 )
 
+# The player's key: the same player every round ("bench" in the store, the
+# name the watchers ask for).
+_PLAYER = asyncssh.generate_private_key("ssh-ed25519")
+
 
 class _Watcher(asyncssh.SSHClientSession):  # type: ignore[misc]
     """Reads what comes (and drops it)."""
@@ -65,7 +69,7 @@ async def play(
         await asyncio.sleep(0.5)
 
     keys: List[float] = []
-    await player(port, rate, seconds, [], keys, settled)
+    await player(port, rate, seconds, [], keys, settled, _PLAYER)
     return keys
 
 
@@ -76,16 +80,21 @@ async def watch(port: int, watchers: int) -> None:
     measured is the server)."""
     os.nice(19 - os.nice(0))
     conns = [await _connect(port) for _ in range(watchers)]
+    chans = []
     for index, conn in enumerate(conns):
         stuck = index == watchers - 1
-        await conn.create_session(
+        chan, _ = await conn.create_session(
             _Stuck if stuck else _Watcher,
             "watch bench",
             term_type="xterm-256color",
             term_size=(100, 30),
             window=1024 if stuck else 2 * 1024 * 1024,
         )
-    print("watching", flush=True)
+        chans.append(chan)
+    await asyncio.sleep(1.0)
+    # A watcher told "no game" would have been closed by now: all must be there.
+    watching = sum(not chan.is_closing() for chan in chans)
+    print(f"watching {watching}", flush=True)
     await asyncio.Event().wait()
 
 
@@ -154,7 +163,9 @@ async def with_watchers(port: int, args: argparse.Namespace) -> List[float]:
         )
         started.append(watchers)
         assert watchers.stdout is not None
-        await asyncio.wait_for(watchers.stdout.readline(), 60)
+        said = (await asyncio.wait_for(watchers.stdout.readline(), 60)).decode().split()
+        if said != ["watching", str(args.watchers)]:
+            raise SystemExit(f"the watchers did not all watch: {' '.join(said)}")
 
     try:
         return await play(port, args.rate, args.seconds, ready)
