@@ -27,8 +27,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, List, Tuple
+from typing import Any, Awaitable, Callable, Iterator, List, Optional, Tuple
 
 import asyncssh
 
@@ -55,8 +56,19 @@ class _Player(asyncssh.SSHClientSession):  # type: ignore[misc]
             self.frame.set()
 
 
-async def player(port: int, rate: float, seconds: float, connects: List[float], keys: List[float]) -> None:
-    key = asyncssh.generate_private_key("ssh-ed25519")
+async def player(
+    port: int,
+    rate: float,
+    seconds: float,
+    connects: List[float],
+    keys: List[float],
+    ready: Optional[Callable[[], Awaitable[None]]] = None,
+    key: Optional[asyncssh.SSHKey] = None,
+) -> None:
+    """One player (``key``'s, or a new one's): connects, then types for
+    ``seconds`` (``ready`` awaited between the first frame and the first
+    key: benchmarks/watch.py's watchers)."""
+    key = key or asyncssh.generate_private_key("ssh-ed25519")
     started = time.perf_counter()
     async with asyncssh.connect(
         "127.0.0.1", port, username="bench", client_keys=[key], known_hosts=None, encoding=None, agent_path=None
@@ -66,6 +78,8 @@ async def player(port: int, rate: float, seconds: float, connects: List[float], 
         )
         await session.frame.wait()
         connects.append(time.perf_counter() - started)
+        if ready is not None:
+            await ready()
         end = time.perf_counter() + seconds
         typed = 0
         while time.perf_counter() < end:
@@ -101,6 +115,23 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=4.0, help="keys a second per player")
     parser.add_argument("--seconds", type=float, default=10.0)
     args = parser.parse_args()
+    with started_server() as (server, port):
+        print(f"ansi2048 serve, SQLite, loopback, {args.rate:g} keys/s a player, {args.seconds:g} s")
+        for count in (int(text) for text in args.players.split(",")):
+            cpu = server_cpu(server.pid)
+            connects, keys = asyncio.run(measure(port, count, args.rate, args.seconds))
+            cpu = server_cpu(server.pid) - cpu
+            print(
+                f"{count:4d} players: connect to first frame p50 {statistics.median(connects) * 1000:6.1f} ms"
+                f" p99 {percentile(connects, 0.99) * 1000:6.1f} ms; key to frame"
+                f" p50 {statistics.median(keys) * 1000:5.1f} ms p99 {percentile(keys, 0.99) * 1000:6.1f} ms;"
+                f" {len(keys)} keys, server CPU {cpu / max(1, len(keys)) * 1000:.2f} ms a key (handshakes included)"
+            )
+
+
+@contextmanager
+def started_server() -> Iterator[Tuple[subprocess.Popen[bytes], int]]:
+    """``ansi2048 serve`` on a free loopback port, SQLite in a temporary directory: it, and its port."""
     with tempfile.TemporaryDirectory() as data:
         server = subprocess.Popen(
             [sys.executable, "-m", "ansi2048", "serve", "--listen", "127.0.0.1:0", "--data-dir", data],
@@ -111,18 +142,7 @@ def main() -> None:
             line = server.stderr.readline().decode()
             found = re.match(r"listening on 127\.0\.0\.1:(\d+)", line)
             assert found, line
-            port = int(found.group(1))
-            print(f"ansi2048 serve, SQLite, loopback, {args.rate:g} keys/s a player, {args.seconds:g} s")
-            for count in (int(text) for text in args.players.split(",")):
-                cpu = server_cpu(server.pid)
-                connects, keys = asyncio.run(measure(port, count, args.rate, args.seconds))
-                cpu = server_cpu(server.pid) - cpu
-                print(
-                    f"{count:4d} players: connect to first frame p50 {statistics.median(connects) * 1000:6.1f} ms"
-                    f" p99 {percentile(connects, 0.99) * 1000:6.1f} ms; key to frame"
-                    f" p50 {statistics.median(keys) * 1000:5.1f} ms p99 {percentile(keys, 0.99) * 1000:6.1f} ms;"
-                    f" {len(keys)} keys, server CPU {cpu / max(1, len(keys)) * 1000:.2f} ms a key (handshakes included)"
-                )
+            yield server, int(found.group(1))
         finally:
             server.terminate()
             server.wait(10)

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Iterator, List, Optional
+from typing import Iterator, List, Optional, Tuple
 
 import pytest
 
@@ -50,15 +50,24 @@ def served_in_memory(tmp_path: Path) -> Iterator[ServerThread]:
 class SshPlayer:
     """``ssh`` on a pty playing the server, what it shows read through pyte."""
 
-    def __init__(self, port: int, key: Optional[Path], *args: str, user: str = "player") -> None:
+    def __init__(
+        self,
+        port: int,
+        key: Optional[Path],
+        *args: str,
+        user: str = "player",
+        size: Tuple[int, int] = (WIDTH, HEIGHT),
+        term: str = "xterm-256color",
+    ) -> None:
         self.child: PtyChild = spawn(
             "ssh",
             ssh_command(port, key, *args, user=user)[1:],
-            env=child_env({"TERM": "xterm-256color"}),
-            dimensions=(HEIGHT, WIDTH),
+            env=child_env({"TERM": term}),
+            dimensions=(size[1], size[0]),
         )
         self.child.delaybeforesend = None
-        self.screen, self._stream = terminal(WIDTH, HEIGHT)
+        self.width, self.height = size
+        self.screen, self._stream = terminal(*size)
         self.output = b""
 
     def _pump(self, timeout: float) -> bool:

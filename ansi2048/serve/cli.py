@@ -27,6 +27,8 @@ class ServeOptions:
     db: str  # --db: a database URL (store.open_store); "" is the SQLite file in data_dir
     daily_per_address: int = 3  # --daily-per-address (ranked.DEFAULT_PER_ADDRESS)
     verify: Optional[str] = None  # --verify [DAY]: "" every day; None: serve
+    watchers_per_game: int = 20  # --max-watchers-per-game
+    watchers: int = 200  # --max-watchers: watchers and replays in all
 
 
 def parse_listen(text: str) -> Tuple[str, int]:
@@ -80,6 +82,20 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DAY",
         help="replay every stored ranked daily game (of DAY, YYYY-MM-DD) and report any whose result changed",
     )
+    parser.add_argument(
+        "--max-watchers-per-game",
+        type=_count,
+        default=20,
+        metavar="N",
+        help="watchers one game may have (default 20; 0: games cannot be watched)",
+    )
+    parser.add_argument(
+        "--max-watchers",
+        type=_count,
+        default=200,
+        metavar="N",
+        help="watchers and replays on the server in all (default 200)",
+    )
     return parser
 
 
@@ -104,7 +120,16 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
 
     where = args.data_dir or os.path.join(data_dir(env), "server")
     host, port = args.listen
-    return ServeOptions(host, port, os.path.abspath(where), args.db, args.daily_per_address, args.verify)
+    return ServeOptions(
+        host,
+        port,
+        os.path.abspath(where),
+        args.db,
+        daily_per_address=args.daily_per_address,
+        verify=args.verify,
+        watchers_per_game=args.max_watchers_per_game,
+        watchers=args.max_watchers,
+    )
 
 
 def main(argv: Sequence[str], env: Optional[Mapping[str, str]] = None, stderr: Optional[IO[str]] = None) -> int:

@@ -24,7 +24,9 @@ __all__ = [
     "KeysRequest",
     "Leaderboard",
     "PlayRequest",
+    "Replay",
     "Stats",
+    "Watch",
     "help_text",
     "parse_command",
     "printable",
@@ -55,6 +57,7 @@ class PlayRequest:
     color: Optional[str] = None  # a key of COLOR_DEPTHS
     animation: Optional[bool] = None
     new: bool = False
+    private: Optional[bool] = None  # --private / --public: whether others may watch (kept)
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,23 @@ class KeysRequest:
     entry: int  # a ranked daily game's id
 
 
-Command = Union[PlayRequest, Stats, Help, Daily, Leaderboard, KeysRequest]
+@dataclass(frozen=True)
+class Watch:
+    """``watch``: the list of games being played; ``watch NAME``: that player's."""
+
+    name: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Replay:
+    """``replay [N]`` (on a terminal) or ``cast [N]`` (asciicast v2 on
+    standard output): the player's Nth latest finished game (1: the last)."""
+
+    number: int = 1
+    cast: bool = False
+
+
+Command = Union[PlayRequest, Stats, Help, Daily, Leaderboard, KeysRequest, Watch, Replay]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -106,6 +125,9 @@ def _play_parser() -> _Parser:
     animation.add_argument("--no-animation", dest="animation", action="store_false", default=None)
     animation.add_argument("--animation", dest="animation", action="store_true", default=None)
     parser.add_argument("--new", action="store_true")
+    private = parser.add_mutually_exclusive_group()
+    private.add_argument("--private", dest="private", action="store_true", default=None)
+    private.add_argument("--public", dest="private", action="store_false", default=None)
     return parser
 
 
@@ -135,6 +157,14 @@ def parse_command(command: Optional[str]) -> Command:
         return Stats(_stats_parser().parse_args(args).json)
     if name in ("daily", "leaderboard", "keys"):
         return _daily_command(name, args)
+    if name == "watch":
+        if len(args) > 1:
+            raise CommandError("watch takes one player's name at most")
+        return Watch(args[0] if args else None)
+    if name in ("replay", "cast"):
+        if len(args) > 1 or (args and not (args[0].isdigit() and 1 <= int(args[0]) <= 1_000_000)):
+            raise CommandError(f"{name} takes one number: 1 for your last finished game, 2 the one before...")
+        return Replay(int(args[0]) if args else 1, cast=name == "cast")
     if name != "play":
         raise CommandError(f"unknown command {printable(name)!r} (see: help)")
     parsed = _play_parser().parse_args(args)
@@ -147,7 +177,9 @@ def parse_command(command: Optional[str]) -> Command:
             check_goal(parsed.goal, rows or DEFAULT_SIZE, cols or DEFAULT_SIZE)
         except ValueError as error:
             raise CommandError(f"play: argument --goal: {error}") from None
-    return PlayRequest(rows, cols, parsed.goal, parsed.theme, parsed.color, parsed.animation, parsed.new)
+    return PlayRequest(
+        rows, cols, parsed.goal, parsed.theme, parsed.color, parsed.animation, parsed.new, parsed.private
+    )
 
 
 def _day_argument(text: str) -> str:
@@ -191,12 +223,17 @@ def printable(text: str, longest: int = 40) -> str:
 def help_text(port: int) -> str:
     """What ``help`` says: the commands, as typed on the client."""
     ssh = f"ssh -t -p {port} HOST" if port != 22 else "ssh -t HOST"
+    plain = ssh.replace("-t ", "")
     return (
         "ansi2048 over SSH: 2048 in your terminal, your game kept under your SSH key.\n"
         f"  {ssh}                  play: your game, resumed\n"
         f"  {ssh} play [OPTIONS]   options (theme, colour, motion kept):\n"
         "      --size N|RxC  --goal G  --theme " + "|".join(THEME_CHOICES) + "\n"
         "      --color " + "|".join(COLOR_DEPTHS) + "  --no-animation | --animation  --new\n"
+        "      --private | --public (may others watch? public by default; kept)\n"
+        f"  {ssh} watch [NAME]     the games played now, live (or NAME's)\n"
+        f"  {ssh} replay [N]       your last finished game (N: Nth latest)\n"
+        f"  {plain} cast [N] > game.cast   it as an asciicast v2 file\n"
         f"  {ssh} stats [--json]   your records\n"
         f"  {ssh} daily            the day's game, the same tiles for all;\n"
         "      your first of the day (UTC) is ranked: no undo; a hint or autoplay\n"

@@ -30,7 +30,7 @@ from .. import __version__
 from ..game.engine import Game
 from ..game.keys import Action, KeyDecoder
 from ..game.session import Played, Session
-from ..loop.events import AIMoved, AIReady, AskAI, BestStored, Effect, Event, Keys, Resized, Tick
+from ..loop.events import AIMoved, AIReady, AskAI, BestStored, Effect, Event, Keys, Resized, Tick, Warned
 from ..loop.state import Play
 from ..loop.step import closing_effects, next_due, start, step
 from ..play.keyboard import _resumed_note
@@ -106,7 +106,8 @@ class Ended:
     said: str = ""
 
 
-Incoming = Union[Typed, Resized, Ended]
+# Warned: a line for the note from the server (how many are watching).
+Incoming = Union[Typed, Resized, Warned, Ended]
 
 
 class Keeping(Protocol):
@@ -299,8 +300,10 @@ class PlayerGame:
         incoming: asyncio.Queue[Incoming],
         clock: Callable[[], float],
         now: Callable[[], float],
+        sent: Callable[[], None] = lambda: None,
     ) -> None:
         self.play = play
+        self._sent = sent  # told after each write of frames (watchers get them then: watch.py)
         self._screen = screen
         self._frames = frames
         self._link = link
@@ -353,7 +356,7 @@ class PlayerGame:
                     await self._feed(Tick(now))
             elif isinstance(incoming, Ended):
                 return incoming.said
-            elif isinstance(incoming, Resized):
+            elif isinstance(incoming, (Resized, Warned)):
                 await self._feed(incoming)
             else:
                 actions = self._decoder.feed(incoming.data)
@@ -426,6 +429,7 @@ class PlayerGame:
             text = "".join(self._frames)
             self._frames.clear()
             self._link.write(text.encode("utf-8", "replace"))
+            self._sent()
             if self._link.unsent() > MAX_UNSENT:
                 raise _Stop(SAID_TOO_SLOW)
         return answers
@@ -463,6 +467,7 @@ class PlayerGame:
             text = "".join(self._frames) + (f"{said}\r\n" if said else "")
             self._frames.clear()
             self._link.write(text.encode("utf-8", "replace"))
+            self._sent()
             if not self._lost:
                 with suppress(StoreUnavailable):  # then the claim expires by itself
                     await self._keeping.release()

@@ -32,7 +32,7 @@ import asyncssh
 
 from ..game.engine import default_goal
 from ..game.limits import DEFAULT_SIZE
-from ..loop.events import Resized
+from ..loop.events import Resized, Warned
 from ..loop.state import Play, Settings
 from ..options.context import Options
 from ..options.parser import EXIT_ERROR, EXIT_OK, EXIT_USAGE
@@ -50,7 +50,9 @@ from .commands import (
     KeysRequest,
     Leaderboard,
     PlayRequest,
+    Replay,
     Stats,
+    Watch,
     help_text,
     parse_command,
     printable,
@@ -81,6 +83,7 @@ from .ranked import (
 )
 from .store import open_store
 from .store.base import Player, Prefs, Store, StoreError
+from .watch import DEFAULT_STALL_SECONDS, GUEST_NAME, LiveGames, PublishingScreen, Viewer, WatchFull, watchers_note
 
 if TYPE_CHECKING:
     from .cli import ServeOptions  # which imports this module, when it runs the server
@@ -158,10 +161,14 @@ class GameServer:
         log: Optional[IO[str]] = None,
         daily_secret: bytes = b"",
         daily_per_address: int = DEFAULT_PER_ADDRESS,
+        live: Optional[LiveGames] = None,
+        watch_stall: float = DEFAULT_STALL_SECONDS,
     ) -> None:
         self._log = log
         self.daily_secret = daily_secret  # the days' seeds derive from it (ranked.daily_secret)
         self.daily_per_address = daily_per_address
+        self.live = live if live is not None else LiveGames()  # the games that may be watched
+        self.watch_stall = watch_stall  # seconds a watcher may not read before it is dropped
         self.store = store
         self.pool = pool
         self.random_seed = random_seed
@@ -461,13 +468,84 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             return await self._stats(command.json)
         if isinstance(command, (Leaderboard, KeysRequest)):
             return await self._daily_command(command)
+        if isinstance(command, Replay) and command.cast:
+            return await self._replay(command)
         if self._term is None:
             self._say(f"ansi2048: {NEEDS_TERMINAL}")
             return EXIT_USAGE
+        if isinstance(command, Watch):
+            return await self._watch(command)
+        if isinstance(command, Replay):
+            return await self._replay(command)
         if isinstance(command, Daily):
             await self._play_daily()
         else:
             await self._play(command)
+        return EXIT_OK
+
+    def _viewer(self, prefs: Prefs) -> Viewer:
+        """This session as a watcher's or a replay's: its channel, keys and
+        window; screens drawn for its size and colour depth."""
+        assert self._link is not None
+        env = self._client_env()
+        depth = COLOR_DEPTHS[prefs.color] if prefs.color in COLOR_DEPTHS else choose_depth("auto", True, env)
+        palette = THEMES[prefs.theme or "classic"]
+
+        def screen(write: Callable[[str], None], size: Callable[[], Tuple[int, int]]) -> Screen:
+            return Screen(write, size, depth, env, palette=palette())
+
+        chan = self._chan
+        assert chan is not None
+        look = (depth, prefs.theme, env["TERM"] == "dumb")
+        viewer = Viewer(self._link, self._incoming, lambda: self._window, screen, look, self._server.watch_stall)
+        viewer.drop = chan.abort
+        return viewer
+
+    async def _watch(self, request: Watch) -> int:
+        from .watch import watch_session
+
+        player = await self._player()
+        said = await watch_session(self._viewer(player.prefs if player else Prefs()), self._server.live, request.name)
+        if said:
+            self._say(said, stderr=False)
+        return EXIT_OK
+
+    async def _replay(self, request: Replay) -> int:
+        """``replay N`` / ``cast N``: the player's Nth latest finished game."""
+        from ..game.engine import Game
+        from .watch import cast_text, play_replay
+
+        player = await self._player()
+        records = await self._server.store.history(player.id, request.number) if player is not None else []
+        if len(records) < request.number:
+            kept = f"you have {len(records)} finished game{'s' if len(records) != 1 else ''}"
+            self._say(f"ansi2048: no such game: {kept if player else 'a guest has none (connect with an SSH key)'}")
+            return EXIT_USAGE
+        record = records[0]  # the newest ``number``, oldest first: the Nth latest
+        game = Game(record.rows, record.cols, record.goal, record.seed)
+        prefs = player.prefs if player is not None else Prefs()
+        if request.cast:
+            assert self._chan is not None
+            env = self._client_env()
+            text = await asyncio.get_running_loop().run_in_executor(
+                None, cast_text, game, record.keys, env, prefs.theme or "classic", int(self._server.now())
+            )
+            self._chan.write(text.encode("utf-8"))
+            return EXIT_OK
+        live = self._server.live
+        try:
+            live.take()
+        except WatchFull as full:
+            self._say(f"ansi2048: {full}")
+            return EXIT_ERROR
+        try:
+            caption = f"replay · {record.date} · + - speed, space pauses, q leaves"
+            animate = wants_motion(Options(animation=prefs.animation is not False), self._client_env())
+            said = await play_replay(self._viewer(prefs), game, record.keys, caption, animate)
+        finally:
+            live.give_back()
+        if said:
+            self._say(said, stderr=False)
         return EXIT_OK
 
     async def _player(self) -> Optional[Player]:
@@ -505,6 +583,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             color=request.color or prefs.color,
             animation=request.animation if request.animation is not None else prefs.animation,
         )
+        if request.private is not None:
+            chosen = replace(chosen, private=request.private)
         if player is not None and chosen != prefs:
             await store.set_prefs(player.id, chosen)
         rows, cols = request.rows or DEFAULT_SIZE, request.cols or DEFAULT_SIZE
@@ -516,7 +596,10 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             if holder is None:
                 return
             keeping = StoreKeeping(store, player.id, board, holder)
-        await self._run_game(keeping, request, chosen, player is None, (rows, cols, goal))
+        # Watchers know a player by the store's name (unique: another key's
+        # "alice" is "alice-2"), a guest as "guest".
+        name = player.name if player is not None else GUEST_NAME
+        await self._run_game(keeping, request, chosen, name, player is None, (rows, cols, goal))
 
     async def _claim(self, player: Player, board: str) -> Optional[str]:
         """The claim on the player's game on ``board``: its holder's name;
@@ -538,9 +621,9 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         opened = await open_daily(self._server, player, address, self._claim)
         if opened is None:
             return
-        await self._run_game(
-            opened.keeping, PlayRequest(), player.prefs if player else Prefs(), player is None, DAILY, opened
-        )
+        name = player.name if player is not None else GUEST_NAME
+        prefs = player.prefs if player is not None else Prefs()
+        await self._run_game(opened.keeping, PlayRequest(), prefs, name, player is None, DAILY, opened)
 
     async def _daily_command(self, command: Union[Leaderboard, KeysRequest]) -> int:
         """``leaderboard`` and ``keys``: no terminal needed."""
@@ -580,6 +663,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         keeping: Keeping,
         request: PlayRequest,
         prefs: Prefs,
+        name: str,
         guest: bool,
         board: Tuple[int, int, int],
         daily: Optional[OpenedDaily] = None,
@@ -610,10 +694,28 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             # and the client's terminal is raw: done here, as a pty would.
             frames.append(text.replace("\n", "\r\n"))
 
-        screen = Screen(write, lambda: game.play.size, depth, env, palette=THEMES[prefs.theme or "classic"]())
-        args = (play, screen, frames, self._link, keeping, server.pool, self._incoming, server.clock, server.now)
+        screen = PublishingScreen(write, lambda: game.play.size, depth, env, palette=THEMES[prefs.theme or "classic"]())
+        args = (
+            play,
+            screen,
+            frames,
+            self._link,
+            keeping,
+            server.pool,
+            self._incoming,
+            server.clock,
+            server.now,
+            screen.sent,
+        )
         game = PlayerGame(*args) if daily is None else daily.driver(*args)
-        await game.run()
+        if not prefs.private:  # watchable (play --private: not)
+            screen.live = server.live.start(name, rows, cols)
+            screen.live.on_watchers = lambda count: self._incoming.put_nowait(Warned(watchers_note(count), True))
+        try:
+            await game.run()
+        finally:
+            if screen.live is not None:
+                screen.live.end()
 
     def _client_env(self) -> Dict[str, str]:
         """What the client's environment says of its terminal: TERM (from the
@@ -650,6 +752,7 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         log=stderr,
         daily_secret=secret,
         daily_per_address=options.daily_per_address,
+        live=LiveGames(options.watchers_per_game, options.watchers),
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -1,0 +1,532 @@
+"""Watching live and replaying (issue 28): the pure parts (the watcher's
+view, the list and its keys, the replay's clock), then a server played by
+asyncssh clients: a player watched by two watchers of other window sizes and
+colour depths, a watcher that stops reading, privacy, the limits, and a
+finished game replayed and cast. The real ``ssh`` client watches in
+test_serve_ssh.py."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any, Iterator, List, Tuple
+
+import pytest
+
+from ansi2048.game.engine import Game
+from ansi2048.game.session import Session
+from ansi2048.render.frame import View, layout_for
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is for POSIX hosts (asyncssh, signals)")
+
+asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]")
+
+from ansi2048.serve.commands import CommandError, Replay, Watch, parse_command  # noqa: E402
+from ansi2048.serve.watch import (  # noqa: E402
+    Entry,
+    ListKey,
+    LiveGames,
+    ReplayClock,
+    WatchFull,
+    list_keys,
+    list_lines,
+    watched_view,
+    watchers_note,
+)
+
+from .screen import emulate, read_board  # noqa: E402
+from .serve_support import ServerThread, Terminal, session_class  # noqa: E402
+from .test_serve import client_key, connect, open_terminal, run  # noqa: E402
+
+# -- pure -----------------------------------------------------------------------
+
+
+def test_the_watcher_sees_the_board_not_what_is_the_players_own() -> None:
+    from ansi2048.game.keys import Direction
+
+    view = View.of(Session(Game(4, 4, 2048, 5)), note="your game, resumed")
+    view = View(**{**vars(view), "hint": Direction.LEFT, "autoplay": 5})
+    seen = watched_view(view, "alice", 3)
+    assert (seen.board, seen.score, seen.moves, seen.spawned) == (view.board, view.score, view.moves, view.spawned)
+    assert seen.hint is None and seen.autoplay == 0
+    assert seen.note == "3 watching"
+    assert seen.ending == "watching alice · q leaves"
+
+
+def test_the_player_is_told_how_many_watch() -> None:
+    assert [watchers_note(n) for n in (0, 1, 2)] == ["", "1 watching", "2 watching"]
+
+
+def test_the_lists_keys_arrows_and_jk_enter_q_the_rest_skipped() -> None:
+    assert list_keys(b"\x1b[Aj\x1bOBkx\r\x1b[C\x03q") == [
+        ListKey.UP,
+        ListKey.DOWN,
+        ListKey.DOWN,
+        ListKey.UP,
+        ListKey.CHOOSE,
+        ListKey.LEAVE,
+        ListKey.LEAVE,
+    ]
+
+
+def test_the_list_marks_the_chosen_game_and_fits_the_width() -> None:
+    entries = [Entry(1, "alice", 120, 16, 4, 4, 0), Entry(2, "guest", 8, 4, 5, 5, 2)]
+    lines = list_lines(entries, 1, 60)
+    assert all(len(line) <= 60 for line in lines)
+    alice = next(line for line in lines if "alice" in line)
+    guest = next(line for line in lines if "guest" in line)
+    assert alice.startswith("  ") and guest.startswith("> ")
+    assert guest.split()[2:] == ["8", "4", "5x5", "2"]
+    assert "No game" in "".join(list_lines([], 0, 80))
+
+
+def test_watch_replay_and_cast_commands_parse() -> None:
+    assert parse_command("watch") == Watch()
+    assert parse_command("watch bob") == Watch("bob")
+    assert parse_command("replay") == Replay(1)
+    assert parse_command("replay 3") == Replay(3)
+    assert parse_command("cast 2") == Replay(2, cast=True)
+    assert parse_command("play --private").private is True  # type: ignore[union-attr]
+    assert parse_command("play --public").private is False  # type: ignore[union-attr]
+    assert parse_command("play").private is None  # type: ignore[union-attr]
+    for bad in ("watch a b", "replay x", "replay 0", "cast 1 2", "play --private --public"):
+        with pytest.raises(CommandError):
+            parse_command(bad)
+
+
+def test_the_replay_clock_runs_at_its_speed_and_stands_still_paused() -> None:
+    real = [100.0]
+    clock = ReplayClock(lambda: real[0])
+    real[0] += 1.0
+    assert clock.now() == pytest.approx(1.0)
+    clock.faster()  # 2x
+    real[0] += 1.0
+    assert clock.now() == pytest.approx(3.0)
+    clock.pause()
+    real[0] += 5.0
+    assert clock.now() == pytest.approx(3.0)
+    clock.pause()
+    clock.slower()
+    clock.slower()  # 0.5x
+    real[0] += 2.0
+    assert clock.now() == pytest.approx(4.0)
+    for _ in range(10):
+        clock.slower()
+    assert clock.speed == ReplayClock.SPEEDS[0]
+
+
+def test_the_watchers_limits_per_game_and_in_all() -> None:
+    async def scenario() -> None:
+        live = LiveGames(per_game=2, total=3)
+        first, second = live.start("alice", 4, 4), live.start("bob", 4, 4)
+        told: List[int] = []
+        first.on_watchers = told.append
+        a, b = first.join(), first.join()
+        with pytest.raises(WatchFull):
+            first.join()
+        second.join()
+        with pytest.raises(WatchFull):
+            second.join()  # the server's 3 in all
+        first.leave(a)
+        second.join()  # a place again
+        assert told == [1, 2, 1]
+        first.leave(b)
+        assert [entry.watchers for entry in live.entries()] == [0, 2]
+        first.end()
+        assert [entry.name for entry in live.entries()] == ["bob"]
+
+    asyncio.run(scenario())
+
+
+def test_watchers_in_step_share_one_drawing_and_one_that_skipped_frames_joins_them() -> None:
+    from ansi2048.game.keys import Direction
+    from ansi2048.play.screen import Screen
+    from ansi2048.render.style import ColorDepth
+    from ansi2048.serve.watch import Viewer
+
+    async def scenario() -> None:
+        live = LiveGames()
+        game = live.start("alice", 4, 4)
+        viewer = Viewer(
+            link=None,  # type: ignore[arg-type]  (drawing only)
+            incoming=asyncio.Queue(),
+            window=lambda: (80, 24),
+            new_screen=lambda write, size: Screen(write, size, ColorDepth.EXTENDED, {"TERM": "xterm"}),
+            look="xterm-256",
+        )
+        first, second = game.fresh(viewer), game.fresh(viewer)
+        assert first is second
+        played_game = Game(4, 4, 2048, 3)
+        frames = []
+        for direction in (Direction.LEFT, Direction.UP, Direction.RIGHT):
+            played_game.move(direction)
+            frames.append((View.of(Session(played_game)), None, 0))
+        game.publish(frames[0])
+        a1, text_a1 = game.draw(first, (80, 24))
+        b1, text_b1 = game.draw(second, (80, 24))
+        assert a1 is b1 and text_a1 == text_b1 and "Score" in text_a1
+        game.publish(frames[1])
+        a2, text_a2 = game.draw(a1, (80, 24))  # the second watcher skips this frame
+        game.publish(frames[2])
+        a3, text_a3 = game.draw(a2, (80, 24))
+        b3, text_b3 = game.draw(b1, (80, 24))
+        assert b3 is a3  # in step again: the next frame is drawn once for both
+        shown_a = emulate((text_a1 + text_a2 + text_a3).encode(), 80, 24).display
+        shown_b = emulate((text_b1 + text_b3).encode(), 80, 24).display
+        assert shown_a == shown_b
+        layout = layout_for(frames[2][0], 80, 24)
+        assert layout is not None
+        assert read_board(shown_b, layout, 4, 4) == [list(row) for row in played_game.board]
+
+    asyncio.run(scenario())
+
+
+def test_the_watchers_limits_are_serve_options() -> None:
+    from ansi2048.serve.cli import parse_serve_options
+
+    options = parse_serve_options(["--max-watchers-per-game", "3", "--max-watchers", "0"], {"HOME": "/nowhere"})
+    assert (options.watchers_per_game, options.watchers) == (3, 0)
+    defaults = parse_serve_options([], {"HOME": "/nowhere"})
+    assert (defaults.watchers_per_game, defaults.watchers) == (20, 200)
+    for bad in (["--max-watchers", "-1"], ["--max-watchers-per-game", "many"]):
+        with pytest.raises(SystemExit) as raised:
+            parse_serve_options(bad, {"HOME": "/nowhere"})
+        assert raised.value.code == 2
+    with pytest.raises(WatchFull, match="cannot be watched"):
+        asyncio.run(_join(LiveGames(per_game=0)))
+
+
+async def _join(live: LiveGames) -> None:
+    live.start("alice", 4, 4).join()
+
+
+# -- over SSH -------------------------------------------------------------------
+
+
+@pytest.fixture
+def served(tmp_path: Path, store_url: str) -> Iterator[ServerThread]:
+    with ServerThread(tmp_path, store_url, seeds=[7, 8, 9, 10]) as server:
+        yield server
+
+
+def board_on(terminal: Terminal, game: Game) -> List[List[int]]:
+    """The board on ``terminal``'s screen, read at the places its size's layout puts the tiles."""
+    layout = layout_for(View.of(Session(game)), terminal.width, terminal.height)
+    assert layout is not None
+    return read_board(terminal.display(), layout, game.rows, game.cols)
+
+
+def played(seed: int, keys: str, rows: int = 4, cols: int = 4, goal: int = 2048) -> Game:
+    """The game of ``seed`` after ``keys``, by the engine alone."""
+    from ansi2048.game.keys import Action
+
+    game = Game(rows, cols, goal, seed)
+    for key in keys:
+        direction = Action(key).direction
+        assert direction is not None
+        game.move(direction)
+    return game
+
+
+def moves_shown(terminal: Terminal) -> int:
+    found = re.search(r"Moves (\d+)", terminal.text())
+    return int(found.group(1)) if found else -1
+
+
+def test_two_watchers_see_the_players_board_each_drawn_for_its_own_window_and_colours(served: ServerThread) -> None:
+    async def scenario() -> None:
+        key = client_key()
+        conn = await connect(served.port, key, user="alice")
+        chan, player = await open_terminal(conn, "play --no-animation", size=(80, 24))
+        await player.shows("Score")
+        wide_conn = await connect(served.port, client_key(), user="bob")
+        _, wide = await open_terminal(
+            wide_conn, "watch alice", size=(120, 40), term_type="xterm-256color", env={"COLORTERM": "truecolor"}
+        )
+        small_conn = await connect(served.port, None, user="carol")
+        small_chan, small = await open_terminal(small_conn, "watch alice", size=(60, 22), term_type="xterm")
+        await wide.shows("watching alice")
+        await small.shows("watching alice")
+        await player.shows("2 watching")
+        typed = ""
+        for key_typed in "asdwassd":
+            chan.write(key_typed.encode())
+            typed += key_typed
+            game = played(7, typed)
+            for terminal in (player, wide, small):
+                await terminal.wait_for(lambda t, moves=game.moves: moves_shown(t) == moves)
+            expected = [list(row) for row in game.board]
+            assert board_on(player, game) == expected
+            assert board_on(wide, game) == expected
+            assert board_on(small, game) == expected
+        # Each drawn in its own colours: 24-bit, and the 16 of plain xterm.
+        assert b"38;2;" in wide.output or b"48;2;" in wide.output
+        assert b"38;2;" not in small.output and b"48;2;" not in small.output
+        assert b"38;5;" not in small.output and b"48;5;" not in small.output
+        # What is the player's own is theirs: the help is not shown to watchers.
+        chan.write(b"?")
+        await player.wait_for(lambda t: "Score" not in t.text())  # the help in the board's place
+        await asyncio.sleep(0.3)
+        assert board_on(wide, game) == expected
+        chan.write(b"?")
+        await player.shows("Score")
+        # The watcher's window changes: too small, then drawn again at its new size.
+        before = len(small.output)
+        small_chan.change_terminal_size(30, 8)
+        await small.wait_for(lambda t: b"too small" in t.output[before:])
+        small_chan.change_terminal_size(100, 30)
+        small.width, small.height = 100, 30
+        await small.wait_for(lambda t: "watching alice" in t.text())
+        assert board_on(small, game) == expected
+        chan.write(b"q")
+        await wide.shows("the game you watched has ended")
+        for c in (conn, wide_conn, small_conn):
+            c.close()
+
+    run(scenario())
+
+
+def test_a_watcher_that_stops_reading_is_dropped_and_the_player_plays_on(served: ServerThread) -> None:
+    served.server.watch_stall = 0.5
+
+    async def scenario() -> None:
+        conn = await connect(served.port, client_key(), user="alice")
+        chan, player = await open_terminal(conn, "play --no-animation")
+        await player.shows("Score")
+        reading_conn = await connect(served.port, None, user="bob")
+        _, reading = await open_terminal(reading_conn, "watch alice")
+        stuck_conn = await connect(served.port, None, user="carol")
+        stuck_terminal = Terminal()
+        # A small window, and the client stops reading: the server's channel fills.
+        stuck_chan, _ = await stuck_conn.create_session(
+            session_class_paused(stuck_terminal), "watch alice", term_type="xterm", term_size=(80, 24), window=512
+        )
+        await player.shows("2 watching")
+        typed = ""
+        for key_typed in "asdw" * 6:
+            chan.write(key_typed.encode())
+            typed += key_typed
+            game = played(7, typed)
+            await player.wait_for(lambda t, moves=game.moves: moves_shown(t) == moves)
+            await asyncio.sleep(0.05)
+        # Dropped: the player is told one watcher is gone; the client, reading
+        # again, finds its channel closed.
+        await player.shows("1 watching")
+        stuck_chan.resume_reading()
+        await asyncio.wait_for(stuck_terminal.closed.wait(), 10)
+        game = played(7, typed)
+        await reading.wait_for(lambda t: moves_shown(t) == game.moves)
+        assert board_on(reading, game) == [list(row) for row in game.board]
+        conn.close()
+        reading_conn.close()
+        stuck_conn.close()
+
+    run(scenario())
+
+
+def session_class_paused(terminal: Terminal) -> Any:
+    """A client session that stops reading as soon as it starts."""
+    base = session_class(terminal)
+
+    class _Paused(base):  # type: ignore[misc,valid-type]
+        def connection_made(self, chan: Any) -> None:
+            chan.pause_reading()
+
+    return _Paused
+
+
+def test_a_private_game_is_not_listed_nor_watched_and_is_remembered(served: ServerThread) -> None:
+    async def scenario() -> None:
+        key = client_key()
+        conn = await connect(served.port, key, user="alice")
+        chan, player = await open_terminal(conn, "play --private")
+        await player.shows("Score")
+        viewer = await connect(served.port, None, user="bob")
+        _, listed = await open_terminal(viewer, "watch", size=(80, 24))
+        await listed.shows("No game is being played now")
+        _, direct = await open_terminal(viewer, "watch alice")
+        await direct.shows("no game of 'alice'")
+        chan.write(b"q")
+        await player.closed.wait()
+        # Remembered: played again without --private, still private.
+        chan, player = await open_terminal(conn, None)
+        await player.shows("Score")
+        _, direct = await open_terminal(viewer, "watch alice")
+        await direct.shows("no game of 'alice'")
+        chan.write(b"q")
+        await player.closed.wait()
+        # --public: watchable again; a guest as "guest".
+        chan, player = await open_terminal(conn, "play --public")
+        await player.shows("Score")
+        guest_conn = await connect(served.port, None, user="dave")
+        _, guest = await open_terminal(guest_conn, None)
+        await guest.shows("Score")
+        await listed.wait_for(lambda t: "alice" in t.text() and "guest" in t.text())
+        for c in (conn, viewer, guest_conn):
+            c.close()
+
+    run(scenario())
+
+
+def test_the_list_chooses_with_arrows_and_enter_and_q_comes_back(served: ServerThread) -> None:
+    async def scenario() -> None:
+        conn_a = await connect(served.port, client_key(), user="alice")
+        _, alice = await open_terminal(conn_a, None)
+        await alice.shows("Score")
+        conn_b = await connect(served.port, client_key(), user="bob")
+        _, bob = await open_terminal(conn_b, None)
+        await bob.shows("Score")
+        viewer = await connect(served.port, None, user="carol")
+        chan, listed = await open_terminal(viewer, "watch", size=(80, 24))
+        await listed.wait_for(lambda t: "alice" in t.text() and "bob" in t.text())
+        assert re.search(r"^> alice", listed.text(), re.M)
+        chan.write(b"\x1b[B")
+        await listed.wait_for(lambda t: re.search(r"^> bob", t.text(), re.M) is not None)
+        chan.write(b"\r")
+        await listed.shows("watching bob")
+        await bob.shows("1 watching")
+        chan.write(b"q")
+        await listed.shows("Games being played now")
+        await bob.wait_for(lambda t: "1 watching" not in t.text())
+        chan.write(b"q")
+        await listed.closed.wait()
+        for c in (conn_a, conn_b, viewer):
+            c.close()
+
+    run(scenario())
+
+
+async def finish_a_game(chan: Any, player: Terminal) -> str:
+    """Play w a s d in turn until the game is over; the keys that moved."""
+    moved = ""
+    for turn in range(400):
+        if "game over" in player.text().lower():
+            break
+        key = "wasd"[turn % 4]
+        before, moves = len(player.output), moves_shown(player)
+        chan.write(key.encode())
+        await player.wait_for(lambda t, before=before: len(t.output) != before, 5)
+        if moves_shown(player) > moves:
+            moved += key
+    assert "game over" in player.text().lower()
+    return moved
+
+
+def test_replay_and_cast_reproduce_a_finished_games_final_board(served: ServerThread) -> None:
+    async def scenario() -> Tuple[str, str, Terminal, bytes]:
+        conn = await connect(served.port, client_key(), user="alice")
+        chan, player = await open_terminal(conn, "play --size 2 --goal 32 --no-animation")
+        await player.shows("Score")
+        typed = await finish_a_game(chan, player)
+        final = player.text()
+        chan.write(b"q")
+        await player.closed.wait()
+        _, replayed = await open_terminal(conn, "replay")
+        await replayed.shows("end of replay", 60)
+        cast = Terminal()
+        await conn.create_session(session_class(cast), "cast")
+        await cast.closed.wait()
+        conn.close()
+        return typed, final, replayed, bytes(cast.output)
+
+    typed, final, replayed, cast = run(scenario())
+    game = played(7, typed, 2, 2, 32)  # the game the player's keys played, by the engine alone
+    assert game.over
+    expected = [list(row) for row in game.board]
+    assert board_on(replayed, game) == expected
+    numbers = re.compile(r"Score (\d+).*Moves (\d+)")
+    assert numbers.findall(replayed.text()) == numbers.findall(final) == [(str(game.score), str(game.moves))]
+    board_lines = [line for line in final.splitlines() if "│" in line or "┌" in line]
+    assert [line for line in replayed.text().splitlines() if "│" in line or "┌" in line] == board_lines
+    lines = cast.decode().splitlines()
+    head = json.loads(lines[0])
+    assert head["version"] == 2
+    output = "".join(event[2] for event in map(json.loads, lines[1:]) if event[1] == "o")
+    screen = emulate(output.encode(), head["width"], head["height"])
+    layout = layout_for(View.of(Session(game)), head["width"], head["height"])
+    assert layout is not None
+    assert read_board(screen.display, layout, 2, 2) == expected
+    assert numbers.findall("\n".join(screen.display)) == [(str(game.score), str(game.moves))]
+
+
+def test_replay_of_no_game_says_so(served: ServerThread) -> None:
+    async def scenario() -> None:
+        conn = await connect(served.port, client_key(), user="alice")
+        _, terminal = await open_terminal(conn, "replay 2")
+        await terminal.closed.wait()
+        assert b"no such game: you have 0 finished games" in bytes(terminal.stderr)
+        assert terminal.exit_status == 2
+        conn.close()
+
+    run(scenario())
+
+
+# -- through the real ssh client ------------------------------------------------
+
+
+def test_through_ssh_two_watchers_see_the_players_board_drawn_for_their_own_windows(
+    served: ServerThread, tmp_path: Path
+) -> None:
+    """The player, and two watchers of other window sizes and colour depths
+    (256 colours at 110x36; plain xterm's 16 at 60x22), each the real ssh on a
+    pty of its own, read through pyte."""
+    import shutil
+
+    if shutil.which("ssh") is None:
+        pytest.skip("needs the OpenSSH client (ssh)")
+    from .serve_support import make_key
+    from .test_serve_ssh import SshPlayer
+
+    player = SshPlayer(served.port, make_key(tmp_path / "alice"), "play", "--no-animation", user="alice")
+    player.shows("Score")
+    wide = SshPlayer(served.port, make_key(tmp_path / "bob"), "watch", "alice", user="bob", size=(110, 36))
+    small = SshPlayer(served.port, None, "watch", "alice", user="carol", size=(60, 22), term="xterm")
+    wide.shows("watching alice")
+    small.shows("watching alice")
+    player.shows("2 watching")
+    typed = ""
+    for key in "adsawd":
+        player.type(key.encode())
+        typed += key
+        game = played(7, typed)  # the fixture's first seed
+        expected = [list(row) for row in game.board]
+        for terminal in (player, wide, small):
+            terminal.shows(f"Moves {game.moves} ")
+            terminal.settle(0.2)
+            layout = layout_for(View.of(Session(game)), terminal.width, terminal.height)
+            assert layout is not None
+            assert read_board(terminal.screen.display, layout, 4, 4) == expected, terminal.text()
+    assert b"\x1b[38;5;" in wide.output or b"\x1b[48;5;" in wide.output or b";5;" in wide.output
+    assert b";5;" not in small.output and b";2;" not in small.output
+    small.type(b"q")  # a watcher leaves: the player is told, and plays on
+    assert small.ended() == 0
+    player.shows("1 watching")
+    player.type(b"q")
+    wide.shows("the game you watched has ended")
+    assert player.ended() == 0 and wide.ended() == 0
+
+
+def test_two_players_of_one_user_name_are_watched_by_their_store_names(served: ServerThread) -> None:
+    async def scenario() -> None:
+        first = await connect(served.port, client_key(), user="alice")
+        _, first_player = await open_terminal(first, "play --no-animation")
+        await first_player.shows("Score")
+        second = await connect(served.port, client_key(), user="alice")
+        second_chan, second_player = await open_terminal(second, "play --no-animation --size 5")
+        await second_player.shows("Score")
+        viewer = await connect(served.port, None, user="bob")
+        _, listed = await open_terminal(viewer, "watch")
+        await listed.wait_for(lambda t: "5x5" in t.text())
+        names = re.findall(r"^[> ] (\S+) .*\b(\dx\d)\b", listed.text(), re.M)
+        assert len(names) == 2 and names[0][0] == "alice" and names[1][0] != "alice", listed.text()
+        _, watching = await open_terminal(viewer, f"watch {names[1][0]}")
+        await watching.shows(f"watching {names[1][0]}")
+        second_chan.write(b"a")
+        await second_player.shows("1 watching")
+        for conn in (first, second, viewer):
+            conn.close()
+
+    run(scenario())
