@@ -12,7 +12,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterator, List
+from typing import Any, Callable, Iterator, List
 
 import pytest
 
@@ -140,6 +140,15 @@ async def plays(port: int, key: Any = None, keys: bytes = b"adws", **options: An
         assert terminal.exit_status == 0
 
 
+def logged(log: io.StringIO, wanted: Callable[[str], bool]) -> str:
+    """The log once ``wanted`` of it (a connection's line is written when the
+    server sees it close, a moment after the client), or after 5 s."""
+    end = time.monotonic() + 5
+    while not wanted(log.getvalue()) and time.monotonic() < end:
+        time.sleep(0.05)
+    return log.getvalue()
+
+
 def no_escape_in(text: str) -> None:
     assert "\x1b" not in text and "\x07" not in text and "\x9b" not in text
 
@@ -224,7 +233,7 @@ def test_a_client_that_never_reads_is_disconnected_its_game_kept(tight: ServerTh
         await plays(tight.port)
 
     run(scenario())
-    assert "play: client not reading" in log.getvalue()
+    assert "play: client not reading" in logged(log, lambda text: "client not reading" in text)
 
 
 def test_10_mb_pasted_at_once_is_cut_to_the_input_budget(tight: ServerThread) -> None:
@@ -315,7 +324,7 @@ def test_escape_sequences_in_names_commands_and_env_reach_no_terminal_and_no_log
             assert b"\x1b]0;owned" not in terminal.output
 
     run(scenario())
-    lines = log.getvalue().splitlines()
+    lines = logged(log, lambda text: text.count("\n") >= 2).splitlines()
     assert len(lines) == 2
     for line in lines:
         no_escape_in(line)
@@ -339,3 +348,13 @@ def test_an_idle_session_is_saved_and_closed_with_a_line(tmp_path: Path, log: io
     with tight:
         run(scenario())
     assert ", 1 keys, play: idle" in log.getvalue()
+
+
+def test_clients_that_prefer_chacha20_get_aes_gcm(tight: ServerThread) -> None:
+    async def scenario() -> None:
+        async with await connect(tight.port, client_key()) as conn:  # asyncssh's client: chacha20 first
+            assert conn.get_extra_info("send_cipher") == "aes256-gcm@openssh.com"
+        with pytest.raises(asyncssh.Error):
+            await connect(tight.port, client_key(), encryption_algs=["chacha20-poly1305@openssh.com"])
+
+    run(scenario())
