@@ -10,7 +10,7 @@ second (a move, then its opposite, so the board keeps changing) for
 the database (synchronous=FULL), so the latency includes that commit.
 
     python benchmarks/serve.py [--players 1,10,50] [--rate 4] [--seconds 10]
-        [--cipher aes128-gcm@openssh.com] [--idle 500]
+        [--cipher aes128-gcm@openssh.com] [--autoplay] [--idle 500]
 
 Each player connects from a loopback address of its own (127.0.x.y), as
 players come from many hosts (the server's per-address limits apply to each
@@ -20,7 +20,8 @@ server's CPU time per 1,000 keys, handshakes apart (user + system, from
 /proc: Linux only); with ``--idle N``, N sessions that connect, see their
 board and wait: the server's memory per idle session (its resident set's
 growth). ``--cipher`` is what the clients ask for first (the client's order
-decides an SSH cipher, not the server's).
+decides an SSH cipher, not the server's). ``--autoplay`` adds one player on
+autoplay at 16 moves a second, to see what it costs the others.
 """
 
 from __future__ import annotations
@@ -148,17 +149,30 @@ def percentile(values: List[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
+async def autoplayer(port: int, number: int, seconds: float, ciphers: List[str], ready: _Barrier) -> None:
+    """One more player, on autoplay at 16 moves a second (p, then + twice), reading every frame."""
+    conn, chan, _ = await join(port, number, ciphers)
+    async with conn:
+        chan.write(b"p++")
+        await ready.wait()
+        await asyncio.sleep(seconds)
+        chan.write(b"pq")
+        await chan.wait_closed()
+
+
 async def measure(
-    port: int, pid: int, players: int, rate: float, seconds: float, ciphers: List[str]
+    port: int, pid: int, players: int, rate: float, seconds: float, ciphers: List[str], autoplay: bool
 ) -> Tuple[List[float], List[float], float]:
     """Connect-to-first-frame and key-to-first-frame times; the server's CPU seconds while typing."""
     connects: List[float] = []
     keys: List[float] = []
-    ready = _Barrier(players + 1)
+    ready = _Barrier(players + 1 + autoplay)
     tasks = [
         asyncio.ensure_future(player(port, number, rate, seconds, connects, keys, ciphers, ready))
         for number in range(players)
     ]
+    if autoplay:
+        tasks.append(asyncio.ensure_future(autoplayer(port, players, seconds, ciphers, ready)))
     await ready.wait()
     cpu = server_cpu(pid)
     await asyncio.gather(*tasks)
@@ -189,6 +203,7 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=4.0, help="keys a second per player")
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--cipher", default="", help="the cipher the clients ask for first (default: asyncssh's order)")
+    parser.add_argument("--autoplay", action="store_true", help="one more player on autoplay at 16 moves/s")
     parser.add_argument("--idle", type=int, default=0, help="idle sessions to hold (0: none)")
     args = parser.parse_args()
     ciphers = [args.cipher] if args.cipher else []
@@ -211,9 +226,12 @@ def main() -> None:
             cipher = args.cipher or "asyncssh's default order"
             print(
                 f"ansi2048 serve, SQLite, loopback, {args.rate:g} keys/s a player, {args.seconds:g} s, cipher: {cipher}"
+                + (", and one player on autoplay at 16 moves/s" if args.autoplay else "")
             )
             for count in (int(text) for text in args.players.split(",") if text):
-                connects, keys, cpu = asyncio.run(measure(port, server.pid, count, args.rate, args.seconds, ciphers))
+                connects, keys, cpu = asyncio.run(
+                    measure(port, server.pid, count, args.rate, args.seconds, ciphers, args.autoplay)
+                )
                 print(
                     f"{count:4d} players: connect to first frame p50 {statistics.median(connects) * 1000:6.1f} ms"
                     f" p99 {percentile(connects, 0.99) * 1000:6.1f} ms; key to first frame"
