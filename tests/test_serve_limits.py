@@ -79,6 +79,31 @@ def test_a_short_fingerprint_tells_keys_apart_and_a_guest_is_said() -> None:
     assert short_fingerprint(None) == "guest"
 
 
+def test_each_limit_is_an_option_of_serve() -> None:
+    from ansi2048.serve.cli import parse_serve_options
+
+    options = parse_serve_options(
+        ["--max-sessions", "7", "--idle-seconds", "2.5", "--keepalive-seconds", "0", "--log", "x.log"], {"HOME": "/h"}
+    )
+    assert options.limits == replace(Limits(), sessions=7, idle_seconds=2.5, keepalive_seconds=0.0)
+    assert options.log == "x.log"
+    assert parse_serve_options([], {"HOME": "/h"}).limits == Limits()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--max-sessions", "0"], ["--max-sessions", "2.5"], ["--idle-seconds", "nan"], ["--login-seconds", "-1"]],
+)
+def test_a_bad_limit_is_one_line_and_status_2(args: List[str], capsys: pytest.CaptureFixture[str]) -> None:
+    from ansi2048.serve.cli import parse_serve_options
+
+    with pytest.raises(SystemExit) as exited:
+        parse_serve_options(args, {"HOME": "/h"})
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"ansi2048 serve: error: argument {args[0]}: expected a number")
+
+
 # -- hostile clients ----------------------------------------------------------------
 
 if sys.platform == "win32":  # pragma: no cover
