@@ -383,3 +383,32 @@ def test_clients_that_prefer_chacha20_get_aes_gcm(tight: ServerThread) -> None:
             await connect(tight.port, client_key(), encryption_algs=["chacha20-poly1305@openssh.com"])
 
     run(scenario())
+
+
+class _SlowStore(MemoryStore):
+    """A store whose appends take a while: a client can leave in the middle of one."""
+
+    async def append(self, player: int, board: str, holder: str, items: bytes) -> None:
+        await asyncio.sleep(0.3)
+        await super().append(player, board, holder, items)
+
+
+def test_a_client_gone_in_the_middle_of_a_save_loses_nothing(tmp_path: Path) -> None:
+    key = client_key()
+
+    async def scenario(server: ServerThread) -> None:
+        async with await connect(server.port, key) as conn:
+            chan, terminal = await open_terminal(conn, "play --no-animation")
+            await terminal.shows("Score")
+            chan.write(b"a")
+            await asyncio.sleep(0.1)  # the append under way
+        await asyncio.sleep(0.5)
+        assert await kept_keys(server, key) == b"a"  # kept, and the claim released: it resumes at once
+        async with await connect(server.port, key) as conn:
+            chan, terminal = await open_terminal(conn)
+            await terminal.shows("resumed your game")
+            chan.write(b"q")
+            await terminal.closed.wait()
+
+    with ServerThread(tmp_path, _SlowStore(), limits=TIGHT) as server:
+        run(scenario(server))
