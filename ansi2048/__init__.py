@@ -5,72 +5,68 @@
 >>> game.move(Direction.LEFT) in (True, False)
 True
 
-The house is a functional core and an imperative shell. The core is pure:
-it does no I/O, reads no clock or environment, and imports no terminal,
-file or platform module (``tests/test_architecture.py`` checks it).
+The house is a functional core and an imperative shell, one subpackage per
+role, each importing only from itself and the layers below it (listed here
+from the bottom up; ``tests/test_architecture.py`` checks both rules). The
+core is pure: it does no I/O, reads no clock or environment, and imports no
+terminal, file or platform module.
 
 Core (pure):
 
-- ``limits``     the numbers that bound a game (sizes, goals, seeds)
-- ``engine``     the rules: board, in-place slide, seeded spawns, undo, and
-  each tile's path in a move (for the animation)
-- ``keys``       bytes to actions, one decoder for keyboard and pipes
-- ``session``    the state machine around a game: win, best, quit, runs
-- ``loop``       every mode's loop as a state machine: (state, event) in,
-  (state, effects) out; keys (typed, piped or the AI's), timers, resizes and
-  the AI's answers; the one motion model and the one view builder
-- ``protocol``   the JSON Lines objects a bot reads (``--json``)
-- ``recording``  the recording format, header splitting, replay, the writer
-- ``records``    history records, statistics, the top 10, the daily seed
-- ``render``     frames: ``codes`` (control codes), ``style`` (colour depths,
+- ``game``     the rules: ``limits`` (the numbers that bound a game),
+  ``engine`` (board, in-place slide, seeded spawns, undo, each tile's path in
+  a move), ``keys`` (bytes to actions, one decoder for keyboard, pipes and
+  SSH), ``session`` (the state machine around a game: win, best, quit,
+  runs), ``protocol`` (the JSON Lines objects a bot reads, ``--json``)
+- ``records``  ``recording`` (the recording format, header splitting,
+  replay, the writer) and ``history`` (history records, statistics, the top
+  10, the daily seed)
+- ``render``   frames: ``codes`` (control codes), ``style`` (colour depths,
   SGR, spans), ``color`` (CIEDE2000, contrast), ``palette`` and ``themes``,
   ``lines`` (frames as values), ``board`` (layouts, tiles, the board moving
   or under a message), ``frame`` (views, the text around), ``keymap``,
   ``help``, ``motion`` (where tiles are during a move), ``repaint`` (in
-  place, only the pieces that changed), ``stats`` (``--stats``)
-- ``cast``       asciicast v2 files of the frames (``--cast``)
-- ``ai``         the AI: n-tuple network expectimax (4x4), heuristic
-  expectimax (any board); its weights are package data, loaded on first use
-
-Between (values, and a screen driven through given functions):
-
-- ``context``    the options and the run's context (streams, clock, ...)
-- ``screen``     the loop's views drawn through given ``write`` and ``size``
+  place, only the pieces that changed), ``stats`` (``--stats``), ``cast``
+  (asciicast v2 files of the frames, ``--cast``)
+- ``loop``     every mode's loop as a state machine: ``events`` (the events
+  it takes, the effects it gives), ``state`` (the state as values, and
+  ``view``: the one builder of what a screen shows), ``turns`` (the keys of
+  one step played on the game), ``step`` ((state, event) in, (state,
+  effects) out; keys, timers, resizes, the AI's answers; the one motion
+  model)
 
 Shell:
 
-- ``options``      the command line (light: ``--help`` loads no game)
-- ``completion``   ``--completion``: shell completion scripts from the parser
-- ``cli``          ``main``: picks the play mode, turns failures into exit codes
-- ``piped``        keys from a pipe: replays, bots (JSON Lines), summaries; its
-  driver feeds the loop a chunk of keys at a time, or key by key at
-  ``--delay``'s pace
-- ``performer``    does the loop's effects (frames, the save, ``--record``,
-  the history, the bests) through a screen and a store given to it, and
-  gives back the events that answer them: shared by every driver, whatever
-  it waits on; its docstring is the driver's contract
-- ``interactive``  the keyboard game: resuming, and its blocking driver, which
-  waits for keys and timers and asks the AI
-- ``autoplay``     the AI at play: its player for hints and autoplay
-- ``headless``     one whole game played by the AI, reading no input; its
-  driver feeds the loop autoplay's timer and the AI's moves
-- ``storage``      the best scores and the history in the data directory
-- ``saves``        the saved game: appended key by key, streamed to resume
-- ``files``        every path opened: only regular files read, and bounded;
-  replacing, locking, setting aside; the output sink of ``--record``/``--cast``
-- ``config``       the config file: option defaults and extra keys
-- ``userdirs``     the user's config and data directories (XDG on Linux
-  without importing platformdirs)
-- ``history``      the history file of finished games, and UTC dates
-- ``records_cli``  ``--stats`` and ``--replay-best``
-- ``terminal``     raw mode, keys, size, signals; POSIX or Windows, chosen once;
+- ``storage``   the local data directory: ``data_dir`` (one board's save,
+  best scores and history: ``BoardStore``, the keyboard game's
+  ``PlayStore``), ``save_file`` (the saved game, appended key by key,
+  streamed to resume), ``history_file`` (finished games, UTC dates),
+  ``files`` (every path opened: only regular files read, and bounded;
+  replacing, locking, setting aside; the sink of ``--record``/``--cast``),
+  ``userdirs`` (the user's directories, XDG on Linux without platformdirs)
+- ``terminal``  raw mode, keys, size, signals; POSIX or Windows, chosen once;
   a console over any byte streams (``console.stream_console``)
-- ``serve``        ``ansi2048 serve``: the game over SSH (asyncssh, loaded only
+- ``ai``        the AI: n-tuple network expectimax (4x4), heuristic
+  expectimax (any board); its weights are package data, loaded on first use
+- ``options``   what the user asked for: ``parser`` (the command line; light:
+  ``--help`` loads no game), ``config`` (the config file), ``context`` (the
+  options and the run's context: streams, clock, ...), ``completion``
+  (shell completion scripts from the parser)
+- ``play``      the ways of playing, each a driver of the loop:
+  ``performer`` (does the loop's effects through a screen and a store given
+  to it, shared by every driver; its docstring is a driver's contract),
+  ``screen`` (views drawn through given ``write`` and ``size``),
+  ``keyboard`` (the keyboard game: resuming, its blocking driver),
+  ``piped`` (replays, bots, summaries), ``headless`` (a whole game played
+  by the AI), ``advisor`` (the AI at play, for hints and autoplay),
+  ``stats`` (``--stats`` and ``--replay-best``)
+- ``serve``     ``ansi2048 serve``: the game over SSH (asyncssh, loaded only
   there): the server, each player's session driving the same loop, the AI in
   a pool of processes, and ``store``, the games in SQLite or PostgreSQL
+- ``cli``       ``main``: picks the play mode, turns failures into exit codes
 
 Importing the package loads nothing but this docstring: ``Game`` and
-``Direction`` are fetched from ``engine`` on first use, so
+``Direction`` are fetched from ``game.engine`` on first use, so
 ``ansi2048 --version`` starts as fast as Python does.
 """
 
@@ -82,7 +78,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from .engine import Direction, Game
+    from .game.engine import Direction, Game
 
 __all__ = ["Direction", "Game", "__version__"]
 
@@ -92,7 +88,7 @@ __version__ = "0.3.0"
 def __getattr__(name: str) -> Any:
     # PEP 562: the engine is imported when Game or Direction is first asked for.
     if name in ("Game", "Direction"):
-        from . import engine
+        from .game import engine
 
         return getattr(engine, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

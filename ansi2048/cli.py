@@ -20,17 +20,17 @@ import errno
 import os
 import sys
 
-from .options import EXIT_ERROR, EXIT_OK, EXIT_USAGE, parse_options
+from .options.parser import EXIT_ERROR, EXIT_OK, EXIT_USAGE, parse_options
 
 # Not typing's: --version and --help import as little as they can (see
 # benchmarks/startup.py); mypy treats any name TYPE_CHECKING as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import IO, Any, Optional, Sequence
+    from typing import IO, Any, Mapping, Optional, Sequence
 
-    from .cast import CastWriter
-    from .context import Context
-    from .files import OutputSink
+    from .options.context import Context
+    from .render.cast import CastWriter
+    from .storage.files import OutputSink
 
 __all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_USAGE", "main"]
 
@@ -94,10 +94,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     options = parse_options(argv)  # --help, --version and bad options end here
     import time
 
-    from .config import apply_config, load_config
-    from .context import Context
-    from .files import NotOurs, PipelineEnded, open_output
-    from .recording import Recorder, split_header
+    from .options.config import apply_config, load_config
+    from .options.context import Context
+    from .records.recording import Recorder, split_header
+    from .storage.files import NotOurs, PipelineEnded, open_output
     from .terminal.signals import Hangup, ignore_ending_signals
     from .terminal.streams import isatty
 
@@ -141,7 +141,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         record_stream.ends_pipeline = not keyboard and _same_file(stdout, options.record)
     cast_writer: Optional[CastWriter] = None
     if options.cast is not None:
-        from .cast import CastWriter, is_ours  # only now: not needed before the first frame
+        from .render.cast import CastWriter, is_ours  # only now: not needed before the first frame
 
         try:
             cast_stream = open_output(options.cast, is_ours, "an asciicast or a recording", "utf-8")
@@ -171,6 +171,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         clock=time.monotonic,
         cast=cast_writer,
         stderr=stderr,
+        program=program_name(sys.argv[0] if sys.argv else "", env, sys.executable),
     )
     try:
         status = _play(ctx, keyboard, stderr)
@@ -204,13 +205,47 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             cast_writer.close()
 
 
+def program_name(argv0: str, env: Mapping[str, str], executable: str) -> str:
+    """The command that starts ansi2048 the way this run was started, as
+    the player can type it again from where they are: ``ansi2048`` if the
+    one on the PATH is this one; else the path they typed
+    (``.venv/bin/ansi2048``: the README's install leaves it off the PATH);
+    ``python -m ansi2048`` for ``python -m ansi2048``, with the same Python."""
+    import shlex
+
+    if os.path.basename(argv0) == "__main__.py":
+        python = os.path.basename(executable)
+        same = _on_path(python, executable, env)
+        return f"{python if same else shlex.quote(executable)} -m ansi2048"
+    if not argv0 or _on_path("ansi2048", argv0, env):
+        return "ansi2048"
+    if os.sep in argv0 or (os.altsep is not None and os.altsep in argv0):
+        return argv0 if os.name == "nt" else shlex.quote(argv0)
+    return "ansi2048"
+
+
+def _on_path(name: str, path: str, env: Mapping[str, str]) -> bool:
+    """Typing ``name`` runs ``path``: the first ``name`` on the PATH is it.
+    (Not shutil.which: importing shutil costs the first frame a few ms.)"""
+    suffixes = [""] + (env.get("PATHEXT", "").split(os.pathsep) if os.name == "nt" else [])
+    for directory in env.get("PATH", "").split(os.pathsep):
+        for suffix in suffixes:
+            candidate = os.path.join(directory, name + suffix)
+            if directory and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+                try:
+                    return os.path.samefile(candidate, path)
+                except OSError:
+                    return False
+    return False
+
+
 def _play(ctx: Context, keyboard: bool, stderr: Optional[IO[str]]) -> int:
     """The play mode the options and the streams ask for; its exit status."""
     from .terminal.streams import isatty
 
     options = ctx.options
     if options.stats or options.replay_best is not None:
-        from .records_cli import NoSuchGame, replay_best, show_stats
+        from .play.stats import NoSuchGame, replay_best, show_stats
 
         try:
             return show_stats(ctx) if options.stats else replay_best(ctx)
@@ -218,18 +253,18 @@ def _play(ctx: Context, keyboard: bool, stderr: Optional[IO[str]]) -> int:
             return _usage_error(str(error), stderr)
     if options.autoplay and not (keyboard and isatty(ctx.stdout)):
         # Nothing to watch it on: the AI plays one whole game, reading no input.
-        from .headless import play_headless
+        from .play.headless import play_headless
 
         return play_headless(ctx)
     if keyboard:
         if isatty(ctx.stdout):
-            from .interactive import play_terminal
+            from .play.keyboard import play_terminal
 
             return play_terminal(ctx)
         status = _play_beside_stdout(ctx)
         if status is not None:
             return status
-    from .piped import play_piped
+    from .play.piped import play_piped
 
     return play_piped(ctx)
 
@@ -265,7 +300,7 @@ class _GuardedStdout:
 
 
 def _failed(error: OSError) -> Exception:
-    from .files import PipelineEnded
+    from .storage.files import PipelineEnded
 
     # On Windows the C runtime's write reports a pipe whose reader closed
     # as EINVAL, not EPIPE (measured under Wine, as CPython on Windows
@@ -283,8 +318,8 @@ def _play_beside_stdout(ctx: Context) -> Optional[int]:
     summary on stdout. None if the terminal cannot be written to."""
     from dataclasses import replace
 
-    from .interactive import play_terminal
-    from .piped import write_summary
+    from .play.keyboard import play_terminal
+    from .play.piped import write_summary
     from .terminal import open_terminal_output
 
     screen = open_terminal_output(ctx.stdin)

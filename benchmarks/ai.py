@@ -50,7 +50,7 @@ from typing import Any, Dict, List, Optional, Tuple
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout without installing
 
 from ansi2048.ai import Player, heuristic
-from ansi2048.engine import Game
+from ansi2048.game.engine import Game
 
 
 def play(job: Tuple[str, int, int, int, int, Optional[float], int, Optional[str], bool]) -> Dict[str, Any]:

@@ -78,14 +78,14 @@ def stalled_fifo_seconds(keys: Path, fifo: Path) -> float:
 def split_per_key(count: int) -> Tuple[float, float]:
     """(Screen.show, CastWriter.output) in microseconds a key, in process,
     for the frames a piped --cast draws (80x30, the replay's screen)."""
-    from ansi2048.cast import HEADLESS_SIZE, REPLAY_STEP, CastWriter
-    from ansi2048.engine import Game
-    from ansi2048.files import OutputSink
-    from ansi2048.keys import KeyDecoder
-    from ansi2048.options import parse_options
+    from ansi2048.game.engine import Game
+    from ansi2048.game.keys import KeyDecoder
+    from ansi2048.game.session import Session
+    from ansi2048.options.parser import parse_options
+    from ansi2048.play.screen import Screen, palette_for
+    from ansi2048.render.cast import HEADLESS_SIZE, REPLAY_STEP, CastWriter
     from ansi2048.render.style import choose_depth
-    from ansi2048.screen import Screen, palette_for
-    from ansi2048.session import Session
+    from ansi2048.storage.files import OutputSink
 
     rng = random.Random(0)
     actions = KeyDecoder().feed(bytes(rng.choice(b"wasd") for _ in range(count)))

@@ -28,12 +28,12 @@ from dataclasses import replace
 from typing import List, Tuple
 
 from ansi2048 import Direction, Game
-from ansi2048.engine import trace_move
+from ansi2048.game.engine import trace_move
+from ansi2048.game.session import Session
+from ansi2048.play.screen import Screen
 from ansi2048.render.frame import View, layout_for
 from ansi2048.render.motion import motion_frames
 from ansi2048.render.style import ColorDepth
-from ansi2048.screen import Screen
-from ansi2048.session import Session
 
 ENV = {"TERM": "xterm-256color"}
 

@@ -25,7 +25,7 @@ _KEYS = (("w", Direction.UP), ("a", Direction.LEFT), ("s", Direction.DOWN), ("d"
 
 _MEASURE = """
 import resource, sys, time
-from ansi2048.storage import Keeper
+from ansi2048.storage.data_dir import Keeper
 start = time.perf_counter()
 keeper = Keeper({"ANSI2048_DATA_DIR": sys.argv[1]}, 4, 4, 2048, lambda message: None)
 resumed = keeper.resume()

@@ -25,8 +25,8 @@ import tempfile
 from pathlib import Path
 from typing import Iterator, Tuple
 
-from ansi2048.engine import default_goal
-from ansi2048.records import Record
+from ansi2048.game.engine import default_goal
+from ansi2048.records.history import Record
 
 _MEASURE = """
 import resource, subprocess, sys

@@ -2,7 +2,7 @@
 """Write the manual page, ansi2048.1, from what already says it all.
 
 - NAME, SYNOPSIS and OPTIONS: the command line's own parser (the options as
-  the completion scripts see them, ``ansi2048.completion.completed_options``);
+  the completion scripts see them, ``ansi2048.options.completion.completed_options``);
 - DESCRIPTION, the text under OPTIONS, KEYS, RECORD, REPLAY, PIPE, THEMES AND
   CONFIG and FILES: the README's introduction and its "Options" (all but the
   table), "Keys", "Record, replay, pipe", "Themes and config" and "Where your
@@ -32,8 +32,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from ansi2048 import __version__  # noqa: E402
-from ansi2048.completion import completed_options  # noqa: E402
-from ansi2048.options import build_parser  # noqa: E402
+from ansi2048.options.completion import completed_options  # noqa: E402
+from ansi2048.options.parser import build_parser  # noqa: E402
 
 MAN_PAGE = ROOT / "ansi2048.1"
 
@@ -181,7 +181,7 @@ def man_page(parser: argparse.ArgumentParser, readme: str, changelog: str) -> st
 
     out = [
         '.\\" The manual page of ansi2048, written by scripts/manpage.py from the command',
-        '.\\" line (ansi2048/options.py), README.md and CHANGELOG.md. Do not edit: change',
+        '.\\" line (ansi2048/options/parser.py), README.md and CHANGELOG.md. Do not edit: change',
         '.\\" those and run: python scripts/manpage.py',
         f'.TH ANSI2048 1 {dates[0]} "ansi2048 {escape(__version__)}" "Games"',
         ".nh",  # no hyphenation: option names and paths must copy as they are

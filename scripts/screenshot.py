@@ -32,13 +32,13 @@ if str(ROOT) not in sys.path:
 
 import pyte  # noqa: E402
 
-from ansi2048.engine import Direction, Game, trace_move  # noqa: E402
+from ansi2048.game.engine import Direction, Game, trace_move  # noqa: E402
+from ansi2048.game.session import Session, Status  # noqa: E402
 from ansi2048.render.frame import View, frame_lines  # noqa: E402
 from ansi2048.render.motion import SETTLE_SECONDS, motion_frames  # noqa: E402
 from ansi2048.render.repaint import Repainter  # noqa: E402
 from ansi2048.render.style import ColorDepth  # noqa: E402
 from ansi2048.render.themes import TERMINALS, THEMES  # noqa: E402
-from ansi2048.session import Session, Status  # noqa: E402
 
 SEED = 218
 MOVES = 424

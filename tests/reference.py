@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ansi2048.engine import Direction
+from ansi2048.game.engine import Direction
 
 DIRECTIONS = tuple(Direction)
 Flat = list[int]

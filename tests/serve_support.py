@@ -10,7 +10,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any, Callable, Coroutine, Dict, List, Optional, Tuple, TypeVar
 
-from ansi2048.records import Record
+from ansi2048.records.history import Record
 from ansi2048.serve.store.base import Claim, ClaimLost, Player, Prefs
 
 __all__ = ["MemoryStore", "ServeProcess", "ServerThread", "Terminal", "make_key", "session_class", "ssh_command"]

@@ -32,7 +32,7 @@ from ansi2048.ai.ntuple import (
     unfold,
     unpack_weights,
 )
-from ansi2048.engine import Direction, Game, _geometry, slide_lines
+from ansi2048.game.engine import Direction, Game, _geometry, slide_lines
 
 Board = Tuple[Tuple[int, ...], ...]
 ORDER = (Direction.UP, Direction.DOWN, Direction.LEFT, Direction.RIGHT)
@@ -314,7 +314,7 @@ def test_importing_the_game_does_not_import_the_ai() -> None:
     import subprocess
     import sys
 
-    code = "import sys, ansi2048, ansi2048.engine; print('ansi2048.ai' in sys.modules)"
+    code = "import sys, ansi2048, ansi2048.game.engine; print('ansi2048.ai' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, encoding="utf-8", check=True)
     assert out.stdout.strip() == "False"
     code = "import sys, ansi2048.ai; print('ansi2048.ai.ntuple' in sys.modules)"

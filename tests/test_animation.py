@@ -10,14 +10,14 @@ from typing import Any, List, Sequence, Tuple
 
 import pytest
 
-from ansi2048.context import Context, Options
-from ansi2048.engine import Direction, Game
-from ansi2048.interactive import play_terminal
-from ansi2048.recording import replay
+from ansi2048.game.engine import Direction, Game
+from ansi2048.game.session import Session
+from ansi2048.options.context import Context, Options
+from ansi2048.play.keyboard import play_terminal
+from ansi2048.records.recording import replay
 from ansi2048.render.frame import LARGE
 from ansi2048.render.motion import FRAME_TIMES, GAIN_SECONDS
 from ansi2048.render.repaint import FRAME_END
-from ansi2048.session import Session
 
 from .console import HEIGHT, WIDTH, FakeClock, PlayConsole, screens
 from .screen import emulate, read_board

@@ -17,18 +17,20 @@ from typing import Any, List, Optional, Sequence, Tuple
 import pytest
 
 from ansi2048.ai import best_move
-from ansi2048.autoplay import DEFAULT_PACE, PACES, Advisor
-from ansi2048.context import Context, Options
-from ansi2048.engine import Direction, Game
-from ansi2048.headless import play_headless
-from ansi2048.interactive import play_terminal
-from ansi2048.keys import Action
-from ansi2048.loop import AIMoved, AskAI, Keys, Play, Purpose, Settings, Tick, next_due, step
-from ansi2048.recording import ASSISTED, Recorder, encode_item, recorded_actions, split_header
+from ansi2048.game.engine import Direction, Game
+from ansi2048.game.keys import Action
+from ansi2048.game.session import Session
+from ansi2048.loop.events import AIMoved, AskAI, Keys, Purpose, Tick
+from ansi2048.loop.state import Play, Settings
+from ansi2048.loop.step import next_due, step
+from ansi2048.options.context import Context, Options
+from ansi2048.play.advisor import DEFAULT_PACE, PACES, Advisor
+from ansi2048.play.headless import play_headless
+from ansi2048.play.keyboard import play_terminal
+from ansi2048.records.recording import ASSISTED, Recorder, encode_item, recorded_actions, split_header
 from ansi2048.render.frame import LARGE, View, frame_lines
 from ansi2048.render.style import ColorDepth
-from ansi2048.session import Session
-from ansi2048.storage import DataDir
+from ansi2048.storage.data_dir import DataDir
 
 from .conftest import json_lines, run_cli
 from .console import HEIGHT, WIDTH, FakeClock, PlayConsole
@@ -404,7 +406,9 @@ def test_autoplay_from_the_start_with_the_option(data_home: Path) -> None:
 
 
 def test_importing_the_game_loads_no_ai() -> None:
-    code = "import sys, ansi2048.cli, ansi2048.interactive, ansi2048.autoplay; print('ansi2048.ai' in sys.modules)"
+    code = (
+        "import sys, ansi2048.cli, ansi2048.play.keyboard, ansi2048.play.advisor\nprint('ansi2048.ai' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True).stdout
     assert out.strip() == b"False"
 
@@ -525,7 +529,7 @@ def test_the_keys_line_offers_the_hint_and_autoplay_where_it_has_room() -> None:
 
 
 def test_a_save_reads_its_ai_line_and_never_the_ais_keys() -> None:
-    from ansi2048.recording import BodyDecoder
+    from ansi2048.records.recording import BodyDecoder
 
     body = b"wt+p-=" + ASSISTED_MARK + b"d"
     assert BodyDecoder(saved=True).feed(body) == [Action.UP, ASSISTED, Action.RIGHT]

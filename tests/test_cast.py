@@ -14,14 +14,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ansi2048.cast import HEADLESS_SIZE, REPLAY_STEP, CastWriter, as_received, cast_theme, is_ours
-from ansi2048.context import Context, Options
-from ansi2048.engine import Game
-from ansi2048.interactive import play_terminal
-from ansi2048.keys import Action, KeyDecoder
-from ansi2048.recording import format_header, replay
+from ansi2048.game.engine import Game
+from ansi2048.game.keys import Action, KeyDecoder
+from ansi2048.game.session import Session
+from ansi2048.options.context import Context, Options
+from ansi2048.play.keyboard import play_terminal
+from ansi2048.records.recording import format_header, replay
+from ansi2048.render.cast import HEADLESS_SIZE, REPLAY_STEP, CastWriter, as_received, cast_theme, is_ours
 from ansi2048.render.frame import View, layout_for
-from ansi2048.session import Session
 from ansi2048.terminal.console import Console, ScreenHooks
 
 from .conftest import run_cli

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from ansi2048 import Game, __version__
-from ansi2048.keys import KeyDecoder
-from ansi2048.recording import parse_header
+from ansi2048.game.keys import KeyDecoder
+from ansi2048.records.recording import parse_header
 
 from .conftest import json_lines, run_cli
 

@@ -13,8 +13,8 @@ from typing import Dict, List, Sequence
 
 import pytest
 
-from ansi2048.completion import WRITERS, completed_options, completion_script
-from ansi2048.options import COMPLETION_SHELLS, THEME_CHOICES, build_parser
+from ansi2048.options.completion import WRITERS, completed_options, completion_script
+from ansi2048.options.parser import COMPLETION_SHELLS, THEME_CHOICES, build_parser
 
 from .conftest import run_cli
 from .test_architecture import loaded_after
@@ -78,7 +78,15 @@ def test_a_shell_without_completion_is_one_line_and_exit_2() -> None:
 
 def test_completion_loads_nothing_of_the_game() -> None:
     code = "from ansi2048.cli import main\ntry:\n    main(['--completion', 'bash'])\nexcept SystemExit:\n    pass"
-    light = {"ansi2048", "ansi2048.cli", "ansi2048.options", "ansi2048.limits", "ansi2048.completion"}
+    light = {
+        "ansi2048",
+        "ansi2048.cli",
+        "ansi2048.options",
+        "ansi2048.options.parser",
+        "ansi2048.game",
+        "ansi2048.game.limits",
+        "ansi2048.options.completion",
+    }
     assert loaded_after(code) <= light
 
 

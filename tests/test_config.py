@@ -14,12 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ansi2048.config import Config, apply_config, config_path, load_config, parse_config
-from ansi2048.context import Context, Options
-from ansi2048.engine import check_goal, default_goal
-from ansi2048.interactive import play_terminal
-from ansi2048.keys import Action, KeyDecoder
-from ansi2048.options import parse_options
+from ansi2048.game.engine import check_goal, default_goal
+from ansi2048.game.keys import Action, KeyDecoder
+from ansi2048.options.config import Config, apply_config, config_path, load_config, parse_config
+from ansi2048.options.context import Context, Options
+from ansi2048.options.parser import parse_options
+from ansi2048.play.keyboard import play_terminal
 from ansi2048.render.themes import dark
 from ansi2048.terminal.console import Console, ScreenHooks
 

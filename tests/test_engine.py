@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ansi2048.engine import (
+from ansi2048.game.engine import (
     MAX_GOAL,
     MAX_SEED_DIGITS,
     MAX_SIDE,
@@ -802,7 +802,7 @@ def test_from_board_refuses_what_no_game_holds(board: list[list[int]]) -> None:
     st.lists(st.sampled_from([0, 0, 0, 2, 2, 4, 4, 8, 16]), min_size=25, max_size=25),
 )
 def test_trace_move_agrees_with_the_slide(rows: int, cols: int, direction: Direction, pool: list[int]) -> None:
-    from ansi2048.engine import trace_move
+    from ansi2048.game.engine import trace_move
 
     cells = pool[: rows * cols]
     slides = trace_move(cells, rows, cols, direction)

@@ -12,7 +12,9 @@ from typing import List, Tuple
 
 import pytest
 
-from ansi2048.engine import Direction, Game
+from ansi2048.game.engine import Direction, Game
+from ansi2048.game.session import Session, Status
+from ansi2048.play.screen import Screen
 from ansi2048.render import board as board_module
 from ansi2048.render import frame as frame_module
 from ansi2048.render import keymap as keymap_module
@@ -24,8 +26,6 @@ from ansi2048.render.palette import Palette
 from ansi2048.render.repaint import SYNC_BEGIN, SYNC_END, Repainter
 from ansi2048.render.style import ColorDepth
 from ansi2048.render.themes import THEMES
-from ansi2048.screen import Screen
-from ansi2048.session import Session, Status
 
 from .screen import dump, emitted_colours, find_header, read_board, terminal
 

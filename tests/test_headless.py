@@ -15,12 +15,12 @@ from typing import Any, Dict, List
 import pexpect
 import pytest
 
-from ansi2048 import headless
-from ansi2048.context import Context, Options
-from ansi2048.engine import Game
-from ansi2048.recording import recorded_actions, split_header
-from ansi2048.records import daily_seed
-from ansi2048.session import Session
+from ansi2048.game.engine import Game
+from ansi2048.game.session import Session
+from ansi2048.options.context import Context, Options
+from ansi2048.play import headless
+from ansi2048.records.history import daily_seed
+from ansi2048.records.recording import recorded_actions, split_header
 
 from .conftest import json_lines, run_cli
 from .ptys import spawn
@@ -174,3 +174,25 @@ def test_the_progress_line_is_rewritten_in_place_and_cleared() -> None:
 def test_no_progress_line_between_json_lines_on_the_same_terminal() -> None:
     assert play_with(Terminal(), seed=2, rows=2, cols=3, json=True) == ""
     assert play_with(io.StringIO(), seed=2, rows=2, cols=3, json=True) != ""  # into a file: it shows
+
+
+def test_the_progress_line_never_outgrows_a_window_that_narrowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Padding over the last line, or blanking it, must not wrap to a new
+    line in a window that narrowed meanwhile: that leaves text behind."""
+    columns = [80]
+    monkeypatch.setattr(headless, "terminal_size", lambda fd: (columns[0], 24))
+
+    class Sized(Terminal):
+        def fileno(self) -> int:
+            return 2  # its size is the stand-in's above
+
+    stderr = Sized()
+    progress = headless._Progress(stderr, lambda: 0.0)
+    game = Game(seed=2)
+    progress.show(game, now=True)
+    assert len(stderr.getvalue()) > 1 + 30  # the whole line at 80 columns
+    columns[0] = 20
+    progress.show(game, now=True)
+    progress.clear()
+    for written in stderr.getvalue().split("\r")[2:]:  # what was written after the window narrowed
+        assert len(written) <= 19, written

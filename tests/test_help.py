@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from ansi2048.engine import Game
-from ansi2048.keys import Action
+from ansi2048.game.engine import Game
+from ansi2048.game.keys import Action
+from ansi2048.game.session import Status
 from ansi2048.render.frame import LARGE, View, frame_lines, layout_for
 from ansi2048.render.help import help_lines
 from ansi2048.render.style import ColorDepth
-from ansi2048.session import Status
 
 from .conftest import json_lines, run_cli
 from .screen import emulate, read_board

@@ -12,15 +12,15 @@ from typing import Any, List
 
 import pytest
 
-from ansi2048.engine import Game
-from ansi2048.history import History, utc_date, utc_timestamp
-from ansi2048.interactive import play_terminal
-from ansi2048.keys import KeyDecoder
-from ansi2048.loop import NO_UNDO_NOTE
-from ansi2048.recording import Recorder, split_header
-from ansi2048.records import Record, daily_seed, latest
+from ansi2048.game.engine import Game
+from ansi2048.game.keys import KeyDecoder
+from ansi2048.game.session import Session
+from ansi2048.loop.turns import NO_UNDO_NOTE
+from ansi2048.play.keyboard import play_terminal
+from ansi2048.records.history import Record, daily_seed, latest
+from ansi2048.records.recording import Recorder, split_header
 from ansi2048.render.frame import LARGE
-from ansi2048.session import Session
+from ansi2048.storage.history_file import History, utc_date, utc_timestamp
 
 from .conftest import run_cli
 from .screen import dump, emulate, read_board

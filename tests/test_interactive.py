@@ -13,15 +13,15 @@ from typing import Any, List, Optional
 
 import pytest
 
-from ansi2048.context import Context, Options
-from ansi2048.engine import Game
-from ansi2048.interactive import play_terminal
-from ansi2048.performer import BEST_WRITE_INTERVAL, BestWriter
-from ansi2048.recording import replay, split_header
+from ansi2048.game.engine import Game
+from ansi2048.game.session import Session
+from ansi2048.options.context import Context, Options
+from ansi2048.play.keyboard import play_terminal
+from ansi2048.play.performer import BEST_WRITE_INTERVAL, BestWriter
+from ansi2048.records.recording import replay, split_header
 from ansi2048.render.frame import LARGE
 from ansi2048.render.repaint import FRAME_END, SHOW_CURSOR
-from ansi2048.session import Session
-from ansi2048.storage import DataDir
+from ansi2048.storage.data_dir import DataDir
 from ansi2048.terminal.signals import Hangup, hangup_signals
 
 from .console import HEIGHT, WIDTH, FakeClock, scripted
@@ -204,10 +204,10 @@ def test_a_signal_after_the_one_that_ended_the_game_cannot_print_a_traceback(tmp
     script = "\n".join(
         [
             "import os, signal, sys, threading, time",
-            "import ansi2048.piped",
+            "import ansi2048.play.piped",
             "from ansi2048.terminal.signals import Hangup",
             "def hang_up(ctx): raise Hangup(signal.SIGTERM)",
-            "ansi2048.piped.play_piped = hang_up",
+            "ansi2048.play.piped.play_piped = hang_up",
             "from ansi2048.cli import main",
             "status = main([])",
             "threading.Thread(target=time.sleep, args=(0.5,)).start()  # the shutdown waits for it",

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ansi2048.engine import Direction
-from ansi2048.keys import Action, KeyDecoder, move_action
+from ansi2048.game.engine import Direction
+from ansi2048.game.keys import Action, KeyDecoder, move_action
 
 UP, DOWN, LEFT, RIGHT = Action.UP, Action.DOWN, Action.LEFT, Action.RIGHT
 ESC = b"\x1b"

@@ -14,40 +14,36 @@ from typing import Any, ClassVar, List, Optional, Tuple
 
 import pytest
 
-from ansi2048.context import Context, Options
-from ansi2048.engine import Direction, Game
-from ansi2048.interactive import play_terminal
-from ansi2048.keys import Action
-from ansi2048.loop import (
-    NO_UNDO_NOTE,
+from ansi2048.game.engine import Direction, Game
+from ansi2048.game.keys import Action
+from ansi2048.game.session import Session
+from ansi2048.loop.events import (
+    AddToHistory,
     AIMoved,
     Append,
     AskAI,
     Draw,
     Effect,
-    Keep,
     Keys,
     KeysEnded,
-    Play,
     Purpose,
     Quit,
     RecordKeys,
     Report,
     Resized,
-    Settings,
     Tick,
     Warned,
     WriteBest,
-    closing,
-    next_due,
-    start,
-    step,
 )
-from ansi2048.recording import ASSISTED, encode_item, split_header
+from ansi2048.loop.state import Play, Settings
+from ansi2048.loop.step import closing_effects, next_due, start, step
+from ansi2048.loop.turns import NO_UNDO_NOTE
+from ansi2048.options.context import Context, Options
+from ansi2048.play.keyboard import play_terminal
+from ansi2048.records.recording import ASSISTED, encode_item, split_header
 from ansi2048.render.frame import LARGE
 from ansi2048.render.motion import SETTLE_SECONDS as SETTLE
 from ansi2048.render.repaint import SHOW_CURSOR
-from ansi2048.session import Session
 from ansi2048.terminal.console import ScreenHooks, stream_console
 
 from .console import FakeClock, PlayConsole, Resize, screens
@@ -92,7 +88,7 @@ def test_the_best_is_written_urgently_only_when_nothing_else_would_recover_it() 
                 play, effects = step(play, Keys((action,), 0.0))
     assert session.game.over
     assert [e.urgent for e in effects if isinstance(e, WriteBest)] == [True]
-    assert kinds(effects).index("Keep") < kinds(effects).index("Draw")
+    assert kinds(effects).index("AddToHistory") < kinds(effects).index("Draw")
 
 
 def effects_best(effects: List[Effect]) -> int:
@@ -149,10 +145,10 @@ def test_the_hint_waits_for_the_ai_and_marks_the_game_assisted_first() -> None:
 def test_closing_keeps_what_the_end_of_play_must() -> None:
     play = fresh()
     play.session.apply(Action.LEFT)
-    assert kinds(closing(play)) == ["WriteBest", "KeepUnaided"]
+    assert kinds(closing_effects(play)) == ["WriteBest", "RecordUnaided"]
     play.session.quit = True
-    assert not any(isinstance(e, Keep) for e in closing(play))  # unfinished: it stays in its save
-    assert all(isinstance(e, WriteBest) and e.final for e in closing(fresh()))
+    assert not any(isinstance(e, AddToHistory) for e in closing_effects(play))  # unfinished: it stays in its save
+    assert all(isinstance(e, WriteBest) and e.final for e in closing_effects(fresh()))
 
 
 def test_no_key_plays_and_autoplay_waits_while_the_board_does_not_fit() -> None:
@@ -380,9 +376,9 @@ def test_the_loop_is_total_at_every_window_size_from_nothing_up(
 ) -> None:
     import random
 
-    import ansi2048.interactive
+    import ansi2048.play.keyboard
 
-    monkeypatch.setattr(ansi2048.interactive, "Screen", StubScreen)
+    monkeypatch.setattr(ansi2048.play.keyboard, "Screen", StubScreen)
     StubScreen.frames = []
     rng = random.Random(7)
     clock = FakeClock()
@@ -437,14 +433,14 @@ def test_a_chunk_of_piped_keys_is_kept_in_one_effect_each_cut_where_a_game_ends(
     play, effects = step(play, Keys(tuple(keys), 0.0))
     # The game over ends the first game, and r ends it again (the store
     # keeps it once): the keys before each end go out before it.
-    kept = ["Append", "RecordKeys", "Keep"]
+    kept = ["Append", "RecordKeys", "AddToHistory"]
     assert kinds(effects) == [*kept, *kept, "Append", "RecordKeys", "Draw", "WriteBest"]
     first, recorded = effects[0], effects[1]
     assert isinstance(first, Append) and isinstance(recorded, RecordKeys)
     assert recorded.items == tuple(keys[:-2])  # every key of the first game, moved or not
     assert len(first.items) == session.game.moves  # the save: only the keys that moved
     assert effects[3] == Append((Action.RESTART,)) and effects[6] == Append((Action.LEFT,))
-    assert effects[2] == Keep(session.played())
+    assert effects[2] == AddToHistory(session.played())
 
 
 def test_a_replays_keys_play_unseen_and_its_last_frame_says_it_ended() -> None:
@@ -472,9 +468,9 @@ def test_a_bot_is_told_each_key_in_order() -> None:
 def test_the_piped_driver_plays_a_slow_replays_motion_between_its_keys() -> None:
     """--delay 1 with motion: each key a second apart, its frames of motion
     and its "+N" fading in between, on the clock the driver is given."""
-    from ansi2048.performer import BestWriter, NoStore, Performer
-    from ansi2048.piped import PipedDriver
-    from ansi2048.recording import Recorder
+    from ansi2048.play.performer import BestWriter, NoStore, Performer
+    from ansi2048.play.piped import PipedDriver
+    from ansi2048.records.recording import Recorder
 
     clock = FakeClock(0.0)
     slept: List[float] = []
@@ -503,3 +499,21 @@ def test_the_piped_driver_plays_a_slow_replays_motion_between_its_keys() -> None
     assert len(moving) >= 2  # frames of motion, for each key that moved tiles
     assert drawn[-1].view.ending == "end of replay"
     assert driver.over
+
+
+def test_a_key_that_is_no_key_here_says_where_the_keys_are_listed() -> None:
+    """Issue 30 item 9: x (or F1, a lone Esc) did nothing and said nothing."""
+    play, effects = step(fresh(), Keys((), 0.0))
+    assert kinds(effects) == ["Draw"]
+    assert isinstance(effects[0], Draw) and effects[0].view.note == "? lists the keys"
+    before = play.session.game.board
+    play, effects = step(play, Keys((Action.LEFT,), 0.1))  # the next key: the note goes
+    assert play.session.game.board != before or "can't" in play.note
+    assert "lists the keys" not in play.note
+    # ? given to another action by the config: the key the help has instead.
+    rebound = replace(SETTINGS, bindings=(("?", Action.UP), ("h", Action.HELP)))
+    _, effects = step(fresh(settings=rebound), Keys((), 0.0))
+    assert isinstance(effects[0], Draw) and effects[0].view.note == "h lists the keys"
+    # A replay says nothing: no one is typing.
+    _, effects = step(fresh(settings=replace(SETTINGS, replay=True)), Keys((), 0.0))
+    assert effects == []

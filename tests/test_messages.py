@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import shlex
 import sys
 from pathlib import Path
 from typing import Any, List, Optional, Sequence
 
 import pytest
 
-from ansi2048.context import Context, Options
-from ansi2048.interactive import play_terminal
-from ansi2048.recording import Recorder
+from ansi2048.options.context import Context, Options
+from ansi2048.play.keyboard import play_terminal
+from ansi2048.records.recording import Recorder
 
 from .conftest import child_env
 from .console import scripted
@@ -30,6 +31,7 @@ def play(
     now: Optional[float] = None,
     width: int = WIDTH,
     warnings: Optional[List[str]] = None,
+    program: str = "ansi2048",
 ) -> List[str]:
     """Play ``keys`` (one read each, then q) on a fresh console; the
     screen's lines before each read, the last one after the game closed."""
@@ -43,6 +45,7 @@ def play(
         env={"ANSI2048_DATA_DIR": str(data), "TERM": "xterm"},
         warn=(warnings if warnings is not None else []).append,
         random_seed=lambda: 7,
+        program=program,
     )
     if now is not None:
         ctx = dataclasses.replace(ctx, now=lambda: now)
@@ -114,9 +117,9 @@ NOW = 1795351408.0  # 2026-11-22T12:43:28Z
 
 def keys_to_game_over(seed: int) -> bytes:
     """Keys that end the 2x2 game to 8 of ``seed`` (no move left)."""
-    from ansi2048.engine import Game
-    from ansi2048.keys import KeyDecoder
-    from ansi2048.session import Session
+    from ansi2048.game.engine import Game
+    from ansi2048.game.keys import KeyDecoder
+    from ansi2048.game.session import Session
 
     session = Session(Game(2, 2, 8, seed))
     keys = b""
@@ -159,8 +162,8 @@ def test_the_first_hint_says_the_game_is_now_assisted_once(tmp_path: Path) -> No
 def test_the_daily_game_says_so_and_r_starts_the_days_game_again(tmp_path: Path) -> None:
     """Item 13: the header names the day; r in the daily game starts that
     same game again (its first tiles), kept as today's game."""
-    from ansi2048.engine import Game
-    from ansi2048.records import daily_seed
+    from ansi2048.game.engine import Game
+    from ansi2048.records.history import daily_seed
 
     def daily(keys: List[bytes]) -> List[str]:
         return play(tmp_path, keys, Options(daily=True), now=NOW)
@@ -181,7 +184,7 @@ def test_a_recording_over_a_resumed_game_begins_with_the_game_it_replays(tmp_pat
     import subprocess
     import sys
 
-    from ansi2048.recording import split_header
+    from ansi2048.records.recording import split_header
 
     play(tmp_path, [b"wasd"], Options(seed=7))
     record = tmp_path / "game.keys"
@@ -215,7 +218,7 @@ def test_undo_back_before_the_recording_stops_it_with_a_warning(tmp_path: Path) 
 
 
 def split_header_of(path: Path) -> Any:
-    from ansi2048.recording import split_header
+    from ansi2048.records.recording import split_header
 
     header, keys = split_header(path.read_bytes())
     assert header is not None
@@ -237,3 +240,29 @@ def test_damaged_ai_weights_are_said_on_the_board_at_80_columns_and_in_full_at_t
     screens = play(tmp_path / "data", [b"t", b"a"], Options(seed=5, new=True), width=80, warnings=warnings)
     assert "AI weights unusable" in screens[1] and "hint: " in screens[1]
     assert len([w for w in warnings if "damaged.bin" in w]) == 1
+
+
+@pytest.mark.posix("an executable script found on the PATH")
+def test_the_quit_line_names_the_command_as_the_player_started_it(tmp_path: Path) -> None:
+    """Issue 30 item 1: after the README's install, `.venv/bin/ansi2048`
+    is the command, and `ansi2048` is not on the PATH."""
+    from ansi2048.cli import program_name
+
+    bin_dir = tmp_path / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    script = bin_dir / "ansi2048"
+    script.write_text("#!/bin/sh\n", encoding="utf-8")
+    script.chmod(0o755)
+    typed = str(script)
+    elsewhere = str(tmp_path / "empty")
+    assert program_name(typed, {"PATH": elsewhere}, sys.executable) == typed  # not on the PATH: as typed
+    assert program_name(typed, {"PATH": str(bin_dir)}, sys.executable) == "ansi2048"  # the one on the PATH
+    assert program_name("ansi2048", {"PATH": str(bin_dir)}, sys.executable) == "ansi2048"
+    python = sys.executable
+    main = str(Path(__file__).parent.parent / "ansi2048" / "__main__.py")
+    assert program_name(main, {"PATH": str(Path(python).parent)}, python) == f"{Path(python).name} -m ansi2048"
+    assert program_name(main, {"PATH": elsewhere}, python) == f"{shlex.quote(python)} -m ansi2048"
+    # The quit line says it, for this board.
+    ctx_program = ".venv/bin/ansi2048"
+    last = play(tmp_path / "data", [b"a"], Options(rows=3, cols=5, goal=64), program=ctx_program)[-1]
+    assert ".venv/bin/ansi2048 --size 3x5 --goal 64 resumes it" in last

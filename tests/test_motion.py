@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansi2048.engine import Direction, Game, trace_move
+from ansi2048.game.engine import Direction, Game, trace_move
 from ansi2048.render.motion import FRAME_TIMES, SETTLE_SECONDS, SLIDE_SECONDS, Phase, ease_in_out, motion_frames
 
 

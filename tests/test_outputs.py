@@ -17,7 +17,7 @@ from typing import Iterator, List, Optional, Tuple
 
 import pytest
 
-from ansi2048.files import NotOurs, OutputSink, open_output
+from ansi2048.storage.files import NotOurs, OutputSink, open_output
 
 from .conftest import game_env, symlink_or_skip
 from .screen import FRAME_END_PATTERN

@@ -22,7 +22,7 @@ from typing import List, Set, Tuple
 import pytest
 
 from ansi2048 import __version__
-from ansi2048.options import build_parser
+from ansi2048.options.parser import build_parser
 
 from .conftest import run_cli
 

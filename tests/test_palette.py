@@ -10,13 +10,13 @@ import re
 
 import pytest
 
+from ansi2048.game.session import Status
 from ansi2048.render.board import dimmed
 from ansi2048.render.color import TERMINAL_PALETTES, contrast_ratio, delta_e, lab
 from ansi2048.render.frame import View, frame_lines
 from ansi2048.render.palette import MIN_TEXT_CONTRAST, classic, separated_xterm
 from ansi2048.render.style import ColorDepth, xterm_rgb
 from ansi2048.render.themes import THEMES
-from ansi2048.session import Status
 
 from .screen import emitted_colours
 

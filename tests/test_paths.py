@@ -18,15 +18,15 @@ from typing import Any, Callable, Dict, Iterator, List
 
 import pytest
 
-from ansi2048 import config as config_module
-from ansi2048 import files
 from ansi2048.ai import DEFAULT_WEIGHTS, WeightsWarning, load_network
-from ansi2048.config import Config, load_config
-from ansi2048.engine import Game
-from ansi2048.files import NotAFile, TooBig, read_regular, read_tail
-from ansi2048.history import History
-from ansi2048.records import Record
-from ansi2048.storage import DataDir, Keeper
+from ansi2048.game.engine import Game
+from ansi2048.options import config as config_module
+from ansi2048.options.config import Config, load_config
+from ansi2048.records.history import Record
+from ansi2048.storage import files
+from ansi2048.storage.data_dir import BoardStore, DataDir
+from ansi2048.storage.files import NotAFile, TooBig, read_regular, read_tail
+from ansi2048.storage.history_file import History
 
 from .conftest import child_env, symlink_or_skip
 
@@ -289,12 +289,12 @@ def test_a_game_is_kept_whatever_is_in_the_data_directory_and_nothing_outside_is
     env = {"ANSI2048_DATA_DIR": str(data)}
     said: List[str] = []
     with no_hang():
-        keeper = Keeper(env, 4, 4, 2048, said.append)
+        keeper = BoardStore(env, 4, 4, 2048, said.append)
         try:
             assert keeper.resume() is None
             keeper.begin(Game(4, 4, 2048, 5))
             keeper.record_best(64)
-            keeper.keep(a_record(64))
+            keeper.add_record(a_record(64))
             said.extend(keeper.drain_warnings())
         finally:
             keeper.close()
@@ -382,8 +382,15 @@ def test_weights_far_too_big_are_not_read_whole(tmp_path: Path, monkeypatch: pyt
 def test_every_reader_goes_through_files() -> None:
     # One place checks what a path is: no reader of the game's files opens
     # one by itself (open() or os.open() outside files.py).
-    package = Path(files.__file__).parent
-    for module in ["config.py", "history.py", "storage.py", "saves.py", "ai/__init__.py"]:
+    package = Path(files.__file__).parent.parent
+    readers = [
+        "options/config.py",
+        "storage/history_file.py",
+        "storage/data_dir.py",
+        "storage/save_file.py",
+        "ai/__init__.py",
+    ]
+    for module in readers:
         text = (package / module).read_text(encoding="utf-8")
         assert "open(" not in text.replace("open_regular(", "").replace("fdopen(", "").replace(
             "open_for_append(", ""

@@ -6,28 +6,16 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from ansi2048.engine import Game
-from ansi2048.keys import Action
-from ansi2048.loop import (
-    Append,
-    AskAI,
-    BestStored,
-    Draw,
-    Keep,
-    KeepUnaided,
-    Keys,
-    Play,
-    Settings,
-    Warned,
-    WriteBest,
-    step,
-    view,
-)
-from ansi2048.performer import BestWriter, NoStore, Performer
-from ansi2048.recording import Item, Recorder
+from ansi2048.game.engine import Game
+from ansi2048.game.keys import Action
+from ansi2048.game.session import Played, Session
+from ansi2048.loop.events import AddToHistory, Append, AskAI, BestStored, Draw, Keys, RecordUnaided, Warned, WriteBest
+from ansi2048.loop.state import Play, Settings, view
+from ansi2048.loop.step import step
+from ansi2048.play.performer import BestWriter, NoStore, Performer
+from ansi2048.play.screen import Screen
+from ansi2048.records.recording import Item, Recorder
 from ansi2048.render.style import ColorDepth
-from ansi2048.screen import Screen
-from ansi2048.session import Played, Session
 
 from .console import FakeClock
 
@@ -98,8 +86,8 @@ def test_games_and_unaided_scores_go_to_the_store() -> None:
     session = Session(Game(seed=3))
     session.apply(Action.LEFT)
     played = session.played()
-    assert performer.perform(Keep(played)) == []
-    assert performer.perform(KeepUnaided(8)) == []
+    assert performer.perform(AddToHistory(played)) == []
+    assert performer.perform(RecordUnaided(8)) == []
     assert performer.perform(Append((Action.UP,))) == []
     assert store.history == [played] and store.unaided == [8] and store.items == [Action.UP]
 

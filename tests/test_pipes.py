@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ansi2048 import Game
-from ansi2048.recording import FirstLine, Header, parse_header, split_header
+from ansi2048.records.recording import FirstLine, Header, parse_header, split_header
 
 from .conftest import child_env, game_env, json_lines, run_cli, symlink_or_skip
 from .console import HEIGHT, WIDTH
@@ -324,8 +324,8 @@ def test_a_replay_of_one_endless_game_keeps_nothing_that_grows_with_it(monkeypat
     # memory of a short one; benchmarks/replay.py measures it).
     import io
 
-    from ansi2048 import piped
-    from ansi2048.context import Context, Options
+    from ansi2048.options.context import Context, Options
+    from ansi2048.play import piped
 
     sessions: List[piped.Session] = []
 
@@ -350,8 +350,8 @@ def _piped_start(keys: bytes, tmp_path: Path, **options: Any) -> Dict[str, Any]:
     """The start object of a piped --json game of ``keys`` (a file on stdin) at noon on 2026-11-22 UTC."""
     import io
 
-    from ansi2048.context import Context, Options
-    from ansi2048.piped import play_piped
+    from ansi2048.options.context import Context, Options
+    from ansi2048.play.piped import play_piped
 
     path = tmp_path / "keys"
     path.write_bytes(keys)
@@ -374,8 +374,8 @@ def test_daily_leaves_the_game_replay_best_gives(tmp_path: Path) -> None:
     # --replay-best hands over a recording whose header names its game.
     import io
 
-    from ansi2048.context import Context, Options
-    from ansi2048.piped import play_piped
+    from ansi2048.options.context import Context, Options
+    from ansi2048.play.piped import play_piped
 
     out = io.StringIO()
     ctx = Context(Options(json=True, daily=True), io.BytesIO(), out, {}, pytest.fail, lambda: 1)

@@ -16,7 +16,7 @@ import pytest
 if sys.platform == "win32":  # the module reads termios; the signal names below are POSIX's
     pytest.skip("POSIX only: termios and job-control signals", allow_module_level=True)
 
-from ansi2048.keys import Action, KeyDecoder
+from ansi2048.game.keys import Action, KeyDecoder
 from ansi2048.terminal.console import ESC_TIMEOUT, ScreenHooks
 from ansi2048.terminal.posix import PosixConsole
 from ansi2048.terminal.signals import Hangup

@@ -11,11 +11,11 @@ from typing import List, Sequence
 
 import pytest
 
-from ansi2048.engine import Game
-from ansi2048.keys import Action, KeyDecoder
-from ansi2048.options import TOP_GAMES
-from ansi2048.recording import replay
-from ansi2048.records import (
+from ansi2048.game.engine import Game
+from ansi2048.game.keys import Action, KeyDecoder
+from ansi2048.game.session import Played, Session
+from ansi2048.options.parser import TOP_GAMES
+from ansi2048.records.history import (
     TOP,
     Record,
     board_stats,
@@ -25,10 +25,10 @@ from ansi2048.records import (
     stats_document,
     top_games,
 )
+from ansi2048.records.recording import replay
 from ansi2048.render.palette import classic
 from ansi2048.render.stats import sparkline, stats_lines
 from ansi2048.render.style import ColorDepth
-from ansi2048.session import Played, Session
 
 from .screen import dump, terminal
 

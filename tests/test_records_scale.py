@@ -19,13 +19,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ansi2048.context import Context, Options
-from ansi2048.engine import Game, default_goal
-from ansi2048.history import MAX_LINE, History
-from ansi2048.keys import KeyDecoder
-from ansi2048.records import Record, Tally, board_stats, latest
-from ansi2048.records_cli import NoSuchGame, replay_best, show_stats
-from ansi2048.session import Session
+from ansi2048.game.engine import Game, default_goal
+from ansi2048.game.keys import KeyDecoder
+from ansi2048.game.session import Session
+from ansi2048.options.context import Context, Options
+from ansi2048.play.stats import NoSuchGame, replay_best, show_stats
+from ansi2048.records.history import Record, Tally, board_stats, latest
+from ansi2048.storage.history_file import MAX_LINE, History
 
 from .conftest import symlink_or_skip
 
@@ -284,7 +284,7 @@ def test_memory_is_bounded_whatever_the_history_and_the_totals_stay_exact(
 ) -> None:
     import random
 
-    from ansi2048 import records
+    from ansi2048.records import history as records
 
     monkeypatch.setattr(records, "WINDOW", 64)  # the games still open per board (4000 in use)
     rng = random.Random(5)
@@ -394,7 +394,7 @@ def test_atomic_writes_reach_the_disk_before_the_rename(tmp_path: Path, monkeypa
     name on an empty file: the save or best scores lost."""
     import os
 
-    from ansi2048 import files
+    from ansi2048.storage import files
 
     events: List[Tuple[str, int]] = []
     real_fsync, real_replace = os.fsync, os.replace
@@ -420,7 +420,7 @@ def test_atomic_writes_reach_the_disk_before_the_rename(tmp_path: Path, monkeypa
 def test_a_history_that_is_not_a_file_is_never_written_through(tmp_path: Path, kind: str) -> None:
     import os
 
-    from ansi2048.storage import Keeper
+    from ansi2048.storage.data_dir import BoardStore
 
     data, outside = tmp_path / "data", tmp_path / "outside.jsonl"
     data.mkdir()
@@ -433,9 +433,9 @@ def test_a_history_that_is_not_a_file_is_never_written_through(tmp_path: Path, k
     else:
         history.mkdir()
     warnings: List[str] = []
-    keeper = Keeper({"ANSI2048_DATA_DIR": str(data)}, 4, 4, 2048, warnings.append)
-    keeper.keep(game_record(1, "wasd" * 6))
-    keeper.keep(game_record(2, "wasd" * 6))
+    keeper = BoardStore({"ANSI2048_DATA_DIR": str(data)}, 4, 4, 2048, warnings.append)
+    keeper.add_record(game_record(1, "wasd" * 6))
+    keeper.add_record(game_record(2, "wasd" * 6))
     keeper.close()
     # Never written through: set aside (never deleted), one warning that says
     # where, and a history of its own begun in its place.
@@ -448,7 +448,7 @@ def test_a_history_that_is_not_a_file_is_never_written_through(tmp_path: Path, k
 
 
 def test_a_history_changed_between_reading_and_showing_is_one_error_line(tmp_path: Path) -> None:
-    from ansi2048.records_cli import HistoryChanged, _fetcher
+    from ansi2048.play.stats import HistoryChanged, _fetcher
 
     path = tmp_path / "history.jsonl"
     games = [game_record(1, "wasd" * 6), game_record(2, "wasd" * 7)]

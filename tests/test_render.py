@@ -15,8 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ansi2048.engine import Game
-from ansi2048.keys import Action
+from ansi2048.game.engine import Game
+from ansi2048.game.keys import Action
+from ansi2048.game.session import Session, Status
 from ansi2048.render.color import contrast_ratio
 from ansi2048.render.frame import (
     BIG,
@@ -34,7 +35,6 @@ from ansi2048.render.frame import (
 )
 from ansi2048.render.repaint import Repainter, visible_width
 from ansi2048.render.style import ColorDepth, choose_depth, nearest_xterm256
-from ansi2048.session import Session, Status
 
 from .screen import NUMBER, dump, emitted_colours, find_header, parse_tile, read_board, terminal
 

@@ -22,12 +22,12 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from ansi2048.engine import Game
-from ansi2048.keys import Action
+from ansi2048.game.engine import Game
+from ansi2048.game.keys import Action
+from ansi2048.game.session import Session
 from ansi2048.render.frame import View, frame_lines, layout_for
 from ansi2048.render.repaint import Repainter
 from ansi2048.render.style import ColorDepth
-from ansi2048.session import Session
 
 from .conftest import process_runs
 from .screen import dump, emulate, find_header, read_board

@@ -18,14 +18,14 @@ from typing import IO, Any, Callable, Iterator, List, Optional, Sequence, Tuple
 import pytest
 
 from ansi2048 import Game
-from ansi2048.context import Context, Options
-from ansi2048.interactive import ResumeProgress, play_terminal
-from ansi2048.keys import Action
-from ansi2048.piped import play_piped
-from ansi2048.recording import BodyDecoder, Reseed, replay
-from ansi2048.saves import SaveFile
-from ansi2048.session import Session
-from ansi2048.storage import DataDir, Keeper
+from ansi2048.game.keys import Action
+from ansi2048.game.session import Session
+from ansi2048.options.context import Context, Options
+from ansi2048.play.keyboard import ResumeProgress, play_terminal
+from ansi2048.play.piped import play_piped
+from ansi2048.records.recording import BodyDecoder, Reseed, replay
+from ansi2048.storage.data_dir import BoardStore, DataDir
+from ansi2048.storage.save_file import SaveFile
 from ansi2048.terminal.console import Console, ScreenHooks
 
 from .conftest import UNDER_WINE, symlink_or_skip
@@ -87,7 +87,7 @@ def play(
 def resume(directory: Path, rows: int = 4, cols: int = 4) -> Tuple[Optional[Game], List[str], int]:
     """(the game the next start resumes, its warnings, the best it shows)."""
     warnings: List[str] = []
-    keeper = Keeper(env_for(directory), rows, cols, 2048, warnings.append)
+    keeper = BoardStore(env_for(directory), rows, cols, 2048, warnings.append)
     try:
         resumed = keeper.resume()
         return (resumed.game if resumed else None), warnings + keeper.drain_warnings(), keeper.best()
@@ -107,7 +107,7 @@ def test_seed_over_a_saved_game_is_an_undoable_restart_with_no_stray_file(tmp_pa
     save = write_save(tmp_path, 3, old)
     warnings = play(tmp_path, [b"wa"], Options(seed=77))
     assert warnings == []
-    assert sorted(p.name for p in tmp_path.iterdir() if ".keys" in p.name) == [save.name, save.name + ".lock"]
+    assert sorted(p.name for p in tmp_path.iterdir() if ".keys" in p.name) == [save.name]  # no lock left either
     new = expected(77, b"wa").game
     game, _, _ = resume(tmp_path)
     assert game is not None and state(game) == state(new)
@@ -174,7 +174,7 @@ def test_the_best_is_on_disk_while_the_game_over_screen_waits(tmp_path: Path) ->
 
 @pytest.mark.skipif(UNDER_WINE, reason="Wine: msvcrt.locking of a held lock fails with errno 0, not EACCES")
 def test_a_game_that_is_not_saved_writes_its_best_at_once(tmp_path: Path) -> None:
-    holder = Keeper(env_for(tmp_path), 4, 4, 2048, print)  # another game has the save
+    holder = BoardStore(env_for(tmp_path), 4, 4, 2048, print)  # another game has the save
     on_disk: List[int] = []
 
     def at_read() -> None:
@@ -226,9 +226,9 @@ def test_a_save_with_a_restart_resumes_read_only_on_a_full_disk(
     def full(*args: Any, **kwargs: Any) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("ansi2048.saves.atomic_write", full)
+    monkeypatch.setattr("ansi2048.storage.save_file.atomic_write", full)
     warnings: List[str] = []
-    keeper = Keeper(env_for(tmp_path), 4, 4, 2048, warnings.append)
+    keeper = BoardStore(env_for(tmp_path), 4, 4, 2048, warnings.append)
     resumed = keeper.resume()
     assert resumed is not None and state(resumed.game) == state(expected(5, keys).game)
     keeper.append(Action.UP)
@@ -241,9 +241,9 @@ def test_a_save_with_a_restart_resumes_read_only_on_a_full_disk(
 
 _RESUME_IN_CHILD = """
 import sys
-from ansi2048.storage import Keeper
+from ansi2048.storage.data_dir import BoardStore
 warnings = []
-keeper = Keeper({"ANSI2048_DATA_DIR": sys.argv[1]}, 4, 4, 2048, warnings.append)
+keeper = BoardStore({"ANSI2048_DATA_DIR": sys.argv[1]}, 4, 4, 2048, warnings.append)
 resumed = keeper.resume()
 best = keeper.best()
 warnings += keeper.drain_warnings()

@@ -171,22 +171,23 @@ def test_serve_bad_options_are_one_line_and_status_2() -> None:
 
 
 def _play(guest: bool = False) -> Any:
-    from ansi2048.engine import Game
-    from ansi2048.loop import Play, Settings
-    from ansi2048.session import Session
+    from ansi2048.game.engine import Game
+    from ansi2048.game.session import Session
+    from ansi2048.loop.state import Play, Settings
 
     return Play(Session(Game(4, 4, 2048, 7)), Settings(animate=False, can_wait=True, guest=guest), (80, 24))
 
 
 def _drawn(effects: List[Any]) -> Any:
-    from ansi2048.loop import Draw
+    from ansi2048.loop.events import Draw
 
     return [effect for effect in effects if isinstance(effect, Draw)][-1].view
 
 
 def test_a_guests_farewell_says_the_game_is_not_kept() -> None:
-    from ansi2048.keys import Action
-    from ansi2048.loop import Keys, step
+    from ansi2048.game.keys import Action
+    from ansi2048.loop.events import Keys
+    from ansi2048.loop.step import step
 
     for guest, said in ((True, "a guest's game is not kept"), (False, "game kept for next time")):
         play, effects = step(_play(guest), Keys((Action.LEFT, Action.QUIT), 1.0))
@@ -194,8 +195,9 @@ def test_a_guests_farewell_says_the_game_is_not_kept() -> None:
 
 
 def test_a_busy_ai_answers_no_hint_and_stops_autoplay_saying_so() -> None:
-    from ansi2048.keys import Action
-    from ansi2048.loop import AI_BUSY_NOTE, AIMoved, AskAI, Keys, Purpose, Tick, next_due, step
+    from ansi2048.game.keys import Action
+    from ansi2048.loop.events import AIMoved, AskAI, Keys, Purpose, Tick
+    from ansi2048.loop.step import AI_BUSY_NOTE, next_due, step
 
     play, effects = step(_play(), Keys((Action.HINT,), 1.0))
     assert any(isinstance(effect, AskAI) for effect in effects) and play.thinking is not None

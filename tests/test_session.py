@@ -12,11 +12,11 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ansi2048 import __version__
-from ansi2048.engine import MAX_SEED_DIGITS, Direction, Game
-from ansi2048.keys import Action
-from ansi2048.protocol import ACTION_NAMES, event
-from ansi2048.recording import MAGIC, Header, format_header, parse_header
-from ansi2048.session import Outcome, Session, Status
+from ansi2048.game.engine import MAX_SEED_DIGITS, Direction, Game
+from ansi2048.game.keys import Action
+from ansi2048.game.protocol import ACTION_NAMES, event
+from ansi2048.game.session import Outcome, Session, Status
+from ansi2048.records.recording import MAGIC, Header, format_header, parse_header
 
 from .reference import ref_move_board, ref_over_board
 

@@ -20,10 +20,10 @@ from .ptys import spawn
 # Loaded by other modes only; each costs start-up time if imported early.
 NOT_BEFORE_THE_FIRST_FRAME = {
     "ansi2048.ai",
-    "ansi2048.cast",
-    "ansi2048.headless",
-    "ansi2048.piped",
-    "ansi2048.records_cli",
+    "ansi2048.render.cast",
+    "ansi2048.play.headless",
+    "ansi2048.play.piped",
+    "ansi2048.play.stats",
     "statistics",  # --stats only (with decimal, fractions and random)
     "shutil",  # argparse's way to measure --help's width (with bz2 and lzma)
     "platformdirs",  # pathlib and tempfile: the XDG directories need neither on Linux
@@ -42,7 +42,7 @@ def test_the_keyboard_game_starts_without_what_other_modes_need(tmp_path: Path) 
     # at exit if it never came.
     code = (
         "import atexit, sys\n"
-        "from ansi2048 import autoplay\n"
+        "from ansi2048.play import advisor as autoplay\n"
         "seen = []\n"
         "warm_up = autoplay.Advisor.warm_up\n"
         "def noted(self, board):\n"
@@ -67,7 +67,7 @@ def test_the_keyboard_game_starts_without_what_other_modes_need(tmp_path: Path) 
     finally:
         child.close(force=True)
     loaded = set(dump.read_text().split())
-    assert "ansi2048.interactive" in loaded  # the dump is the game's
+    assert "ansi2048.play.keyboard" in loaded  # the dump is the game's
     assert not loaded & NOT_BEFORE_THE_FIRST_FRAME, sorted(loaded & NOT_BEFORE_THE_FIRST_FRAME)
     assert (tmp_path / ".local" / "share" / "ansi2048").is_dir()  # the game's save went where platformdirs says
 
@@ -84,7 +84,7 @@ def test_user_dirs_are_where_platformdirs_puts_them(
 ) -> None:
     import platformdirs
 
-    from ansi2048.userdirs import user_dir
+    from ansi2048.storage.userdirs import user_dir
 
     for name, value in (("HOME", home), (variable, xdg)):
         if value is None:
@@ -107,7 +107,7 @@ def test_user_dirs_are_where_platformdirs_puts_them(
 def test_seeding_is_sha256_whichever_module_computes_it(seed: int) -> None:
     import hashlib
 
-    from ansi2048.engine import seed_state
+    from ansi2048.game.engine import seed_state
 
     digest = hashlib.sha256(str(seed).encode("ascii")).digest()
     assert seed_state(seed) == int.from_bytes(digest[:8], "little")

@@ -12,11 +12,12 @@ from typing import Any, List
 import pytest
 
 from ansi2048 import Game
-from ansi2048.keys import Action
-from ansi2048.recording import replay
-from ansi2048.saves import SaveFile
-from ansi2048.session import Session
-from ansi2048.storage import DataDir, Keeper
+from ansi2048.game.keys import Action
+from ansi2048.game.session import Session
+from ansi2048.records.recording import replay
+from ansi2048.storage import data_dir as storage
+from ansi2048.storage.data_dir import BoardStore, DataDir, lock_path
+from ansi2048.storage.save_file import SaveFile
 
 
 def play(save: SaveFile, game: Game, keys: str) -> None:
@@ -55,7 +56,7 @@ def test_a_saved_game_resumes_exactly_with_the_same_future(tmp_path: Path) -> No
 
 def test_a_resumed_game_keeps_saving_where_it_stopped(tmp_path: Path) -> None:
     env = {"ANSI2048_DATA_DIR": str(tmp_path)}
-    first = Keeper(env, 4, 4, 2048, print)
+    first = BoardStore(env, 4, 4, 2048, print)
     game = Game(seed=8)
     first.begin(game)
     session = Session(game)
@@ -63,7 +64,7 @@ def test_a_resumed_game_keeps_saving_where_it_stopped(tmp_path: Path) -> None:
         if session.apply(Action(key)).moved:
             first.append(Action(key))
     first.close()
-    second = Keeper(env, 4, 4, 2048, print)
+    second = BoardStore(env, 4, 4, 2048, print)
     resumed = second.resume()
     assert resumed is not None and resumed.game.board == game.board
     for key in "wwaa":
@@ -72,7 +73,7 @@ def test_a_resumed_game_keeps_saving_where_it_stopped(tmp_path: Path) -> None:
         if moved:
             second.append(Action(key))
     second.close()
-    third = Keeper(env, 4, 4, 2048, print).resume()
+    third = BoardStore(env, 4, 4, 2048, print).resume()
     assert third is not None and third.game.board == game.board and third.game.moves == game.moves
 
 
@@ -93,7 +94,7 @@ def test_a_finished_game_is_not_resumed(tmp_path: Path) -> None:
     save.close()
     loaded = save.load()
     assert loaded is not None and loaded.game.over
-    keeper = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 2, 2, 2048, print)
+    keeper = BoardStore({"ANSI2048_DATA_DIR": str(tmp_path)}, 2, 2, 2048, print)
     assert keeper.resume() is None
     keeper.close()
 
@@ -115,7 +116,7 @@ def test_a_corrupt_save_is_kept_aside_and_a_fresh_game_starts(tmp_path: Path, co
     save = store.save_file(4, 4, 2048)
     Path(save.path).write_bytes(content)
     warnings: List[str] = []
-    keeper = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, warnings.append)
+    keeper = BoardStore({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, warnings.append)
     assert keeper.resume() is None
     keeper.close()
     assert len(warnings) == 1 and "saved game" in warnings[0]
@@ -159,7 +160,7 @@ def test_a_corrupt_best_file_is_kept_aside(tmp_path: Path, content: str) -> None
 # rather than each in the others' start-up time.
 _WRITER = """\
 import sys
-from ansi2048.storage import DataDir
+from ansi2048.storage.data_dir import DataDir
 path, key, start, stop, step = sys.argv[1:]
 store = DataDir(path)
 sys.stdin.readline()
@@ -198,19 +199,48 @@ def test_a_second_game_on_the_same_board_does_not_share_the_save(tmp_path: Path)
     env = {"ANSI2048_DATA_DIR": str(tmp_path)}
     first_warnings: List[str] = []
     second_warnings: List[str] = []
-    first = Keeper(env, 4, 4, 2048, first_warnings.append)
-    second = Keeper(env, 4, 4, 2048, second_warnings.append)
+    first = BoardStore(env, 4, 4, 2048, first_warnings.append)
+    second = BoardStore(env, 4, 4, 2048, second_warnings.append)
     assert first_warnings == []
     assert len(second_warnings) == 1 and "not be saved" in second_warnings[0]
     first.close()
     second.close()
 
 
+@pytest.mark.posix("an open file removed (Windows keeps a lock file that is open)")
+def test_a_game_that_lets_go_of_its_save_leaves_no_lock_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 30 item 9: an empty .lock file was left per board played."""
+    env = {"ANSI2048_DATA_DIR": str(tmp_path)}
+    first = BoardStore(env, 4, 4, 2048, pytest.fail)
+    assert [p.name for p in tmp_path.glob("*.keys.lock")] == ["game-4x4-2048.keys.lock"]  # held
+    first.close()
+    assert list(tmp_path.glob("*.keys.lock")) == []
+    # A game that locked the file its holder was removing, as it let go,
+    # holds a lock on a removed file: no claim; it claims the file at the path.
+    save = DataDir(str(tmp_path)).save_file(4, 4, 2048)
+    real = storage.lock_fd
+    raced: List[str] = []
+
+    def racing(path: str, blocking: bool, warnings: List[str]) -> int:
+        fd = real(path, blocking, warnings)
+        if not raced:
+            raced.append(path)
+            os.unlink(path)  # the holder removing it, as it lets go
+        return fd
+
+    monkeypatch.setattr(storage, "lock_fd", racing)
+    claimed = DataDir(str(tmp_path)).claim(save)
+    assert raced and claimed is not None
+    assert os.path.samestat(os.fstat(claimed), os.stat(lock_path(save)))
+    DataDir.release(claimed, lock_path(save))
+    assert list(tmp_path.glob("*.keys.lock")) == []
+
+
 def test_a_data_dir_that_is_a_file_is_one_warning(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory", encoding="utf-8")
     warnings: List[str] = []
-    keeper = Keeper({"ANSI2048_DATA_DIR": str(blocker / "sub")}, 4, 4, 2048, warnings.append)
+    keeper = BoardStore({"ANSI2048_DATA_DIR": str(blocker / "sub")}, 4, 4, 2048, warnings.append)
     assert keeper.resume() is None
     keeper.begin(Game(seed=1))
     keeper.append(Action.UP)
@@ -235,7 +265,7 @@ def test_resuming_drops_the_games_before_the_last_restart(tmp_path: Path) -> Non
     keys = "wasdwasd" * 5 + "r" + "ddssaaww" + "r" + "wdsa" * 3
     path = _save_with(tmp_path, 5, keys)
     expected = _expected(5, keys)
-    keeper = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, print)
+    keeper = BoardStore({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, print)
     resumed = keeper.resume()
     keeper.close()
     assert resumed is not None
@@ -243,7 +273,7 @@ def test_resuming_drops_the_games_before_the_last_restart(tmp_path: Path) -> Non
     header, body = path.read_text(encoding="utf-8").split("\n", 1)
     assert body == "wdsa" * 3
     assert f"seed={expected.seed}" in header
-    again = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, print).resume()
+    again = BoardStore({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, print).resume()
     assert again is not None and again.game.board == expected.board and again.game.rng_state == expected.rng_state
 
 
@@ -251,7 +281,7 @@ def test_a_restart_that_was_undone_is_not_dropped(tmp_path: Path) -> None:
     keys = "wasdwasd" + "r" + "u" + "wwdd"
     path = _save_with(tmp_path, 6, keys)
     expected = _expected(6, keys)
-    resumed = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, print).resume()
+    resumed = BoardStore({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, print).resume()
     assert resumed is not None and resumed.game.board == expected.board
     assert path.read_text(encoding="utf-8").endswith(keys)
 
@@ -259,7 +289,7 @@ def test_a_restart_that_was_undone_is_not_dropped(tmp_path: Path) -> None:
 def test_undo_after_a_compacted_resume_stops_at_the_restart(tmp_path: Path) -> None:
     keys = "awd" + "r" + "sawd"
     path = _save_with(tmp_path, 9, keys)
-    keeper = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, print)
+    keeper = BoardStore({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, print)
     resumed = keeper.resume()
     assert resumed is not None
     session = Session(resumed.game)
@@ -271,7 +301,7 @@ def test_undo_after_a_compacted_resume_stops_at_the_restart(tmp_path: Path) -> N
     # back to the restart's own start, not into the game before it
     assert resumed.game.seed != 9
     assert undone == _expected(9, keys).moves
-    again = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, print)
+    again = BoardStore({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, print)
     assert (r := again.resume()) is not None and r.game.board == resumed.game.board
     again.close()
     assert "seed=9 " not in path.read_text(encoding="utf-8")
@@ -286,7 +316,7 @@ def test_a_save_that_cannot_be_appended_to_is_left_alone(tmp_path: Path, monkeyp
 
     monkeypatch.setattr(SaveFile, "open_for_append", refuse)
     warnings: List[str] = []
-    keeper = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, warnings.append)
+    keeper = BoardStore({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, warnings.append)
     resumed = keeper.resume()
     assert resumed is not None  # the game is still played
     keeper.begin(Game(seed=1))  # what a caller might do next: must not overwrite
@@ -298,7 +328,7 @@ def test_a_save_that_cannot_be_appended_to_is_left_alone(tmp_path: Path, monkeyp
 
 def test_a_best_file_broken_during_play_is_reported(tmp_path: Path) -> None:
     warnings: List[str] = []
-    keeper = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, warnings.append)
+    keeper = BoardStore({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, warnings.append)
     keeper.record_best(10)
     (tmp_path / "best.json").write_text("garbage", encoding="utf-8")
     assert keeper.record_best(20) == 20
@@ -329,7 +359,7 @@ def test_a_best_the_killed_game_had_not_written_is_recovered_on_resume(tmp_path:
     session = Session(Game(seed=12))
     replay(session, keys.encode())
     assert session.best > session.game.score  # the best came from the game before the restart
-    keeper = Keeper({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, print)
+    keeper = BoardStore({"ANSI2048_DATA_DIR": str(tmp_path)}, 4, 4, 2048, print)
     assert keeper.resume() is not None
     assert keeper.best() == session.best
     keeper.close()

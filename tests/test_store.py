@@ -11,7 +11,7 @@ from typing import AsyncIterator, List, TypeVar
 
 import pytest
 
-from ansi2048.records import Record
+from ansi2048.records.history import Record
 from ansi2048.serve.store import open_store
 from ansi2048.serve.store.base import Claim, ClaimLost, Prefs, SchemaTooNew, Store, StoreError, StoreUnavailable
 

@@ -160,8 +160,8 @@ def test_piped_keys_on_a_terminal_are_shown_as_frames(tmp_path: Path) -> None:
 
 
 def _replayed(keys: bytes, seed: int) -> List[List[int]]:
-    from ansi2048.recording import replay
-    from ansi2048.session import Session
+    from ansi2048.game.session import Session
+    from ansi2048.records.recording import replay
 
     session = Session(Game(seed=seed))
     replay(session, keys)
@@ -202,7 +202,8 @@ def test_a_killed_game_resumes_with_the_last_board_drawn(tmp_path: Path, data: P
 
 _FAULTY = """
 import sys
-from ansi2048 import cli, session
+from ansi2048 import cli
+from ansi2048.game import session
 
 real_apply = session.Session.apply
 

@@ -9,13 +9,13 @@ from typing import Dict, List, Tuple
 import pytest
 from pyte import graphics
 
-from ansi2048.options import THEME_CHOICES, parse_options
+from ansi2048.game.session import Status
+from ansi2048.options.parser import THEME_CHOICES, parse_options
 from ansi2048.render.color import BASIC_RGB, contrast_ratio, delta_e, lab, relative_luminance, shown_rgb
 from ansi2048.render.frame import View, frame_lines
 from ansi2048.render.palette import classic
 from ansi2048.render.style import ColorDepth, Rgb
 from ansi2048.render.themes import HIGH_CONTRAST, THEMES, dark, high_contrast
-from ansi2048.session import Status
 
 from .conftest import run_cli
 from .screen import terminal

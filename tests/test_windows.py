@@ -15,7 +15,7 @@ from typing import ContextManager, Deque, Dict, Iterator, List, Optional, Tuple,
 
 import pytest
 
-from ansi2048.keys import Action, KeyDecoder
+from ansi2048.game.keys import Action, KeyDecoder
 from ansi2048.terminal import windows as windows_console
 from ansi2048.terminal.console import Console, ScreenHooks
 from ansi2048.terminal.windows import ENABLE_PROCESSED_INPUT, ENABLE_VIRTUAL_TERMINAL_PROCESSING
@@ -270,11 +270,11 @@ def test_key_ready_waits_for_a_key_and_says_whether_one_came(
 def test_legacy_console_frames_hold_only_what_colorama_converts(
     windows: FakeMsvcrt, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ansi2048.context import Options
-    from ansi2048.engine import Game
+    from ansi2048.game.engine import Game
+    from ansi2048.game.session import Session
+    from ansi2048.options.context import Options
+    from ansi2048.play.screen import Screen, color_depth
     from ansi2048.render.frame import View
-    from ansi2048.screen import Screen, color_depth
-    from ansi2048.session import Session
 
     written = io.StringIO()
     wrapped: List[object] = []

@@ -36,10 +36,10 @@ import os
 import warnings
 from typing import TYPE_CHECKING, Callable, Dict, Optional, Sequence, Tuple, Union
 
-from ansi2048.engine import MAX_SIDE, MIN_SIDE, Direction
+from ansi2048.game.engine import MAX_SIDE, MIN_SIDE, Direction
 
 if TYPE_CHECKING:
-    from ansi2048.engine import Game
+    from ansi2048.game.engine import Game
 
     from .ntuple import Network
 
@@ -72,7 +72,7 @@ def load_network(path: Optional[str] = None) -> Tuple[Optional[Network], Optiona
     path = path or DEFAULT_WEIGHTS
     cached = _networks.get(path)
     if cached is None:
-        from ..files import read_regular
+        from ..storage.files import read_regular
         from .ntuple import WeightsError
         from .ntuple import load_network as parse
 
@@ -143,7 +143,7 @@ class Player:
         return self._network
 
     def best_move(self, position: Union[Game, BoardLike], goal: Optional[int] = None) -> Optional[Direction]:
-        """The suggested move for a :class:`~ansi2048.engine.Game` or a board
+        """The suggested move for a :class:`~ansi2048.game.engine.Game` or a board
         (rows of tile values, 0 = empty); None if no move changes the board.
 
         With a ``goal`` (default: the game's), a move that makes the first tile

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import List, Optional, Sequence, Tuple
 
-from ..engine import Board
+from ..game.engine import Board
 from .color import contrast_ratio, mix, shown_rgb
 from .lines import Canvas, Line, Piece, piece
 from .motion import Phase, Sprite

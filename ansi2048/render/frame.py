@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import List, Optional, Sequence, Tuple
 
-from ..engine import Board, Direction, biggest_tile
-from ..keys import Action
-from ..session import Session, Status
+from ..game.engine import Board, Direction, biggest_tile
+from ..game.keys import Action
+from ..game.session import Session, Status
 from .board import (
     ASCII,
     BIG,

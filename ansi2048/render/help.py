@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
-from ..keys import Action
+from ..game.keys import Action
 from .board import ASCII, UNICODE
 from .frame import View, layout_for
 from .keymap import MOVES, key_map, move_keys

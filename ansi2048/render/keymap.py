@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Dict, List, Optional, Tuple
 
-from ..keys import ACTION_BYTES, ASSIST_BYTES, Action
+from ..game.keys import ACTION_BYTES, ASSIST_BYTES, Action
 from .board import Glyphs
 from .lines import Line, line_of
 from .style import PLAIN, Span, fit, printable

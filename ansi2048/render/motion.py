@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Optional, Sequence, Tuple
 
-from ..engine import Slide
+from ..game.engine import Slide
 
 __all__ = [
     "FRAME_SECONDS",
@@ -102,7 +102,7 @@ def motion_frames(
 ) -> Tuple[Tuple[float, Tuple[Sprite, ...]], ...]:
     """The frames of a move before the settled one: (time, sprites) each.
 
-    ``slides`` are the tiles' paths (:func:`ansi2048.engine.trace_move`);
+    ``slides`` are the tiles' paths (:func:`ansi2048.game.engine.trace_move`);
     ``spawn`` and ``spawn_value`` the tile that appears after the slide."""
     frames = []
     for time in FRAME_TIMES[:2]:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
-from ..engine import default_goal
-from ..limits import DEFAULT_SIZE
-from ..records import BoardStats, Record
+from ..game.engine import default_goal
+from ..game.limits import DEFAULT_SIZE
+from ..records.history import BoardStats, Record
 from .palette import Palette, classic
 from .style import BOLD, PLAIN, ColorDepth, Span, paint, style
 

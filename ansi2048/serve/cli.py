@@ -11,7 +11,7 @@ import sys
 from dataclasses import dataclass, field, fields
 from typing import IO, Callable, Mapping, NoReturn, Optional, Sequence, Tuple
 
-from ..options import EXIT_ERROR, EXIT_USAGE
+from ..options.parser import EXIT_ERROR, EXIT_USAGE
 from .limits import DEFAULT_LIMITS, Limits
 
 __all__ = ["DEFAULT_LISTEN", "ServeOptions", "main", "parse_listen", "parse_serve_options"]
@@ -120,7 +120,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOptions:
     args = _parser().parse_args(argv)
-    from ..storage import data_dir
+    from ..storage.data_dir import data_dir
 
     where = args.data_dir or os.path.join(data_dir(env), "server")
     host, port = args.listen

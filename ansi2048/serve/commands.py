@@ -2,7 +2,7 @@
 parsed and checked (pure; no socket here).
 
 ``play`` takes the local command's options that make sense remotely, checked
-by the local parser's own value checks (:mod:`ansi2048.options`): one way to
+by the local parser's own value checks (:mod:`ansi2048.options.parser`): one way to
 say what a good size or goal is."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import shlex
 from dataclasses import dataclass
 from typing import NoReturn, Optional, Union
 
-from ..options import THEME_CHOICES, _goal, _size
+from ..options.parser import THEME_CHOICES, _goal, _size
 from ..render.style import ColorDepth
 
 __all__ = [
@@ -119,8 +119,8 @@ def parse_command(command: Optional[str]) -> Command:
     parsed = _play_parser().parse_args(args)
     rows, cols = parsed.size if parsed.size else (None, None)
     if parsed.goal is not None:
-        from ..engine import check_goal
-        from ..limits import DEFAULT_SIZE
+        from ..game.engine import check_goal
+        from ..game.limits import DEFAULT_SIZE
 
         try:
             check_goal(parsed.goal, rows or DEFAULT_SIZE, cols or DEFAULT_SIZE)

@@ -1,14 +1,14 @@
-"""One player's game over SSH: the keyboard game's loop (:mod:`ansi2048.loop`)
+"""One player's game over SSH: the keyboard game's loop (:mod:`ansi2048.loop.step`)
 driven by one asyncio task, its frames drawn by the local game's own
-:class:`~ansi2048.screen.Screen`, so a player sees the frames the local
+:class:`~ansi2048.play.screen.Screen`, so a player sees the frames the local
 command draws for the same window, colour depth and keys.
 
 The task waits for what comes in (the keys of one read, a new window size,
-the end), or for the loop's next timer (:func:`~ansi2048.loop.next_due`),
-steps the loop, and has the shared :mod:`~ansi2048.performer` do its effects
+the end), or for the loop's next timer (:func:`~ansi2048.loop.step.next_due`),
+steps the loop, and has the shared :mod:`~ansi2048.play.performer` do its effects
 in order (the AI's question it answers itself, from the server's pool of
 processes). Keys are decoded
-incrementally (:class:`~ansi2048.keys.KeyDecoder`): an escape sequence split
+incrementally (:class:`~ansi2048.game.keys.KeyDecoder`): an escape sequence split
 across SSH packets decodes as from a terminal, and a lone ESC is given
 :data:`ESC_TIMEOUT` to become an arrow.
 
@@ -27,32 +27,19 @@ from dataclasses import dataclass
 from typing import Callable, List, Optional, Protocol, Tuple, Union
 
 from .. import __version__
-from ..engine import Game
-from ..history import utc_timestamp
-from ..interactive import _resumed_note
-from ..keys import Action, KeyDecoder
-from ..loop import (
-    AIMoved,
-    AIReady,
-    AskAI,
-    BestStored,
-    Effect,
-    Event,
-    Keys,
-    Play,
-    Resized,
-    Tick,
-    closing,
-    next_due,
-    start,
-    step,
-)
-from ..performer import BestWriter, Performer
-from ..recording import Item, Recorder, format_header
-from ..records import Record, config_key, unaided_key
-from ..saves import SaveFile, saved_bytes
-from ..screen import Screen
-from ..session import Played, Session
+from ..game.engine import Game
+from ..game.keys import Action, KeyDecoder
+from ..game.session import Played, Session
+from ..loop.events import AIMoved, AIReady, AskAI, BestStored, Effect, Event, Keys, Resized, Tick
+from ..loop.state import Play
+from ..loop.step import closing_effects, next_due, start, step
+from ..play.keyboard import _resumed_note
+from ..play.performer import BestWriter, Performer
+from ..play.screen import Screen
+from ..records.history import Record, config_key, unaided_key
+from ..records.recording import Item, Recorder, format_header
+from ..storage.history_file import utc_timestamp
+from ..storage.save_file import SaveFile, saved_bytes
 from .limits import DEFAULT_LIMITS, Limits
 from .pool import AIPool, Busy
 from .store.base import Claim, ClaimLost, Store, StoreUnavailable
@@ -264,7 +251,7 @@ class _Stop(Exception):
 
 
 class _Pending:
-    """The :class:`~ansi2048.performer.PlayStore` the performer writes to:
+    """The :class:`~ansi2048.play.performer.PlayStore` the performer writes to:
     it holds what one step gave (the keys, the games that ended, the bests)
     until the driver writes it to the store, asynchronously (:meth:`PlayerGame._flush`)."""
 
@@ -297,7 +284,7 @@ class _Pending:
 
 class PlayerGame:
     """The asynchronous driver of one player's session (the contract is
-    :mod:`ansi2048.performer`'s): ``incoming`` is what comes in; ``run``
+    :mod:`ansi2048.play.performer`'s): ``incoming`` is what comes in; ``run``
     plays until the end and leaves the screen tidy, the last line said.
     The performer draws into ``frames`` (the screen's ``write`` collects
     there) and writes into a :class:`_Pending`; once a step's effects are
@@ -496,7 +483,7 @@ class PlayerGame:
         """What the end of play writes, whatever ended it; the screen left
         with the cursor below the board, and ``said`` under it."""
         try:
-            for effect in closing(self.play):
+            for effect in closing_effects(self.play):
                 self._performer.perform(effect)
             await self._flush()
         except _Stop as stop:

@@ -15,7 +15,7 @@ import signal
 from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Optional, Tuple
 
-from ..engine import Board, Direction
+from ..game.engine import Board, Direction
 
 if TYPE_CHECKING:
     from ..ai import Player

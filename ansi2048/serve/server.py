@@ -30,16 +30,17 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Option
 
 import asyncssh
 
-from ..context import Options
-from ..engine import default_goal
-from ..limits import DEFAULT_SIZE
-from ..loop import Play, Resized, Settings
-from ..options import EXIT_ERROR, EXIT_OK, EXIT_USAGE
-from ..records import board_stats, config_key, stats_document
+from ..game.engine import default_goal
+from ..game.limits import DEFAULT_SIZE
+from ..loop.events import Resized
+from ..loop.state import Play, Settings
+from ..options.context import Options
+from ..options.parser import EXIT_ERROR, EXIT_OK, EXIT_USAGE
+from ..play.screen import Screen, wants_motion
+from ..records.history import board_stats, config_key, stats_document
 from ..render.stats import stats_lines
 from ..render.style import ColorDepth, choose_depth
 from ..render.themes import THEMES
-from ..screen import Screen, wants_motion
 from .commands import (
     COLOR_DEPTHS,
     NEEDS_TERMINAL,

@@ -7,7 +7,7 @@ import signal
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Tuple
 
-from ..keys import Action, KeyDecoder
+from ..game.keys import Action, KeyDecoder
 from .signals import Hangup
 
 __all__ = ["ESC_TIMEOUT", "Console", "ScreenHooks", "stream_console"]

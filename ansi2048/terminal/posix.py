@@ -12,7 +12,7 @@ import time
 from contextlib import contextmanager, suppress
 from typing import IO, Any, Callable, Iterator, List, Optional, Protocol, Set, Tuple, TypeVar
 
-from ..keys import Action, KeyDecoder
+from ..game.keys import Action, KeyDecoder
 from .console import ESC_TIMEOUT, Console, ScreenHooks
 from .signals import Hangup, hangup_signals, restore_signals, shield_hangups
 from .streams import terminal_gone, terminal_size, write_all

@@ -11,7 +11,7 @@ import sys
 from contextlib import contextmanager
 from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Tuple
 
-from ..keys import Action, KeyDecoder
+from ..game.keys import Action, KeyDecoder
 from .console import Console, ScreenHooks
 from .streams import terminal_size
 

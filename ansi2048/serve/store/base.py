@@ -2,7 +2,7 @@
 
 Every method is a coroutine: a database never blocks the event loop (a
 writer thread, or an async driver). A game in progress is kept as what the
-local game keeps in its save file, a recording (:mod:`ansi2048.recording`):
+local game keeps in its save file, a recording (:mod:`ansi2048.records.recording`):
 its header line, then the encoded items, appended key by key. So resuming a
 served game is replaying its recording, exactly as the local game resumes.
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional, Protocol
 
-from ...records import Record
+from ...records.history import Record
 
 __all__ = [
     "Claim",
@@ -86,7 +86,7 @@ class Claim:
 
 class Store(Protocol):
     """The server's storage. ``board`` is a board's key,
-    :func:`ansi2048.records.config_key` (``4x4-2048``); best scores use the
+    :func:`ansi2048.records.history.config_key` (``4x4-2048``); best scores use the
     same keys as the local best-scores file (``unaided_key`` for games with
     neither undo nor the AI)."""
 

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence, Tuple
 
-from ...records import Record, config_key
+from ...records.history import Record, config_key
 from .base import Prefs, SchemaTooNew
 
 __all__ = [

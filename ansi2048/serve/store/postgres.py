@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, Sequence, Set, Tuple, TypeVar
 
-from ...records import Record
+from ...records.history import Record
 from .base import Claim, ClaimLost, Player, Prefs, StoreError, StoreUnavailable
 from .common import (
     POSTGRES,

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Generic, List, Optional, Sequence, TypeVar
 
-from ...records import Record
+from ...records.history import Record
 from .base import Claim, ClaimLost, Player, Prefs, StoreError, StoreUnavailable
 from .common import (
     SQLITE,

@@ -35,9 +35,9 @@ from typing import (
     Union,
 )
 
-from .engine import UNDO_DEPTH, biggest_tile, check_goal, check_size
-from .limits import MAX_SEED_DIGITS
-from .session import Played
+from ..game.engine import UNDO_DEPTH, biggest_tile, check_goal, check_size
+from ..game.limits import MAX_SEED_DIGITS
+from ..game.session import Played
 
 __all__ = [
     "HISTORY_VERSION",

@@ -16,19 +16,21 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import IO, Any, Callable, Iterator, Optional
 
-from . import __version__
-from .autoplay import DEFAULT_PACE, Advisor
-from .cast import HEADLESS_SIZE
-from .context import Context
-from .engine import Game
-from .loop import AIMoved, AskAI, Play, Settings, Tick, next_due, start
-from .options import EXIT_OK
+from .. import __version__
+from ..game.engine import Game
+from ..game.protocol import start_event
+from ..game.session import Session
+from ..loop.events import AIMoved, AskAI, Tick
+from ..loop.state import Play, Settings
+from ..loop.step import next_due, start
+from ..options.context import Context
+from ..options.parser import EXIT_OK
+from ..render.cast import HEADLESS_SIZE
+from ..render.style import choose_depth
+from ..terminal.streams import isatty, terminal_size
+from .advisor import DEFAULT_PACE, Advisor
 from .performer import BestWriter, BlockingDriver, NoStore, Performer
-from .protocol import start_event
-from .render.style import choose_depth
 from .screen import Screen, palette_for
-from .session import Session
-from .terminal.streams import isatty, terminal_size
 
 __all__ = ["EXIT_INTERRUPTED", "HeadlessDriver", "play_headless", "progress_text"]
 
@@ -64,18 +66,26 @@ class _Progress:
         if time < self._due and not now:
             return
         self._due = time + PROGRESS_INTERVAL
-        try:
-            columns, _ = terminal_size(self._stream.fileno())
-        except (OSError, ValueError):  # no descriptor (a stand-in stream)
-            columns = 80
-        text = progress_text(game)[: max(0, columns - 1)]  # never wraps: \r must reach its start
-        self._write("\r" + text.ljust(self._shown))
+        width = self._width()
+        text = progress_text(game)[:width]  # never wraps: \r must reach its start
+        # Padded over what the last line left, but never past the window's
+        # width now (it may have narrowed): padding that wraps leaves text.
+        self._write("\r" + text.ljust(min(self._shown, width)))
         self._shown = len(text)
 
     def clear(self) -> None:
         if self._stream is not None and self._shown:
-            self._write("\r" + " " * self._shown + "\r")
+            self._write("\r" + " " * min(self._shown, self._width()) + "\r")
             self._shown = 0
+
+    def _width(self) -> int:
+        """The columns a line may take without wrapping: the window's, less one."""
+        assert self._stream is not None
+        try:
+            columns, _ = terminal_size(self._stream.fileno())
+        except (OSError, ValueError):  # no descriptor (a stand-in stream)
+            columns = 80
+        return max(0, columns - 1)
 
     def _write(self, text: str) -> None:
         assert self._stream is not None

@@ -13,46 +13,32 @@ from __future__ import annotations
 from contextlib import suppress
 from typing import IO, Any, Callable, ContextManager, List, Optional, Tuple
 
-from .autoplay import Advisor
-from .context import Context, Options
-from .engine import Game, default_goal
-from .history import utc_date, utc_timestamp
-from .keys import Action, KeyDecoder
-from .limits import DEFAULT_SIZE
-from .loop import (
-    AIMoved,
-    AIReady,
-    AskAI,
-    Event,
-    Keys,
-    Play,
-    Resized,
-    Settings,
-    Suspended,
-    Tick,
-    closing,
-    next_due,
-    start,
-    step,
-)
-from .options import EXIT_OK
+from ..game.engine import Game, default_goal
+from ..game.keys import Action, KeyDecoder
+from ..game.limits import DEFAULT_SIZE
+from ..game.session import Run, Session
+from ..loop.events import AIMoved, AIReady, AskAI, Event, Keys, Resized, Suspended, Tick
+from ..loop.state import Play, Settings
+from ..loop.step import closing_effects, next_due, start, step
+from ..options.context import Context, Options
+from ..options.parser import EXIT_OK
+from ..records.history import daily_seed
+from ..records.recording import Item, Reseed
+from ..render.repaint import ERASE_LINE
+from ..storage.data_dir import BoardStore
+from ..storage.history_file import utc_date
+from ..storage.save_file import Resumed
+from ..terminal.console import Console, ScreenHooks
+from ..terminal.signals import Hangup, shield_hangups
+from .advisor import Advisor
 from .performer import BestWriter, BlockingDriver, Performer
-from .recording import Item, Reseed
-from .records import Record, daily_date, daily_seed
-from .render.repaint import ERASE_LINE
-from .saves import Resumed
 from .screen import Screen, color_depth, palette_for, wants_motion
-from .session import Played, Run, Session
-from .storage import Keeper
-from .terminal.console import Console, ScreenHooks
-from .terminal.signals import Hangup, shield_hangups
 
 __all__ = [
     "PROGRESS_AFTER",
-    "Driver",
-    "LocalPlayStore",
     "OpenConsole",
     "ResumeProgress",
+    "TerminalDriver",
     "play_terminal",
 ]
 
@@ -60,41 +46,6 @@ __all__ = [
 PROGRESS_AFTER = 1.0
 
 OpenConsole = Callable[[IO[Any], IO[Any], ScreenHooks], ContextManager[Console]]
-
-
-class LocalPlayStore:
-    """The keyboard game's :class:`~.performer.PlayStore`: the data
-    directory's (``keeper``). Finished games go into the history dated by
-    ``now``; a game can end more than once (game over, then r): the same
-    game with the same keys goes in once. In a daily session, a game on a
-    day's seed is marked as that day's game (an earlier day's, put aside
-    unfinished, too)."""
-
-    def __init__(self, keeper: Keeper, now: Callable[[], float], daily: Optional[str]) -> None:
-        self._keeper = keeper
-        self._now = now
-        self._daily = daily
-        self._last: Optional[Played] = None
-
-    @property
-    def saving(self) -> bool:
-        return self._keeper.saving
-
-    def append(self, item: Item) -> None:
-        self._keeper.append(item)
-
-    def add_to_history(self, played: Optional[Played]) -> None:
-        if played is None or played == self._last:
-            return
-        self._last = played
-        daily = daily_date(played.seed) if self._daily is not None else None
-        self._keeper.keep(Record.of(played, utc_timestamp(self._now()), daily))
-
-    def record_best(self, score: int) -> Optional[int]:
-        return self._keeper.record_best(score)
-
-    def record_unaided(self, score: int) -> None:
-        self._keeper.record_unaided(score)
 
 
 class ResumeProgress:
@@ -131,7 +82,7 @@ def play_terminal(
     """Resume or start the game for this board and play it on the terminal;
     ``on_end`` is given the session once the terminal is handed back."""
     if open_console is None:
-        from .terminal import open_console as platform_console
+        from ..terminal import open_console as platform_console
 
         open_console = platform_console
     options, recorder = ctx.options, ctx.recorder
@@ -141,15 +92,14 @@ def play_terminal(
 
     # The daily game: today's (UTC) date is its seed, for everyone.
     daily = utc_date(ctx.now()) if options.daily else None
-    keeper = Keeper(ctx.env, rows, cols, goal, ctx.warn, daily)
-    store = LocalPlayStore(keeper, ctx.now, daily)
+    store = BoardStore(ctx.env, rows, cols, goal, ctx.warn, daily, ctx.now)
     try:
         progress = ResumeProgress(ctx.stdout, ctx.clock)
-        resumed = keeper.resume(progress)
+        resumed = store.resume(progress)
         progress.end()
-        if keeper.put_aside is not None:  # an earlier day's daily game, unfinished: it ends here
-            store.add_to_history(keeper.put_aside.game)
-            notes.append(keeper.put_aside.note)
+        if store.put_aside is not None:  # an earlier day's daily game, unfinished: it ends here
+            store.add_to_history(store.put_aside.game)
+            notes.append(store.put_aside.note)
         if (
             resumed is not None
             and daily is not None
@@ -163,14 +113,14 @@ def play_terminal(
             restart_seed = options.seed
         undo = not options.no_undo
         if resumed is not None:
-            session = Session(resumed.game, keeper.best(), resumed.runs, undo=undo)
+            session = Session(resumed.game, store.best(), resumed.runs, undo=undo)
             if options.new or restart_seed is not None:
                 # A new game as the `r` key starts one, `u` brings the old one
                 # back; --seed (or the day) names the new game's seed, saved
                 # as a directive.
                 restart: Item = Action.RESTART if restart_seed is None else Reseed(restart_seed)
                 store.add_to_history(session.restart(restart_seed).ended)
-                keeper.append(restart)
+                store.append(restart)
             record_from = _start_recording(ctx, session, resumed)
         else:
             if daily is not None:
@@ -178,13 +128,13 @@ def play_terminal(
             else:
                 seed = options.seed if options.seed is not None else ctx.random_seed()
             game = Game(rows, cols, goal, seed)
-            keeper.begin(game)
+            store.begin(game)
             recorder.start(game.seed, rows, cols, goal)
-            session = Session(game, keeper.best(), undo=undo)
+            session = Session(game, store.best(), undo=undo)
             record_from = 0
-        for message in keeper.drain_warnings():
+        for message in store.drain_warnings():
             ctx.warn(message)
-        keeper.warn = recorder.warn = notes.append  # from here on the board is up: warn on it
+        store.warn = recorder.warn = notes.append  # from here on the board is up: warn on it
         restarted = options.new or restart_seed is not None
         if resumed is not None and not restarted:
             greeting = _resumed_note(session.game.moves)
@@ -198,7 +148,7 @@ def play_terminal(
         return status
     finally:
         with shield_hangups():  # a second signal must not cut the closing short either
-            keeper.close()
+            store.close()
 
 
 def _start_recording(ctx: Context, session: Session, resumed: Resumed) -> int:
@@ -221,9 +171,10 @@ def _resumed_note(moves: int) -> str:
     return f"resumed your game: {moves} move{'' if moves == 1 else 's'}"
 
 
-def _command(options: Options, rows: int, cols: int) -> str:
-    """The command that plays this board again (said on quitting)."""
-    command = "ansi2048"
+def _command(program: str, options: Options, rows: int, cols: int) -> str:
+    """The command that plays this board again (said on quitting), started
+    as ``program`` started this game."""
+    command = program
     if options.daily:
         command += " --daily"
     if options.rows is not None:
@@ -241,14 +192,14 @@ def _run_seed(runs: Optional[Tuple[Run, List[Run]]], game: Game) -> int:
 def _loop(
     session: Session,
     ctx: Context,
-    store: LocalPlayStore,
+    store: BoardStore,
     notes: List[str],
     open_console: OpenConsole,
     greeting: str = "",
     daily: Optional[str] = None,
     record_from: int = 0,
 ) -> int:
-    driver: Optional[Driver] = None
+    driver: Optional[TerminalDriver] = None
 
     def redraw() -> None:
         if driver is not None:
@@ -275,7 +226,7 @@ def _loop(
         settings = Settings(
             animate=animates(ctx, console),
             can_wait=console.key_ready is not None,
-            command=_command(ctx.options, game.rows, game.cols),
+            command=_command(ctx.program, ctx.options, game.rows, game.cols),
             day=daily or "",
             day_seed=daily_seed(daily) if daily is not None else None,
             record_from=record_from,
@@ -283,14 +234,14 @@ def _loop(
         )
         play = Play(session, settings, console.size(), note=greeting, saving=store.saving)
         best = BestWriter(store.record_best, ctx.clock, session.best)
-        driver = Driver(play, ctx, console, Performer(screen, store, ctx.recorder, best, notes))
+        driver = TerminalDriver(play, ctx, console, Performer(screen, store, ctx.recorder, best, notes))
         try:
             driver.start()
             driver.run()
         finally:
             # A second signal must not cut the saving and the restore short.
             with shield_hangups():
-                for effect in closing(driver.play):
+                for effect in closing_effects(driver.play):
                     driver.performer.perform(effect)
                 with suppress(OSError, Hangup):  # the window may be gone already
                     screen.close()
@@ -299,7 +250,7 @@ def _loop(
     return EXIT_OK
 
 
-class Driver(BlockingDriver):
+class TerminalDriver(BlockingDriver):
     """The blocking terminal driver (see :mod:`.performer` for the
     contract): waits for the next event (a key, or the timer
     :func:`.loop.next_due` sets), steps the state machine, answers the AI's

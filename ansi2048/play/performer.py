@@ -5,38 +5,46 @@ A *driver* owns the wait for events and the loop around the state machine;
 the performer owns what the effects do. The contract, for whoever writes a
 driver (the blocking terminal driver in :mod:`.interactive` is one):
 
-1. Keep one :class:`~.loop.Play`. For every event (a key read, a timer
+1. Keep one :class:`~.state.Play`. For every event (a key read, a timer
    :func:`.loop.next_due` set coming due, a resize, an answer), call
    ``play, effects = step(play, event)`` and replace your ``play`` with the
    new one. Nothing else writes into ``play`` or its session.
-2. Do the effects *in order*. :class:`~.loop.AskAI` is yours: answer it
-   with :class:`~.loop.AIMoved` (the blocking driver asks the AI at once; an
+2. Do the effects *in order*. :class:`~.events.AskAI` is yours: answer it
+   with :class:`~.events.AIMoved` (the blocking driver asks the AI at once; an
    asyncio driver may ask a process pool and feed the answer when it comes,
    feeding the other events meanwhile: ``step`` keeps the turn waiting for
-   it). Every other effect goes to :meth:`Performer.perform`, which returns
-   the events that answer it (a warning from the files, the best score the
-   storage now holds).
+   it; a key that takes control back makes autoplay's late answer play
+   nothing, while a late hint is shown for the board it was asked about,
+   so such a driver may drop a hint answered after a key). Every other
+   effect goes to :meth:`Performer.perform`, which returns the events that
+   answer it (a warning from the files, the best score the storage now
+   holds).
 3. Once the effects of one step are done, feed their answers to ``step``
    in the order they came, each the same way, before waiting again.
-4. Stop when ``play.over``; then perform :func:`.loop.closing`'s effects
+4. Stop when ``play.over``; then perform :func:`.loop.closing_effects`
    (also after a signal or a lost connection) and close the screen.
 
-Order is durability: ``step`` puts :class:`~.loop.Append` (a key into the
-save) before the :class:`~.loop.Draw` that shows the key. A driver whose
+:class:`BlockingDriver` is steps 1 to 3 for a driver that may block while
+it waits (the terminal's, the pipe's, the headless AI's).
+
+Order is durability: ``step`` puts :class:`~.events.Append` (a key into the
+save) before the :class:`~.events.Draw` that shows the key. A driver whose
 storage is asynchronous makes its :class:`PlayStore` buffer what it is
 given, hands the performer a :class:`~.screen.Screen` whose ``write``
 collects the frame's text, and, once the step's effects are done, awaits
 its storage's flush before it sends the collected text: a frame is sent
 only once the keys it shows are durable. :meth:`PlayStore.record_best` may
 then return None (no answer yet); the driver feeds
-:class:`~.loop.BestStored` itself once its storage answers.
+:class:`~.events.BestStored` itself once its storage answers.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Protocol, Union
 
-from .loop import (
+from ..game.session import Played
+from ..loop.events import (
+    AddToHistory,
     AIMoved,
     Append,
     AskAI,
@@ -44,21 +52,19 @@ from .loop import (
     Draw,
     Effect,
     Event,
-    Keep,
-    KeepUnaided,
     Leave,
-    Play,
     Quit,
     RecordKeys,
+    RecordUnaided,
     Report,
     StopRecording,
     Warned,
     WriteBest,
-    step,
 )
-from .recording import Item, Recorder
+from ..loop.state import Play
+from ..loop.step import step
+from ..records.recording import Item, Recorder
 from .screen import Screen
-from .session import Played
 
 __all__ = ["BEST_WRITE_INTERVAL", "BestWriter", "BlockingDriver", "NoStore", "Performed", "Performer", "PlayStore"]
 
@@ -67,12 +73,12 @@ __all__ = ["BEST_WRITE_INTERVAL", "BestWriter", "BlockingDriver", "NoStore", "Pe
 BEST_WRITE_INTERVAL = 1.0
 
 # Every effect but AskAI: the driver answers that one (see the module's docstring).
-Performed = Union[Append, RecordKeys, Report, StopRecording, Keep, KeepUnaided, WriteBest, Draw, Leave, Quit]
+Performed = Union[Append, RecordKeys, Report, StopRecording, AddToHistory, RecordUnaided, WriteBest, Draw, Leave, Quit]
 
 
 class PlayStore(Protocol):
     """Where a game's keys, its history and the bests go: the data directory
-    (:class:`.interactive.LocalPlayStore`), nothing (:class:`NoStore`), or a
+    (:class:`.storage.BoardStore`), nothing (:class:`NoStore`), or a
     server's database behind an asynchronous driver. Failures are the
     store's to say (as warnings); none ends the game."""
 
@@ -153,7 +159,7 @@ class Performer:
     keys and games into ``store``, keys into ``recorder`` (``--record``),
     what keys did to ``report`` (``--json``). ``notes`` is where the store
     and the recorder put their warnings once the board is up: each new one
-    comes back as a :class:`~.loop.Warned`."""
+    comes back as a :class:`~.events.Warned`."""
 
     def __init__(
         self,
@@ -198,9 +204,9 @@ class Performer:
                 self._recording = False
                 self._recorder.warn(f"{effect.why}: recording stopped")
                 self._recorder.close()
-        elif isinstance(effect, Keep):
+        elif isinstance(effect, AddToHistory):
             self._store.add_to_history(effect.played)
-        elif isinstance(effect, KeepUnaided):
+        elif isinstance(effect, RecordUnaided):
             self._store.record_unaided(effect.score)
         elif isinstance(effect, WriteBest):
             if effect.final:

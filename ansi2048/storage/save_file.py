@@ -19,12 +19,12 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import IO, Callable, Iterator, List, Optional, Tuple
 
-from . import __version__
-from .engine import Game
+from .. import __version__
+from ..game.engine import Game
+from ..game.keys import Action
+from ..game.session import Run, Session
+from ..records.recording import BodyDecoder, Header, Item, Reseed, apply_item, encode_item, format_header, split_header
 from .files import atomic_write, open_regular, set_aside
-from .keys import Action
-from .recording import BodyDecoder, Header, Item, Reseed, apply_item, encode_item, format_header, split_header
-from .session import Run, Session
 
 __all__ = ["Progress", "Resumed", "SaveFile", "saved_bytes"]
 

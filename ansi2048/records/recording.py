@@ -26,12 +26,12 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable, List, Optional, Protocol, Tuple, Union
 
-from . import __version__
-from .keys import Action, KeyDecoder
-from .limits import MAX_SEED_DIGITS
+from .. import __version__
+from ..game.keys import Action, KeyDecoder
+from ..game.limits import MAX_SEED_DIGITS
 
 if TYPE_CHECKING:
-    from .session import Outcome, Session
+    from ..game.session import Outcome, Session
 
 __all__ = [
     "ASSISTED",

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import IO, Callable, Dict, List, Optional, Tuple
 
-from . import __version__
+from .. import __version__
 
 __all__ = ["WRITERS", "CompletedOption", "completed_options", "completion_script", "write_script"]
 

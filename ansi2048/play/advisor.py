@@ -12,12 +12,13 @@ import threading
 import warnings
 from typing import TYPE_CHECKING, Callable, Optional
 
-from .context import Options
-from .engine import Board, Direction, Game
-from .loop import DEFAULT_PACE, LOADING_NOTE, PACES
+from ..game.engine import Board, Direction, Game
+from ..loop.state import DEFAULT_PACE, PACES
+from ..loop.step import LOADING_NOTE
+from ..options.context import Options
 
 if TYPE_CHECKING:
-    from .ai import Player
+    from ..ai import Player
 
 __all__ = ["DEFAULT_PACE", "LOADING_NOTE", "PACES", "Advisor"]
 
@@ -51,7 +52,7 @@ class Advisor:
     def _made(self, board: Optional[Board] = None) -> Player:
         with self._making:
             if self._player is None:
-                from .ai import Player, WeightsWarning
+                from ..ai import Player, WeightsWarning
 
                 # Said through ``warn`` instead: on the note line, not across the board.
                 warnings.filterwarnings("ignore", category=WeightsWarning)

@@ -33,12 +33,12 @@ import sys
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
+from ..game.engine import check_goal, parse_goal, parse_size
+from ..game.keys import Action
+from ..game.limits import DEFAULT_SIZE
+from ..game.protocol import ACTION_NAMES
+from ..render.themes import THEMES
 from .context import Options
-from .engine import check_goal, parse_goal, parse_size
-from .keys import Action
-from .limits import DEFAULT_SIZE
-from .protocol import ACTION_NAMES
-from .render.themes import THEMES
 
 __all__ = [
     "CONFIG_ENV",
@@ -85,7 +85,7 @@ def config_path(env: Mapping[str, str]) -> str:
         return override
     import os
 
-    from .userdirs import user_dir
+    from ..storage.userdirs import user_dir
 
     return os.path.join(user_dir("config", env), _FILE_NAME)
 
@@ -223,7 +223,7 @@ def parse_config(text: str, where: str) -> Tuple[Config, Optional[str]]:
 def load_config(env: Mapping[str, str], warn: Callable[[str], None]) -> Config:
     """The config file's settings; defaults if there is no file. Reading it
     is never fatal: a file that cannot be read or parsed is one warning."""
-    from .files import NotAFile, read_regular, reason
+    from ..storage.files import NotAFile, read_regular, reason
 
     path = config_path(env)
     try:

@@ -12,24 +12,26 @@ from contextlib import ExitStack, suppress
 from dataclasses import replace
 from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from . import __version__
-from .cast import HEADLESS_SIZE, REPLAY_STEP
-from .context import Context, Options
-from .engine import Game, check_goal, check_size, default_goal
-from .limits import DEFAULT_SIZE
-from .loop import Key, Keys, KeysEnded, Play, Settings, Tick, next_due, start
-from .options import EXIT_OK
+from .. import __version__
+from ..game.engine import Game, check_goal, check_size, default_goal
+from ..game.limits import DEFAULT_SIZE
+from ..game.protocol import start_event
+from ..game.session import Session
+from ..loop.events import Key, Keys, KeysEnded, Tick
+from ..loop.state import Play, Settings
+from ..loop.step import next_due, start
+from ..options.context import Context, Options
+from ..options.parser import EXIT_OK
+from ..records.recording import Assisted, BodyDecoder, FirstLine, Header, Item
+from ..render.cast import HEADLESS_SIZE, REPLAY_STEP
+from ..render.frame import View, summary_text
+from ..render.motion import SETTLE_SECONDS
+from ..render.style import choose_depth
+from ..terminal import quiet_terminal
+from ..terminal.signals import hangup_signals, shield_hangups
+from ..terminal.streams import ChunkReader, isatty, terminal_size, write_all
 from .performer import BestWriter, BlockingDriver, NoStore, Performer
-from .protocol import start_event
-from .recording import Assisted, BodyDecoder, FirstLine, Header, Item
-from .render.frame import View, summary_text
-from .render.motion import SETTLE_SECONDS
-from .render.style import choose_depth
 from .screen import Screen, color_depth, palette_for, wants_motion
-from .session import Session
-from .terminal import quiet_terminal
-from .terminal.signals import hangup_signals, shield_hangups
-from .terminal.streams import ChunkReader, isatty, terminal_size, write_all
 
 __all__ = ["PipedDriver", "daily_options", "json_writer", "play_piped", "resolve_game", "write_summary"]
 
@@ -64,8 +66,8 @@ def daily_options(ctx: Context) -> Options:
     options = ctx.options
     if not options.daily:
         return options
-    from .history import utc_date
-    from .records import daily_seed
+    from ..records.history import daily_seed
+    from ..storage.history_file import utc_date
 
     return replace(options, seed=daily_seed(utc_date(ctx.now())))
 
@@ -124,46 +126,12 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
     options, stdout = (daily_options(ctx) if keys is None else ctx.options), ctx.stdout
     reader: Union[ChunkReader, _Given] = _Given(keys) if keys is not None else ChunkReader(ctx.stdin.fileno())
     emit_json = json_writer(stdout)
-    if options.json and keys is None and not _is_regular_file(ctx.stdin):
-        # A bot may wait for the start object before it sends a key: it comes
-        # at once, and again for the game a recording header sets up.
-        game = resolve_game(options, None, ctx.random_seed, ctx.warn)
-        emit_json(start_event(game, __version__))
-        header, pending = _read_first_line(reader)
-        if header is not None:
-            drawn = game.seed
-            game = resolve_game(options, header, lambda: drawn, ctx.warn)
-            emit_json(start_event(game, __version__))
-    else:
-        # Nothing to show before the input says which game it is (a file
-        # or given keys say at once): wait for it.
-        header, pending = _read_first_line(reader)
-        game = resolve_game(options, header, ctx.random_seed, ctx.warn)
-        if options.json:
-            emit_json(start_event(game, __version__))
+    game, pending = _game_of(ctx, options, reader, emit_json if options.json else None, given=keys is not None)
     session = Session(game, undo=not options.no_undo, keep_keys=False)
     ctx.recorder.start(game.seed, game.rows, game.cols, game.goal)
-
     # Frames go to a terminal to watch, or only into the --cast file.
     watching = isatty(stdout) and not options.json
-    out_fd = stdout.fileno() if watching else -1
-
-    def write(text: str) -> None:
-        if watching:
-            write_all(out_fd, text.encode("utf-8", "replace"))
-
-    def size() -> Tuple[int, int]:
-        return terminal_size(out_fd) if watching else HEADLESS_SIZE
-
-    screen: Optional[Screen] = None
-    # A cast alone is drawn as this terminal would show it.
-    depth = color_depth(options, stdout, ctx.env) if watching else choose_depth(options.color, True, ctx.env)
-    if watching or ctx.cast is not None:
-        frames: Callable[[str], None] = write
-        if ctx.cast is not None:
-            ctx.cast.step = options.delay or REPLAY_STEP
-            frames = ctx.cast.tee(write, size, f"ansi2048 replay {game.rows}x{game.cols} seed {game.seed}")
-        screen = Screen(frames, size, depth, ctx.env, palette=palette_for(options))
+    screen, size = _replay_screen(ctx, options, game, watching)
     delay = options.delay or 0.0
     settings = Settings(
         # A replay watched slowly enough (--delay) shows its moves moving too.
@@ -289,6 +257,60 @@ class PipedDriver(BlockingDriver):
             self._sleep(max(0.0, due - self._clock()))
             self.feed(Tick(max(due, self._clock())))
         self._sleep(max(0.0, moment - self._clock()))
+
+
+def _game_of(
+    ctx: Context,
+    options: Options,
+    reader: Union[ChunkReader, _Given],
+    emit_json: Optional[Callable[[Dict[str, Any]], None]],
+    given: bool,
+) -> Tuple[Game, bytes]:
+    """The game the input is a recording of (its header's, else the options'),
+    and the bytes read past the header; a bot (``emit_json``) is told it."""
+    if emit_json is not None and not given and not _is_regular_file(ctx.stdin):
+        # A bot may wait for the start object before it sends a key: it comes
+        # at once, and again for the game a recording header sets up.
+        game = resolve_game(options, None, ctx.random_seed, ctx.warn)
+        emit_json(start_event(game, __version__))
+        header, pending = _read_first_line(reader)
+        if header is not None:
+            drawn = game.seed
+            game = resolve_game(options, header, lambda: drawn, ctx.warn)
+            emit_json(start_event(game, __version__))
+        return game, pending
+    # Nothing to show before the input says which game it is (a file or
+    # given keys say at once): wait for it.
+    header, pending = _read_first_line(reader)
+    game = resolve_game(options, header, ctx.random_seed, ctx.warn)
+    if emit_json is not None:
+        emit_json(start_event(game, __version__))
+    return game, pending
+
+
+def _replay_screen(
+    ctx: Context, options: Options, game: Game, watching: bool
+) -> Tuple[Optional[Screen], Callable[[], Tuple[int, int]]]:
+    """The screen a replay is drawn on: the terminal (``watching``), or only
+    the ``--cast`` file, drawn as this terminal would show it; none without
+    either. And the size it draws at."""
+    out_fd = ctx.stdout.fileno() if watching else -1
+
+    def write(text: str) -> None:
+        if watching:
+            write_all(out_fd, text.encode("utf-8", "replace"))
+
+    def size() -> Tuple[int, int]:
+        return terminal_size(out_fd) if watching else HEADLESS_SIZE
+
+    if not watching and ctx.cast is None:
+        return None, size
+    depth = color_depth(options, ctx.stdout, ctx.env) if watching else choose_depth(options.color, True, ctx.env)
+    frames: Callable[[str], None] = write
+    if ctx.cast is not None:
+        ctx.cast.step = options.delay or REPLAY_STEP
+        frames = ctx.cast.tee(write, size, f"ansi2048 replay {game.rows}x{game.cols} seed {game.seed}")
+    return Screen(frames, size, depth, ctx.env, palette=palette_for(options)), size
 
 
 def write_summary(stdout: IO[str], session: Session, options: Options, env: Mapping[str, str]) -> None:

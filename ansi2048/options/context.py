@@ -8,11 +8,11 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, Callable, Mapping, Optional, Tuple
 
-from .keys import Action
-from .recording import Recorder
+from ..game.keys import Action
+from ..records.recording import Recorder
 
 if TYPE_CHECKING:
-    from .cast import CastWriter
+    from ..render.cast import CastWriter
 
 __all__ = ["Context", "Options"]
 
@@ -64,3 +64,7 @@ class Context:
     cast: Optional[CastWriter] = None  # writes --cast; None without it
     now: Callable[[], float] = time.time
     stderr: Optional[IO[str]] = None  # for headless autoplay's progress line (a terminal only)
+    # The command that starts ansi2048 as the player started it, to be typed
+    # again from where they are (the quit line names it): ``ansi2048`` when
+    # that is the one on the PATH, else the path they typed (.venv/bin/ansi2048).
+    program: str = "ansi2048"

@@ -1,4 +1,4 @@
-"""The game on a terminal: the views the loop builds (:func:`.loop.view`),
+"""The game on a terminal: the views the loop builds (:func:`.state.view`),
 drawn at the screen's own size and colour depth and repainted in place
 through a ``write`` function, sized by a ``size`` function (both given, so
 the same screen draws on a real terminal, the Windows console, a test, or
@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from typing import IO, Any, Callable, Mapping, Optional, Sequence, Tuple
 
-from .context import Options
-from .render.frame import View, build_frame, layout_for
-from .render.help import help_frame
-from .render.motion import Sprite
-from .render.palette import Palette
-from .render.repaint import Repainter
-from .render.style import ColorDepth, choose_depth
-from .render.themes import THEMES
-from .terminal.streams import isatty
+from ..options.context import Options
+from ..render.frame import View, build_frame, layout_for
+from ..render.help import help_frame
+from ..render.motion import Sprite
+from ..render.palette import Palette
+from ..render.repaint import Repainter
+from ..render.style import ColorDepth, choose_depth
+from ..render.themes import THEMES
+from ..terminal.streams import isatty
 
 __all__ = ["Screen", "color_depth", "palette_for", "wants_motion"]
 

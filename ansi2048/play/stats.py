@@ -8,20 +8,20 @@ import dataclasses
 import json
 from typing import IO, Any, Optional
 
-from . import __version__
-from .context import Context
-from .engine import default_goal
-from .files import reason
-from .history import History
-from .limits import DEFAULT_SIZE
-from .options import EXIT_OK, REPLAY_DELAY
+from .. import __version__
+from ..game.engine import default_goal
+from ..game.limits import DEFAULT_SIZE
+from ..options.context import Context
+from ..options.parser import EXIT_OK, REPLAY_DELAY
+from ..records.history import Board, Fetch, Record, Tally, stats_document
+from ..records.recording import format_header
+from ..render.stats import stats_lines
+from ..storage.data_dir import DataDir, data_dir
+from ..storage.files import reason
+from ..storage.history_file import History
+from ..terminal.streams import isatty, terminal_size
 from .piped import play_piped
-from .recording import format_header
-from .records import Board, Fetch, Record, Tally, stats_document
-from .render.stats import stats_lines
 from .screen import color_depth
-from .storage import DataDir, data_dir
-from .terminal.streams import isatty, terminal_size
 
 __all__ = ["HistoryChanged", "NoSuchGame", "replay_best", "show_stats"]
 

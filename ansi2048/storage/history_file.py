@@ -17,8 +17,8 @@ from __future__ import annotations
 import os
 from typing import IO, Callable, Iterator, List, Optional, Tuple
 
+from ..records.history import Record
 from .files import NotAFile, open_regular, reason, set_aside
-from .records import Record
 
 __all__ = ["HISTORY_FILE", "MAX_LINE", "History", "utc_date", "utc_timestamp"]
 

@@ -7,7 +7,7 @@ sequences, NUL, control bytes, invalid UTF-8 (bytes >= 0x80).
 
 The AI's keys (hint, autoplay and its pace) are the keyboard's alone: they are
 decoded only when asked for (``assist=True``), so a pipe, a recording or a save
-reads them as nothing, and :class:`~ansi2048.session.Session` never sees them.
+reads them as nothing, and :class:`~ansi2048.game.session.Session` never sees them.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import re
 
-from . import __version__
-from .limits import DEFAULT_SIZE, MAX_SEED_DIGITS, MAX_SIDE, MIN_SIDE
+from .. import __version__
+from ..game.limits import DEFAULT_SIZE, MAX_SEED_DIGITS, MAX_SIDE, MIN_SIDE
 
 # Not typing's: importing typing costs --help and --version ~6 ms; mypy
 # treats any name TYPE_CHECKING as true.
@@ -83,7 +83,7 @@ def _bad(allowed: str, text: str) -> argparse.ArgumentTypeError:
 
 
 def _size(text: str) -> Tuple[int, int]:
-    from .engine import parse_size  # the one check, shared with the config file
+    from ..game.engine import parse_size  # the one check, shared with the config file
 
     try:
         return parse_size(text)
@@ -92,7 +92,7 @@ def _size(text: str) -> Tuple[int, int]:
 
 
 def _goal(text: str) -> int:
-    from .engine import parse_goal
+    from ..game.engine import parse_goal
 
     try:
         return parse_goal(text)
@@ -298,7 +298,7 @@ def parse_options(argv: Optional[Sequence[str]]) -> Options:
 
     rows, cols = args.size if args.size else (None, None)
     if args.goal is not None:
-        from .engine import check_goal
+        from ..game.engine import check_goal
 
         try:
             check_goal(args.goal, rows or DEFAULT_SIZE, cols or DEFAULT_SIZE)

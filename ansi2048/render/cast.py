@@ -25,13 +25,13 @@ import re
 from contextlib import suppress
 from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
-from .render.color import BASIC_RGB
-from .render.palette import hex_rgb
-from .render.style import Rgb
-from .render.themes import TERMINALS
+from .color import BASIC_RGB
+from .palette import hex_rgb
+from .style import Rgb
+from .themes import TERMINALS
 
 if TYPE_CHECKING:
-    from .recording import Output
+    from ..records.recording import Output
 
 __all__ = [
     "HEADLESS_SIZE",
@@ -85,7 +85,7 @@ def is_ours(head: bytes) -> bool:
     """Whether a file starting with ``head`` may be overwritten by --cast:
     empty, or an asciicast (a JSON header with a ``version``), or a
     recording; anything else the user would lose."""
-    from .recording import MAGIC, strip_bom
+    from ..records.recording import MAGIC, strip_bom
 
     head = strip_bom(head)
     if not head.strip():

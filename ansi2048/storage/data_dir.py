@@ -9,7 +9,7 @@ Best scores live in one small JSON file, merged under a lock (re-read, keep
 the higher, replace atomically) so two games running at once never lower or
 lose each other's best. Play writes it at most once a second, at once when
 the game is over or not saved, and at the end (see
-``interactive.BestWriter``); a best reached but not yet written is
+``performer.BestWriter``); a best reached but not yet written is
 recovered from the saved game on the next start, before anything else is
 done with it.
 """
@@ -18,23 +18,31 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional
 
-from .engine import Game
+from ..game.engine import Game
+from ..game.session import Played, Session
+from ..records.history import Record, config_key, daily_date, daily_key, unaided_key
+from ..records.recording import Item
 from .files import NotAFile, atomic_write, lock_fd, locked, open_regular, reason, set_aside
-from .history import HISTORY_FILE, History
-from .recording import Item
-from .records import Record, config_key, daily_date, daily_key, unaided_key
-from .saves import Progress, Resumed, SaveFile
-from .session import Played, Session
+from .history_file import HISTORY_FILE, History, utc_timestamp
+from .save_file import Progress, Resumed, SaveFile
 
-__all__ = ["DataDir", "Keeper", "PutAside", "data_dir"]
+__all__ = ["BoardStore", "DataDir", "PutAside", "data_dir", "lock_path"]
 
 _BEST_FILE = "best.json"
 _LOCK_FILE = "best.lock"
 _MAX_BEST_FILE = 1 << 20  # best.json is a few lines; anything bigger is not ours
+# Claims tried while other games let go of the same save (each removes its lock file).
+_CLAIM_TRIES = 8
+
+
+def lock_path(save: SaveFile) -> str:
+    """The lock file that says a running game holds ``save``."""
+    return save.path + ".lock"
 
 
 def data_dir(env: Mapping[str, str]) -> str:
@@ -111,13 +119,31 @@ class DataDir:
         """Lock ``save`` for this process (held until ``release``); None if
         another running game holds it: two games appending to one save would
         interleave their keys."""
-        try:
-            return lock_fd(save.path + ".lock", False, self.warnings)
-        except BlockingIOError:
-            return None
+        path = lock_path(save)
+        for _ in range(_CLAIM_TRIES):
+            try:
+                fd = lock_fd(path, False, self.warnings)
+            except BlockingIOError:
+                return None
+            # A game letting go removes its lock file (``release``): a lock
+            # taken on the file it removed is no claim, the file now at the
+            # path is the one to lock.
+            try:
+                if os.path.samestat(os.fstat(fd), os.stat(path)):
+                    return fd
+            except OSError:
+                pass
+            os.close(fd)
+        return lock_fd(path, False, self.warnings)  # (a file system that cannot say: as before)
 
     @staticmethod
-    def release(lock: int) -> None:
+    def release(lock: int, path: str) -> None:
+        """Let go of a claim, and remove its lock file first, while it is
+        still held, so no empty lock file is left behind (and no other game
+        can hold a lock on it: see ``claim``). Where an open file cannot be
+        removed (Windows), it stays."""
+        with suppress(OSError):
+            os.unlink(path)
         with suppress(OSError):
             os.close(lock)
 
@@ -153,14 +179,17 @@ class PutAside:
         return f"daily game of {self.day} set aside as ...{self.path.rpartition('.')[2]}"
 
 
-class Keeper:
-    """What interactive play keeps between runs: the saved game and the best
-    score for this board. Every failure here becomes a warning, never an end
-    to the game: without a data directory the game is simply not kept.
+class BoardStore:
+    """One board's part of the data directory: the saved game, the best
+    scores and the history; the keyboard game's
+    :class:`~.performer.PlayStore`. Every failure here becomes a warning,
+    never an end to the game: without a data directory the game is simply
+    not saved.
 
-    ``daily`` (a date) keeps the daily game: its own save, and the day's
+    ``daily`` (a date) is the daily game's: its own save, and the day's
     best. A daily save holding an unfinished game of an earlier day is not
-    resumed: it is put aside (``put_aside`` says where) and today's starts."""
+    resumed: it is put aside (``put_aside`` says where) and today's starts.
+    Finished games go into the history dated by ``now``."""
 
     def __init__(
         self,
@@ -170,8 +199,11 @@ class Keeper:
         goal: int,
         warn: Callable[[str], None],
         daily: Optional[str] = None,
+        now: Callable[[], float] = time.time,
     ):
         self.warn = warn
+        self._now = now
+        self._last_added: Optional[Played] = None
         self._board = (rows, cols, goal)
         self._daily = daily
         self.put_aside: Optional[PutAside] = None
@@ -179,12 +211,14 @@ class Keeper:
         self._store: Optional[DataDir] = None
         self._save: Optional[SaveFile] = None
         self._lock: Optional[int] = None
+        self._lock_path = ""
         self._history_broken = False
         store = DataDir(data_dir(env))
         try:
             store.ensure()
             save = store.save_file(rows, cols, goal, "" if daily is None else "daily-")
             self._lock = store.claim(save)
+            self._lock_path = lock_path(save)
         except (OSError, NotAFile) as error:
             why = reason(error)
             warn(f"cannot use {store.path} ({why}); this game will not be saved")
@@ -320,9 +354,20 @@ class Keeper:
             self.warn(warning)
         return best
 
-    def keep(self, record: Record) -> None:
-        """Add a finished game to the history (and raise the best without
-        undo or AI if it qualifies)."""
+    def add_to_history(self, played: Optional[Played]) -> None:
+        """Add a finished (or left) game to the history. A game can end
+        more than once (game over, then r): the same game with the same keys
+        goes in once. In a daily session, a game on a day's seed is marked
+        as that day's game (an earlier day's, put aside unfinished, too)."""
+        if played is None or played == self._last_added:
+            return
+        self._last_added = played
+        daily = daily_date(played.seed) if self._daily is not None else None
+        self.add_record(Record.of(played, utc_timestamp(self._now()), daily))
+
+    def add_record(self, record: Record) -> None:
+        """Add a finished game's record to the history (and raise the best
+        without undo or AI if it qualifies)."""
         if self._store is None:
             return
         if not self._history_broken:
@@ -356,5 +401,5 @@ class Keeper:
         if self._save is not None:
             self._save.close()
         if self._lock is not None:
-            DataDir.release(self._lock)
+            DataDir.release(self._lock, self._lock_path)
             self._lock = None
