@@ -10,10 +10,18 @@ second (a move, then its opposite, so the board keeps changing) for
 the database (synchronous=FULL), so the latency includes that commit.
 
     python benchmarks/serve.py [--players 1,10,50] [--rate 4] [--seconds 10]
+        [--cipher aes128-gcm@openssh.com] [--autoplay] [--idle 500]
 
-It prints, per number of players: the median and 99th percentile of
-connect-to-first-frame and key-to-frame, the keys played, and the server's
-CPU time per key (user + system, from /proc: Linux only).
+Each player connects from a loopback address of its own (127.0.x.y), as
+players come from many hosts (the server's per-address limits apply to each
+alone). It prints, per number of players: the median and 99th percentile of
+connect-to-first-frame and key-to-first-frame, the keys played, and the
+server's CPU time per 1,000 keys, handshakes apart (user + system, from
+/proc: Linux only); with ``--idle N``, N sessions that connect, see their
+board and wait: the server's memory per idle session (its resident set's
+growth). ``--cipher`` is what the clients ask for first (the client's order
+decides an SSH cipher, not the server's). ``--autoplay`` adds one player on
+autoplay at 16 moves a second, to see what it costs the others.
 """
 
 from __future__ import annotations
@@ -56,30 +64,64 @@ class _Player(asyncssh.SSHClientSession):  # type: ignore[misc]
             self.frame.set()
 
 
+def source(number: int) -> Tuple[str, int]:
+    """The loopback address player ``number`` connects from."""
+    return f"127.0.{1 + number // 250}.{1 + number % 250}", 0
+
+
+def server_memory(pid: int) -> int:
+    """The process's resident set, in bytes (Linux /proc)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+async def join(
+    port: int, number: int, ciphers: List[str], key: Optional[asyncssh.SSHKey] = None, name: str = ""
+) -> Tuple[Any, Any, Any]:
+    """Player ``number`` (``key``'s and ``name``'s, or a new one's) connected and
+    shown its board: its connection, channel and session."""
+    key = key or asyncssh.generate_private_key("ssh-ed25519")
+    options: Any = {"encryption_algs": ciphers} if ciphers else {}
+    conn = await asyncssh.connect(
+        "127.0.0.1",
+        port,
+        username=name or f"bench{number}",
+        client_keys=[key],
+        known_hosts=None,
+        encoding=None,
+        agent_path=None,
+        local_addr=source(number),
+        **options,
+    )
+    chan, session = await conn.create_session(
+        _Player, "play --no-animation", term_type="xterm-256color", term_size=(100, 30)
+    )
+    await session.frame.wait()
+    return conn, chan, session
+
+
 async def player(
     port: int,
+    number: int,
     rate: float,
     seconds: float,
     connects: List[float],
     keys: List[float],
-    ready: Optional[Callable[[], Awaitable[None]]] = None,
+    ciphers: List[str],
+    ready: Callable[[], Awaitable[None]],
     key: Optional[asyncssh.SSHKey] = None,
+    name: str = "",
 ) -> None:
-    """One player (``key``'s, or a new one's): connects, then types for
-    ``seconds`` (``ready`` awaited between the first frame and the first
-    key: benchmarks/watch.py's watchers)."""
-    key = key or asyncssh.generate_private_key("ssh-ed25519")
+    """One player: connects, awaits ``ready`` (all connected: the typing's
+    CPU apart from the handshakes'; benchmarks/watch.py: its watchers), then
+    types for ``seconds``."""
     started = time.perf_counter()
-    async with asyncssh.connect(
-        "127.0.0.1", port, username="bench", client_keys=[key], known_hosts=None, encoding=None, agent_path=None
-    ) as conn:
-        chan, session = await conn.create_session(
-            _Player, "play --no-animation", term_type="xterm-256color", term_size=(100, 30)
-        )
-        await session.frame.wait()
+    conn, chan, session = await join(port, number, ciphers, key, name)
+    async with conn:
         connects.append(time.perf_counter() - started)
-        if ready is not None:
-            await ready()
+        await ready()
         end = time.perf_counter() + seconds
         typed = 0
         while time.perf_counter() < end:
@@ -97,16 +139,71 @@ async def player(
         await chan.wait_closed()
 
 
+class _Barrier:
+    """Until ``parties`` have come (asyncio.Barrier is Python 3.11+)."""
+
+    def __init__(self, parties: int) -> None:
+        self._left = parties
+        self._all = asyncio.Event()
+
+    async def wait(self) -> None:
+        self._left -= 1
+        if self._left <= 0:
+            self._all.set()
+        await self._all.wait()
+
+
 def percentile(values: List[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-async def measure(port: int, players: int, rate: float, seconds: float) -> Tuple[List[float], List[float]]:
+async def autoplayer(port: int, number: int, seconds: float, ciphers: List[str], ready: _Barrier) -> None:
+    """One more player, on autoplay at 16 moves a second (p, then + twice), reading every frame."""
+    conn, chan, _ = await join(port, number, ciphers)
+    async with conn:
+        chan.write(b"p++")
+        await ready.wait()
+        await asyncio.sleep(seconds)
+        chan.write(b"pq")
+        await chan.wait_closed()
+
+
+async def measure(
+    port: int, pid: int, players: int, rate: float, seconds: float, ciphers: List[str], autoplay: bool
+) -> Tuple[List[float], List[float], float]:
+    """Connect-to-first-frame and key-to-first-frame times; the server's CPU seconds while typing."""
     connects: List[float] = []
     keys: List[float] = []
-    await asyncio.gather(*(player(port, rate, seconds, connects, keys) for _ in range(players)))
-    return connects, keys
+    ready = _Barrier(players + 1 + autoplay)
+    tasks = [
+        asyncio.ensure_future(player(port, number, rate, seconds, connects, keys, ciphers, ready.wait))
+        for number in range(players)
+    ]
+    if autoplay:
+        tasks.append(asyncio.ensure_future(autoplayer(port, players, seconds, ciphers, ready)))
+    await ready.wait()
+    cpu = server_cpu(pid)
+    await asyncio.gather(*tasks)
+    return connects, keys, server_cpu(pid) - cpu
+
+
+async def idle(port: int, pid: int, count: int, ciphers: List[str]) -> Tuple[int, int]:
+    """``count`` sessions connected and idle: how many the server held, and its memory's growth."""
+    before = server_memory(pid)
+    held: List[Any] = []
+    try:
+        for start in range(0, count, 50):  # 50 at a time: a burst the machine's 2 cores take
+            joined = await asyncio.gather(
+                *(join(port, number, ciphers) for number in range(start, min(count, start + 50))),
+                return_exceptions=True,
+            )
+            held += [conn for conn, *_ in (item for item in joined if not isinstance(item, BaseException))]
+        await asyncio.sleep(1)
+        return len(held), server_memory(pid) - before
+    finally:
+        for conn in held:
+            conn.close()
 
 
 def main() -> None:
@@ -114,38 +211,62 @@ def main() -> None:
     parser.add_argument("--players", default="1,10,50")
     parser.add_argument("--rate", type=float, default=4.0, help="keys a second per player")
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--cipher", default="", help="the cipher the clients ask for first (default: asyncssh's order)")
+    parser.add_argument("--autoplay", action="store_true", help="one more player on autoplay at 16 moves/s")
+    parser.add_argument("--idle", type=int, default=0, help="idle sessions to hold (0: none)")
     args = parser.parse_args()
+    ciphers = [args.cipher] if args.cipher else []
     with started_server() as (server, port):
-        print(f"ansi2048 serve, SQLite, loopback, {args.rate:g} keys/s a player, {args.seconds:g} s")
-        for count in (int(text) for text in args.players.split(",")):
-            cpu = server_cpu(server.pid)
-            connects, keys = asyncio.run(measure(port, count, args.rate, args.seconds))
-            cpu = server_cpu(server.pid) - cpu
+        cipher = args.cipher or "asyncssh's default order"
+        print(
+            f"ansi2048 serve, SQLite, loopback, {args.rate:g} keys/s a player, {args.seconds:g} s, cipher: {cipher}"
+            + (", and one player on autoplay at 16 moves/s" if args.autoplay else "")
+        )
+        for count in (int(text) for text in args.players.split(",") if text):
+            connects, keys, cpu = asyncio.run(
+                measure(port, server.pid, count, args.rate, args.seconds, ciphers, args.autoplay)
+            )
             print(
                 f"{count:4d} players: connect to first frame p50 {statistics.median(connects) * 1000:6.1f} ms"
-                f" p99 {percentile(connects, 0.99) * 1000:6.1f} ms; key to frame"
+                f" p99 {percentile(connects, 0.99) * 1000:6.1f} ms; key to first frame"
                 f" p50 {statistics.median(keys) * 1000:5.1f} ms p99 {percentile(keys, 0.99) * 1000:6.1f} ms;"
-                f" {len(keys)} keys, server CPU {cpu / max(1, len(keys)) * 1000:.2f} ms a key (handshakes included)"
+                f" {len(keys)} keys, server CPU {cpu / max(1, len(keys)) * 1e6:.0f} ms per 1,000 keys"
+            )
+        if args.idle:
+            held, grown = asyncio.run(idle(port, server.pid, args.idle, ciphers))
+            print(
+                f"{args.idle} idle sessions: {held} held, server memory +{grown / 2**20:.1f} MiB,"
+                f" {grown / max(1, held) / 1024:.0f} KiB a session"
             )
 
 
 @contextmanager
 def started_server() -> Iterator[Tuple[subprocess.Popen[bytes], int]]:
-    """``ansi2048 serve`` on a free loopback port, SQLite in a temporary directory: it, and its port."""
+    """``ansi2048 serve`` on a free loopback port, SQLite in a temporary
+    directory, its session caps raised past the load: it, and its port."""
     with tempfile.TemporaryDirectory() as data:
         server = subprocess.Popen(
-            [sys.executable, "-m", "ansi2048", "serve", "--listen", "127.0.0.1:0", "--data-dir", data],
+            [
+                *(sys.executable, "-m", "ansi2048", "serve", "--listen", "127.0.0.1:0", "--data-dir", data),
+                *("--max-sessions", "20000", "--max-logins", "1000", "--max-logins-per-address", "1000"),
+            ],
             stderr=subprocess.PIPE,
         )
         try:
             assert server.stderr is not None
             line = server.stderr.readline().decode()
+            while line.startswith("ansi2048 serve: "):  # a note (the open-file limit), then the address
+                line = server.stderr.readline().decode()
             found = re.match(r"listening on 127\.0\.0\.1:(\d+)", line)
             assert found, line
             yield server, int(found.group(1))
         finally:
             server.terminate()
-            server.wait(10)
+            try:
+                server.wait(30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
 
 
 if __name__ == "__main__":

@@ -69,7 +69,7 @@ async def play(
         await asyncio.sleep(0.5)
 
     keys: List[float] = []
-    await player(port, rate, seconds, [], keys, settled, _PLAYER)
+    await player(port, 0, rate, seconds, [], keys, [], settled, _PLAYER, "bench")
     return keys
 
 

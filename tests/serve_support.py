@@ -149,7 +149,15 @@ class ServerThread:
     test's own loop, or the real ``ssh``) play it at once; ``stop`` as SIGTERM
     would."""
 
-    def __init__(self, data: Path, store: object, seeds: Optional[List[int]] = None, workers: int = 1) -> None:
+    def __init__(
+        self,
+        data: Path,
+        store: object,
+        seeds: Optional[List[int]] = None,
+        workers: int = 1,
+        limits: Any = None,
+        log: Any = None,
+    ) -> None:
         import asyncio
         import threading
 
@@ -163,7 +171,15 @@ class ServerThread:
         self.store = store
         seeds = list(seeds or [])
         self.loop = asyncio.new_event_loop()
-        self.server = GameServer(store, AIPool(workers), lambda: seeds.pop(0) if seeds else 1234)  # type: ignore[arg-type]
+        from ansi2048.serve.limits import DEFAULT_LIMITS
+
+        self.server = GameServer(
+            store,  # type: ignore[arg-type]
+            AIPool(workers),
+            lambda: seeds.pop(0) if seeds else 1234,
+            log=log,
+            limits=limits or DEFAULT_LIMITS,
+        )
         self.key = host_key(str(data))
         started = threading.Event()
 

@@ -291,6 +291,12 @@ def test_a_sigkilled_server_loses_nothing_a_player_was_shown(tmp_path: Path, sto
         again.kill()
 
 
+CONNECTION_LINE = (
+    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ 127\.0\.0\.1 SHA256:\S{12} player TERM=xterm-256color 80x24"
+    r" \d+\.\d s, (?P<keys>\d+) keys, (?P<ended>.*)"
+)
+
+
 def test_sigterm_saves_every_game_tells_every_player_and_exits_0(tmp_path: Path, store_url: str) -> None:
     keys = [make_key(tmp_path / "one"), make_key(tmp_path / "two")]
     data = tmp_path / "server"
@@ -311,9 +317,11 @@ def test_sigterm_saves_every_game_tells_every_player_and_exits_0(tmp_path: Path,
             player.ended()
         assert server.process.stderr is not None
         log = server.process.stderr.read().decode().splitlines()
-        # A line a session: where from, who (name, key), what, the terminal, how long.
-        sessions = [line for line in log if " play (xterm-256color 80x24) " in line]
-        assert len(sessions) == 2 and all(line.startswith("127.0.0.1 player SHA256:") for line in sessions)
+        # A line a connection: when, where from, who (key, name), the terminal, how long, keys, how it ended.
+        found = [re.fullmatch(CONNECTION_LINE, line) for line in log]
+        sessions = [line for line in found if line is not None]
+        assert len(sessions) == 2, log
+        assert all(line["keys"] == "4" and line["ended"] == "play: server stopping" for line in sessions)
     finally:
         server.kill()
     again = ServeProcess(data, store_url)

@@ -8,10 +8,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass
-from typing import IO, Mapping, NoReturn, Optional, Sequence, Tuple
+from dataclasses import dataclass, field, fields
+from typing import IO, Callable, Mapping, NoReturn, Optional, Sequence, Tuple
 
 from ..options.parser import EXIT_ERROR, EXIT_USAGE
+from .limits import DEFAULT_LIMITS, Limits
 
 __all__ = ["DEFAULT_LISTEN", "ServeOptions", "main", "parse_listen", "parse_serve_options"]
 
@@ -29,6 +30,42 @@ class ServeOptions:
     verify: Optional[str] = None  # --verify [DAY]: "" every day; None: serve
     watchers_per_game: int = 20  # --max-watchers-per-game
     watchers: int = 200  # --max-watchers: watchers and replays in all
+    log: str = ""  # --log: the file the connections' lines are appended to ("": standard error)
+    limits: Limits = field(default=DEFAULT_LIMITS)
+
+
+# Each limit's option: (the Limits field, the option, its metavar, what it is).
+LIMIT_OPTIONS = (
+    ("sessions", "--max-sessions", "N", "sessions in all"),
+    ("sessions_per_address", "--max-sessions-per-address", "N", "sessions from one source address"),
+    ("sessions_per_identity", "--max-sessions-per-key", "N", "sessions with one SSH key (guests: per address)"),
+    ("handshakes", "--max-logins", "N", "connections not yet logged in, in all"),
+    ("handshakes_per_address", "--max-logins-per-address", "N", "connections not yet logged in, from one address"),
+    ("login_seconds", "--login-seconds", "S", "from connecting to logged in"),
+    ("idle_seconds", "--idle-seconds", "S", "a session without a key this long is saved and closed"),
+    ("keepalive_seconds", "--keepalive-seconds", "S", "SSH keepalives (3 unanswered end the connection); 0: none"),
+    ("input_burst", "--input-burst", "BYTES", "input a session may send at once (more is dropped)"),
+    ("input_rate", "--input-rate", "BYTES", "input a session may send a second, after the burst"),
+    ("unsent_bytes", "--max-unsent", "BYTES", "output held for a client that does not read it"),
+    ("stalled_seconds", "--stalled-seconds", "S", "a client that reads nothing this long is disconnected"),
+    ("command_chars", "--max-command", "CHARS", "the longest command line"),
+)
+
+
+def _positive(kind: Callable[[str], float], zero: bool) -> Callable[[str], float]:
+    """A limit's parser: a number above 0 (or 0 too, when it means none)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            value = -1
+        if not (0 <= value < float("inf")) or (value == 0 and not zero):  # NaN fails too
+            least = "0 or more" if zero else "above 0"
+            raise argparse.ArgumentTypeError(f"expected a number {least}, got {text[:60]!r}")
+        return value
+
+    return parse
 
 
 def parse_listen(text: str) -> Tuple[str, int]:
@@ -96,6 +133,21 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="watchers and replays on the server in all (default 200)",
     )
+    parser.add_argument(
+        "--log", metavar="FILE", default="", help="append a line per connection to FILE (default: standard error)"
+    )
+    limits = parser.add_argument_group("limits (each connection and session; see docs/serving.md)")
+    kinds = {item.name: type(getattr(DEFAULT_LIMITS, item.name)) for item in fields(Limits)}
+    for name, option, metavar, what in LIMIT_OPTIONS:
+        default = getattr(DEFAULT_LIMITS, name)
+        limits.add_argument(
+            option,
+            dest=name,
+            type=_positive(kinds[name], name == "keepalive_seconds"),
+            default=default,
+            metavar=metavar,
+            help=f"{what} (default {default:g})",
+        )
     return parser
 
 
@@ -120,6 +172,7 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
 
     where = args.data_dir or os.path.join(data_dir(env), "server")
     host, port = args.listen
+    limits = Limits(**{name: getattr(args, name) for name, *_ in LIMIT_OPTIONS})
     return ServeOptions(
         host,
         port,
@@ -129,6 +182,8 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
         verify=args.verify,
         watchers_per_game=args.max_watchers_per_game,
         watchers=args.max_watchers,
+        log=args.log,
+        limits=limits,
     )
 
 

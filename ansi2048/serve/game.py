@@ -40,6 +40,7 @@ from ..records.history import Record, config_key, unaided_key
 from ..records.recording import Item, Recorder, format_header
 from ..storage.history_file import utc_timestamp
 from ..storage.save_file import SaveFile, saved_bytes
+from .limits import DEFAULT_LIMITS, Limits
 from .pool import AIPool, Busy
 from .store.base import Claim, ClaimLost, Store, StoreUnavailable
 
@@ -63,9 +64,6 @@ _RENEW_SECONDS = CLAIM_SECONDS / 3
 # The longest an AI question may take before it counts as busy (a hint takes
 # milliseconds; a stalled pool must not hold the player's keys for good).
 _AI_TIMEOUT = 10.0
-# Bytes the SSH channel may hold unsent (the client stopped reading) before
-# the session ends: frames are a few KB, so this is many seconds of them.
-MAX_UNSENT = 1 << 20
 # How often, and how far apart, an append the database could not take is
 # tried again before the session ends (the frame waits for it).
 _APPEND_TRIES = 4
@@ -80,6 +78,7 @@ SAID_STOPPING = "the server is stopping; your game is kept: connect again to res
 SAID_TAKEN_OVER = "your game was taken over by another session"
 SAID_TOO_SLOW = "your connection cannot take the frames fast enough; your game is kept"
 SAID_UNSAVED = "your game cannot be saved right now; what you saw is kept: try again later"
+SAID_IDLE = "no key for a while: your game is kept; connect again to resume it"
 
 
 class Link(Protocol):
@@ -89,6 +88,9 @@ class Link(Protocol):
 
     def unsent(self) -> int:
         """Bytes written but not yet sent (the client is slow to read)."""
+
+    def drop(self) -> None:
+        """Disconnect the client at once (it stopped reading: nothing more it is sent gets there)."""
 
 
 @dataclass(frozen=True)
@@ -301,9 +303,13 @@ class PlayerGame:
         clock: Callable[[], float],
         now: Callable[[], float],
         sent: Callable[[], None] = lambda: None,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         self.play = play
         self._sent = sent  # told after each write of frames (watchers get them then: watch.py)
+        self.limits = limits
+        self.keys = 0  # keys played (for the log: how many, never which)
+        self.said = ""  # what ended play, said to the player ("": they quit, or left)
         self._screen = screen
         self._frames = frames
         self._link = link
@@ -319,6 +325,8 @@ class PlayerGame:
         self._performer = Performer(screen, self._pending, Recorder(None, lambda message: None), best)
         self._renew_at = clock() + _RENEW_SECONDS
         self._lost = False  # the claim went to another session: nothing more is written to the game
+        self._last_key = clock()
+        self._stalled_since: Optional[float] = None  # output held unsent since then
 
     async def run(self) -> None:
         said = ""
@@ -331,20 +339,27 @@ class PlayerGame:
         except _Stop as stop:
             said = stop.said
         finally:
+            self.said = said
             await self._close(said)
 
     async def _until_over(self) -> str:
         """Play until the player quits (""), or until the end comes from outside."""
         escape_at: Optional[float] = None  # a lone ESC's wait for the rest of its sequence
+        limits = self.limits
         while not self.play.over:
-            wake = [when for when in (next_due(self.play), self._renew_at, escape_at) if when is not None]
-            timeout = max(0.0, min(wake) - self._clock())
+            stall_end = None if self._stalled_since is None else self._stalled_since + limits.stalled_seconds
+            idle_end = self._last_key + limits.idle_seconds
+            wake = [when for when in (next_due(self.play), self._renew_at, escape_at, stall_end) if when is not None]
+            timeout = max(0.0, min(idle_end, *wake) - self._clock())
             try:
                 incoming: Optional[Incoming] = await asyncio.wait_for(self._incoming.get(), timeout)
             except asyncio.TimeoutError:
                 incoming = None
             now = self._clock()
+            self._check_output(now)
             if incoming is None:
+                if now >= self._last_key + limits.idle_seconds:
+                    raise _Stop(SAID_IDLE)
                 if now >= self._renew_at:
                     await self._renew()
                 if escape_at is not None and now >= escape_at:
@@ -359,11 +374,27 @@ class PlayerGame:
             elif isinstance(incoming, (Resized, Warned)):
                 await self._feed(incoming)
             else:
+                self._last_key = now
                 actions = self._decoder.feed(incoming.data)
+                self.keys += len(actions)
                 escape_at = now + ESC_TIMEOUT if self._decoder.pending else None
                 if actions or not self._decoder.pending:
                     await self._feed(Keys(tuple(actions), now))
         return ""
+
+    def _check_output(self, now: float) -> None:
+        """A client that keeps output unsent too long, or too much of it,
+        has stopped reading: play ends (its game is kept) and it is
+        disconnected, so that its buffers go."""
+        unsent = self._link.unsent()
+        if unsent == 0:
+            self._stalled_since = None
+            return
+        if self._stalled_since is None:
+            self._stalled_since = now
+        if unsent > self.limits.unsent_bytes or now - self._stalled_since >= self.limits.stalled_seconds:
+            self._link.drop()
+            raise _Stop(SAID_TOO_SLOW)
 
     async def _renew(self) -> None:
         self._renew_at = self._clock() + _RENEW_SECONDS
@@ -430,8 +461,7 @@ class PlayerGame:
             self._frames.clear()
             self._link.write(text.encode("utf-8", "replace"))
             self._sent()
-            if self._link.unsent() > MAX_UNSENT:
-                raise _Stop(SAID_TOO_SLOW)
+            self._check_output(self._clock())
         return answers
 
     async def _append(self, items: bytes) -> None:

@@ -26,7 +26,7 @@ import time
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from itertools import count
-from typing import IO, TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Set, Tuple, Union
+from typing import IO, TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Set, Tuple, Union
 
 import asyncssh
 
@@ -60,7 +60,11 @@ from .commands import (
 from .daily import DAILY
 from .game import (
     CLAIM_SECONDS,
+    SAID_IDLE,
     SAID_STOPPING,
+    SAID_TAKEN_OVER,
+    SAID_TOO_SLOW,
+    SAID_UNSAVED,
     Ended,
     GuestKeeping,
     Incoming,
@@ -69,6 +73,16 @@ from .game import (
     StoreKeeping,
     Typed,
     open_game,
+)
+from .limits import (
+    ALLOWED_ENV,
+    DEFAULT_LIMITS,
+    Admission,
+    InputBudget,
+    Limits,
+    Refusal,
+    capped_by_files,
+    short_fingerprint,
 )
 from .names import display_name
 from .pool import AIPool
@@ -95,8 +109,28 @@ HOST_KEY_FILE = "ssh_host_ed25519_key"
 # larger than this (the board is at most 10x10 cells).
 MAX_COLUMNS, MAX_LINES = 500, 200
 DEFAULT_WINDOW = (80, 24)  # a pty request that gives no size
-# Seconds from connecting to being authenticated (asyncssh's default is 120).
-LOGIN_SECONDS = 20
+# Connections the kernel queues before they are accepted (asyncssh's default
+# is 100; the kernel caps it at net.core.somaxconn): a burst of connections
+# must not have players' SYNs dropped before the server sees them.
+BACKLOG = 1024
+# The ciphers offered. The client's order picks among them (RFC 4253 7.1),
+# and OpenSSH's and asyncssh's clients put chacha20-poly1305 first, which
+# costs 46 us a 1.5 KB packet here against 9 us for AES-GCM: it is not
+# offered, so they use AES-GCM (in OpenSSH since 6.2, 2013). Measured with
+# benchmarks/serve.py: 100 players' p99 key-to-first-frame about halved.
+CIPHERS = ("aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "aes128-ctr", "aes192-ctr", "aes256-ctr")
+# Unanswered keepalives before a silent client is disconnected.
+KEEPALIVES_MISSED = 3
+# Window changes are applied at most this often (a flood of them is one redraw).
+RESIZE_SECONDS = 0.05
+# How each session ended, as the log says it (from what the player was told).
+ENDINGS = {
+    SAID_STOPPING: "server stopping",
+    SAID_TAKEN_OVER: "taken over",
+    SAID_TOO_SLOW: "client not reading",
+    SAID_UNSAVED: "store unavailable",
+    SAID_IDLE: "idle",
+}
 # Seconds the games get to save and say goodbye when the server stops, then
 # the clients to leave by themselves (it must be gone within 5).
 STOP_SECONDS = 3.0
@@ -163,8 +197,11 @@ class GameServer:
         daily_per_address: int = DEFAULT_PER_ADDRESS,
         live: Optional[LiveGames] = None,
         watch_stall: float = DEFAULT_STALL_SECONDS,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         self._log = log
+        self.limits = limits
+        self.admission = Admission(limits)
         self.daily_secret = daily_secret  # the days' seeds derive from it (ranked.daily_secret)
         self.daily_per_address = daily_per_address
         self.live = live if live is not None else LiveGames()  # the games that may be watched
@@ -218,7 +255,11 @@ class GameServer:
             allow_scp=False,
             sftp_factory=None,
             allow_pty=True,
-            login_timeout=LOGIN_SECONDS,
+            login_timeout=self.limits.login_seconds,
+            keepalive_interval=self.limits.keepalive_seconds,
+            keepalive_count_max=KEEPALIVES_MISSED,
+            backlog=BACKLOG,
+            encryption_algs=list(CIPHERS),
             password_auth=False,
             server_version="ansi2048",
         )
@@ -242,10 +283,14 @@ class GameServer:
             await asyncio.sleep(0.02)
         for conn in list(self.connections):
             conn.close()
+        # Each closed connection's line is written to the log once it is gone.
+        end = loop.time() + LEAVE_SECONDS
+        while self.connections and loop.time() < end:
+            await asyncio.sleep(0.02)
         self.pool.close()
 
     def log(self, line: str) -> None:
-        """One line about a session on the server's standard error."""
+        """One line on the server's log (standard error, or --log's file)."""
         if self._log is not None:
             with suppress(OSError, ValueError):
                 self._log.write(line + "\n")
@@ -260,14 +305,63 @@ class _Connection(asyncssh.SSHServer):
         self._conn: Optional[asyncssh.SSHServerConnection] = None
         self._key: Optional[asyncssh.SSHKey] = None
         self._guest = False
+        self._address = "?"
+        self._started = server.clock()
+        self._logging_in = False  # counted among the handshakes
+        self.fingerprint: Optional[str] = None
+        self.name = "-"
+        # What the connection's line in the log says, filled in by its sessions.
+        self.term = ""
+        self.window: Optional[Tuple[int, int]] = None
+        self.keys = 0
+        self.endings: List[str] = []
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
         self._server.connections.add(conn)
+        peer = conn.get_extra_info("peername")
+        self._address = str(peer[0]) if peer else "?"
+        try:
+            self._server.admission.start_handshake(self._address)
+        except Refusal as refusal:
+            # Closed before its handshake costs anything: asyncssh sends its
+            # version line first, then the connection goes.
+            self.endings.append(f"refused: {refusal}")
+            asyncio.get_running_loop().call_soon(conn.abort)
+            return
+        self._logging_in = True
+
+    def auth_completed(self) -> None:
+        self._end_handshake()
+        if not self._guest and self._key is not None:
+            self.fingerprint = str(self._key.get_fingerprint("sha256"))
+
+    def _end_handshake(self) -> None:
+        if self._logging_in:
+            self._logging_in = False
+            self._server.admission.end_handshake(self._address)
 
     def connection_lost(self, exc: Optional[Exception]) -> None:
+        if self._logging_in:
+            self.endings.append("left before logging in" if exc is None else "not logged in in time, or failed")
+        self._end_handshake()
         if self._conn is not None:
             self._server.connections.discard(self._conn)
+        self._server.log(self._line())
+
+    def _line(self) -> str:
+        """The connection's line in the log: when, from where, who (a short
+        fingerprint), in which terminal, how long, how many keys, how it
+        ended. Nothing the client sent is in it as it came (TERM is made
+        printable and bounded), and no key."""
+        when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._server.now()))
+        window = f"{self.window[0]}x{self.window[1]}" if self.window else "-"
+        seconds = self._server.clock() - self._started
+        ended = "; ".join(self.endings) or "closed"
+        return (
+            f"{when} {self._address} {short_fingerprint(self.fingerprint)} {self.name} TERM={self.term or '-'} {window}"
+            f" {seconds:.1f} s, {self.keys} keys, {ended}"
+        )
 
     def begin_auth(self, username: str) -> bool:
         return True  # authentication is asked for: a keyless client still gets in (kbdint)
@@ -292,11 +386,21 @@ class _Connection(asyncssh.SSHServer):
     def password_auth_supported(self) -> bool:
         return False
 
-    def session_requested(self) -> _Session:
+    def session_requested(self) -> Tuple[asyncssh.SSHServerChannel[bytes], _Session]:
         assert self._conn is not None
         user = self._conn.get_extra_info("username") or ""
-        fingerprint = None if self._guest or self._key is None else str(self._key.get_fingerprint("sha256"))
-        return _Session(self._server, Identity(fingerprint, display_name(user)))
+        self.name = display_name(user)
+        fingerprint = self.fingerprint
+        counted = fingerprint or f"guest@{self._address}"
+        try:
+            self._server.admission.start_session(self._address, counted)
+        except Refusal as refusal:
+            self.endings.append(f"session refused: {refusal}")
+            raise asyncssh.ChannelOpenError(asyncssh.OPEN_RESOURCE_SHORTAGE, str(refusal)) from None
+        chan = self._conn.create_server_channel()
+        _keep_allowed_env(chan)
+        session = _Session(self._server, Identity(fingerprint, self.name), self, (self._address, counted))
+        return chan, session
 
     # Refused, always: this server runs the game and nothing else.
     def connection_requested(self, dest_host: str, dest_port: int, orig_host: str, orig_port: int) -> bool:
@@ -318,6 +422,37 @@ class _Connection(asyncssh.SSHServer):
         return False
 
 
+def _keep_allowed_env(chan: asyncssh.SSHServerChannel[bytes]) -> None:
+    """Environment variables other than :data:`.limits.ALLOWED_ENV` dropped
+    as they arrive: asyncssh keeps every one a client sends (any number, any
+    size) and has no option to refuse them, so its handler of the ``env``
+    request is wrapped on this channel (a request it looks up by name)."""
+    process = chan._process_env_request  # asyncssh's handler: no public hook
+
+    def allowed_only(packet: Any) -> bool:
+        name = bytes(packet.get_string())
+        value = bytes(packet.get_string())
+        packet.check_end()
+        if name.decode("ascii", "replace") in ALLOWED_ENV and len(value) <= 256:
+            return bool(process(_Replayed(name, value)))  # type: ignore[arg-type]
+        return True  # said to be set, and dropped: the client need not know
+
+    chan._process_env_request = allowed_only  # type: ignore[method-assign]
+
+
+class _Replayed:
+    """An ``env`` request's packet as asyncssh's handler reads it."""
+
+    def __init__(self, name: bytes, value: bytes) -> None:
+        self._strings = [name, value]
+
+    def get_string(self) -> bytes:
+        return self._strings.pop(0)
+
+    def check_end(self) -> None:
+        pass
+
+
 class _Link:
     """The game's side of the SSH channel (see :class:`.game.Link`)."""
 
@@ -336,13 +471,24 @@ class _Link:
     def unsent(self) -> int:
         return int(self._chan.get_write_buffer_size())
 
+    def drop(self) -> None:
+        self.gone = True
+        self._chan.get_extra_info("connection").abort()
+
 
 class _Session(asyncssh.SSHServerSession[bytes]):
     """One session channel: a game with a terminal, or a command without."""
 
-    def __init__(self, server: GameServer, identity: Identity) -> None:
+    def __init__(
+        self, server: GameServer, identity: Identity, connection: _Connection, counted: Tuple[str, str]
+    ) -> None:
         self._server = server
         self._identity = identity
+        self._connection = connection
+        self._counted: Optional[Tuple[str, str]] = counted  # the admission's (address, identity), until it ends
+        self._input = InputBudget(server.limits.input_burst, server.limits.input_rate, server.clock())
+        self._too_long = False  # the command line was longer than the limit
+        self._resize_due = False  # a window change waits to be applied
         self._chan: Optional[asyncssh.SSHServerChannel[bytes]] = None
         self._link: Optional[_Link] = None
         self._command: Optional[str] = None
@@ -360,14 +506,17 @@ class _Session(asyncssh.SSHServerSession[bytes]):
     def pty_requested(
         self, term_type: str, term_size: Tuple[int, int, int, int], term_modes: Mapping[int, int]
     ) -> bool:
-        self._term = term_type or "dumb"
+        self._term = printable(term_type[:64]) or "dumb"
         self._window = clamp_window(term_size[0], term_size[1])
+        self._connection.term, self._connection.window = self._term, self._window
         return True
 
     def shell_requested(self) -> bool:
         return True  # no shell: the game
 
     def exec_requested(self, command: str) -> bool:
+        if len(command) > self._server.limits.command_chars:
+            self._too_long, command = True, ""
         self._command = command
         return True
 
@@ -382,10 +531,20 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self._server.sessions.add(self)
 
     def data_received(self, data: bytes, datatype: Optional[int]) -> None:
-        self._incoming.put_nowait(Typed(data))
+        played = self._input.admit(data, self._server.clock())
+        if played:
+            self._incoming.put_nowait(Typed(played))
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
+        # A flood of window changes is one redraw every RESIZE_SECONDS, at the last size.
         self._window = clamp_window(width, height)
+        self._connection.window = self._window
+        if not self._resize_due:
+            self._resize_due = True
+            asyncio.get_running_loop().call_later(RESIZE_SECONDS, self._resize)
+
+    def _resize(self) -> None:
+        self._resize_due = False
         self._incoming.put_nowait(Resized(self._window))
 
     def eof_received(self) -> bool:
@@ -400,6 +559,13 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         if self._link is not None:
             self._link.gone = True
         self._incoming.put_nowait(Ended())
+        if self._task is None:
+            self._uncount()
+
+    def _uncount(self) -> None:
+        if self._counted is not None:
+            self._server.admission.end_session(*self._counted)
+            self._counted = None
 
     # -- the session --------------------------------------------------------------
 
@@ -412,37 +578,29 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         assert self._chan is not None
         chan = self._chan
         status = EXIT_OK
-        started = self._server.clock()
         try:
             status = await self._command_or_game()
         except StoreError as error:
             self._say(f"ansi2048: error: {error}")
             self._server.log(f"store error: {error}")
+            self._ended("store error")
             status = EXIT_ERROR
         except Exception as error:  # a bug must end this session only, said in one line each side
             self._say("ansi2048: error: the server failed; your game is kept up to what you saw")
             self._server.log(f"session failed: {type(error).__name__}: {error}")
+            self._ended("failed")
             status = EXIT_ERROR
         finally:
             self._server.sessions.discard(self)
-            self._log_session(status, self._server.clock() - started)
+            self._uncount()
             if self._link is not None and not self._link.gone:
                 with suppress(OSError, asyncssh.Error):
                     chan.exit(status)
 
-    def _log_session(self, status: int, seconds: float) -> None:
-        """The session's line in the server's log: who (name, key), from
-        where, what, in which terminal, how long. Nothing the client typed
-        is written as it came (the name is reduced, the rest printable)."""
-        assert self._chan is not None
-        identity = self._identity
-        peer = self._chan.get_extra_info("peername") or ("?", 0)
-        what = "play" if self._command is None else printable(self._command.split(" ", 1)[0])
-        terminal = f"{printable(self._term)} {self._window[0]}x{self._window[1]}" if self._term else "no terminal"
-        self._server.log(
-            f"{peer[0]} {identity.name} {identity.fingerprint or 'guest'} {what} ({terminal}) "
-            f"{seconds:.1f} s, status {status}"
-        )
+    def _ended(self, how: str) -> None:
+        """How the session ended, for its connection's line in the log."""
+        what = "play" if self._command is None else printable(self._command.split(" ", 1)[0][:16])
+        self._connection.endings.append(f"{what}: {how}")
 
     def _say(self, line: str, stderr: bool = True) -> None:
         """One line to the client (CR LF on a terminal, whose client is raw)."""
@@ -455,11 +613,18 @@ class _Session(asyncssh.SSHServerSession[bytes]):
                 self._chan.write(data)
 
     async def _command_or_game(self) -> int:
+        if self._too_long:
+            self._say(f"ansi2048: the command is too long (at most {self._server.limits.command_chars} characters)")
+            self._ended("command too long")
+            return EXIT_USAGE
         try:
             command = parse_command(self._command)
         except CommandError as error:
             self._say(f"ansi2048: {error}")
+            self._ended("bad command")
             return EXIT_USAGE
+        if not isinstance(command, (PlayRequest, Daily)) or self._term is None:
+            self._ended("done")  # a game says how it ended itself (_run_game)
         if isinstance(command, Help):
             for line in help_text(self._server.port).splitlines():
                 self._say(line, stderr=False)
@@ -706,6 +871,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             server.clock,
             server.now,
             screen.sent,
+            server.limits,
         )
         game = PlayerGame(*args) if daily is None else daily.driver(*args)
         if not prefs.private:  # watchable (play --private: not)
@@ -716,13 +882,15 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         finally:
             if screen.live is not None:
                 screen.live.end()
+            self._connection.keys += game.keys
+            self._ended(ENDINGS.get(game.said, "quit" if game.play.over else "disconnected"))
 
     def _client_env(self) -> Dict[str, str]:
         """What the client's environment says of its terminal: TERM (from the
         pty request), and COLORTERM and NO_COLOR when it sends them."""
         assert self._chan is not None
-        sent: Mapping[str, str] = self._chan.get_environment()
-        env = {name: str(sent[name]) for name in ("COLORTERM", "NO_COLOR") if name in sent}
+        sent: Mapping[str, str] = self._chan.get_environment()  # ALLOWED_ENV's only
+        env = {name: printable(str(sent[name])) for name in ("COLORTERM", "NO_COLOR") if name in sent}
         env["TERM"] = self._term or "dumb"
         return env
 
@@ -731,7 +899,10 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
     """``ansi2048 serve``: listen until SIGTERM or SIGINT; the exit status.
     What stops it from starting (the data directory, the database, the
     address) is said in one line, status 1."""
+    log: IO[str] = stderr
     try:
+        if options.log:
+            log = open(options.log, "a", encoding="utf-8")  # noqa: SIM115 (open while the server runs)
         os.makedirs(options.data_dir, mode=0o700, exist_ok=True)
         key = host_key(options.data_dir)
         store = open_store(options.db, options.data_dir)
@@ -745,14 +916,18 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         await store.close()
         stderr.write(f"ansi2048 serve: error: {_why(error)}\n")
         return EXIT_ERROR
+    limits, capped = capped_by_files(options.limits, raise_open_files())
+    if capped:
+        stderr.write(f"ansi2048 serve: {capped}\n")
     server = GameServer(
         store,
         AIPool(min(4, os.cpu_count() or 1)),
         lambda: int.from_bytes(os.urandom(4), "big"),
-        log=stderr,
+        log=log,
         daily_secret=secret,
         daily_per_address=options.daily_per_address,
         live=LiveGames(options.watchers_per_game, options.watchers),
+        limits=limits,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -771,7 +946,26 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         await server.stop()
     finally:
         await store.close()
+        if log is not stderr:
+            log.close()
     return EXIT_OK
+
+
+def raise_open_files() -> int:
+    """The process's open-file limit raised to its hard limit (each
+    connection holds a socket); the limit now."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > soft:
+        wanted = hard if hard != resource.RLIM_INFINITY else 1 << 20
+        for limit in (wanted, 65536, 1 << 14):  # macOS refuses more than OPEN_MAX, however high hard is
+            try:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (min(limit, wanted), hard))
+                break
+            except (ValueError, OSError):
+                continue
+    return int(resource.getrlimit(resource.RLIMIT_NOFILE)[0])
 
 
 def _why(error: BaseException) -> str:

@@ -1,0 +1,159 @@
+"""What one stranger may hold of a public server, and the accounting of it.
+
+Pure: counts and budgets kept in dicts and numbers, the time passed in. The
+server (:mod:`.server`) asks :class:`Admission` before it lets a connection
+start its handshake or a session start, and tells it when either ends; each
+session's input goes through an :class:`InputBudget`. asyncssh keeps no such
+caps of its own.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+__all__ = [
+    "ALLOWED_ENV",
+    "DEFAULT_LIMITS",
+    "Admission",
+    "InputBudget",
+    "Limits",
+    "Refusal",
+    "capped_by_files",
+    "short_fingerprint",
+]
+
+# The client's environment variables the server reads; every other one is
+# dropped as it arrives (a client may send thousands). NO_COLOR is kept: a
+# player who sends it asks for no colour, as locally.
+ALLOWED_ENV = frozenset({"TERM", "COLORTERM", "LANG", "NO_COLOR"})
+# Open files the server needs besides its connections (the database, the
+# AI pool's pipes, the log, the listening sockets).
+SPARE_FILES = 64
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Each an ``ansi2048 serve`` option; the defaults are safe for a small
+    public server."""
+
+    sessions: int = 500  # game and command sessions, in all
+    sessions_per_address: int = 8
+    sessions_per_identity: int = 4  # per key (guests: per address)
+    handshakes: int = 100  # connections not yet authenticated, in all
+    handshakes_per_address: int = 10
+    login_seconds: float = 20.0  # from connecting to authenticated
+    idle_seconds: float = 3600.0  # no key for this long: saved, closed
+    keepalive_seconds: float = 30.0  # SSH keepalives; 3 unanswered end it
+    input_burst: int = 4096  # bytes a session may send at once...
+    input_rate: int = 1024  # ...and a second, after: the rest is dropped
+    unsent_bytes: int = 256 * 1024  # output held for a client that stops reading...
+    stalled_seconds: float = 5.0  # ...or any held this long: disconnected, game saved
+    command_chars: int = 1024  # the longest command line
+
+
+DEFAULT_LIMITS = Limits()
+
+
+class Refusal(Exception):
+    """Over a limit: the message says which (it is shown to the client)."""
+
+
+class Admission:
+    """Connections in their handshake, and sessions, counted in all and per
+    source address (and sessions per identity)."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.handshakes: Counter[str] = Counter()
+        self.sessions: Counter[str] = Counter()
+        self.identities: Counter[str] = Counter()
+
+    def start_handshake(self, address: str) -> None:
+        """Count a new connection from ``address``, or refuse it."""
+        limits = self.limits
+        if sum(self.handshakes.values()) >= limits.handshakes:
+            raise Refusal("too many connections logging in")
+        if self.handshakes[address] >= limits.handshakes_per_address:
+            raise Refusal("too many connections logging in from your address")
+        self.handshakes[address] += 1
+
+    def end_handshake(self, address: str) -> None:
+        """The connection from ``address`` logged in, or left before."""
+        _take(self.handshakes, address)
+
+    def start_session(self, address: str, identity: str) -> None:
+        limits = self.limits
+        if sum(self.sessions.values()) >= limits.sessions:
+            raise Refusal("the server is full: try again later")
+        if self.sessions[address] >= limits.sessions_per_address:
+            raise Refusal("too many sessions from your address")
+        if self.identities[identity] >= limits.sessions_per_identity:
+            raise Refusal("too many sessions with your key")
+        self.sessions[address] += 1
+        self.identities[identity] += 1
+
+    def end_session(self, address: str, identity: str) -> None:
+        _take(self.sessions, address)
+        _take(self.identities, identity)
+
+
+def _take(counts: Counter[str], key: str) -> None:
+    # Keys at zero are removed: a scan from many addresses leaves nothing behind.
+    if counts[key] <= 1:
+        counts.pop(key, None)
+    else:
+        counts[key] -= 1
+
+
+class InputBudget:
+    """A token bucket over the bytes a session sends: ``burst`` at once, then
+    ``rate`` a second. A typist (a few bytes a key, tens of keys a second)
+    never meets it; a paste of megabytes is cut to what the bucket holds."""
+
+    def __init__(self, burst: int, rate: int, now: float) -> None:
+        self._burst = burst
+        self._rate = rate
+        self._tokens = float(burst)
+        self._at = now
+        self.dropped = 0
+
+    def admit(self, data: bytes, now: float) -> bytes:
+        """The part of ``data`` played; the rest is dropped (and counted)."""
+        self._tokens = min(float(self._burst), self._tokens + (now - self._at) * self._rate)
+        self._at = now
+        taken = min(len(data), int(self._tokens))
+        self._tokens -= taken
+        self.dropped += len(data) - taken
+        return data[:taken]
+
+
+def capped_by_files(limits: Limits, open_files: int) -> Tuple[Limits, Optional[str]]:
+    """``limits`` fitted into ``open_files`` (the process's limit, raised as
+    far as it goes): each connection holds a socket; and what to say when
+    the limit cut the sessions (None: it did not)."""
+    room = max(1, open_files - SPARE_FILES)
+    if limits.sessions + limits.handshakes <= room:
+        return limits, None
+    handshakes = max(1, min(limits.handshakes, room // 5))
+    sessions = max(1, room - handshakes)
+    fitted = Limits(
+        **{
+            **limits.__dict__,
+            "sessions": sessions,
+            "handshakes": handshakes,
+            "handshakes_per_address": min(limits.handshakes_per_address, handshakes),
+        }
+    )
+    return fitted, (
+        f"the open-file limit ({open_files}) caps the server at {sessions} sessions"
+        f" and {handshakes} connections logging in"
+    )
+
+
+def short_fingerprint(fingerprint: Optional[str]) -> str:
+    """A key's SHA256 fingerprint shortened for the log (``guest`` without)."""
+    if fingerprint is None:
+        return "guest"
+    return fingerprint[:19]  # "SHA256:" and 12 characters: enough to tell keys apart in a log
