@@ -23,7 +23,7 @@ from ansi2048.records.recording import ASSISTED, encode_item, split_header  # no
 from ansi2048.serve.game import SAID_STOPPING, SAID_TAKEN_OVER  # noqa: E402
 from ansi2048.serve.server import GUEST_NOTE, HOST_KEY_FILE, TAKE_OVER_PROMPT  # noqa: E402
 
-from .serve_support import MemoryStore, ServerThread, Terminal, session_class  # noqa: E402
+from .serve_support import MemoryStore, ServeProcess, ServerThread, Terminal, session_class  # noqa: E402
 
 BOARD = "4x4-2048"
 
@@ -291,6 +291,62 @@ def test_the_same_player_twice_may_take_the_game_over(served: ServerThread) -> N
             await second_terminal.closed.wait()
 
     run(scenario())
+
+
+def test_a_player_moves_mid_game_to_another_server_on_the_same_database(tmp_path: Path, store_url: str) -> None:
+    # Two `ansi2048 serve` processes on one database, as behind a TCP load
+    # balancer: the game open on the first is taken over on the second
+    # exactly as it stands, and the first, which no longer holds it, keeps
+    # nothing more of it.
+    from ansi2048.serve.store import open_store
+
+    key = client_key()
+    for directory in ("a", "b"):
+        (tmp_path / directory).mkdir()
+    first_server = ServeProcess(tmp_path / "a", store_url)
+    second_server = ServeProcess(tmp_path / "b", store_url)
+
+    def board(text: str) -> Tuple[List[str], str]:
+        """The header's score, moves and seed, and the grid below it (the
+        screen is drawn inline: what the client printed before stays above)."""
+        shown = text[text.index("2048  Score") :].split("Join the tiles")[0]
+        header, grid = shown.split("\n", 1)
+        return re.findall(r"(?:Score|Moves|Seed) (\d+)", header), grid
+
+    async def scenario() -> None:
+        async with await connect(first_server.port, key) as first_conn:
+            first, first_terminal = await open_terminal(first_conn, "play --no-animation")
+            await first_terminal.shows("Score")
+            first.write(b"as")
+            await first_terminal.shows("Moves 2")
+            seen = board(first_terminal.text())
+            async with await connect(second_server.port, key) as second_conn:
+                second, second_terminal = await open_terminal(second_conn, "play --no-animation")
+                await second_terminal.shows(TAKE_OVER_PROMPT.split("\r\n")[0])
+                second.write(b"y")
+                await second_terminal.shows("Moves 2")
+                assert board(second_terminal.text()) == seen
+                first.write(b"d")  # the first server lost the game: this key is not kept
+                await first_terminal.closed.wait()
+                assert SAID_TAKEN_OVER in first_terminal.text()
+                second.write(b"w")
+                await second_terminal.shows("Moves 3")
+                second.write(b"q")
+                await second_terminal.closed.wait()
+        store = open_store(store_url, str(tmp_path))
+        await store.open()
+        try:
+            player = await store.player(key.get_fingerprint(), "unused")
+            recording = await store.load(player.id, BOARD)
+            assert recording is not None and bytes(split_header(recording)[1]) == b"asw"
+        finally:
+            await store.close()
+
+    try:
+        run(scenario())
+    finally:
+        first_server.kill(15)
+        second_server.kill(15)
 
 
 def test_declining_to_take_over_leaves_the_other_session_playing(served: ServerThread) -> None:
