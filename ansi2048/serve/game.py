@@ -494,7 +494,7 @@ class PlayerGame:
         :data:`SAID_PAUSED` as its last line. The append is tried again with
         backoff; keys typed meanwhile are not played (dropped: nothing waits
         unbounded), bar q, which ends play. Once the store has the keys, the
-        board as it was comes back and the held frames follow: play goes on.
+        frame as it was sent comes back and the held frames follow: play goes on.
 
         The notice is a frame of its own, drawn from the screen's mark of
         what the terminal shows (not written behind the repainter's back,
@@ -504,6 +504,9 @@ class PlayerGame:
         screen is right at each write."""
         held = "".join(self._frames)
         self._frames.clear()
+        # Whatever ends play from here on (q, the server stopping, the client
+        # not reading, the claim lost) must not draw or keep the held state.
+        self._unsaved = True
         after = self._screen.mark()  # what the held frames leave on screen
         shown = self._shown_mark
         self._screen.rewind(shown)
@@ -514,19 +517,20 @@ class PlayerGame:
         while True:
             said = await self._paused_input(wait, later)
             if said is not None:
-                self._unsaved = True
                 raise _Stop(said)
             try:
                 await self._keeping.append(items)
                 break
             except ClaimLost:
-                self._lost = self._unsaved = True
+                self._lost = True
                 raise _Stop(SAID_TAKEN_OVER) from None
             except StoreUnavailable:
                 wait = min(2 * wait, _PAUSE_LONGEST)
         self._screen.redraw(shown)  # the notice goes: the frame as it was sent
         self._frames.append(held)
         self._screen.rewind(after)
+        self._unsaved = False
+        self._last_key = self._clock()  # the pause was not the player's idleness
         for event in later.values():
             self._incoming.put_nowait(event)
 
