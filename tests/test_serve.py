@@ -750,8 +750,9 @@ def test_a_resumed_game_drops_the_games_before_its_last_restart(served: ServerTh
 
 
 class _Faulty:
-    """A store whose appends fail while ``down`` (SQLite's disk full or
-    locked, as the server sees it); all else goes to ``store``."""
+    """A store whose writes of play (keys, games ended, bests) fail while
+    ``down`` (SQLite's disk full or locked, as the server sees it); all else
+    goes to ``store``."""
 
     def __init__(self, store: Any) -> None:
         self._store = store
@@ -766,6 +767,20 @@ class _Faulty:
         if self.down:
             raise StoreUnavailable("database or disk is full")
         await self._store.append(player, board, holder, items)
+
+    async def keep(self, player: int, record: Any) -> None:
+        from ansi2048.serve.store.base import StoreUnavailable
+
+        if self.down:
+            raise StoreUnavailable("database or disk is full")
+        await self._store.keep(player, record)
+
+    async def record_best(self, player: int, key: str, score: int) -> int:
+        from ansi2048.serve.store.base import StoreUnavailable
+
+        if self.down:
+            raise StoreUnavailable("database or disk is full")
+        return int(await self._store.record_best(player, key, score))
 
 
 def test_saving_pauses_while_the_database_is_away_and_play_resumes_by_itself(

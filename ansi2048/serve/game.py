@@ -26,7 +26,8 @@ from __future__ import annotations
 import asyncio
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Protocol, Tuple, Union
+from functools import partial
+from typing import Awaitable, Callable, Dict, List, Optional, Protocol, Tuple, TypeVar, Union
 
 from .. import __version__
 from ..game.engine import Game
@@ -66,6 +67,8 @@ _RENEW_SECONDS = CLAIM_SECONDS / 3
 # The longest an AI question may take before it counts as busy (a hint takes
 # milliseconds; a stalled pool must not hold the player's keys for good).
 _AI_TIMEOUT = 10.0
+T = TypeVar("T")
+
 # While the database cannot take a step's keys, saving pauses (the frame
 # showing them waits) and the append is tried again, first this soon, then
 # twice as late each time up to the longest: a restarted PostgreSQL or a
@@ -455,15 +458,15 @@ class PlayerGame:
             await self._append(items)
         records, pending.records = pending.records, []
         for record in records:
-            await keeping.keep(record)
+            await self._saved(partial(keeping.keep, record))
             if record.unaided:
                 pending.unaided.append(record.score)
         unaided, pending.unaided = pending.unaided, []
         for score in unaided:
-            await keeping.record_best(unaided_key(key), score)
+            await self._saved(partial(keeping.record_best, unaided_key(key), score))
         bests, pending.bests = pending.bests, []
         for best in bests:
-            stored = await keeping.record_best(key, best)
+            stored = await self._saved(partial(keeping.record_best, key, best))
             if stored > best:
                 answers.append(BestStored(stored))
         if self._frames:
@@ -473,25 +476,27 @@ class PlayerGame:
         return answers
 
     async def _append(self, items: bytes) -> None:
-        """The keys to the store, returning once it has them. While the
-        database is away, saving pauses (:meth:`_pause`) until it takes them."""
-        if self._lost:
-            return
+        """The keys to the store, returning once it has them."""
+        if not self._lost:
+            await self._saved(partial(self._keeping.append, items))
+
+    async def _saved(self, write: Callable[[], Awaitable[T]]) -> T:
+        """What ``write`` (of a step's keys, a game ended, a best) gives,
+        once the store has taken it. While the database is away, saving
+        pauses (:meth:`_pause`) until it does."""
         try:
-            await self._keeping.append(items)
-            return
+            return await write()
         except ClaimLost:
             self._lost = True
             self._frames.clear()
             raise _Stop(SAID_TAKEN_OVER) from None
         except StoreUnavailable:
-            pass
-        await self._pause(items)
+            return await self._pause(write)
 
-    async def _pause(self, items: bytes) -> None:
-        """Saving has paused: the frames showing ``items`` are held back, and
+    async def _pause(self, write: Callable[[], Awaitable[T]]) -> T:
+        """Saving has paused: the frames showing what ``write`` keeps are held back, and
         in their place the player sees the frame last sent with
-        :data:`SAID_PAUSED` as its last line. The append is tried again with
+        :data:`SAID_PAUSED` as its last line. The write is tried again with
         backoff; keys typed meanwhile are not played (dropped: nothing waits
         unbounded), bar q, which ends play. Once the store has the keys, the
         frame as it was sent comes back and the held frames follow: play goes on.
@@ -519,7 +524,7 @@ class PlayerGame:
             if said is not None:
                 raise _Stop(said)
             try:
-                await self._keeping.append(items)
+                result = await write()
                 break
             except ClaimLost:
                 self._lost = True
@@ -533,6 +538,7 @@ class PlayerGame:
         self._last_key = self._clock()  # the pause was not the player's idleness
         for event in later.values():
             self._incoming.put_nowait(event)
+        return result
 
     async def _paused_input(self, wait: float, later: Dict[type, Incoming]) -> Optional[str]:
         """What comes in for ``wait`` seconds of a pause; what to say if play must end."""
