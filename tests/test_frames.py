@@ -257,3 +257,52 @@ def test_the_orange_to_red_ramp_gets_hotter_as_it_grows(theme: str, depth: Color
     ramp = ramp_labs(THEMES[theme](), depth)
     for (lighter, greyer), (lightness, chroma) in zip(ramp, ramp[1:]):
         assert lightness <= lighter and chroma >= greyer, (theme, depth, ramp)
+
+
+# -- a notice in place of the frame on screen, undone (serve/game.py's saving pause) --
+
+
+def test_a_notice_over_the_frame_on_screen_is_undone_and_held_frames_land_as_if_sent_at_once() -> None:
+    width, height = 60, 24
+    moved = [[2, 4, 8, 16], [32, 64, 0, 0], [2, 0, 0, 0], [4, 0, 0, 2]]
+    later = [[2, 4, 8, 16], [32, 64, 0, 0], [2, 0, 0, 0], [4, 2, 0, 2]]
+    first, second, third = view_of(BOARD), view_of(moved, note="moved"), view_of(later)
+    direct, direct_stream = terminal(width, height)
+    straight = Screen(direct_stream.feed, lambda: (width, height), ColorDepth.TRUE, ENV)
+    straight.paint(first)
+    straight.paint(second)
+
+    paused, paused_stream = terminal(width, height)
+    written: List[str] = []
+    shown = Screen(written.append, lambda: (width, height), ColorDepth.TRUE, ENV)
+
+    def send() -> str:
+        text = "".join(written)
+        written.clear()
+        return text
+
+    shown.paint(first)
+    paused_stream.feed(send())
+    before = list(paused.display)
+    mark = shown.mark()
+    shown.paint(second)
+    held = send()  # drawn, not sent
+    after = shown.mark()
+    shown.rewind(mark)
+    shown.notice("saving has paused")
+    paused_stream.feed(send())
+    # The frame on screen stays, but for its last line: the notice.
+    last = max(y for y, line in enumerate(before) if line.strip())
+    assert paused.display[last].strip() == "saving has paused"
+    assert [line for y, line in enumerate(paused.display) if y != last] == [
+        line for y, line in enumerate(before) if y != last
+    ]
+    shown.redraw(mark)
+    paused_stream.feed(send() + held)
+    shown.rewind(after)
+    assert paused.display == direct.display
+    # The repainter knows what is on screen: the next frame lands as it does straight.
+    straight.paint(third)
+    shown.paint(third)
+    paused_stream.feed(send())
+    assert paused.display == direct.display

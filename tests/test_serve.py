@@ -749,22 +749,113 @@ def test_a_resumed_game_drops_the_games_before_its_last_restart(served: ServerTh
     run(scenario())
 
 
-def test_a_move_the_store_cannot_keep_is_never_shown(tmp_path: Path) -> None:
-    from ansi2048.serve.game import SAID_UNSAVED
-    from ansi2048.serve.store.base import StoreUnavailable
+class _Faulty:
+    """A store whose writes of play (keys, games ended, bests) fail while
+    ``down`` (SQLite's disk full or locked, as the server sees it); all else
+    goes to ``store``."""
 
-    class Unavailable(MemoryStore):
-        async def append(self, player: int, board: str, holder: str, items: bytes) -> None:
-            raise StoreUnavailable("the disk is full")
+    def __init__(self, store: Any) -> None:
+        self._store = store
+        self.down = False
 
-    with ServerThread(tmp_path, Unavailable(), seeds=[7]) as served:
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    async def append(self, player: int, board: str, holder: str, items: bytes) -> None:
+        from ansi2048.serve.store.base import StoreUnavailable
+
+        if self.down:
+            raise StoreUnavailable("database or disk is full")
+        await self._store.append(player, board, holder, items)
+
+    async def keep(self, player: int, record: Any) -> None:
+        from ansi2048.serve.store.base import StoreUnavailable
+
+        if self.down:
+            raise StoreUnavailable("database or disk is full")
+        await self._store.keep(player, record)
+
+    async def record_best(self, player: int, key: str, score: int) -> int:
+        from ansi2048.serve.store.base import StoreUnavailable
+
+        if self.down:
+            raise StoreUnavailable("database or disk is full")
+        return int(await self._store.record_best(player, key, score))
+
+
+def test_saving_pauses_while_the_database_is_away_and_play_resumes_by_itself(
+    tmp_path: Path, store_url: str, store_kind: str, request: pytest.FixtureRequest
+) -> None:
+    from ansi2048.serve.game import SAID_PAUSED
+    from ansi2048.serve.store import open_store
+
+    store = _Faulty(open_store(store_url, str(tmp_path)))
+    if store_kind == "postgresql":  # the real thing: the cluster stopped under play, then started
+        cluster = request.getfixturevalue("postgres_cluster")
+        down, up = cluster.stop, cluster.start
+    else:
+
+        def down() -> None:
+            store.down = True
+
+        def up() -> None:
+            store.down = False
+
+    alice, bob = client_key(), client_key()
+    board = lambda text: text.split("Score", 1)[1].split("Join the tiles")[0]  # noqa: E731
+    with ServerThread(tmp_path, store, seeds=[7, 8]) as served:
+
+        async def scenario() -> None:
+            async with await connect(served.port, alice) as first, await connect(served.port, bob, "bob") as second:
+                chan, terminal = await open_terminal(first, "play --no-animation")
+                await terminal.shows("Score")
+                other, beside = await open_terminal(second, "play --no-animation")
+                await beside.shows("Score")
+                before = terminal.text()
+                try:
+                    await asyncio.to_thread(down)
+                    chan.write(b"a")  # seed 7: a move that changes the board
+                    await terminal.shows(SAID_PAUSED)
+                    paused = terminal.text()
+                    assert board(paused) == board(before)  # the move is not shown
+                    chan.write(b"dd")  # not played: dropped while saving is paused
+                    other.write(b"w")  # the other player pauses too, and is not stopped
+                    await beside.shows(SAID_PAUSED)
+                    await asyncio.sleep(0.5)
+                    assert board(terminal.text()) == board(before)
+                finally:
+                    await asyncio.to_thread(up)
+                # Play resumes by itself: the held frame comes, the notice goes.
+                await terminal.wait_for(lambda t: SAID_PAUSED not in t.text() and board(t.text()) != board(before))
+                shown = terminal.text()
+                await beside.wait_for(lambda t: SAID_PAUSED not in t.text())
+                other.write(b"q")
+                await beside.closed.wait()
+                chan.write(b"q")
+                await terminal.closed.wait()
+                # What was shown is what is kept: the one move, none of the dropped keys.
+                assert await kept_keys(served, alice) == b"a"
+                assert await kept_keys(served, bob) == b"w"
+                assert "Moves 1" in shown  # the held frame: the move, once
+
+        run(scenario())
+
+
+def test_q_during_a_pause_ends_play_with_nothing_shown_unsaved(tmp_path: Path) -> None:
+    from ansi2048.serve.game import SAID_PAUSED, SAID_UNSAVED
+
+    store = _Faulty(MemoryStore())
+    with ServerThread(tmp_path, store, seeds=[7]) as served:
 
         async def scenario() -> Tuple[bytes, bytes]:
             async with await connect(served.port, client_key()) as conn:
                 chan, terminal = await open_terminal(conn, "play --no-animation")
                 await terminal.shows("Score")
                 first = bytes(terminal.output)
+                store.down = True
                 chan.write(b"a")  # seed 7: a move that changes the board
+                await terminal.shows(SAID_PAUSED)
+                chan.write(b"q")
                 await terminal.closed.wait()
                 return first, bytes(terminal.output)
 
@@ -772,8 +863,30 @@ def test_a_move_the_store_cannot_keep_is_never_shown(tmp_path: Path) -> None:
     assert Game(4, 4, 2048, 7).move(Action.LEFT.direction)  # type: ignore[arg-type]  # the key moved
     assert SAID_UNSAVED.encode() in everything
     after = everything[len(first) :]
-    # Nothing of the move's frame: no new score or move count, no board.
+    # Nothing of the move's frame: no new score or move count.
     assert b"Moves" not in after and b"Score" not in after
+    assert saved_keys(store._store) == b""
+
+
+def test_a_server_stopping_during_a_pause_ends_play_cleanly(tmp_path: Path) -> None:
+    store = _Faulty(MemoryStore())
+    served = ServerThread(tmp_path, store, seeds=[7])
+    from ansi2048.serve.game import SAID_PAUSED
+
+    async def scenario() -> bytes:
+        async with await connect(served.port, client_key()) as conn:
+            chan, terminal = await open_terminal(conn, "play --no-animation")
+            await terminal.shows("Score")
+            store.down = True
+            chan.write(b"a")
+            await terminal.shows(SAID_PAUSED)
+            await asyncio.to_thread(served.stop)  # as SIGTERM does
+            await terminal.closed.wait()
+            return bytes(terminal.output)
+
+    everything = run(scenario())
+    assert SAID_STOPPING.encode() in everything
+    assert saved_keys(store._store) == b""
 
 
 def test_new_starts_a_new_game_that_u_undoes_and_each_board_has_its_own(served: ServerThread) -> None:

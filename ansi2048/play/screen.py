@@ -8,15 +8,18 @@ the same game."""
 
 from __future__ import annotations
 
+import copy
+from dataclasses import replace
 from typing import IO, Any, Callable, Mapping, Optional, Sequence, Tuple
 
 from ..options.context import Options
 from ..render.frame import View, build_frame, layout_for
 from ..render.help import help_frame
+from ..render.lines import line_of
 from ..render.motion import Sprite
 from ..render.palette import Palette
 from ..render.repaint import Repainter
-from ..render.style import ColorDepth, choose_depth
+from ..render.style import PLAIN, ColorDepth, choose_depth
 from ..render.themes import THEMES
 from ..terminal.streams import isatty
 
@@ -75,6 +78,31 @@ class Screen:
         (its keys, its layout's mark); any key brings the board back."""
         width, height = self._size()
         self._write(self._repainter.frame(help_frame(view, self._depth, width, height), width, height))
+
+    def mark(self) -> Repainter:
+        """What the terminal shows now, as this screen knows it, to come back
+        to with :meth:`rewind` (the SSH server holds back a frame it could not
+        save, and draws another in its place: serve/game.py)."""
+        return copy.copy(self._repainter)  # its frame on screen is a value: a shallow copy is a snapshot
+
+    def rewind(self, mark: Repainter) -> None:
+        """Take the terminal to show what it showed at ``mark`` (nothing is
+        written: the caller sends or withholds the frames drawn since)."""
+        self._repainter = copy.copy(mark)
+
+    def notice(self, text: str) -> None:
+        """The frame on screen again, its last line ``text`` instead: a word
+        from the SSH server that no frame of the game may carry now (saving
+        has paused, and the game's state is past what the terminal shows)."""
+        width, height = self._size()
+        shown = self._repainter.shown
+        line = line_of([(text[: max(1, width - 1)], PLAIN)])
+        self._write(self._repainter.frame(replace(shown, lines=(*shown.lines[:-1], line)), width, height))
+
+    def redraw(self, mark: Repainter) -> None:
+        """The frame on screen at ``mark`` again (a :meth:`notice` undone)."""
+        width, height = self._size()
+        self._write(self._repainter.frame(mark.shown, width, height))
 
     def close(self) -> None:
         """Leave the final frame on screen, the cursor shown, below it."""

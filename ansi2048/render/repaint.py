@@ -81,6 +81,11 @@ class Repainter:
         # clears the window (see _cleared).
         self._wrapped = False
 
+    @property
+    def shown(self) -> Frame:
+        """The frame on screen (empty before the first)."""
+        return self._shown
+
     def _widths(self) -> List[int]:
         """The visible widths of the frame's lines on screen (only a resize asks)."""
         raw = self._shown.raw

@@ -17,6 +17,8 @@ or nowhere for a guest), as the local game keeps its save: a recording,
 appended key by key. The keys a frame shows are appended, and the append has
 returned, before that frame is written (the keys of one read share one
 append): nothing a player was shown is lost, whatever happens to the server.
+While the database cannot take them, saving pauses (:meth:`PlayerGame._pause`):
+the frame waits, the player is told, and play resumes once it can.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from __future__ import annotations
 import asyncio
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Protocol, Tuple, Union
+from functools import partial
+from typing import Awaitable, Callable, Dict, List, Optional, Protocol, Tuple, TypeVar, Union
 
 from .. import __version__
 from ..game.engine import Game
@@ -64,10 +67,14 @@ _RENEW_SECONDS = CLAIM_SECONDS / 3
 # The longest an AI question may take before it counts as busy (a hint takes
 # milliseconds; a stalled pool must not hold the player's keys for good).
 _AI_TIMEOUT = 10.0
-# How often, and how far apart, an append the database could not take is
-# tried again before the session ends (the frame waits for it).
-_APPEND_TRIES = 4
-_APPEND_PAUSE = 0.5
+T = TypeVar("T")
+
+# While the database cannot take a step's keys, saving pauses (the frame
+# showing them waits) and the append is tried again, first this soon, then
+# twice as late each time up to the longest: a restarted PostgreSQL or a
+# freed disk is seen within seconds, and a long outage costs few tries.
+_PAUSE_FIRST = 0.25
+_PAUSE_LONGEST = 4.0
 # How long a lone ESC waits for the rest of an arrow key before it counts as
 # just ESC: longer than a terminal's 50 ms (terminal.console.ESC_TIMEOUT),
 # since the network may hold back the second half of a sequence split
@@ -78,6 +85,8 @@ SAID_STOPPING = "the server is stopping; your game is kept: connect again to res
 SAID_TAKEN_OVER = "your game was taken over by another session"
 SAID_TOO_SLOW = "your connection cannot take the frames fast enough; your game is kept"
 SAID_UNSAVED = "your game cannot be saved right now; what you saw is kept: try again later"
+# The note while saving is paused (in the frame's note line, on the board as it was saved).
+SAID_PAUSED = "saving has paused: the database is away; your keys wait"
 SAID_IDLE = "no key for a while: your game is kept; connect again to resume it"
 
 
@@ -327,6 +336,9 @@ class PlayerGame:
         self._lost = False  # the claim went to another session: nothing more is written to the game
         self._last_key = clock()
         self._stalled_since: Optional[float] = None  # output held unsent since then
+        # What the client's terminal shows (the last frames sent), for the pause (_pause).
+        self._shown_mark = screen.mark()
+        self._unsaved = False  # play ends in a pause: the state past the saved keys is neither drawn nor kept
 
     async def run(self) -> None:
         said = ""
@@ -441,58 +453,136 @@ class PlayerGame:
         pending, keeping, key = self._pending, self._keeping, self._key
         answers: List[Event] = []
         if pending.items:
-            await self._append(bytes(pending.items))
+            items = bytes(pending.items)
             pending.items.clear()
+            await self._append(items)
         records, pending.records = pending.records, []
         for record in records:
-            await keeping.keep(record)
+            await self._saved(partial(keeping.keep, record))
             if record.unaided:
                 pending.unaided.append(record.score)
         unaided, pending.unaided = pending.unaided, []
         for score in unaided:
-            await keeping.record_best(unaided_key(key), score)
+            await self._saved(partial(keeping.record_best, unaided_key(key), score))
         bests, pending.bests = pending.bests, []
         for best in bests:
-            stored = await keeping.record_best(key, best)
+            stored = await self._saved(partial(keeping.record_best, key, best))
             if stored > best:
                 answers.append(BestStored(stored))
         if self._frames:
-            text = "".join(self._frames)
-            self._frames.clear()
-            self._link.write(text.encode("utf-8", "replace"))
-            self._sent()
+            self._write_frames()
+            self._shown_mark = self._screen.mark()
             self._check_output(self._clock())
         return answers
 
     async def _append(self, items: bytes) -> None:
-        """The keys to the store, returning once it has them: tried again
-        while the database is briefly away, then play ends (its frame unsent)."""
-        if self._lost:
-            return
-        for attempt in range(_APPEND_TRIES):
+        """The keys to the store, returning once it has them."""
+        if not self._lost:
+            await self._saved(partial(self._keeping.append, items))
+
+    async def _saved(self, write: Callable[[], Awaitable[T]]) -> T:
+        """What ``write`` (of a step's keys, a game ended, a best) gives,
+        once the store has taken it. While the database is away, saving
+        pauses (:meth:`_pause`) until it does."""
+        try:
+            return await write()
+        except ClaimLost:
+            self._lost = True
+            self._frames.clear()
+            raise _Stop(SAID_TAKEN_OVER) from None
+        except StoreUnavailable:
+            return await self._pause(write)
+
+    async def _pause(self, write: Callable[[], Awaitable[T]]) -> T:
+        """Saving has paused: the frames showing what ``write`` keeps are held back, and
+        in their place the player sees the frame last sent with
+        :data:`SAID_PAUSED` as its last line. The write is tried again with
+        backoff; keys typed meanwhile are not played (dropped: nothing waits
+        unbounded), bar q, which ends play. Once the store has the keys, the
+        frame as it was sent comes back and the held frames follow: play goes on.
+
+        The notice is a frame of its own, drawn from the screen's mark of
+        what the terminal shows (not written behind the repainter's back,
+        nor drawn from the game, whose state is already past the held
+        keys): the held frames are the difference from that mark, so the
+        notice is undone before they go, and the repainter's idea of the
+        screen is right at each write."""
+        held = "".join(self._frames)
+        self._frames.clear()
+        # Whatever ends play from here on (q, the server stopping, the client
+        # not reading, the claim lost) must not draw or keep the held state.
+        self._unsaved = True
+        after = self._screen.mark()  # what the held frames leave on screen
+        shown = self._shown_mark
+        self._screen.rewind(shown)
+        self._screen.notice(SAID_PAUSED)
+        self._write_frames()
+        later: Dict[type, Incoming] = {}  # the latest window size and server note, for after the pause
+        wait = _PAUSE_FIRST
+        while True:
+            said = await self._paused_input(wait, later)
+            if said is not None:
+                raise _Stop(said)
             try:
-                await self._keeping.append(items)
-                return
+                result = await write()
+                break
             except ClaimLost:
                 self._lost = True
-                self._frames.clear()
                 raise _Stop(SAID_TAKEN_OVER) from None
             except StoreUnavailable:
-                if attempt == _APPEND_TRIES - 1:
-                    self._frames.clear()
-                    raise _Stop(SAID_UNSAVED) from None
-                await asyncio.sleep(_APPEND_PAUSE)
+                wait = min(2 * wait, _PAUSE_LONGEST)
+        self._screen.redraw(shown)  # the notice goes: the frame as it was sent
+        self._frames.append(held)
+        self._screen.rewind(after)
+        self._unsaved = False
+        self._last_key = self._clock()  # the pause was not the player's idleness
+        for event in later.values():
+            self._incoming.put_nowait(event)
+        return result
+
+    async def _paused_input(self, wait: float, later: Dict[type, Incoming]) -> Optional[str]:
+        """What comes in for ``wait`` seconds of a pause; what to say if play must end."""
+        end = self._clock() + wait
+        while True:
+            now = self._clock()
+            self._check_output(now)
+            if now >= self._renew_at:
+                await self._renew()  # the claim outlives the pause (a long one would lose it)
+            if now >= end:
+                return None
+            try:
+                incoming = await asyncio.wait_for(self._incoming.get(), min(end, self._renew_at) - now)
+            except asyncio.TimeoutError:
+                continue
+            if isinstance(incoming, Ended):
+                return incoming.said
+            if isinstance(incoming, Typed):
+                # Decoded, so a sequence split around the pause stays whole; played, never.
+                if Action.QUIT in self._decoder.feed(incoming.data):
+                    return SAID_UNSAVED
+            else:
+                later[type(incoming)] = incoming
+
+    def _write_frames(self) -> None:
+        text = "".join(self._frames)
+        self._frames.clear()
+        self._link.write(text.encode("utf-8", "replace"))
+        self._sent()
 
     async def _close(self, said: str) -> None:
         """What the end of play writes, whatever ended it; the screen left
         with the cursor below the board, and ``said`` under it."""
         try:
-            for effect in closing_effects(self.play):
-                self._performer.perform(effect)
-            await self._flush()
+            if not self._unsaved:
+                for effect in closing_effects(self.play):
+                    self._performer.perform(effect)
+                await self._flush()
         except _Stop as stop:
             said = said or stop.said
         finally:
+            if self._unsaved:  # the frames past the saved keys stay unsent: the screen is as last sent
+                self._frames.clear()
+                self._screen.rewind(self._shown_mark)
             self._screen.close()
             text = "".join(self._frames) + (f"{said}\r\n" if said else "")
             self._frames.clear()
