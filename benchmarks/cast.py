@@ -5,7 +5,7 @@ of 3) for a piped replay of random play written three ways: without a cast,
 with ``--cast /dev/null``, and with ``--cast`` to a FIFO whose reader never
 reads (the cast stops with one warning once the pipe's 64 KiB are full; the
 replay goes on). Then, in process, what one key costs with a cast: the
-frame the screen builds and diffs (``Screen.show``) and the cast's own event
+frame the screen builds and diffs (``Screen.paint``) and the cast's own event
 (``CastWriter.output``: timing, JSON, the write), in microseconds.
 
     python benchmarks/cast.py [--keys 5000]
@@ -76,7 +76,7 @@ def stalled_fifo_seconds(keys: Path, fifo: Path) -> float:
 
 
 def split_per_key(count: int) -> Tuple[float, float]:
-    """(Screen.show, CastWriter.output) in microseconds a key, in process,
+    """(Screen.paint, CastWriter.output) in microseconds a key, in process,
     for the frames a piped --cast draws (80x30, the replay's screen)."""
     from ansi2048.game.engine import Game
     from ansi2048.game.keys import KeyDecoder
@@ -84,6 +84,7 @@ def split_per_key(count: int) -> Tuple[float, float]:
     from ansi2048.options.parser import parse_options
     from ansi2048.play.screen import Screen, palette_for
     from ansi2048.render.cast import HEADLESS_SIZE, REPLAY_STEP, CastWriter
+    from ansi2048.render.frame import View
     from ansi2048.render.style import choose_depth
     from ansi2048.storage.files import OutputSink
 
@@ -93,13 +94,13 @@ def split_per_key(count: int) -> Tuple[float, float]:
     frames: List[str] = []
     session = Session(Game(seed=1))
     screen = Screen(
-        frames.append, lambda: HEADLESS_SIZE, choose_depth("auto", True, env), env, replay=True,
+        frames.append, lambda: HEADLESS_SIZE, choose_depth("auto", True, env), env,
         palette=palette_for(parse_options([])),
     )  # fmt: skip
     start = time.process_time()
     for action in actions:
         session.apply(action)
-        screen.show(session)
+        screen.paint(View.of(session, replay=True))
     shown = time.process_time() - start
     null = os.open(os.devnull, os.O_WRONLY)
     writer = CastWriter(OutputSink(null, "null", "utf-8", blocking=False), time.monotonic, print, timestamp=0, env=env)
@@ -129,7 +130,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     print(f"python {sys.version.split()[0]}, {count} keys of random play, seed 1; CPU time, best of {_RUNS}")
     for name, seconds in (("no cast", plain), ("--cast /dev/null", to_null), ("--cast to a stalled FIFO", stalled)):
         print(f"piped, {name:26} {count / max(seconds - startup, 1e-9):10,.0f} keys/s   ({seconds:.2f} s CPU)")
-    print(f"a key with a cast, in process: the frame (Screen.show) {show:7.1f} us, the cast event {cast:6.1f} us")
+    print(f"a key with a cast, in process: the frame (Screen.paint) {show:7.1f} us, the cast event {cast:6.1f} us")
 
 
 if __name__ == "__main__":

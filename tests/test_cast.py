@@ -358,3 +358,41 @@ def test_event_times_never_go_back_whatever_the_resizes(step: float, script: Lis
     for index, event in enumerate(events):
         if event[1] == "r":
             assert events[index + 1][1] == "o" and events[index + 1][0] >= event[0]
+
+
+def test_once_the_cast_a_replay_draws_for_stops_no_frame_is_drawn_and_the_game_is_the_same() -> None:
+    from ansi2048.loop.state import Play, Settings
+    from ansi2048.play.performer import BestWriter, NoStore, Performer
+    from ansi2048.play.piped import PipedDriver
+    from ansi2048.play.screen import Screen
+    from ansi2048.records.recording import Recorder
+    from ansi2048.render.style import ColorDepth
+
+    keys = KeyDecoder().feed(b"wasd" * 50)
+
+    def played(stop_after: Optional[int]) -> Tuple[Session, int]:
+        frames: List[str] = []
+        session = Session(Game(seed=3), keep_keys=False)
+        screen = Screen(frames.append, lambda: HEADLESS_SIZE, ColorDepth.NONE, {})
+        store = NoStore()
+        performer = Performer(screen, store, Recorder(None, pytest.fail), BestWriter(store.record_best, lambda: 0.0, 0))
+        play = Play(session, Settings(animate=False, can_wait=False, replay=True), HEADLESS_SIZE, saving=False)
+
+        def unwatched() -> bool:  # as CastWriter.stopped once its reader stalled
+            return stop_after is not None and len(frames) >= stop_after
+
+        driver = PipedDriver(play, performer, lambda: 0.0, lambda seconds: None, 0.0, unwatched)
+        driver.start()
+        driver.keys(keys, True)
+        driver.end()
+        return driver.play.session, len(frames)
+
+    watched, all_frames = played(None)
+    assert all_frames > 150  # a frame a key while the cast is written
+    stopped, frames = played(10)
+    assert frames == 10  # not one frame after the cast stopped
+    assert (stopped.game.score, stopped.game.moves, stopped.game.cells) == (
+        watched.game.score,
+        watched.game.moves,
+        watched.game.cells,
+    )

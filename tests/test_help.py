@@ -168,3 +168,38 @@ def test_help_reflows_to_the_window_and_always_says_how_to_quit() -> None:
                 key, _, what = line.strip().partition("   ")
                 if any(shown.startswith(f"  {key} ") or shown == f"  {key}" for shown in lines):
                     assert " ".join(what.split()) in flowing, (width, height, key, text)
+
+
+def test_in_the_daily_game_r_is_said_to_restart_the_day_not_to_start_a_new_game() -> None:
+    daily = replace(VIEW, day="2026-11-26")
+    for width in (200, 80, 60):
+        line = _key_line(daily, width)
+        assert "new" not in line, (width, line)
+        assert "r restart" in line, (width, line)
+    assert "r restart day" in _key_line(daily, 200)
+    text = _help(daily)
+    assert "new game" not in text
+    assert "the day's game again, from its start (undo brings the old one back)" in text
+    assert "the day's game again, from its start" in _help(replace(daily, undo=False))
+    assert "(undo brings" not in _help(replace(daily, undo=False))
+    assert "r new game" in _key_line(VIEW, 200)  # any other game: a new one
+
+
+def test_in_a_ranked_daily_game_r_is_said_to_end_it() -> None:
+    ranked = replace(VIEW, day="2026-11-26", undo=False, ranked=True)
+    line = _key_line(ranked, 200)
+    assert "r end ranked" in line and "new" not in line and "restart" not in line
+    assert "end the ranked game (asked first; its score counts)" in _help(ranked)
+
+
+def test_the_loop_views_the_days_game_as_the_day_and_another_seed_as_a_new_game() -> None:
+    from ansi2048.game.session import Session
+    from ansi2048.loop.state import Play, Settings, view
+
+    settings = Settings(animate=False, can_wait=True, day="2026-11-26", day_seed=99)
+    day = Play(Session(Game(seed=99)), settings, (80, 24))
+    assert view(day).restart.name == "DAY"
+    other = Play(Session(Game(seed=5)), settings, (80, 24))
+    assert view(other).restart.name == "NEW"
+    ranked = Play(Session(Game(seed=99)), replace(settings, ranked=True), (80, 24))
+    assert view(ranked).restart.name == "END"

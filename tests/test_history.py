@@ -341,3 +341,28 @@ def test_a_resumed_game_is_kept_from_its_start(data: Path) -> None:
         == (whole.game.cells, whole.game.score)
         == (whole.game.cells, kept.score)
     )
+
+
+def test_stats_best_is_the_headers_best_an_assisted_game_sets_none_and_an_undone_score_counts(
+    data_home: Path,
+) -> None:
+    env = {"ANSI2048_DATA_DIR": str(data_home), "PYTHONIOENCODING": "utf-8"}
+    own = real_game(1, b"wasd" * 5)
+    undone = dataclasses.replace(real_game(2, b"wasd" * 10), undo=True)
+    assisted = dataclasses.replace(real_game(3, b"wasd" * 40), ai=True)
+    assert assisted.score > undone.score > own.score  # else the test shows nothing
+    fill(data_home, [own, undone, assisted])
+    document = json.loads(run_cli(["--stats", "--json"], env=env).stdout)
+    board = document["boards"][0]
+    assert board["played"] == 3  # the assisted game is played, and listed
+    assert board["best"] == undone.score  # ... but sets no best, as the header's
+    assert board["best_unaided"] == own.score
+    # The header's best is the best scores file's: a score reached, then
+    # undone (the history keeps the game's last score), is still the best.
+    (data_home / "best.json").write_text(json.dumps({"4x4-2048": undone.score + 44, "4x4-2048-unaided": 1}))
+    result = run_cli(["--stats", "--json"], env=env)
+    board = json.loads(result.stdout)["boards"][0]
+    assert board["best"] == undone.score + 44 and board["best_unaided"] == own.score
+    assert result.stderr == b""
+    text = run_cli(["--stats"], env=env).stdout.decode()
+    assert f"best {undone.score + 44} ({own.score} without undo or AI)" in text

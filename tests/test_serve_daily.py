@@ -121,6 +121,7 @@ def test_two_players_are_ranked_by_score_and_later_games_are_practice(
     async def scenario() -> None:
         screen = await play_daily(server, alice, alice_keys.encode(), user="alice")
         assert "ranked game of 2026-11-26" in screen
+        assert "r end" in screen and "r new" not in screen and "r restart" not in screen  # r ends a ranked game
         await play_daily(server, bob, bob_keys.encode(), user="bob")
         # Alice again: her ranked game resumed.
         screen = await play_daily(server, alice, b"", user="alice")
@@ -203,6 +204,7 @@ def test_r_twice_ends_the_ranked_game_for_good(served: Tuple[ServerThread, Clock
         # Again that day: practice, on the same tiles, and the board does not change.
         screen = await play_daily(server, dave, b"wasdwasdwasd", user="dave")
         assert "practice (not ranked)" in screen and f"Score {expected('wasdwasdwasd')[0]}" in screen
+        assert "r restart" in screen and "r new" not in screen  # in practice r starts the day's game again
         _, again, _ = await command(server, dave, "leaderboard --json")
         assert json.loads(again)["top"] == [row]
 

@@ -32,6 +32,7 @@ class Settings:
     command: str = "ansi2048"  # the command that plays this board again
     day: str = ""  # the daily game's date (--daily), "" otherwise
     day_seed: Optional[int] = None  # the daily game's seed: r starts it again
+    ranked: bool = False  # a ranked daily game (over SSH): its driver makes r end it, and the keys say so
     record_from: int = 0  # runs behind the game on the board when --record began
     # Keys come from a pipe, not from whoever watches (a replay, a bot, the
     # AI playing headless): they play whether the board shows or not, a
@@ -107,6 +108,7 @@ def view(play: Play, ending: str = "") -> View:
     return replace(
         View.of(play.session, play.note, settings.replay),
         day=settings.day if daily else "",
+        ranked=settings.ranked,
         ending=ending,
         gained=play.gained,
         hint=play.hint,

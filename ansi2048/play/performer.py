@@ -179,6 +179,11 @@ class Performer:
         self._warned = len(self._notes)
         self._recording = True  # --record follows the game (or there is none)
 
+    def draw_nothing(self) -> None:
+        """From now on no frame is drawn (nobody sees them: a piped replay's
+        ``--cast`` stopped). The screen is not closed: it writes to no terminal."""
+        self._screen = None
+
     def perform(self, effect: Performed) -> List[Event]:
         """Do ``effect``; the events that answer it, to be fed to ``step``."""
         answers: List[Event] = []

@@ -156,7 +156,12 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
     # pace) unless nothing is shown or told: then a whole chunk of the pipe
     # goes in one step (``ansi2048 < keys``: a key costs its move and little else).
     one_by_one = screen is not None or options.json or delay > 0
-    driver = PipedDriver(play, performer, ctx.clock, ctx.sleep, delay if (watching or options.json) else 0.0)
+    cast = ctx.cast
+
+    def unwatched() -> bool:
+        return not watching and cast is not None and cast.stopped
+
+    driver = PipedDriver(play, performer, ctx.clock, ctx.sleep, delay if (watching or options.json) else 0.0, unwatched)
 
     def play_keys() -> None:
         decoder = BodyDecoder()
@@ -205,11 +210,16 @@ class PipedDriver(BlockingDriver):
         clock: Callable[[], float],
         sleep: Callable[[float], None],
         delay: float,
+        unwatched: Callable[[], bool] = lambda: False,
     ) -> None:
         super().__init__(play, performer)
         self._clock = clock
         self._sleep = sleep
         self._delay = delay
+        # True once the frames are seen by nobody (drawn for a --cast alone,
+        # which has stopped): from then on none is drawn, and keys are played
+        # as piped play plays them, a run at a time.
+        self._unwatched = unwatched
         self._last_key = clock()  # when the last key was played
 
     @property
@@ -229,9 +239,14 @@ class PipedDriver(BlockingDriver):
         if not one_by_one:  # (after q, step plays nothing more)
             self.feed(Keys(tuple(keys), 0.0))
             return
-        for key in keys:
+        for index, key in enumerate(keys):
             if self.over:
                 return
+            if self._unwatched():
+                self.performer.draw_nothing()
+                if not self._delay:  # (--json reports each key, and keeps its steps one by one)
+                    self.feed(Keys(tuple(keys[index:]), 0.0))
+                    return
             if self._delay:
                 self._wait_until(self._last_key + self._delay)
                 self._last_key += self._delay

@@ -13,7 +13,7 @@ from ..game.engine import default_goal
 from ..game.limits import DEFAULT_SIZE
 from ..options.context import Context
 from ..options.parser import EXIT_OK, REPLAY_DELAY
-from ..records.history import Board, Fetch, Record, Tally, stats_document
+from ..records.history import Board, BoardStats, Fetch, Record, Tally, config_key, stats_document, unaided_key
 from ..records.recording import format_header
 from ..render.stats import stats_lines
 from ..storage.data_dir import DataDir, data_dir
@@ -45,8 +45,11 @@ def can_encode(stream: IO[Any], text: str) -> bool:
 
 def show_stats(ctx: Context) -> int:
     options, stdout = ctx.options, ctx.stdout
-    history = DataDir(data_dir(ctx.env)).history
-    stats = _tally(history, ctx, None).stats(_fetcher(history))
+    data = DataDir(data_dir(ctx.env))
+    history = data.history
+    stats = [_with_kept_best(board, data) for board in _tally(history, ctx, None).stats(_fetcher(history))]
+    for warning in data.warnings:
+        ctx.warn(warning)
     if options.json:
         stdout.write(json.dumps(stats_document(stats, __version__), indent=1) + "\n")
     elif not stats:
@@ -60,6 +63,20 @@ def show_stats(ctx: Context) -> int:
         stdout.write("\n".join(lines) + "\n")
     stdout.flush()
     return EXIT_OK
+
+
+def _with_kept_best(board: BoardStats, data: DataDir) -> BoardStats:
+    """``board`` with the best the header shows (the best scores file): a
+    score reached and then undone was reached, and the history keeps only
+    each game's last score (see :class:`BoardStats`)."""
+    key = config_key(board.rows, board.cols, board.goal)
+    try:
+        best, unaided = data.best(key), data.best(unaided_key(key))
+    except OSError:  # no lock to be had (a read-only folder): the history's own
+        return board
+    if best <= board.best and unaided <= board.best_unaided:
+        return board
+    return dataclasses.replace(board, best=max(board.best, best), best_unaided=max(board.best_unaided, unaided))
 
 
 def _tally(history: History, ctx: Context, only: Optional[Board]) -> Tally:

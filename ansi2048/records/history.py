@@ -285,8 +285,13 @@ class BoardStats:
     goal: int
     played: int
     won: int
+    # One definition of best, the header's: the highest score a game reached
+    # that the AI did not help (undo allowed), never lowered. An assisted
+    # game sets none (the README promises it and the header shows it). The
+    # history keeps each game's last score only, so the shell adds the best
+    # scores file's (a score reached and then undone); see play/stats.py.
     best: int
-    best_unaided: int
+    best_unaided: int  # the same, of games without undo or the AI
     median: float
     tiles: Tuple[Tuple[int, int], ...]  # (biggest tile, games), biggest first
     recent: Tuple[int, ...]  # the last scores, oldest first
@@ -309,6 +314,7 @@ class _Game(NamedTuple):
     biggest: int
     won: bool
     unaided: bool
+    own: bool  # the AI did not help: its score can be a best (see BoardStats.best)
     entry: int  # its entry in the prefix index
     known: int  # the fingerprint of its board and seed
 
@@ -324,6 +330,7 @@ class _Board:
         self.last: Deque[int] = deque()
         self.played = 0
         self.won = 0
+        self.best = 0  # of the games the AI did not help
         self.best_unaided = 0
         self.scores: Dict[int, int] = {}  # games per score: as many entries as different scores
         self.tiles: Dict[int, int] = {}  # games per biggest tile
@@ -337,6 +344,8 @@ class _Board:
         score = game.score
         if game.won:
             self.won += 1
+        if game.own and score > self.best:
+            self.best = score
         if game.unaided and score > self.best_unaided:
             self.best_unaided = score
         scores, tiles = self.scores, self.tiles
@@ -413,7 +422,7 @@ class Tally:
         entry = bucket << 144 | (hash((game, keys)) & _LOW64) << 80 | len(keys) << 40 | number
         self._file(bucket, entry)
         board.open[number] = _Game(
-            number, where, record.score, record.biggest, record.won, record.unaided, entry, known
+            number, where, record.score, record.biggest, record.won, record.unaided, not record.ai, entry, known
         )
         board.last.append(number)
         if len(board.last) > WINDOW:
@@ -514,7 +523,7 @@ class Tally:
                     goal=key[2],
                     played=board.played,
                     won=board.won,
-                    best=max(board.scores),
+                    best=board.best,
                     best_unaided=board.best_unaided,
                     median=_median(board.scores, board.played),
                     tiles=tuple(sorted(board.tiles.items(), reverse=True)),

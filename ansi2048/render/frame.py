@@ -27,7 +27,7 @@ from .board import (
     overlay,
     sprite_board_lines,
 )
-from .keymap import keys_line
+from .keymap import Restart, keys_line
 from .lines import Frame, Line, line_of, piece
 from .motion import Sprite
 from .palette import Palette, TilePair, classic
@@ -81,9 +81,17 @@ class View:
     assisted: bool = False  # the AI played or hinted in this game: its score is no best
     day: str = ""  # the daily game's date (--daily): said in the header instead of the seed
     undo: bool = True  # False for --no-undo: u is not offered
+    ranked: bool = False  # a ranked daily game over SSH: r ends it (asked twice) instead of starting another
     # The config's keys, (character, action): the key line and the help
     # name the keys that really work, taken-over ones dropped.
     bindings: Tuple[Tuple[str, Action], ...] = ()
+
+    @property
+    def restart(self) -> Restart:
+        """What ``r`` does here: the key line and the help say it."""
+        if self.ranked:
+            return Restart.END
+        return Restart.DAY if self.day else Restart.NEW
 
     @classmethod
     def of(cls, session: Session, note: str = "", replay: bool = False) -> View:
@@ -354,7 +362,7 @@ def build_frame(
     # must not make the frame taller (on a full screen that scrolls the
     # board up a line, and the bottom row stays blank once it goes).
     lines.append(_note_line(view.hint, view.stuck, view.autoplay, view.note, glyphs, limit))
-    lines.append(keys_line(view.ending, view.replay, view.bindings, view.undo, glyphs, limit))
+    lines.append(keys_line(view.ending, view.replay, view.bindings, view.undo, glyphs, limit, view.restart))
     return Frame(tuple(lines), depth)
 
 

@@ -88,7 +88,7 @@ def help_frame(view: View, depth: ColorDepth, width: int, height: int, *, ascii_
         rows.append(("undo", "off in this game (--no-undo)"))
     quit_key = ", ".join([*keys.get(Action.QUIT, []), "Ctrl-C"])
     rows += [
-        (named(Action.RESTART), "new game" + (" (undo brings the old one back)" if view.undo else "")),
+        (named(Action.RESTART), view.restart.help(view.undo)),
         (named(Action.HINT), "hint: the AI's move, on the line under the board"),
         (named(Action.AUTOPLAY), "autoplay: the AI plays; any move takes over"),
         (f"{named(Action.FASTER)} {named(Action.SLOWER)}", "autoplay faster, slower"),

@@ -3,6 +3,7 @@ config's bindings, and the key line under the board, as much as fits."""
 
 from __future__ import annotations
 
+from enum import Enum
 from functools import lru_cache
 from typing import Dict, List, Optional, Tuple
 
@@ -11,7 +12,7 @@ from .board import Glyphs
 from .lines import Line, line_of
 from .style import PLAIN, Span, fit, printable
 
-__all__ = ["MOVES", "key_map", "keys_line", "move_keys"]
+__all__ = ["MOVES", "Restart", "key_map", "keys_line", "move_keys"]
 
 # Key lines of a few configurations and widths (see .lines on bounded caches).
 _CACHED = 256
@@ -43,6 +44,31 @@ def _key_map(bindings: Tuple[Tuple[str, Action], ...], undo: bool) -> Dict[Actio
     return keys
 
 
+class Restart(Enum):
+    """What ``r`` does in this game, as the key line says it (long, short)
+    and the help (without undo, with undo): a game's one truthful name for it."""
+
+    NEW = ("new game", "new", "new game", "new game (undo brings the old one back)")
+    # The daily game (--daily, or practice over SSH): the day's tiles again.
+    DAY = (
+        "restart day",
+        "restart",
+        "the day's game again, from its start",
+        "the day's game again, from its start (undo brings the old one back)",
+    )
+    # A ranked daily game over SSH: r, asked twice, ends it and its score counts.
+    END = (
+        "end ranked",
+        "end",
+        "end the ranked game (asked first; its score counts)",
+        "end the ranked game (asked first; its score counts)",
+    )
+
+    def help(self, undo: bool) -> str:
+        """The help's description of ``r``."""
+        return self.value[3] if undo else self.value[2]
+
+
 MOVES = (Action.UP, Action.LEFT, Action.DOWN, Action.RIGHT)
 
 
@@ -66,14 +92,25 @@ def _first(keys: Dict[Action, List[str]], action: Action) -> Optional[str]:
 
 @lru_cache(maxsize=_CACHED)
 def keys_line(
-    ending: str, replay: bool, bindings: Tuple[Tuple[str, Action], ...], undo: bool, glyphs: Glyphs, limit: int
+    ending: str,
+    replay: bool,
+    bindings: Tuple[Tuple[str, Action], ...],
+    undo: bool,
+    glyphs: Glyphs,
+    limit: int,
+    restart: Restart = Restart.NEW,
 ) -> Line:
     """The key line, as much of it as fits (see :func:`_keys`)."""
-    return line_of(fit(_keys(ending, replay, bindings, undo, glyphs), limit))
+    return line_of(fit(_keys(ending, replay, bindings, undo, glyphs, restart), limit))
 
 
 def _keys(
-    ending: str, replay: bool, bindings: Tuple[Tuple[str, Action], ...], can_undo: bool, glyphs: Glyphs
+    ending: str,
+    replay: bool,
+    bindings: Tuple[Tuple[str, Action], ...],
+    can_undo: bool,
+    glyphs: Glyphs,
+    restart: Restart = Restart.NEW,
 ) -> List[List[Span]]:
     """The key line, longest first: each variant drops whole items, the AI's
     and the move keys' names first; "? help" (which lists them all) stays
@@ -91,7 +128,7 @@ def _keys(
         return (f"{key} {long}", f"{key} {short}") if key else ("", "")
 
     undo = item(Action.UNDO, "undo", "undo")
-    new = item(Action.RESTART, "new game", "new")
+    new = item(Action.RESTART, restart.value[0], restart.value[1])
     ai = [item(Action.HINT, "hint", "hint")[0], item(Action.AUTOPLAY, "autoplay", "autoplay")[0]]
     helps = item(Action.HELP, "help", "help")[0]
     quits = item(Action.QUIT, "quit", "quit")[0] or "Ctrl-C quit"

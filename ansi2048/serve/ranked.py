@@ -174,6 +174,8 @@ class RankedGame(DailyGame):
     def __init__(self, *args: Any, keeping: DailyKeeping, store: Store, log: Callable[[str], None]) -> None:
         entry = keeping.entry
         super().__init__(*args, store=store, day=entry.day, player=entry.player, now=keeping.now)
+        # r ends this game (asked twice): the key line and the help say so.
+        self.play = replace(self.play, settings=replace(self.play.settings, ranked=True))
         self._daily = keeping
         self._log = log
         self._end = day_end(entry.day)
@@ -245,6 +247,8 @@ class RankedGame(DailyGame):
             self._log(
                 f"daily: game {entry.id} of {display_name(entry.name)} not ranked, its replay does not match: {why}"
             )
+        if self._done and status != FINISHED:  # no longer ranked: r starts the day's game again, as in practice
+            self.play = replace(self.play, settings=replace(self.play.settings, ranked=False))
         result = replace(entry, status=status, recording=recording, seconds=self._daily.last / 1000)
         if replayed is not None:
             result = replace(
