@@ -14,8 +14,9 @@ terminal, file or platform module.
 Core (pure):
 
 - ``game``     the rules: ``limits`` (the numbers that bound a game),
-  ``engine`` (board, in-place slide, seeded spawns, undo, each tile's path in
-  a move), ``keys`` (bytes to actions, one decoder for keyboard, pipes and
+  ``spawns`` (a seed's generator state, SplitMix64, the spawn
+  rule), ``engine`` (board, in-place slide, undo, each tile's path in a
+  move), ``keys`` (bytes to actions, one decoder for keyboard, pipes and
   SSH), ``session`` (the state machine around a game: win, best, quit,
   runs), ``protocol`` (the JSON Lines objects a bot reads, ``--json``)
 - ``records``  ``recording`` (the recording format, header splitting,
