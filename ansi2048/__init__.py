@@ -14,13 +14,16 @@ terminal, file or platform module.
 Core (pure):
 
 - ``game``     the rules: ``limits`` (the numbers that bound a game),
-  ``engine`` (board, in-place slide, seeded spawns, undo, each tile's path in
-  a move), ``keys`` (bytes to actions, one decoder for keyboard, pipes and
+  ``spawns`` (a seed's generator state, SplitMix64, the spawn
+  rule), ``engine`` (board, in-place slide, undo, each tile's path in a
+  move), ``keys`` (bytes to actions, one decoder for keyboard, pipes and
   SSH), ``session`` (the state machine around a game: win, best, quit,
   runs), ``protocol`` (the JSON Lines objects a bot reads, ``--json``)
 - ``records``  ``recording`` (the recording format, header splitting,
-  replay, the writer) and ``history`` (history records, statistics, the top
-  10, the daily seed)
+  replay, the writer) and ``history`` (history records and their JSON
+  lines, the statistics and top 10 of a list of them, the daily seed) and
+  ``tally`` (a board's statistics counted a record at a time, in bounded
+  memory)
 - ``render``   frames: ``codes`` (control codes), ``style`` (colour depths,
   SGR, spans), ``color`` (CIEDE2000, contrast), ``palette`` and ``themes``,
   ``lines`` (frames as values), ``board`` (layouts, tiles, the board moving

@@ -78,9 +78,9 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.most_per_commit:
-        from ansi2048.serve.store import postgres, sqlite
+        from ansi2048.serve.store import postgres_appends, sqlite_writer
 
-        sqlite.MOST_PER_COMMIT = postgres.MOST_PER_COMMIT = args.most_per_commit
+        sqlite_writer.MOST_PER_COMMIT = postgres_appends.MOST_PER_COMMIT = args.most_per_commit
     databases = args.db.split(",")
     counts = [int(count) for count in args.sessions.split(",")]
     with ExitStack() as stack:

@@ -22,7 +22,7 @@ The loop is C (``scripts/train_ai.c``, compiled here with the system's ``cc``
 into ``build/``): 1.13M moves a second on one core here, against 0.17M for
 the Python loop it replaced under PyPy (see the C file), and a network of
 stages needs about a million games. It spawns with the engine's own generator and
-rule (:class:`ansi2048.game.engine.SplitMix64`, :func:`ansi2048.game.engine.spawn_draw`)
+rule (:class:`ansi2048.game.spawns.SplitMix64`, :func:`ansi2048.game.spawns.spawn_draw`)
 and takes its features from :mod:`ansi2048.ai.ntuple`; ``tests/test_trainer.py``
 checks its moves, points and spawns against the Python ones.
 
@@ -68,7 +68,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ansi2048.ai.ntuple import TABLE, TUPLES, features, pack_weights, unfold, unpack_weights  # noqa: E402
-from ansi2048.game.engine import seed_state  # noqa: E402
+from ansi2048.game.spawns import seed_state  # noqa: E402
 
 SOURCE = Path(__file__).resolve().with_suffix(".c")
 # No contraction into fused multiply-adds: the same bytes on every x86-64 and ARM build.

@@ -30,11 +30,10 @@ from ansi2048.game.engine import (
     UNDO_DEPTH,
     Direction,
     Game,
-    SplitMix64,
-    seed_state,
     slide_line,
     slide_lines,
 )
+from ansi2048.game.spawns import SplitMix64, seed_state
 
 from .reference import DIRECTIONS, Flat, ref_lines, ref_move, ref_move_biggest, ref_over, ref_slide
 

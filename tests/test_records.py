@@ -16,7 +16,6 @@ from ansi2048.game.keys import Action, KeyDecoder
 from ansi2048.game.session import Played, Session
 from ansi2048.options.parser import TOP_GAMES
 from ansi2048.records.history import (
-    TOP,
     Record,
     board_stats,
     daily_key,
@@ -26,6 +25,7 @@ from ansi2048.records.history import (
     top_games,
 )
 from ansi2048.records.recording import replay
+from ansi2048.records.tally import TOP
 from ansi2048.render.palette import classic
 from ansi2048.render.stats import sparkline, stats_lines
 from ansi2048.render.style import ColorDepth

@@ -24,7 +24,8 @@ from ansi2048.game.keys import KeyDecoder
 from ansi2048.game.session import Session
 from ansi2048.options.context import Context, Options
 from ansi2048.play.stats import NoSuchGame, replay_best, show_stats
-from ansi2048.records.history import Record, Tally, board_stats, latest
+from ansi2048.records.history import Record, board_stats, latest
+from ansi2048.records.tally import Tally
 from ansi2048.storage.history_file import MAX_LINE, History
 
 from .conftest import symlink_or_skip
@@ -284,9 +285,9 @@ def test_memory_is_bounded_whatever_the_history_and_the_totals_stay_exact(
 ) -> None:
     import random
 
-    from ansi2048.records import history as records
+    from ansi2048.records import tally
 
-    monkeypatch.setattr(records, "WINDOW", 64)  # the games still open per board (4000 in use)
+    monkeypatch.setattr(tally, "WINDOW", 64)  # the games still open per board (4000 in use)
     rng = random.Random(5)
 
     def history(games: int, keys_length: int) -> List[Record]:

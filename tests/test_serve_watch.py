@@ -25,17 +25,9 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is f
 asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]")
 
 from ansi2048.serve.commands import CommandError, Replay, Watch, parse_command  # noqa: E402
-from ansi2048.serve.watch import (  # noqa: E402
-    Entry,
-    ListKey,
-    LiveGames,
-    ReplayClock,
-    WatchFull,
-    list_keys,
-    list_lines,
-    watched_view,
-    watchers_note,
-)
+from ansi2048.serve.replay_clock import ReplayClock  # noqa: E402
+from ansi2048.serve.watch import LiveGames, WatchFull, watched_view, watchers_note  # noqa: E402
+from ansi2048.serve.watch_list import Entry, ListKey, list_keys, list_lines  # noqa: E402
 
 from .screen import emulate, read_board  # noqa: E402
 from .serve_support import ServerThread, Terminal, session_class  # noqa: E402

@@ -107,7 +107,7 @@ def test_user_dirs_are_where_platformdirs_puts_them(
 def test_seeding_is_sha256_whichever_module_computes_it(seed: int) -> None:
     import hashlib
 
-    from ansi2048.game.engine import seed_state
+    from ansi2048.game.spawns import seed_state
 
     digest = hashlib.sha256(str(seed).encode("ascii")).digest()
     assert seed_state(seed) == int.from_bytes(digest[:8], "little")

@@ -120,7 +120,7 @@ def test_keys_whose_commit_got_no_answer_are_stored_once_when_tried_again(postgr
 
         async def _transaction(self, work: Any) -> Any:
             result = await super()._transaction(work)
-            if getattr(work, "func", None) == self._commit and not self.lost:
+            if getattr(work, "func", None) == self._appends._commit and not self.lost:
                 self.lost = True
                 raise StoreUnavailable("the database cannot be reached now: the answer to COMMIT was lost")
             return result
@@ -141,8 +141,9 @@ def test_keys_whose_commit_got_no_answer_are_stored_once_when_tried_again(postgr
 
 def test_keys_whose_commit_failed_are_stored_when_tried_again(postgres_cluster: Cluster) -> None:
     from ansi2048.serve.store.postgres import PostgresStore
+    from ansi2048.serve.store.postgres_appends import Appends
 
-    class CommitFails(PostgresStore):
+    class CommitFails(Appends):
         """The first batch of appends is rolled back where it would commit, and its connection lost."""
 
         failed = False
@@ -159,7 +160,9 @@ def test_keys_whose_commit_failed_are_stored_when_tried_again(postgres_cluster: 
     url = postgres_cluster.new_schema()
 
     async def scenario() -> None:
-        async with running(CommitFails(url)) as store:
+        failing = PostgresStore(url)
+        failing._appends = CommitFails(failing._transaction)
+        async with running(failing) as store:
             player = await held_game(store)
             with pytest.raises(StoreUnavailable):
                 await store.append(player, BOARD, "s0", b"w")

@@ -87,7 +87,7 @@ def test_a_full_disk_pauses_saving_and_loses_nothing(tmp_path: Path) -> None:
                 pages = connection.execute("PRAGMA page_count").fetchone()[0]
                 connection.execute(f"PRAGMA max_page_count = {pages}")
 
-            await store._do(fill)
+            await store._writer.do(fill)
             big = b"x" * 100_000
             results = await asyncio.gather(
                 store.append(player, BOARD, "s0", big), store.append(other, BOARD, "s1", b"o"), return_exceptions=True
@@ -95,7 +95,7 @@ def test_a_full_disk_pauses_saving_and_loses_nothing(tmp_path: Path) -> None:
             assert all(isinstance(result, StoreUnavailable) for result in results), results
             assert "full" in str(results[0])
             assert await store.load(player, BOARD) == b"h\na"  # the failed commit left nothing half-written
-            await store._do(lambda connection: connection.execute("PRAGMA max_page_count = 1000000"))
+            await store._writer.do(lambda connection: connection.execute("PRAGMA max_page_count = 1000000"))
             await store.append(player, BOARD, "s0", big)
             await store.append(other, BOARD, "s1", b"o")
             assert await store.load(player, BOARD) == b"h\na" + big

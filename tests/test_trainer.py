@@ -19,7 +19,7 @@ import pytest
 
 from ansi2048.ai.bitboard import MAX_RANK, moves, row_tables
 from ansi2048.ai.ntuple import TUPLES, load_network, reference_value
-from ansi2048.game.engine import SplitMix64, seed_state, spawn_draw
+from ansi2048.game.spawns import SplitMix64, seed_state, spawn_draw
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "train_ai.py"

@@ -13,8 +13,9 @@ from ..game.engine import default_goal
 from ..game.limits import DEFAULT_SIZE
 from ..options.context import Context
 from ..options.parser import EXIT_OK, REPLAY_DELAY
-from ..records.history import Board, BoardStats, Fetch, Record, Tally, config_key, stats_document, unaided_key
+from ..records.history import Record, config_key, stats_document, unaided_key
 from ..records.recording import format_header
+from ..records.tally import Board, BoardStats, Fetch, Tally
 from ..render.stats import stats_lines
 from ..storage.data_dir import DataDir, data_dir
 from ..storage.files import reason

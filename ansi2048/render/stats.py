@@ -12,7 +12,8 @@ from typing import List, Optional, Sequence
 
 from ..game.engine import default_goal
 from ..game.limits import DEFAULT_SIZE
-from ..records.history import BoardStats, Record
+from ..records.history import Record
+from ..records.tally import BoardStats
 from .palette import Palette, classic
 from .style import BOLD, PLAIN, ColorDepth, Span, paint, style
 

@@ -16,12 +16,14 @@ not shown: :func:`watched_view`.
 
 Replays (``replay``) are the piped replay's own driver
 (:class:`~ansi2048.play.piped.PipedDriver`) on a thread of its own, its clock a
-:class:`ReplayClock` the viewer's keys speed up, slow down and pause; casts
-(``cast``) are :func:`~ansi2048.play.piped.play_piped` writing ``--cast``'s file.
+:class:`~.replay_clock.ReplayClock` the viewer's keys speed up, slow down and
+pause; casts (``cast``) are :func:`~ansi2048.play.piped.play_piped` writing
+``--cast``'s file.
 
-The pure parts (the views, the list, its keys, the clock's arithmetic) are
-tested without a socket; the tasks at the bottom take the session's link and
-incoming queue (:mod:`.server`)."""
+The pure parts (the watched view here; the list and its keys,
+:mod:`.watch_list`; the clock's arithmetic) are tested without a socket;
+the tasks at the bottom take the session's link and incoming queue
+(:mod:`.server`)."""
 
 from __future__ import annotations
 
@@ -31,7 +33,6 @@ import io
 import threading
 import time
 from dataclasses import dataclass, replace
-from enum import Enum
 from typing import Callable, Dict, Hashable, List, Optional, Sequence, Set, Tuple
 
 from ..game.engine import Game
@@ -40,24 +41,20 @@ from ..render.frame import View
 from ..render.motion import Sprite
 from ..render.repaint import Repainter
 from .game import Ended, Incoming, Link, Typed
+from .replay_clock import ReplayClock, ReplayStopped
+from .watch_list import Entry, ListKey, list_keys, list_lines, watch_keys_leave
 
 __all__ = [
     "DEFAULT_STALL_SECONDS",
     "GUEST_NAME",
     "SAID_GONE",
     "SAID_SLOW",
-    "Entry",
-    "ListKey",
     "LiveGame",
     "LiveGames",
     "PublishingScreen",
-    "ReplayClock",
-    "ReplayStopped",
     "Viewer",
     "WatchFull",
     "cast_text",
-    "list_keys",
-    "list_lines",
     "play_replay",
     "watch_session",
     "watched_view",
@@ -82,19 +79,6 @@ class WatchFull(Exception):
 # -- pure -----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One game of the watch list."""
-
-    number: int  # the live game's id on this server
-    name: str
-    score: int
-    biggest: int
-    rows: int
-    cols: int
-    watchers: int
-
-
 def watchers_note(count: int) -> str:
     """What the player is told of their watchers (the note line)."""
     return "" if count == 0 else f"{count} watching" if count > 1 else "1 watching"
@@ -112,144 +96,6 @@ def watched_view(view: View, name: str, watchers: int) -> View:
         autoplay=0,
         ending=f"watching {name} · q leaves",
     )
-
-
-def list_lines(entries: Sequence[Entry], selected: int, width: int) -> List[str]:
-    """The watch list, one game a line, the chosen one marked."""
-    lines = ["Games being played now (arrows or j/k choose, Enter watches, q leaves)", ""]
-    if not entries:
-        lines.append("  No game is being played now: this list follows as they start.")
-    else:
-        lines.append(f"  {'player':<20} {'score':>8} {'tile':>6} {'board':>6} {'watching':>9}")
-        for index, entry in enumerate(entries):
-            mark = ">" if index == selected else " "
-            board = f"{entry.rows}x{entry.cols}"
-            lines.append(f"{mark} {entry.name:<20} {entry.score:>8} {entry.biggest:>6} {board:>6} {entry.watchers:>9}")
-    return [line[:width] for line in lines]
-
-
-class ListKey(Enum):
-    UP = "up"
-    DOWN = "down"
-    CHOOSE = "choose"
-    LEAVE = "leave"
-
-
-_LIST_KEYS: Dict[bytes, ListKey] = {
-    b"\x1b[A": ListKey.UP,
-    b"\x1bOA": ListKey.UP,
-    b"k": ListKey.UP,
-    b"\x1b[B": ListKey.DOWN,
-    b"\x1bOB": ListKey.DOWN,
-    b"j": ListKey.DOWN,
-    b"\r": ListKey.CHOOSE,
-    b"\n": ListKey.CHOOSE,
-    b"q": ListKey.LEAVE,
-    b"Q": ListKey.LEAVE,
-    b"\x03": ListKey.LEAVE,
-}
-
-
-def list_keys(data: bytes) -> List[ListKey]:
-    """The list's keys in one read; anything else is skipped byte by byte."""
-    keys: List[ListKey] = []
-    at = 0
-    while at < len(data):
-        for length in (3, 1):
-            key = _LIST_KEYS.get(data[at : at + length])
-            if key is not None:
-                keys.append(key)
-                at += length
-                break
-        else:
-            at += 1
-    return keys
-
-
-def watch_keys_leave(data: bytes) -> bool:
-    """A watcher's keys: only q (or Ctrl-C) does something: it leaves."""
-    return ListKey.LEAVE in list_keys(data)
-
-
-class ReplayClock:
-    """A replay's clock: time runs at ``speed`` times the real clock's, or
-    stands still while paused. ``now`` and ``sleep`` are what the piped
-    driver is given; the viewer's keys come from another thread."""
-
-    SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
-
-    def __init__(self, real: Callable[[], float] = time.monotonic) -> None:
-        self._real = real
-        self._lock = threading.Condition()
-        self._speed = 2  # index into SPEEDS: 1x
-        self._paused = False
-        self._stopped = False
-        self._base_real = real()
-        self._base = 0.0
-
-    @property
-    def speed(self) -> float:
-        return self.SPEEDS[self._speed]
-
-    @property
-    def paused(self) -> bool:
-        return self._paused
-
-    def now(self) -> float:
-        with self._lock:
-            return self._now()
-
-    def _now(self) -> float:
-        if self._paused:
-            return self._base
-        return self._base + (self._real() - self._base_real) * self.SPEEDS[self._speed]
-
-    def _rebase(self) -> None:
-        self._base, self._base_real = self._now(), self._real()
-
-    def faster(self) -> None:
-        with self._lock:
-            self._rebase()
-            self._speed = min(self._speed + 1, len(self.SPEEDS) - 1)
-            self._lock.notify_all()
-
-    def slower(self) -> None:
-        with self._lock:
-            self._rebase()
-            self._speed = max(self._speed - 1, 0)
-            self._lock.notify_all()
-
-    def pause(self) -> None:
-        """Pause, or go on."""
-        with self._lock:
-            self._rebase()
-            self._paused = not self._paused
-            self._lock.notify_all()
-
-    def stop(self) -> None:
-        """The viewer left: the next sleep ends the replay."""
-        with self._lock:
-            self._stopped = True
-            self._lock.notify_all()
-
-    def sleep(self, seconds: float) -> None:
-        """Until this clock has gone ``seconds`` further; :class:`ReplayStopped` once stopped."""
-        with self._lock:
-            target = self._now() + seconds
-            while True:
-                if self._stopped:
-                    raise ReplayStopped()
-                if self._paused:
-                    self._lock.wait(0.1)
-                    continue
-                left = (target - self._now()) / self.SPEEDS[self._speed]
-                if left <= 0:
-                    return
-                self._lock.wait(min(left, 0.1))
-
-
-class ReplayStopped(Exception):
-    """The viewer left the replay."""
 
 
 # -- the registry ---------------------------------------------------------------

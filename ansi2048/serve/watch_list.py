@@ -1,0 +1,81 @@
+"""The list of live games a watcher chooses from (pure): its entries, its
+lines, and the keys it takes (a watcher watching takes only the one that
+leaves). Drawn and driven by :func:`~.watch.watch_session`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Dict, List, Sequence
+
+__all__ = ["Entry", "ListKey", "list_keys", "list_lines", "watch_keys_leave"]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One game of the watch list."""
+
+    number: int  # the live game's id on this server
+    name: str
+    score: int
+    biggest: int
+    rows: int
+    cols: int
+    watchers: int
+
+
+def list_lines(entries: Sequence[Entry], selected: int, width: int) -> List[str]:
+    """The watch list, one game a line, the chosen one marked."""
+    lines = ["Games being played now (arrows or j/k choose, Enter watches, q leaves)", ""]
+    if not entries:
+        lines.append("  No game is being played now: this list follows as they start.")
+    else:
+        lines.append(f"  {'player':<20} {'score':>8} {'tile':>6} {'board':>6} {'watching':>9}")
+        for index, entry in enumerate(entries):
+            mark = ">" if index == selected else " "
+            board = f"{entry.rows}x{entry.cols}"
+            lines.append(f"{mark} {entry.name:<20} {entry.score:>8} {entry.biggest:>6} {board:>6} {entry.watchers:>9}")
+    return [line[:width] for line in lines]
+
+
+class ListKey(Enum):
+    UP = "up"
+    DOWN = "down"
+    CHOOSE = "choose"
+    LEAVE = "leave"
+
+
+_LIST_KEYS: Dict[bytes, ListKey] = {
+    b"\x1b[A": ListKey.UP,
+    b"\x1bOA": ListKey.UP,
+    b"k": ListKey.UP,
+    b"\x1b[B": ListKey.DOWN,
+    b"\x1bOB": ListKey.DOWN,
+    b"j": ListKey.DOWN,
+    b"\r": ListKey.CHOOSE,
+    b"\n": ListKey.CHOOSE,
+    b"q": ListKey.LEAVE,
+    b"Q": ListKey.LEAVE,
+    b"\x03": ListKey.LEAVE,
+}
+
+
+def list_keys(data: bytes) -> List[ListKey]:
+    """The list's keys in one read; anything else is skipped byte by byte."""
+    keys: List[ListKey] = []
+    at = 0
+    while at < len(data):
+        for length in (3, 1):
+            key = _LIST_KEYS.get(data[at : at + length])
+            if key is not None:
+                keys.append(key)
+                at += length
+                break
+        else:
+            at += 1
+    return keys
+
+
+def watch_keys_leave(data: bytes) -> bool:
+    """A watcher's keys: only q (or Ctrl-C) does something: it leaves."""
+    return ListKey.LEAVE in list_keys(data)
