@@ -15,7 +15,7 @@ import pytest
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is for POSIX hosts (asyncssh, signals)")
 
-asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]")
+asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
 
 from ansi2048.game.engine import Game  # noqa: E402
 from ansi2048.game.keys import Action  # noqa: E402

@@ -108,7 +108,7 @@ def test_a_bad_limit_is_one_line_and_status_2(args: List[str], capsys: pytest.Ca
 
 if sys.platform == "win32":  # pragma: no cover
     pytest.skip("the server is for POSIX hosts", allow_module_level=True)
-asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]")
+asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
 
 from .serve_support import MemoryStore, ServerThread  # noqa: E402
 from .test_serve import client_key, connect, kept_keys, open_terminal, run  # noqa: E402

@@ -21,7 +21,7 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("ssh") is None, reason="needs the OpenSSH client (ssh)"),
 ]
 
-pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]")
+pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
 
 from ansi2048.serve.server import GUEST_NOTE  # noqa: E402
 

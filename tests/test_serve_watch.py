@@ -22,7 +22,7 @@ from ansi2048.render.frame import View, layout_for
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is for POSIX hosts (asyncssh, signals)")
 
-asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]")
+asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
 
 from ansi2048.serve.commands import CommandError, Replay, Watch, parse_command  # noqa: E402
 from ansi2048.serve.replay_clock import ReplayClock  # noqa: E402
