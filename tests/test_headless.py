@@ -176,6 +176,7 @@ def test_no_progress_line_between_json_lines_on_the_same_terminal() -> None:
     assert play_with(io.StringIO(), seed=2, rows=2, cols=3, json=True) != ""  # into a file: it shows
 
 
+@pytest.mark.posix("a terminal size read from the stream (the Windows path asks the console)")
 def test_the_progress_line_never_outgrows_a_window_that_narrowed(monkeypatch: pytest.MonkeyPatch) -> None:
     """Padding over the last line, or blanking it, must not wrap to a new
     line in a window that narrowed meanwhile: that leaves text behind."""
