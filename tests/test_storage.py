@@ -207,7 +207,6 @@ def test_a_second_game_on_the_same_board_does_not_share_the_save(tmp_path: Path)
     second.close()
 
 
-@pytest.mark.posix("an open file removed (Windows keeps a lock file that is open)")
 @pytest.mark.posix("removing an open lock file (Windows cannot: the lock file stays, as before)")
 def test_a_game_that_lets_go_of_its_save_leaves_no_lock_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 30 item 9: an empty .lock file was left per board played."""
