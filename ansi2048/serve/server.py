@@ -39,7 +39,7 @@ from .store.base import Store, StoreError
 
 if TYPE_CHECKING:
     from .cli import ServeOptions  # which imports this module, when it runs the server
-    from .session import SessionChannel
+    from .session import SessionChannel  # imported by the connection, when one opens
 
 __all__ = ["HOST_KEY_FILE", "GameServer", "host_key", "run"]
 
