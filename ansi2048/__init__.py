@@ -64,8 +64,22 @@ Shell:
   by the AI), ``advisor`` (the AI at play, for hints and autoplay),
   ``stats`` (``--stats`` and ``--replay-best``)
 - ``serve``     ``ansi2048 serve``: the game over SSH (asyncssh, loaded only
-  there): the server, each player's session driving the same loop, the AI in
-  a pool of processes, and ``store``, the games in SQLite or PostgreSQL
+  there): ``cli`` (its options), ``server`` (the server's state, host key,
+  listening and stopping; ``run``), ``connection`` (a client: its key or a
+  guest's login, admission, its line in the log), ``session`` (one session
+  channel: asyncssh's callbacks, the command it runs), ``commands`` (what a
+  client asks for, parsed), ``session_games`` (``play`` and ``daily``: the
+  claim, taking a game over, the game to its end), ``session_commands``
+  (``stats``, ``leaderboard``, ``keys``, ``watch``, ``replay``, ``cast``),
+  ``channel`` (what a session's tasks have of its channel: the link, what
+  comes in, a viewer), ``game`` (a player's game: the loop's asynchronous
+  driver), ``keeping`` (where a game is kept, a guest's nowhere; opening it),
+  ``live`` (games published to their watchers), ``watch`` and ``watch_list``
+  (watching them), ``replay`` and ``replay_clock`` (finished games played
+  back), ``daily``, ``ranked`` and ``verify`` (the day's game, its
+  leaderboard, its check), ``limits`` (what a stranger may hold), ``names``,
+  ``pool`` (the AI in a pool of processes), and ``store``, the games in
+  SQLite or PostgreSQL
 - ``cli``       ``main``: picks the play mode, turns failures into exit codes
 
 Importing the package loads nothing but this docstring: ``Game`` and

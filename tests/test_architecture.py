@@ -227,13 +227,8 @@ def test_no_module_imports_itself_back_even_lazily() -> None:
 
 
 # Issue 24: a module says what it holds, and holds one role; past this many
-# lines it holds several.
+# lines it holds several. No exceptions: every module of the package.
 MOST_LINES = 450
-# The known exceptions, each to be split next (not to be added to): the
-# server and a player's session were being edited on another branch while
-# the others were split, and watch.py's seams (the registry and the viewer vs
-# replays and casts) need the server's imports of it changed.
-TOO_LONG_FOR_NOW = {"ansi2048/serve/server.py", "ansi2048/serve/game.py", "ansi2048/serve/watch.py"}
 
 
 def lines_of(path: Path) -> int:
@@ -246,9 +241,7 @@ def test_no_module_is_over_the_size_rule() -> None:
         for path in sorted(PACKAGE.rglob("*.py"))
         if lines_of(path) > MOST_LINES
     }
-    assert sorted(set(too_long) - TOO_LONG_FOR_NOW) == [], too_long
-    # An exception split at last must leave the list, so that it cannot grow back.
-    assert sorted(TOO_LONG_FOR_NOW - set(too_long)) == [], "split: take it off TOO_LONG_FOR_NOW"
+    assert too_long == {}
 
 
 def test_the_size_rule_counts_lines(tmp_path: Path) -> None:

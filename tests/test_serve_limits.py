@@ -292,7 +292,7 @@ def test_window_change_floods_and_absurd_sizes(tight: ServerThread) -> None:
                 chan.change_terminal_size(*size)
             await asyncio.sleep(0.3)
             [session] = tight.server.sessions
-            assert session._window == (80, 24)
+            assert session.window == (80, 24)
             shown = len(terminal.output)
             chan.write(b"a")
             await terminal.wait_for(lambda t: len(t.output) > shown)
@@ -342,7 +342,7 @@ def test_escape_sequences_in_names_commands_and_env_reach_no_terminal_and_no_log
             chan, terminal = await open_terminal(conn, "play --no-animation", term_type=term, env=env)
             await terminal.shows("Score")
             [session] = tight.server.sessions
-            assert set(session._chan.get_environment()) == {"COLORTERM", "LANG"}
+            assert set(session.chan.get_environment()) == {"COLORTERM", "LANG"}
             chan.write(b"q")
             await terminal.closed.wait()
             # The frames' own escapes only: no OSC (title), no clear-screen the client asked for.

@@ -25,8 +25,8 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is f
 asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
 
 from ansi2048.serve.commands import CommandError, Replay, Watch, parse_command  # noqa: E402
+from ansi2048.serve.live import LiveGames, WatchFull, watched_view, watchers_note  # noqa: E402
 from ansi2048.serve.replay_clock import ReplayClock  # noqa: E402
-from ansi2048.serve.watch import LiveGames, WatchFull, watched_view, watchers_note  # noqa: E402
 from ansi2048.serve.watch_list import Entry, ListKey, list_keys, list_lines  # noqa: E402
 
 from .screen import emulate, read_board  # noqa: E402
@@ -137,7 +137,7 @@ def test_watchers_in_step_share_one_drawing_and_one_that_skipped_frames_joins_th
     from ansi2048.game.keys import Direction
     from ansi2048.play.screen import Screen
     from ansi2048.render.style import ColorDepth
-    from ansi2048.serve.watch import Viewer
+    from ansi2048.serve.channel import Viewer
 
     async def scenario() -> None:
         live = LiveGames()

@@ -12,7 +12,7 @@ incrementally (:class:`~ansi2048.game.keys.KeyDecoder`): an escape sequence spli
 across SSH packets decodes as from a terminal, and a lone ESC is given
 :data:`ESC_TIMEOUT` to become an arrow.
 
-The game is kept where :class:`Keeping` says (a :class:`~.store.base.Store`,
+The game is kept where :class:`~.keeping.Keeping` says (a :class:`~.store.base.Store`,
 or nowhere for a guest), as the local game keeps its save: a recording,
 appended key by key. The keys a frame shows are appended, and the append has
 returned, before that frame is written (the keys of one read share one
@@ -25,44 +25,37 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import suppress
-from dataclasses import dataclass
 from functools import partial
-from typing import Awaitable, Callable, Dict, List, Optional, Protocol, Tuple, TypeVar, Union
+from typing import Awaitable, Callable, Dict, List, Optional, TypeVar
 
-from .. import __version__
-from ..game.engine import Game
 from ..game.keys import Action, KeyDecoder
-from ..game.session import Played, Session
+from ..game.session import Played
 from ..loop.events import AIMoved, AIReady, AskAI, BestStored, Effect, Event, Keys, Resized, Tick, Warned
 from ..loop.state import Play
 from ..loop.step import closing_effects, next_due, start, step
-from ..play.keyboard import _resumed_note
 from ..play.performer import BestWriter, Performer
 from ..play.screen import Screen
 from ..records.history import Record, config_key, unaided_key
-from ..records.recording import Item, Recorder, format_header
+from ..records.recording import Item, Recorder
 from ..storage.history_file import utc_timestamp
-from ..storage.save_file import SaveFile, saved_bytes
+from ..storage.save_file import saved_bytes
+from .channel import Ended, Incoming, Link, Typed
+from .keeping import CLAIM_SECONDS, Keeping
 from .limits import DEFAULT_LIMITS, Limits
 from .pool import AIPool, Busy
-from .store.base import Claim, ClaimLost, Store, StoreUnavailable
+from .store.base import ClaimLost, StoreUnavailable
 
 __all__ = [
-    "CLAIM_SECONDS",
-    "Ended",
-    "GuestKeeping",
-    "Incoming",
-    "Keeping",
-    "Link",
+    "SAID_IDLE",
+    "SAID_PAUSED",
+    "SAID_STOPPING",
+    "SAID_TAKEN_OVER",
+    "SAID_TOO_SLOW",
+    "SAID_UNSAVED",
     "PlayerGame",
-    "StoreKeeping",
-    "Typed",
-    "open_game",
 ]
 
-# A session's claim on its game lasts this long unless renewed (a crashed
-# server's games are free again after it), and is renewed at a third of it.
-CLAIM_SECONDS = 30.0
+# The claim on the game is renewed at a third of its length.
 _RENEW_SECONDS = CLAIM_SECONDS / 3
 # The longest an AI question may take before it counts as busy (a hint takes
 # milliseconds; a stalled pool must not hold the player's keys for good).
@@ -88,168 +81,6 @@ SAID_UNSAVED = "your game cannot be saved right now; what you saw is kept: try a
 # The note while saving is paused (in the frame's note line, on the board as it was saved).
 SAID_PAUSED = "saving has paused: the database is away; your keys wait"
 SAID_IDLE = "no key for a while: your game is kept; connect again to resume it"
-
-
-class Link(Protocol):
-    """What the game needs of its SSH channel."""
-
-    def write(self, data: bytes) -> None: ...
-
-    def unsent(self) -> int:
-        """Bytes written but not yet sent (the client is slow to read)."""
-
-    def drop(self) -> None:
-        """Disconnect the client at once (it stopped reading: nothing more it is sent gets there)."""
-
-
-@dataclass(frozen=True)
-class Typed:
-    """The bytes of one read from the client."""
-
-    data: bytes
-
-
-@dataclass(frozen=True)
-class Ended:
-    """Play ends from outside: the connection is gone (``said`` empty), or the
-    server says ``said`` on the line below the board."""
-
-    said: str = ""
-
-
-# Warned: a line for the note from the server (how many are watching).
-Incoming = Union[Typed, Resized, Warned, Ended]
-
-
-class Keeping(Protocol):
-    """Where a game goes: a player's, in the store; a guest's, nowhere."""
-
-    async def load(self) -> Optional[bytes]: ...
-
-    async def rewrite(self, recording: bytes) -> None: ...
-
-    async def append(self, items: bytes) -> None: ...
-
-    async def best(self, key: str) -> int: ...
-
-    async def record_best(self, key: str, score: int) -> int: ...
-
-    async def keep(self, record: Record) -> None: ...
-
-    async def renew(self) -> bool:
-        """Renew the claim on the game; False if another session has it now."""
-
-    async def release(self) -> None: ...
-
-
-class GuestKeeping:
-    """A guest's game: played, never kept."""
-
-    async def load(self) -> Optional[bytes]:
-        return None
-
-    async def rewrite(self, recording: bytes) -> None:
-        pass
-
-    async def append(self, items: bytes) -> None:
-        pass
-
-    async def best(self, key: str) -> int:
-        return 0
-
-    async def record_best(self, key: str, score: int) -> int:
-        return score
-
-    async def keep(self, record: Record) -> None:
-        pass
-
-    async def renew(self) -> bool:
-        return True
-
-    async def release(self) -> None:
-        pass
-
-
-class StoreKeeping:
-    """A player's game on one board, in the store, under the claim of
-    ``holder`` (taken before this is made)."""
-
-    def __init__(self, store: Store, player: int, board: str, holder: str) -> None:
-        self._store = store
-        self._player = player
-        self._board = board
-        self._holder = holder
-
-    async def load(self) -> Optional[bytes]:
-        return await self._store.load(self._player, self._board)
-
-    async def rewrite(self, recording: bytes) -> None:
-        await self._store.rewrite(self._player, self._board, self._holder, recording)
-
-    async def append(self, items: bytes) -> None:
-        await self._store.append(self._player, self._board, self._holder, items)
-
-    async def best(self, key: str) -> int:
-        return await self._store.best(self._player, key)
-
-    async def record_best(self, key: str, score: int) -> int:
-        return await self._store.record_best(self._player, key, score)
-
-    async def keep(self, record: Record) -> None:
-        await self._store.keep(self._player, record)
-
-    async def renew(self) -> bool:
-        held: Optional[Claim] = await self._store.claim(self._player, self._board, self._holder, CLAIM_SECONDS)
-        return held is None
-
-    async def release(self) -> None:
-        await self._store.release(self._player, self._board, self._holder)
-
-
-async def open_game(
-    keeping: Keeping, rows: int, cols: int, goal: int, new: bool, random_seed: Callable[[], int], now: float
-) -> Tuple[Session, str]:
-    """The player's game on this board, resumed from its recording (a game
-    over starts a new one, as locally), or new; and the note that greets it.
-    ``new`` starts a new game as the ``r`` key does (``u`` brings the old one back)."""
-    key = config_key(rows, cols, goal)
-    recording = await keeping.load()
-    greeting = ""
-    game: Optional[Game] = None
-    runs = None
-    if recording is not None:
-        save = SaveFile("", rows, cols, goal, recording)
-        try:
-            loaded = save.load()
-        except ValueError as error:
-            # Not this version's, or damaged: it stays in the store until a
-            # new game replaces it, which is said.
-            greeting = f"your saved game is unusable ({error}): a new game"
-        else:
-            assert loaded is not None
-            # The best it reached may be in no other place (the server was killed).
-            await keeping.record_best(key, loaded.best_seen)
-            if not loaded.game.over:
-                shorter = save.compacted(loaded) if loaded.restarts_end else None
-                if shorter is not None:
-                    # The games before the last restart go, as locally: the
-                    # recording does not grow with every game played.
-                    loaded = shorter[0]
-                    await keeping.rewrite(b"".join(shorter[1]))
-                game, runs = loaded.game, loaded.runs
-    best = await keeping.best(key)
-    if game is None:
-        game = Game(rows, cols, goal, random_seed())
-        await keeping.rewrite(format_header(game.seed, rows, cols, goal, __version__).encode("ascii"))
-        return Session(game, best), greeting
-    session = Session(game, best, runs)
-    if not new:
-        return session, _resumed_note(game.moves)
-    ended = session.restart(None).ended
-    if ended is not None:
-        await keeping.keep(Record.of(ended, utc_timestamp(now)))
-    await keeping.append(saved_bytes(Action.RESTART))
-    return session, ""
 
 
 class _Stop(Exception):

@@ -1,8 +1,8 @@
 """What one stranger may hold of a public server, and the accounting of it.
 
 Pure: counts and budgets kept in dicts and numbers, the time passed in. The
-server (:mod:`.server`) asks :class:`Admission` before it lets a connection
-start its handshake or a session start, and tells it when either ends; each
+server's connections (:mod:`.connection`) ask :class:`Admission` before
+they let a handshake or a session start, and tells it when either ends; each
 session's input goes through an :class:`InputBudget`. asyncssh keeps no such
 caps of its own.
 """

@@ -40,7 +40,8 @@ from .daily import (
     times_of,
     verdict,
 )
-from .game import GuestKeeping, Keeping, PlayerGame, StoreKeeping, _Stop
+from .game import PlayerGame, _Stop
+from .keeping import GuestKeeping, Keeping, StoreKeeping
 from .names import display_name
 from .store.base import Player
 

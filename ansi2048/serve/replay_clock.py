@@ -1,6 +1,6 @@
 """A replay's clock over SSH: the viewer's keys speed it up, slow it down,
 pause and stop it, from the event loop's thread, while the replay's driver
-reads and sleeps on it on a thread of its own (:func:`~.watch.play_replay`)."""
+reads and sleeps on it on a thread of its own (:func:`~.replay.play_replay`)."""
 
 from __future__ import annotations
 

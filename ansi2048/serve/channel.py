@@ -1,0 +1,105 @@
+"""What a session's tasks (a player's game, a watcher, a replay) have of
+their SSH channel: the :class:`Link` they write to, what comes in from the
+client (:data:`Incoming`), waiting for it (:func:`next_incoming`), and a
+viewer's side of it (:class:`Viewer`). The asyncssh side that fills them is
+:mod:`.session`'s."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Callable, Hashable, Optional, Protocol, Tuple, Union
+
+from ..loop.events import Resized, Warned
+from ..play.screen import Screen
+
+__all__ = [
+    "DEFAULT_STALL_SECONDS",
+    "POLL_SECONDS",
+    "SAID_SLOW",
+    "Ended",
+    "Incoming",
+    "Link",
+    "Typed",
+    "Viewer",
+    "next_incoming",
+]
+
+# Seconds a watcher's channel may stay full (it stopped reading) before it is dropped.
+DEFAULT_STALL_SECONDS = 10.0
+# How often a waiting watcher looks at its channel again.
+POLL_SECONDS = 0.05
+SAID_SLOW = "your connection cannot take the frames; watching stopped"
+
+
+class Link(Protocol):
+    """What the game needs of its SSH channel."""
+
+    def write(self, data: bytes) -> None: ...
+
+    def unsent(self) -> int:
+        """Bytes written but not yet sent (the client is slow to read)."""
+
+    def drop(self) -> None:
+        """Disconnect the client at once (it stopped reading: nothing more it is sent gets there)."""
+
+
+@dataclass(frozen=True)
+class Typed:
+    """The bytes of one read from the client."""
+
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Ended:
+    """Play ends from outside: the connection is gone (``said`` empty), or the
+    server says ``said`` on the line below the board."""
+
+    said: str = ""
+
+
+# Warned: a line for the note from the server (how many are watching).
+Incoming = Union[Typed, Resized, Warned, Ended]
+
+
+async def next_incoming(incoming: asyncio.Queue[Incoming], wake: asyncio.Event, timeout: float) -> Optional[Incoming]:
+    """What came in first: the viewer's input, or (None) a wake-up or the timeout."""
+    if not incoming.empty():
+        return incoming.get_nowait()
+    getter = asyncio.ensure_future(incoming.get())
+    waiter = asyncio.ensure_future(wake.wait())
+    try:
+        await asyncio.wait({getter, waiter}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiter.cancel()
+        if not getter.done():
+            getter.cancel()
+    if getter.done() and not getter.cancelled():
+        return getter.result()
+    return None
+
+
+@dataclass
+class Viewer:
+    """A watcher's side: its channel, what it types, its window, a screen for
+    its own size and colour depth (made anew for each game watched)."""
+
+    link: Link
+    incoming: asyncio.Queue[Incoming]
+    window: Callable[[], Tuple[int, int]]
+    # A screen for this viewer's colour depth and theme, drawing with
+    # ``write`` at ``size``; ``look`` names what it depends on: viewers of
+    # the same look share the drawing of a frame (LiveGame.draw).
+    new_screen: Callable[[Callable[[str], None], Callable[[], Tuple[int, int]]], Screen]
+    look: Hashable
+    stall: float = DEFAULT_STALL_SECONDS
+    clock: Callable[[], float] = time.monotonic
+    # Close the connection at once, what it holds unsent dropped (a viewer
+    # that stopped reading would never take the rest, nor the close after it).
+    drop: Callable[[], None] = lambda: None
+
+    def write(self, text: str) -> None:
+        # The client's terminal is raw: LF becomes CR LF here, as a pty would.
+        self.link.write(text.replace("\n", "\r\n").encode("utf-8", "replace"))

@@ -1,0 +1,156 @@
+"""Where a player's game is kept (:class:`Keeping`): a player's in the
+store, under the claim their session holds (:class:`StoreKeeping`); a
+guest's nowhere (:class:`GuestKeeping`); and the game a session opens from
+it (:func:`open_game`), resumed as the local game resumes its save."""
+
+from __future__ import annotations
+
+from typing import Callable, Optional, Protocol, Tuple
+
+from .. import __version__
+from ..game.engine import Game
+from ..game.keys import Action
+from ..game.session import Session
+from ..play.keyboard import _resumed_note
+from ..records.history import Record, config_key
+from ..records.recording import format_header
+from ..storage.history_file import utc_timestamp
+from ..storage.save_file import SaveFile, saved_bytes
+from .store.base import Claim, Store
+
+__all__ = ["CLAIM_SECONDS", "GuestKeeping", "Keeping", "StoreKeeping", "open_game"]
+
+# A session's claim on its game lasts this long unless renewed (a crashed
+# server's games are free again after it), and is renewed at a third of it.
+CLAIM_SECONDS = 30.0
+
+
+class Keeping(Protocol):
+    """Where a game goes: a player's, in the store; a guest's, nowhere."""
+
+    async def load(self) -> Optional[bytes]: ...
+
+    async def rewrite(self, recording: bytes) -> None: ...
+
+    async def append(self, items: bytes) -> None: ...
+
+    async def best(self, key: str) -> int: ...
+
+    async def record_best(self, key: str, score: int) -> int: ...
+
+    async def keep(self, record: Record) -> None: ...
+
+    async def renew(self) -> bool:
+        """Renew the claim on the game; False if another session has it now."""
+
+    async def release(self) -> None: ...
+
+
+class GuestKeeping:
+    """A guest's game: played, never kept."""
+
+    async def load(self) -> Optional[bytes]:
+        return None
+
+    async def rewrite(self, recording: bytes) -> None:
+        pass
+
+    async def append(self, items: bytes) -> None:
+        pass
+
+    async def best(self, key: str) -> int:
+        return 0
+
+    async def record_best(self, key: str, score: int) -> int:
+        return score
+
+    async def keep(self, record: Record) -> None:
+        pass
+
+    async def renew(self) -> bool:
+        return True
+
+    async def release(self) -> None:
+        pass
+
+
+class StoreKeeping:
+    """A player's game on one board, in the store, under the claim of
+    ``holder`` (taken before this is made)."""
+
+    def __init__(self, store: Store, player: int, board: str, holder: str) -> None:
+        self._store = store
+        self._player = player
+        self._board = board
+        self._holder = holder
+
+    async def load(self) -> Optional[bytes]:
+        return await self._store.load(self._player, self._board)
+
+    async def rewrite(self, recording: bytes) -> None:
+        await self._store.rewrite(self._player, self._board, self._holder, recording)
+
+    async def append(self, items: bytes) -> None:
+        await self._store.append(self._player, self._board, self._holder, items)
+
+    async def best(self, key: str) -> int:
+        return await self._store.best(self._player, key)
+
+    async def record_best(self, key: str, score: int) -> int:
+        return await self._store.record_best(self._player, key, score)
+
+    async def keep(self, record: Record) -> None:
+        await self._store.keep(self._player, record)
+
+    async def renew(self) -> bool:
+        held: Optional[Claim] = await self._store.claim(self._player, self._board, self._holder, CLAIM_SECONDS)
+        return held is None
+
+    async def release(self) -> None:
+        await self._store.release(self._player, self._board, self._holder)
+
+
+async def open_game(
+    keeping: Keeping, rows: int, cols: int, goal: int, new: bool, random_seed: Callable[[], int], now: float
+) -> Tuple[Session, str]:
+    """The player's game on this board, resumed from its recording (a game
+    over starts a new one, as locally), or new; and the note that greets it.
+    ``new`` starts a new game as the ``r`` key does (``u`` brings the old one back)."""
+    key = config_key(rows, cols, goal)
+    recording = await keeping.load()
+    greeting = ""
+    game: Optional[Game] = None
+    runs = None
+    if recording is not None:
+        save = SaveFile("", rows, cols, goal, recording)
+        try:
+            loaded = save.load()
+        except ValueError as error:
+            # Not this version's, or damaged: it stays in the store until a
+            # new game replaces it, which is said.
+            greeting = f"your saved game is unusable ({error}): a new game"
+        else:
+            assert loaded is not None
+            # The best it reached may be in no other place (the server was killed).
+            await keeping.record_best(key, loaded.best_seen)
+            if not loaded.game.over:
+                shorter = save.compacted(loaded) if loaded.restarts_end else None
+                if shorter is not None:
+                    # The games before the last restart go, as locally: the
+                    # recording does not grow with every game played.
+                    loaded = shorter[0]
+                    await keeping.rewrite(b"".join(shorter[1]))
+                game, runs = loaded.game, loaded.runs
+    best = await keeping.best(key)
+    if game is None:
+        game = Game(rows, cols, goal, random_seed())
+        await keeping.rewrite(format_header(game.seed, rows, cols, goal, __version__).encode("ascii"))
+        return Session(game, best), greeting
+    session = Session(game, best, runs)
+    if not new:
+        return session, _resumed_note(game.moves)
+    ended = session.restart(None).ended
+    if ended is not None:
+        await keeping.keep(Record.of(ended, utc_timestamp(now)))
+    await keeping.append(saved_bytes(Action.RESTART))
+    return session, ""

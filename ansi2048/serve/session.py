@@ -1,0 +1,276 @@
+"""One SSH session channel (:class:`SessionChannel`): asyncssh's callbacks
+(the pty, the window's size, the keys, within the input budget), and the
+command the session runs: the game with a terminal (:mod:`.session_games`),
+or one of the commands (:mod:`.commands`; run by :mod:`.session_commands`),
+and nothing else. What the session's tasks see of it is :mod:`.channel`'s."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import suppress
+from typing import TYPE_CHECKING, Dict, Mapping, Optional, Tuple
+
+import asyncssh
+
+from ..loop.events import Resized
+from ..options.parser import EXIT_ERROR, EXIT_OK, EXIT_USAGE
+from ..render.style import ColorDepth, choose_depth
+from . import session_commands, session_games
+from .channel import Ended, Incoming, Typed
+from .commands import (
+    COLOR_DEPTHS,
+    NEEDS_TERMINAL,
+    CommandError,
+    Daily,
+    Help,
+    KeysRequest,
+    Leaderboard,
+    PlayRequest,
+    Replay,
+    Stats,
+    Watch,
+    help_text,
+    parse_command,
+    printable,
+)
+from .game import SAID_STOPPING
+from .limits import InputBudget
+from .store.base import Player, StoreError
+
+if TYPE_CHECKING:
+    from .connection import ClientConnection, Identity  # which imports this module, to open sessions
+    from .server import GameServer  # likewise, through the connection
+
+__all__ = ["DEFAULT_WINDOW", "SessionChannel", "clamp_window"]
+
+# A window's size as a client says it is unbounded: a frame is never drawn
+# larger than this (the board is at most 10x10 cells).
+MAX_COLUMNS, MAX_LINES = 500, 200
+DEFAULT_WINDOW = (80, 24)  # a pty request that gives no size
+# Window changes are applied at most this often (a flood of them is one redraw).
+RESIZE_SECONDS = 0.05
+
+
+def clamp_window(width: int, height: int) -> Tuple[int, int]:
+    """A client's window size, as drawn: 0 (unknown) is the default, the
+    rest bounded."""
+    if width <= 0 or height <= 0:
+        return DEFAULT_WINDOW
+    return min(width, MAX_COLUMNS), min(height, MAX_LINES)
+
+
+class _Link:
+    """The game's side of the SSH channel (see :class:`.channel.Link`)."""
+
+    def __init__(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
+        self._chan = chan
+        self.gone = False
+
+    def write(self, data: bytes) -> None:
+        if self.gone:
+            return
+        try:
+            self._chan.write(data)
+        except (OSError, asyncssh.Error):
+            self.gone = True
+
+    def unsent(self) -> int:
+        return int(self._chan.get_write_buffer_size())
+
+    def drop(self) -> None:
+        self.gone = True
+        self._chan.get_extra_info("connection").abort()
+
+
+class SessionChannel(asyncssh.SSHServerSession[bytes]):
+    """One session channel: a game with a terminal, or a command without."""
+
+    def __init__(
+        self, server: GameServer, identity: Identity, connection: ClientConnection, counted: Tuple[str, str]
+    ) -> None:
+        self.server = server
+        self.identity = identity
+        self.connection = connection
+        self._counted: Optional[Tuple[str, str]] = counted  # the admission's (address, identity), until it ends
+        self._input = InputBudget(server.limits.input_burst, server.limits.input_rate, server.clock())
+        self._too_long = False  # the command line was longer than the limit
+        self._resize_due = False  # a window change waits to be applied
+        self.chan: Optional[asyncssh.SSHServerChannel[bytes]] = None
+        self.link: Optional[_Link] = None
+        self._command: Optional[str] = None
+        self._term: Optional[str] = None
+        self.window = DEFAULT_WINDOW
+        self.incoming: asyncio.Queue[Incoming] = asyncio.Queue()
+        self._task: Optional[asyncio.Task[None]] = None
+
+    # -- asyncssh's callbacks ---------------------------------------------------
+
+    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
+        self.chan = chan
+        self.link = _Link(chan)
+
+    def pty_requested(
+        self, term_type: str, term_size: Tuple[int, int, int, int], term_modes: Mapping[int, int]
+    ) -> bool:
+        self._term = printable(term_type[:64]) or "dumb"
+        self.window = clamp_window(term_size[0], term_size[1])
+        self.connection.term, self.connection.window = self._term, self.window
+        return True
+
+    def shell_requested(self) -> bool:
+        return True  # no shell: the game
+
+    def exec_requested(self, command: str) -> bool:
+        if len(command) > self.server.limits.command_chars:
+            self._too_long, command = True, ""
+        self._command = command
+        return True
+
+    def subsystem_requested(self, subsystem: str) -> bool:
+        return False  # SFTP and any other
+
+    def break_received(self, msec: int) -> bool:
+        return False
+
+    def session_started(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._serve())
+        self.server.sessions.add(self)
+
+    def data_received(self, data: bytes, datatype: Optional[int]) -> None:
+        played = self._input.admit(data, self.server.clock())
+        if played:
+            self.incoming.put_nowait(Typed(played))
+
+    def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
+        # A flood of window changes is one redraw every RESIZE_SECONDS, at the last size.
+        self.window = clamp_window(width, height)
+        self.connection.window = self.window
+        if not self._resize_due:
+            self._resize_due = True
+            asyncio.get_running_loop().call_later(RESIZE_SECONDS, self._resize)
+
+    def _resize(self) -> None:
+        self._resize_due = False
+        self.incoming.put_nowait(Resized(self.window))
+
+    def eof_received(self) -> bool:
+        # The client's input ended (``printf q | ssh -tt``): what came before
+        # is played, then play ends as if the connection had dropped. True:
+        # the channel stays open for the last frame (asyncssh would close it,
+        # and the next write would fail).
+        self.incoming.put_nowait(Ended())
+        return True
+
+    def connection_lost(self, exc: Optional[Exception]) -> None:
+        if self.link is not None:
+            self.link.gone = True
+        self.incoming.put_nowait(Ended())
+        if self._task is None:
+            self._uncount()
+
+    def _uncount(self) -> None:
+        if self._counted is not None:
+            self.server.admission.end_session(*self._counted)
+            self._counted = None
+
+    # -- the session --------------------------------------------------------------
+
+    def stopping(self) -> Optional[asyncio.Task[None]]:
+        """The server is stopping: end the game, saying so; its task."""
+        self.incoming.put_nowait(Ended(SAID_STOPPING))
+        return self._task
+
+    async def _serve(self) -> None:
+        assert self.chan is not None
+        chan = self.chan
+        status = EXIT_OK
+        try:
+            status = await self._command_or_game()
+        except StoreError as error:
+            self.say(f"ansi2048: error: {error}")
+            self.server.log(f"store error: {error}")
+            self.ended("store error")
+            status = EXIT_ERROR
+        except Exception as error:  # a bug must end this session only, said in one line each side
+            self.say("ansi2048: error: the server failed; your game is kept up to what you saw")
+            self.server.log(f"session failed: {type(error).__name__}: {error}")
+            self.ended("failed")
+            status = EXIT_ERROR
+        finally:
+            self.server.sessions.discard(self)
+            self._uncount()
+            if self.link is not None and not self.link.gone:
+                with suppress(OSError, asyncssh.Error):
+                    chan.exit(status)
+
+    def ended(self, how: str) -> None:
+        """How the session ended, for its connection's line in the log."""
+        what = "play" if self._command is None else printable(self._command.split(" ", 1)[0][:16])
+        self.connection.endings.append(f"{what}: {how}")
+
+    def say(self, line: str, stderr: bool = True) -> None:
+        """One line to the client (CR LF on a terminal, whose client is raw)."""
+        assert self.chan is not None
+        data = (line + ("\r\n" if self._term is not None else "\n")).encode("utf-8", "replace")
+        with suppress(OSError, asyncssh.Error):
+            if stderr:
+                self.chan.write_stderr(data)
+            else:
+                self.chan.write(data)
+
+    async def _command_or_game(self) -> int:
+        if self._too_long:
+            self.say(f"ansi2048: the command is too long (at most {self.server.limits.command_chars} characters)")
+            self.ended("command too long")
+            return EXIT_USAGE
+        try:
+            command = parse_command(self._command)
+        except CommandError as error:
+            self.say(f"ansi2048: {error}")
+            self.ended("bad command")
+            return EXIT_USAGE
+        if not isinstance(command, (PlayRequest, Daily)) or self._term is None:
+            self.ended("done")  # a game says how it ended itself (session_games.run_game)
+        if isinstance(command, Help):
+            for line in help_text(self.server.port).splitlines():
+                self.say(line, stderr=False)
+            return EXIT_OK
+        if isinstance(command, Stats):
+            return await session_commands.stats_command(self, command.json)
+        if isinstance(command, (Leaderboard, KeysRequest)):
+            return await session_commands.daily_command(self, command)
+        if isinstance(command, Replay) and command.cast:
+            return await session_commands.replay_command(self, command)
+        if self._term is None:
+            self.say(f"ansi2048: {NEEDS_TERMINAL}")
+            return EXIT_USAGE
+        if isinstance(command, Watch):
+            return await session_commands.watch_command(self, command)
+        if isinstance(command, Replay):
+            return await session_commands.replay_command(self, command)
+        if isinstance(command, Daily):
+            await session_games.play_daily(self)
+        else:
+            await session_games.play(self, command)
+        return EXIT_OK
+
+    async def player(self) -> Optional[Player]:
+        """The player the session's key names; None for a guest."""
+        identity = self.identity
+        if identity.fingerprint is None:
+            return None
+        return await self.server.store.player(identity.fingerprint, identity.name)
+
+    def color_depth(self, chosen: Optional[str], env: Dict[str, str]) -> ColorDepth:
+        """The colour depth frames are drawn in: the player's choice
+        (``chosen``), else what the client's terminal (``env``) says."""
+        return COLOR_DEPTHS[chosen] if chosen in COLOR_DEPTHS else choose_depth("auto", True, env)
+
+    def client_env(self) -> Dict[str, str]:
+        """What the client's environment says of its terminal: TERM (from the
+        pty request), and COLORTERM and NO_COLOR when it sends them."""
+        assert self.chan is not None
+        sent: Mapping[str, str] = self.chan.get_environment()  # ALLOWED_ENV's only
+        env = {name: printable(str(sent[name])) for name in ("COLORTERM", "NO_COLOR") if name in sent}
+        env["TERM"] = self._term or "dumb"
+        return env

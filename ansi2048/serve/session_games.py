@@ -1,0 +1,186 @@
+"""A session's games: ``play`` (the player's game on a board, or a
+guest's) and ``daily`` (:mod:`.ranked`), from the claim on the game (asking
+to take it over from another session) to the end of play, each a
+:class:`~.game.PlayerGame` on the session's channel, published to watchers
+(:mod:`.live`) unless private."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from functools import partial
+from typing import TYPE_CHECKING, List, Optional, Tuple
+
+from ..game.engine import default_goal
+from ..game.limits import DEFAULT_SIZE
+from ..loop.events import Resized, Warned
+from ..loop.state import Play, Settings
+from ..options.context import Options
+from ..play.screen import wants_motion
+from ..records.history import config_key
+from ..render.themes import THEMES
+from .channel import Typed
+from .commands import PlayRequest
+from .daily import DAILY
+from .game import SAID_IDLE, SAID_STOPPING, SAID_TAKEN_OVER, SAID_TOO_SLOW, SAID_UNSAVED, PlayerGame
+from .keeping import CLAIM_SECONDS, GuestKeeping, Keeping, StoreKeeping, open_game
+from .live import GUEST_NAME, PublishingScreen, watchers_note
+from .ranked import OpenedDaily, open_daily
+from .store.base import Player, Prefs
+
+if TYPE_CHECKING:
+    from .session import SessionChannel  # which imports this module, to run its games
+
+__all__ = ["AGAIN", "GUEST_NOTE", "TAKE_OVER_PROMPT", "claim", "play", "play_daily", "run_game"]
+
+# How each session ended, as the log says it (from what the player was told).
+ENDINGS = {
+    SAID_STOPPING: "server stopping",
+    SAID_TAKEN_OVER: "taken over",
+    SAID_TOO_SLOW: "client not reading",
+    SAID_UNSAVED: "store unavailable",
+    SAID_IDLE: "idle",
+}
+# The note on a guest's first frame.
+GUEST_NOTE = "guest: nothing is kept (connect with an SSH key)"
+# Said when the player's game is open in another session.
+TAKE_OVER_PROMPT = (
+    "Your game on this board is open in another session.\r\n"
+    "y: play it here (the other session ends); any other key: leave.\r\n"
+)
+# Seconds the take-over question waits for its answer.
+ANSWER_SECONDS = 120
+# What the game says it takes to play it again (its farewell).
+AGAIN = "connecting again"
+
+
+async def play(session: SessionChannel, request: PlayRequest) -> None:
+    """``play``: the player's game on the board asked for (a guest's: not kept)."""
+    store = session.server.store
+    player = await session.player()
+    prefs = player.prefs if player is not None else Prefs()
+    chosen = replace(
+        prefs,
+        theme=request.theme or prefs.theme,
+        color=request.color or prefs.color,
+        animation=request.animation if request.animation is not None else prefs.animation,
+    )
+    if request.private is not None:
+        chosen = replace(chosen, private=request.private)
+    if player is not None and chosen != prefs:
+        await store.set_prefs(player.id, chosen)
+    rows, cols = request.rows or DEFAULT_SIZE, request.cols or DEFAULT_SIZE
+    goal = request.goal or default_goal(rows, cols)
+    keeping: Keeping = GuestKeeping()
+    if player is not None:
+        board = config_key(rows, cols, goal)
+        holder = await claim(session, player, board)
+        if holder is None:
+            return
+        keeping = StoreKeeping(store, player.id, board, holder)
+    # Watchers know a player by the store's name (unique: another key's
+    # "alice" is "alice-2"), a guest as "guest".
+    name = player.name if player is not None else GUEST_NAME
+    await run_game(session, keeping, request, chosen, name, player is None, (rows, cols, goal))
+
+
+async def claim(session: SessionChannel, player: Player, board: str) -> Optional[str]:
+    """The claim on the player's game on ``board``: its holder's name;
+    None if another session has it and the player chose to leave."""
+    server, store = session.server, session.server.store
+    holder = server.holder()
+    held = await store.claim(player.id, board, holder, CLAIM_SECONDS)
+    if held is not None:
+        if not server.gone(held.holder) and not await take_over(session):
+            return None
+        await store.claim(player.id, board, holder, CLAIM_SECONDS, take_over=True)
+    return holder
+
+
+async def play_daily(session: SessionChannel) -> None:
+    """``daily``: the day's game, ranked or practice (:mod:`.ranked`)."""
+    player = await session.player()
+    peer = session.chan.get_extra_info("peername") if session.chan is not None else None
+    address = str(peer[0]) if peer else "?"
+    opened = await open_daily(session.server, player, address, partial(claim, session))
+    if opened is None:
+        return
+    name = player.name if player is not None else GUEST_NAME
+    prefs = player.prefs if player is not None else Prefs()
+    await run_game(session, opened.keeping, PlayRequest(), prefs, name, player is None, DAILY, opened)
+
+
+async def take_over(session: SessionChannel) -> bool:
+    """Ask whether to take the game over from the session that has it."""
+    assert session.link is not None
+    session.link.write(TAKE_OVER_PROMPT.encode())
+    while True:
+        try:
+            answer = await asyncio.wait_for(session.incoming.get(), ANSWER_SECONDS)
+        except asyncio.TimeoutError:
+            return False
+        if not isinstance(answer, Resized):  # a key (or the end): the answer
+            return isinstance(answer, Typed) and answer.data[:1] in (b"y", b"Y")
+
+
+async def run_game(
+    session: SessionChannel,
+    keeping: Keeping,
+    request: PlayRequest,
+    prefs: Prefs,
+    name: str,
+    guest: bool,
+    board: Tuple[int, int, int],
+    daily: Optional[OpenedDaily] = None,
+) -> None:
+    """The game ``keeping`` holds (or the day's, ``daily``), played on this
+    session to its end; watchable unless the player made it private."""
+    assert session.chan is not None and session.link is not None
+    server = session.server
+    rows, cols, goal = board
+    if daily is None:
+        kept, greeting = await open_game(keeping, rows, cols, goal, request.new, server.random_seed, server.now())
+    else:
+        kept, greeting = daily.session, daily.note
+    env = session.client_env()
+    animate = wants_motion(Options(animation=prefs.animation is not False), env)
+    settings = Settings(animate=animate, can_wait=True, command=AGAIN, guest=guest)
+    if daily is not None:
+        settings = replace(
+            settings, command=f"{AGAIN} (daily)", day=daily.day, day_seed=daily.day_seed, guest=daily.guest
+        )
+    play = Play(kept, settings, session.window, note=GUEST_NOTE if guest and daily is None else greeting)
+    depth = session.color_depth(prefs.color, env)
+    frames: List[str] = []
+
+    def write(text: str) -> None:
+        # Frames end lines with LF for a terminal whose output processing
+        # (ONLCR) makes it CR LF; here there is no such pty in between,
+        # and the client's terminal is raw: done here, as a pty would.
+        frames.append(text.replace("\n", "\r\n"))
+
+    screen = PublishingScreen(write, lambda: game.play.size, depth, env, palette=THEMES[prefs.theme or "classic"]())
+    args = (
+        play,
+        screen,
+        frames,
+        session.link,
+        keeping,
+        server.pool,
+        session.incoming,
+        server.clock,
+        server.now,
+        screen.sent,
+        server.limits,
+    )
+    game = PlayerGame(*args) if daily is None else daily.driver(*args)
+    if not prefs.private:  # watchable (play --private: not)
+        screen.live = server.live.start(name, rows, cols)
+        screen.live.on_watchers = lambda count: session.incoming.put_nowait(Warned(watchers_note(count), True))
+    try:
+        await game.run()
+    finally:
+        if screen.live is not None:
+            screen.live.end()
+        session.connection.keys += game.keys
+        session.ended(ENDINGS.get(game.said, "quit" if game.play.over else "disconnected"))
