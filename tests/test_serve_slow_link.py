@@ -27,15 +27,14 @@ from typing import List, Tuple
 import pytest
 
 pytestmark = [
-    # As Windows skips PostgreSQL, other systems skip these even in CI: they have no network namespaces.
-    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a slow link needs Linux's network namespaces"),
+    pytest.mark.skipif(sys.platform == "win32", reason="the server is for POSIX hosts (asyncssh, signals, ptys)"),
     pytest.mark.skipif(shutil.which("ssh") is None, reason="needs the OpenSSH client (ssh)"),
 ]
 
 asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
 
-from ansi2048.game.engine import Direction, Game  # noqa: E402
-from ansi2048.game.keys import Action, move_action  # noqa: E402
+from ansi2048.game.engine import Game  # noqa: E402
+from ansi2048.game.keys import Action  # noqa: E402
 from ansi2048.records.history import config_key  # noqa: E402
 from ansi2048.records.recording import recorded_actions, split_header  # noqa: E402
 from ansi2048.render.repaint import FRAME_END  # noqa: E402
@@ -59,11 +58,12 @@ BURST = b"adwsaadswdasdwssadwa"
 TYPED = b"wdsaasdwdsawwdsaasdw"
 TYPING_PAUSE = 1 / 30
 QUIET = 0.8  # seconds without output: the screen is done (the "+N" fades 0.6 s after a move)
-DIRECTIONS = {ord("a"): Direction.LEFT, ord("d"): Direction.RIGHT, ord("w"): Direction.UP, ord("s"): Direction.DOWN}
 
 
 @pytest.fixture
 def slow_link_available(request: pytest.FixtureRequest) -> None:
+    if not sys.platform.startswith("linux"):  # as Windows skips PostgreSQL: even in CI
+        pytest.skip("a slow link needs Linux's network namespaces")
     reason = missing()
     if reason:
         skip_outside_ci(request, "a slow link", reason)
@@ -88,7 +88,7 @@ class Expected:
 
 def expected(seed: int, keys: bytes) -> Expected:
     game = Game(4, 4, 2048, seed=seed)
-    moved = [move_action(DIRECTIONS[key]) for key in keys if game.move(DIRECTIONS[key])]
+    moved = [action for action in map(Action, keys.decode()) if game.move(action.direction)]  # type: ignore[arg-type]
     return Expected([value for row in game.board for value in row if value], game.moves, moved)
 
 
@@ -217,3 +217,45 @@ def test_keys_typed_while_a_slow_link_stalls_come_at_once_and_are_drawn_in_one_f
     assert recorded_actions(kept) == played.kept
     assert shown(stalled.first) == (played.tiles, played.moves)
     assert stalled.frames <= 2 and shown(stalled.rested) == shown(stalled.first)
+
+
+def test_keys_that_queue_up_while_the_server_is_busy_are_drawn_in_one_frame(tmp_path: Path) -> None:
+    # The same without a slow link or root: the server's loop is kept busy
+    # while the keys come, each in an SSH packet of its own; it then reads
+    # them all at once, as after a stall.
+    from .serve_support import MemoryStore, ServerThread
+    from .test_serve import client_key, connect, open_terminal, run, saved_keys
+
+    keys = TYPED[:15]
+
+    async def scenario(served: ServerThread) -> Tuple[int, str]:
+        """The frames drawn after the keys, and the screen after the first of them."""
+        async with await connect(served.port, client_key()) as conn:
+            chan, terminal = await open_terminal(conn, "play")  # motion on: the default
+            await terminal.shows("Score")
+            await asyncio.sleep(QUIET)
+            mark = len(terminal.output)
+            served.loop.call_soon_threadsafe(time.sleep, 0.5)  # busy: reads nothing meanwhile
+            await asyncio.sleep(0.05)
+            for key in keys:
+                chan.write(bytes([key]))
+                await asyncio.sleep(0.01)
+            shown = len(terminal.output)
+            while True:  # until the output rests (the test's run() bounds it)
+                await asyncio.sleep(QUIET)
+                if len(terminal.output) == shown:
+                    break
+                shown = len(terminal.output)
+            output = bytes(terminal.output)
+            chan.write(b"q")
+            await terminal.closed.wait()
+        first = emulate(output[: output.index(END, mark) + len(END)], WIDTH, HEIGHT)
+        return output[mark:].count(END), "\n".join(line.rstrip() for line in first.display)
+
+    store = MemoryStore()
+    with ServerThread(tmp_path, store, seeds=[7]) as served:
+        frames, first = run(scenario(served))
+    played = expected(7, keys)
+    assert recorded_actions(saved_keys(store)) == played.kept
+    assert shown(first) == (played.tiles, played.moves)
+    assert frames <= 2  # that one, and the "+N" taken away
