@@ -93,7 +93,6 @@ class DelayLine:
         self._stalled_until = 0.0  # monotonic time: nothing is delivered before it
         self._held: Deque[Tuple[float, int, bytes]] = deque()  # (due, to, packet), due in order
         self._wake_read, self._wake_write = os.pipe()
-        self.packets = 0  # copied so far, both ways
         self._thread = threading.Thread(target=self._run, name="delay line", daemon=True)
         self._thread.start()
 
@@ -111,7 +110,7 @@ class DelayLine:
                 while True:  # every packet waiting: one read is one packet
                     try:
                         packet = os.read(end, 65536)
-                    except (BlockingIOError, OSError):
+                    except OSError:  # none left (EAGAIN), or the device going away at the end
                         break
                     due = max(now + self._delay, self._stalled_until)  # never before one held earlier
                     self._held.append((due, other[end], packet))
@@ -119,7 +118,6 @@ class DelayLine:
                 _, to, packet = self._held.popleft()
                 with suppress(OSError):  # a device going away at the end
                     os.write(to, packet)
-                self.packets += 1
 
     def stall(self, seconds: float) -> None:
         """Deliver nothing sent from now on until ``seconds`` from now."""
