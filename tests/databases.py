@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Awaitable, Iterator, List, Optional, TypeVar
+from typing import Any, Awaitable, Iterator, List, NoReturn, Optional, TypeVar
 from urllib.parse import quote
 
 import pytest
@@ -137,6 +137,14 @@ class Cluster:
         return self.url(schema)
 
 
+def skip_outside_ci(request: pytest.FixtureRequest, what: str, missing: str) -> NoReturn:
+    """Skips the test, saying what is ``missing``; in CI (CI=true, read at
+    the start of the session) fails it instead: CI must test ``what``."""
+    if request.config.stash.get(_IN_CI, False):
+        pytest.fail(f"CI must test {what}: {missing}")
+    pytest.skip(missing)
+
+
 @pytest.fixture(scope="session")
 def postgres_cluster(request: pytest.FixtureRequest) -> Iterator[Cluster]:
     """This worker's PostgreSQL cluster, started on first use."""
@@ -153,9 +161,7 @@ def postgres_cluster(request: pytest.FixtureRequest) -> Iterator[Cluster]:
         except ImportError:
             missing = "psycopg 3 with its pool is not installed (pip install -e '.[test]')"
     if missing:
-        if request.config.stash.get(_IN_CI, False):
-            pytest.fail(f"CI must test PostgreSQL: {missing}")
-        pytest.skip(missing)
+        skip_outside_ci(request, "PostgreSQL", missing)
     assert binaries is not None
     root = Path(tempfile.mkdtemp(prefix="a2048-pg-"))  # short: a socket's path has a length limit
     cluster = Cluster(binaries, root)

@@ -8,7 +8,7 @@ import subprocess
 import time
 from contextlib import suppress
 from pathlib import Path
-from typing import Any, Callable, Coroutine, Dict, List, Optional, Tuple, TypeVar
+from typing import Any, Callable, Coroutine, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from ansi2048.records.history import Record
 from ansi2048.serve.store.base import Claim, ClaimLost, Player, Prefs
@@ -113,7 +113,9 @@ def make_key(path: Path) -> Path:
     return path
 
 
-def ssh_command(port: int, key: Optional[Path], *args: str, user: str = "player", tty: bool = True) -> List[str]:
+def ssh_command(
+    port: int, key: Optional[Path], *args: str, user: str = "player", tty: bool = True, host: str = "127.0.0.1"
+) -> List[str]:
     """The real OpenSSH client's command line, reading no config or key of
     the developer's: ``-F /dev/null``, no known hosts, only ``key`` (none:
     no key at all, a guest)."""
@@ -140,7 +142,7 @@ def ssh_command(port: int, key: Optional[Path], *args: str, user: str = "player"
     ]
     command += ["-i", str(key)] if key is not None else ["-o", "PubkeyAuthentication=no", "-o", "IdentityFile=none"]
     command += ["-tt"] if tty else ["-T"]
-    return [*command, "127.0.0.1", *args]
+    return [*command, host, *args]
 
 
 class ServerThread:
@@ -216,15 +218,24 @@ class ServerThread:
 
 class ServeProcess:
     """``ansi2048 serve`` as a process of its own (what an operator runs),
-    on a free loopback port: ``port`` and ``fingerprint`` from its one line."""
+    on a free port of ``host`` (loopback): ``port`` and ``fingerprint`` from
+    its one line. ``prefix`` runs it through another program (``ip netns
+    exec NAME``: tests/slow_link.py), which must exec it in its place."""
 
-    def __init__(self, data: Path, db: str = "", env: Optional[Dict[str, str]] = None) -> None:
+    def __init__(
+        self,
+        data: Path,
+        db: str = "",
+        env: Optional[Dict[str, str]] = None,
+        host: str = "127.0.0.1",
+        prefix: Sequence[str] = (),
+    ) -> None:
         import select
         import sys
 
         from .conftest import child_env
 
-        command = [sys.executable, "-m", "ansi2048", "serve", "--listen", "127.0.0.1:0", "--data-dir", str(data)]
+        command = [*prefix, sys.executable, "-m", "ansi2048", "serve", "--listen", f"{host}:0", "--data-dir", str(data)]
         self.process = subprocess.Popen(
             [*command, "--db", db] if db else command,
             stdin=subprocess.DEVNULL,
@@ -237,7 +248,7 @@ class ServeProcess:
         self.line = self.process.stderr.readline().decode() if ready else ""
         import re
 
-        found = re.fullmatch(r"listening on 127\.0\.0\.1:(\d+) \(host key (SHA256:\S+)\)\n", self.line)
+        found = re.fullmatch(rf"listening on {re.escape(host)}:(\d+) \(host key (SHA256:\S+)\)\n", self.line)
         if found is None:
             self.kill()
             raise AssertionError(f"the server did not start: {self.line!r}")

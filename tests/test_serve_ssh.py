@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Iterator, List, Optional, Tuple
+from typing import Iterator, List, Optional, Sequence, Tuple
 
 import pytest
 
@@ -48,7 +48,10 @@ def served_in_memory(tmp_path: Path) -> Iterator[ServerThread]:
 
 
 class SshPlayer:
-    """``ssh`` on a pty playing the server, what it shows read through pyte."""
+    """``ssh`` on a pty playing the server, what it shows read through pyte;
+    ``arrivals``: when each piece of output came (monotonic time, and the
+    length of ``output`` with it). ``prefix`` runs ``ssh`` through another
+    program (``ip netns exec NAME``: tests/slow_link.py), to ``host``."""
 
     def __init__(
         self,
@@ -58,10 +61,13 @@ class SshPlayer:
         user: str = "player",
         size: Tuple[int, int] = (WIDTH, HEIGHT),
         term: str = "xterm-256color",
+        host: str = "127.0.0.1",
+        prefix: Sequence[str] = (),
     ) -> None:
+        command = [*prefix, *ssh_command(port, key, *args, user=user, host=host)]
         self.child: PtyChild = spawn(
-            "ssh",
-            ssh_command(port, key, *args, user=user)[1:],
+            command[0],
+            command[1:],
             env=child_env({"TERM": term}),
             dimensions=(size[1], size[0]),
         )
@@ -69,6 +75,7 @@ class SshPlayer:
         self.width, self.height = size
         self.screen, self._stream = terminal(*size)
         self.output = b""
+        self.arrivals: List[Tuple[float, int]] = []
 
     def _pump(self, timeout: float) -> bool:
         import pexpect
@@ -80,6 +87,7 @@ class SshPlayer:
         except pexpect.EOF:
             return False
         self.output += data
+        self.arrivals.append((time.monotonic(), len(self.output)))
         self._stream.feed(data.decode("utf-8", "replace"))
         return True
 
