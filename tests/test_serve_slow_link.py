@@ -57,6 +57,7 @@ BURST = b"adwsaadswdasdwssadwa"
 # is shown moving, as without the delay.
 TYPED = b"wdsaasdwdsawwdsaasdw"
 TYPING_PAUSE = 1 / 30
+STALL = 3.0  # seconds the link is held: typing 15 keys takes 0.5 s of it, with room for a loaded machine
 QUIET = 0.8  # seconds without output: the screen is done (the "+N" fades 0.6 s after a move)
 
 
@@ -209,14 +210,23 @@ def test_keys_typed_while_a_slow_link_stalls_come_at_once_and_are_drawn_in_one_f
         served = Served(link, tmp_path / "server", key)
         player = served.player
         mark = len(player.output)
-        link.stall(1.0)
-        player.type(TYPED[:15], pause=TYPING_PAUSE)  # 0.5 s: within the stall
+        stall_end = time.monotonic() + STALL
+        link.stall(STALL)
+        player.type(TYPED[:15], pause=TYPING_PAUSE)  # 0.5 s: well within the stall
+        typed_in_time = time.monotonic() < stall_end
+        time.sleep(max(0.0, stall_end - time.monotonic()))  # nothing comes before: catch_up would take it as rest
         stalled = catch_up(player, mark)
         seed, kept = served.end()
+    assert typed_in_time, "the machine is too slow for this test: typing outlasted the stall"
     played = expected(seed, TYPED[:15])
     assert recorded_actions(kept) == played.kept
-    assert shown(stalled.first) == (played.tiles, played.moves)
-    assert stalled.frames <= 2 and shown(stalled.rested) == shown(stalled.first)
+    # The held packets are delivered one by one as the stall ends (one write
+    # each to the link's device): a loaded machine may let the server read
+    # the first few before the rest are in. So: a frame or two, never one per
+    # key (33 frames before the server took what had queued up as one batch;
+    # the busy-server test below checks the first frame exactly).
+    assert stalled.frames <= 3, stalled.frames
+    assert shown(stalled.rested) == (played.tiles, played.moves)
 
 
 def test_keys_that_queue_up_while_the_server_is_busy_are_drawn_in_one_frame(tmp_path: Path) -> None:
