@@ -314,12 +314,23 @@ def test_a_player_moves_mid_game_to_another_server_on_the_same_database(tmp_path
         header, grid = shown.split("\n", 1)
         return re.findall(r"(?:Score|Moves|Seed) (\d+)", header), grid
 
+    async def move(chan: Any, terminal: Terminal, moves: int) -> bytes:
+        """One move that moves the board (the server picks the seed: a
+        direction may be blocked, and says so); the key that made it."""
+        moved = f"Moves {moves + 1} "
+        for key, direction in ((b"a", "left"), (b"s", "down"), (b"d", "right"), (b"w", "up")):
+            answers = (moved, f"can't move {direction}")
+            chan.write(key)
+            await terminal.wait_for(lambda shown, answers=answers: any(answer in shown.text() for answer in answers))
+            if moved in terminal.text():
+                return key
+        raise AssertionError("no direction moved a board with empty cells")
+
     async def scenario() -> None:
         async with await connect(first_server.port, key) as first_conn:
             first, first_terminal = await open_terminal(first_conn, "play --no-animation")
             await first_terminal.shows("Score")
-            first.write(b"as")
-            await first_terminal.shows("Moves 2")
+            made = await move(first, first_terminal, 0) + await move(first, first_terminal, 1)
             seen = board(first_terminal.text())
             async with await connect(second_server.port, key) as second_conn:
                 second, second_terminal = await open_terminal(second_conn, "play --no-animation")
@@ -330,8 +341,7 @@ def test_a_player_moves_mid_game_to_another_server_on_the_same_database(tmp_path
                 first.write(b"d")  # the first server lost the game: this key is not kept
                 await first_terminal.closed.wait()
                 assert SAID_TAKEN_OVER in first_terminal.text()
-                second.write(b"w")
-                await second_terminal.shows("Moves 3")
+                made += await move(second, second_terminal, 2)
                 second.write(b"q")
                 await second_terminal.closed.wait()
         store = open_store(store_url, str(tmp_path))
@@ -339,7 +349,7 @@ def test_a_player_moves_mid_game_to_another_server_on_the_same_database(tmp_path
         try:
             player = await store.player(key.get_fingerprint(), "unused")
             recording = await store.load(player.id, BOARD)
-            assert recording is not None and bytes(split_header(recording)[1]) == b"asw"
+            assert recording is not None and bytes(split_header(recording)[1]) == made
         finally:
             await store.close()
 
