@@ -21,9 +21,10 @@ from ansi2048.render.frame import View, layout_for  # noqa: E402
 
 from .screen import emulate, read_board  # noqa: E402
 from .serve_support import ServerThread, Terminal  # noqa: E402
-from .test_serve import client_key, connect, open_terminal, run  # noqa: E402
+from .test_serve import client_key, connect, on_server, open_terminal, player_of, run  # noqa: E402
 from .test_serve_daily import DAY, NEXT_DAY, Clock, command, play_daily, seed_of, served  # noqa: E402, F401
 from .test_serve_watch import board_on, played  # noqa: E402
+from .test_store import a_record  # noqa: E402
 
 ALICE_KEYS = "wasdwasdssaaddww"
 SECRET_UNTIL = "whose tiles stay secret until it ends (00:00 UTC)"
@@ -88,3 +89,33 @@ def test_a_ranked_daily_game_is_replayed_and_cast_once_its_day_is_over_never_bef
     assert layout is not None
     assert read_board(screen.display, layout, 4, 4) == expected
     assert f"Score {game.score}" in "\n".join(screen.display)
+
+
+def test_stats_shows_no_seed_of_todays_daily_game_until_the_day_is_over(
+    served: Tuple[ServerThread, Clock],  # noqa: F811 (the fixture of test_serve_daily.py)
+) -> None:
+    """A finished daily game (ranked or practice) is kept in its player's
+    history with the day's seed; stats lists each top game's seed."""
+    server, clock = served
+    alice = client_key()
+    secret = seed_of(DAY)
+
+    async def scenario() -> Tuple[str, str, str]:
+        await command(server, alice, "stats")  # the player, made
+        player = await player_of(server, alice)
+        await on_server(server, server.store.keep(player.id, a_record(24, seed=secret)))  # type: ignore[attr-defined]
+        await on_server(server, server.store.keep(player.id, a_record(16, seed=7)))  # type: ignore[attr-defined]
+        _, during, _ = await command(server, alice, "stats --json")
+        _, text, _ = await command(server, alice, "stats")
+        clock.now = NEXT_DAY
+        _, after, _ = await command(server, alice, "stats --json")
+        return during, text, after
+
+    during, text, after = run(scenario())
+    assert str(secret) not in during and str(secret) not in text
+    document = json.loads(during)
+    assert (document["games"], document["daily_held_back"], len(document["last_games"])) == (1, 1, 2)
+    assert "1 of today's daily games count once the day is over (its tiles are secret)." in text.splitlines()
+    document = json.loads(after)
+    assert (document["games"], document["daily_held_back"]) == (2, 0)
+    assert [game["seed"] for game in document["boards"][0]["top"]] == [secret, 7]

@@ -20,6 +20,7 @@ from ..render.style import ColorDepth
 from ..render.themes import THEMES
 from .channel import Viewer
 from .commands import KeysRequest, Leaderboard, Replay, Watch
+from .daily import day_of, day_seed
 from .live import WatchFull
 from .names import display_name
 from .ranked import Refused, keys_for, leaderboard_output, published
@@ -129,25 +130,39 @@ async def stats_command(session: SessionChannel, as_json: bool) -> int:
     last finished games with the ids ``replay`` and ``cast`` take."""
     player = await session.player()
     kept = await session.server.store.history(player.id) if player is not None else []
-    stats = board_stats([finished.record for finished in kept])
+    # The statistics show each top game's seed; a game of today's daily seed
+    # (ranked or practice) would give the day's tiles away to anyone it is
+    # shown to: such games count once the day is over.
+    server = session.server
+    secret = day_seed(server.daily_secret, day_of(server.now()))
+    stats = board_stats([finished.record for finished in kept if finished.record.seed != secret])
+    held = sum(1 for finished in kept if finished.record.seed == secret)
     last = kept[-LAST_LISTED:][::-1]
     if as_json:
         import json
 
         from .. import __version__
 
-        document = {**stats_document(stats, __version__), "last_games": [_last_document(game) for game in last]}
+        document = {
+            **stats_document(stats, __version__),
+            "daily_held_back": held,
+            "last_games": [_last_document(game) for game in last],
+        }
         for line in json.dumps(document, indent=1).splitlines():
             session.say(line, stderr=False)
-    elif not stats:
-        guest = " (as a guest, nothing is kept: connect with an SSH key)" if player is None else ""
-        session.say(f"No finished games yet.{guest}", stderr=False)
+        return EXIT_OK
+    width = session.window[0]
+    if stats:
+        lines = stats_lines(stats, ColorDepth.NONE, width)
     else:
-        width = session.window[0]
-        lines = [*stats_lines(stats, ColorDepth.NONE, width), "", "Your last games (replay ID, cast ID):"]
-        lines += [_last_line(game)[:width] for game in last]
-        for line in lines:
-            session.say(line, stderr=False)
+        guest = " (as a guest, nothing is kept: connect with an SSH key)" if player is None else ""
+        lines = [f"No finished games yet.{guest}" if not kept else "No finished games counted yet."]
+    if held:
+        lines.append(f"{held} of today's daily games count once the day is over (its tiles are secret).")
+    if last:
+        lines += ["", "Your last games (replay ID, cast ID):", *(_last_line(game) for game in last)]
+    for line in lines:
+        session.say(line[:width], stderr=False)
     return EXIT_OK
 
 
