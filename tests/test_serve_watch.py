@@ -191,13 +191,24 @@ def test_watchers_in_step_share_one_drawing_and_one_that_skipped_frames_joins_th
 
 
 def test_the_watchers_limits_are_serve_options() -> None:
+    from ansi2048.serve.channel import DEFAULT_STALL_SECONDS
     from ansi2048.serve.cli import parse_serve_options
 
-    options = parse_serve_options(["--max-watchers-per-game", "3", "--max-watchers", "0"], {"HOME": "/nowhere"})
-    assert (options.watchers_per_game, options.watchers) == (3, 0)
+    options = parse_serve_options(
+        ["--max-watchers-per-game", "3", "--max-watchers", "0", "--watcher-stalled-seconds", "2.5"],
+        {"HOME": "/nowhere"},
+    )
+    assert (options.watchers_per_game, options.watchers, options.watcher_stall) == (3, 0, 2.5)
     defaults = parse_serve_options([], {"HOME": "/nowhere"})
     assert (defaults.watchers_per_game, defaults.watchers) == (20, 200)
-    for bad in (["--max-watchers", "-1"], ["--max-watchers-per-game", "many"]):
+    assert defaults.watcher_stall == DEFAULT_STALL_SECONDS == 10
+    for bad in (
+        ["--max-watchers", "-1"],
+        ["--max-watchers-per-game", "many"],
+        ["--watcher-stalled-seconds", "0"],
+        ["--watcher-stalled-seconds", "nan"],
+        ["--watcher-stalled-seconds", "-3"],
+    ):
         with pytest.raises(SystemExit) as raised:
             parse_serve_options(bad, {"HOME": "/nowhere"})
         assert raised.value.code == 2
