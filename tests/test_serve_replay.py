@@ -18,6 +18,7 @@ asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2
 
 from ansi2048.game.session import Session  # noqa: E402
 from ansi2048.render.frame import View, layout_for  # noqa: E402
+from ansi2048.serve.replay import Playback  # noqa: E402
 
 from .screen import emulate, read_board  # noqa: E402
 from .serve_support import ServerThread, Terminal  # noqa: E402
@@ -28,6 +29,15 @@ from .test_store import a_record  # noqa: E402
 
 ALICE_KEYS = "wasdwasdssaaddww"
 SECRET_UNTIL = "whose tiles stay secret until it ends (00:00 UTC)"
+
+
+def test_a_daily_games_recording_is_played_back_from_its_header_or_not_at_all() -> None:
+    header = b"# ansi2048 version=0.3.0 seed=123 size=4x4 goal=2048\n"
+    assert Playback.of_recording(header + b"wasd") == Playback(4, 4, 2048, 123, b"wasd")
+    assert Playback.of_recording(header) == Playback(4, 4, 2048, 123, b"")
+    for bad in (b"wasd", b"", header.replace(b"seed=123 ", b""), header.replace(b"4x4", b"0x4")):
+        assert Playback.of_recording(bad + b"wasd") is None, bad
+    assert Playback.of_recording(header.replace(b"goal=2048", b"goal=3") + b"wasd") is None
 
 
 async def on_terminal(server: ServerThread, key: Any, text: str) -> Tuple[int, str, str]:

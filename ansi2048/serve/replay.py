@@ -42,13 +42,19 @@ class Playback:
     @classmethod
     def of_recording(cls, recording: bytes) -> Optional[Playback]:
         """A whole recording's (a daily game's: header and keys); None if
-        its header does not fix the game (a row altered by hand)."""
+        its header does not fix a game the engine can play (a row altered
+        by hand: the server wrote a good one)."""
         header, body = split_header(recording)
         if header is None or None in (header.seed, header.rows, header.cols, header.goal):
             return None
         assert header.seed is not None and header.rows is not None and header.cols is not None
         assert header.goal is not None
-        return cls(header.rows, header.cols, header.goal, header.seed, body)
+        playback = cls(header.rows, header.cols, header.goal, header.seed, body)
+        try:
+            playback.game()
+        except ValueError:
+            return None
+        return playback
 
     def game(self) -> Game:
         """The game at its start (ValueError if no game has its rules)."""
