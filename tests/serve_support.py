@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Callable, Coroutine, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from ansi2048.records.history import Record
-from ansi2048.serve.store.base import Claim, ClaimLost, Player, Prefs
+from ansi2048.serve.store.base import Claim, ClaimLost, Finished, Player, Prefs
 
 __all__ = ["MemoryStore", "ServeProcess", "ServerThread", "Terminal", "make_key", "session_class", "ssh_command"]
 
@@ -29,7 +29,8 @@ class MemoryStore:
         self.games: Dict[Tuple[int, str], bytes] = {}
         self.claims: Dict[Tuple[int, str], Claim] = {}
         self.bests: Dict[Tuple[int, str], int] = {}
-        self.records: Dict[int, List[Record]] = {}
+        self.records: Dict[int, List[Finished]] = {}
+        self.kept = 0  # the finished games of every player: the last one's id
         self.appends = 0
         self.closed = False
 
@@ -96,11 +97,15 @@ class MemoryStore:
         return best
 
     async def keep(self, player: int, record: Record) -> None:
-        self.records.setdefault(player, []).append(record)
+        self.kept += 1
+        self.records.setdefault(player, []).append(Finished(self.kept, record))
 
-    async def history(self, player: int, limit: Optional[int] = None) -> List[Record]:
+    async def history(self, player: int, limit: Optional[int] = None) -> List[Finished]:
         records = self.records.get(player, [])
         return records[-limit:] if limit else list(records)
+
+    async def finished(self, player: int, game: int) -> Optional[Record]:
+        return next((kept.record for kept in self.records.get(player, []) if kept.id == game), None)
 
 
 def make_key(path: Path) -> Path:

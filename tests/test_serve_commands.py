@@ -103,6 +103,8 @@ def test_help_names_every_command_in_80_columns() -> None:
     assert all(len(line) <= 80 for line in text.splitlines())
     for part in ("ssh -t -p 2048 HOST", " play ", " stats ", " help ", "IdentitiesOnly=yes", "--no-animation"):
         assert part in text
+    for part in (" replay [ID] ", " cast [ID] ", "(g7)", "leaderboard (12) once its day is over"):
+        assert part in text  # the one rule of game ids
     assert "ssh -t HOST play" in help_text(22)
 
 

@@ -78,15 +78,29 @@ def test_the_list_marks_the_chosen_game_and_fits_the_width() -> None:
 def test_watch_replay_and_cast_commands_parse() -> None:
     assert parse_command("watch") == Watch()
     assert parse_command("watch bob") == Watch("bob")
-    assert parse_command("replay") == Replay(1)
-    assert parse_command("replay 3") == Replay(3)
-    assert parse_command("cast 2") == Replay(2, cast=True)
+    assert parse_command("replay") == Replay()
+    assert parse_command("cast") == Replay(cast=True)
+    assert parse_command("replay 12") == Replay(12, daily=True)  # a leaderboard's id, as keys takes
+    assert parse_command("replay g7") == Replay(7)  # one of the player's own, as stats lists
+    assert parse_command("cast g7") == Replay(7, cast=True)
+    assert parse_command("cast 0012") == Replay(12, daily=True, cast=True)
     assert parse_command("play --private").private is True  # type: ignore[union-attr]
     assert parse_command("play --public").private is False  # type: ignore[union-attr]
     assert parse_command("play").private is None  # type: ignore[union-attr]
-    for bad in ("watch a b", "replay x", "replay 0", "cast 1 2", "play --private --public"):
+    for bad in ("watch a b", "replay x", "replay g", "replay G7", "replay d7", "replay -1", "replay 1.5"):
         with pytest.raises(CommandError):
             parse_command(bad)
+    for bad in ("cast 1 2", "replay \u00b2", "replay 1234567890123456789", "play --private --public"):
+        with pytest.raises(CommandError):
+            parse_command(bad)
+
+
+def test_a_garbage_game_id_is_refused_in_one_printable_line() -> None:
+    with pytest.raises(CommandError) as refused:
+        parse_command("replay '\x1b[2J\x9b31m\u202egarbage\n'")
+    said = str(refused.value)
+    assert said.startswith("replay: not a game's id: ") and "leaderboard" in said and "g7" in said
+    assert all(" " <= ch <= "~" for ch in said)
 
 
 def test_the_replay_clock_runs_at_its_speed_and_stands_still_paused() -> None:
@@ -177,13 +191,24 @@ def test_watchers_in_step_share_one_drawing_and_one_that_skipped_frames_joins_th
 
 
 def test_the_watchers_limits_are_serve_options() -> None:
+    from ansi2048.serve.channel import DEFAULT_STALL_SECONDS
     from ansi2048.serve.cli import parse_serve_options
 
-    options = parse_serve_options(["--max-watchers-per-game", "3", "--max-watchers", "0"], {"HOME": "/nowhere"})
-    assert (options.watchers_per_game, options.watchers) == (3, 0)
+    options = parse_serve_options(
+        ["--max-watchers-per-game", "3", "--max-watchers", "0", "--watcher-stalled-seconds", "2.5"],
+        {"HOME": "/nowhere"},
+    )
+    assert (options.watchers_per_game, options.watchers, options.watcher_stall) == (3, 0, 2.5)
     defaults = parse_serve_options([], {"HOME": "/nowhere"})
     assert (defaults.watchers_per_game, defaults.watchers) == (20, 200)
-    for bad in (["--max-watchers", "-1"], ["--max-watchers-per-game", "many"]):
+    assert defaults.watcher_stall == DEFAULT_STALL_SECONDS == 10
+    for bad in (
+        ["--max-watchers", "-1"],
+        ["--max-watchers-per-game", "many"],
+        ["--watcher-stalled-seconds", "0"],
+        ["--watcher-stalled-seconds", "nan"],
+        ["--watcher-stalled-seconds", "-3"],
+    ):
         with pytest.raises(SystemExit) as raised:
             parse_serve_options(bad, {"HOME": "/nowhere"})
         assert raised.value.code == 2
@@ -447,13 +472,62 @@ def test_replay_and_cast_reproduce_a_finished_games_final_board(served: ServerTh
 def test_replay_of_no_game_says_so(served: ServerThread) -> None:
     async def scenario() -> None:
         conn = await connect(served.port, client_key(), user="alice")
-        _, terminal = await open_terminal(conn, "replay 2")
+        _, terminal = await open_terminal(conn, "replay")
         await terminal.closed.wait()
-        assert b"no such game: you have 0 finished games" in bytes(terminal.stderr)
+        assert bytes(terminal.stderr) == b"ansi2048: replay: you have no finished game yet\r\n"
         assert terminal.exit_status == 2
         conn.close()
+        guest = await connect(served.port, None, user="guest")
+        result = await guest.run("cast g1")
+        assert (result.exit_status, bytes(result.stdout)) == (2, b"")
+        assert bytes(result.stderr) == b"ansi2048: cast: a guest has no games kept (connect with an SSH key)\n"
+        guest.close()
 
     run(scenario())
+
+
+def test_stats_lists_the_last_games_ids_and_replay_plays_one_by_its_id_for_its_player_only(
+    served: ServerThread,
+) -> None:
+    alice, bob = client_key(), client_key()
+
+    async def scenario() -> Tuple[List[str], List[str], Terminal, bytes, Any, Any, Any]:
+        conn = await connect(served.port, alice, user="alice")
+        typed = []
+        for _ in range(2):  # two games over: the first one is replayed by its id
+            chan, player = await open_terminal(conn, "play --size 2 --goal 32 --no-animation --new")
+            await player.shows("Score")
+            typed.append(await finish_a_game(chan, player))
+            chan.write(b"q")
+            await player.closed.wait()
+        listed = await conn.run("stats")
+        document = json.loads(bytes((await conn.run("stats --json")).stdout).decode())
+        ids = [game["id"] for game in document["last_games"]]  # the newest first
+        assert "seed" not in document["last_games"][0]
+        _, replayed = await open_terminal(conn, f"replay {ids[1]}")
+        await replayed.shows("end of replay", 60)
+        conn.close()
+        other = await connect(served.port, bob, user="bob")
+        theirs = await other.run(f"cast {ids[1]}")
+        unknown = await other.run("cast g999999")
+        other.close()
+        return typed, ids, replayed, bytes(listed.stdout), document, theirs, unknown
+
+    typed, ids, replayed, listed, document, theirs, unknown = run(scenario())
+    assert len(ids) == 2 and all(re.fullmatch(r"g[0-9]+", game) for game in ids)
+    first = played(7, typed[0], 2, 2, 32)
+    assert [(game["score"], game["moves"]) for game in document["last_games"]][1] == (first.score, first.moves)
+    lines = listed.decode().splitlines()
+    assert "Your last games (replay ID, cast ID):" in lines
+    shown = lines[lines.index("Your last games (replay ID, cast ID):") + 1 :]
+    assert [line.split()[0] for line in shown] == ids
+    assert f"score {first.score:>6}" in shown[1]
+    assert board_on(replayed, first) == [list(row) for row in first.board]
+    assert re.findall(r"Score (\d+).*Moves (\d+)", replayed.text()) == [(str(first.score), str(first.moves))]
+    # Bob asks for Alice's game: not found, as an id no game has; nothing shown.
+    for refused, game in ((theirs, ids[1]), (unknown, "g999999")):
+        assert (refused.exit_status, bytes(refused.stdout)) == (2, b"")
+        assert bytes(refused.stderr).decode() == f"ansi2048: cast: you have no game {game} (stats lists yours)\n"
 
 
 # -- through the real ssh client ------------------------------------------------

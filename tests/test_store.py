@@ -322,10 +322,35 @@ def test_history_keeps_records_oldest_first(store_url: str, tmp_path: Path) -> N
                 await store.keep(player, record)
             await store.keep(other, daily)
         async with opened(store_url, tmp_path) as store:
-            assert await store.history(player) == records
-            assert await store.history(player, limit=2) == records[2:]
+            kept = await store.history(player)
+            assert [finished.record for finished in kept] == records
+            assert await store.history(player, limit=2) == kept[2:]
             assert await store.history(player, limit=0) == []
-            assert await store.history(other) == [daily]
+            (others,) = await store.history(other)
+            assert others.record == daily
+
+    run(scenario())
+
+
+def test_a_finished_game_is_found_by_its_id_for_its_player_only(store_url: str, tmp_path: Path) -> None:
+    records = [a_record(score, f"2026-11-26T10:00:0{score % 10}Z") for score in (4, 8, 16)]
+
+    async def scenario() -> None:
+        async with opened(store_url, tmp_path) as store:
+            player = (await store.player("SHA256:h", "hal")).id
+            other = (await store.player("SHA256:i", "ida")).id
+            await store.keep(player, records[0])
+            await store.keep(other, records[1])
+            await store.keep(player, records[2])
+        async with opened(store_url, tmp_path) as store:
+            ids = [finished.id for finished in await store.history(player)]
+            (others,) = [finished.id for finished in await store.history(other)]
+            assert len({*ids, others}) == 3 and ids == sorted(ids)  # one namespace, in the order kept
+            assert [await store.finished(player, game) for game in ids] == [records[0], records[2]]
+            assert await store.finished(other, others) == records[1]
+            assert await store.finished(player, others) is None  # another player's game is not theirs
+            assert await store.finished(other, ids[0]) is None
+            assert await store.finished(player, max(ids) + 1000) is None
 
     run(scenario())
 

@@ -30,6 +30,7 @@ class ServeOptions:
     verify: Optional[str] = None  # --verify [DAY]: "" every day; None: serve
     watchers_per_game: int = 20  # --max-watchers-per-game
     watchers: int = 200  # --max-watchers: watchers and replays in all
+    watcher_stall: float = 10.0  # --watcher-stalled-seconds (channel.DEFAULT_STALL_SECONDS)
     log: str = ""  # --log: the file the connections' lines are appended to ("": standard error)
     limits: Limits = field(default=DEFAULT_LIMITS)
 
@@ -134,6 +135,13 @@ def _parser() -> argparse.ArgumentParser:
         help="watchers and replays on the server in all (default 200)",
     )
     parser.add_argument(
+        "--watcher-stalled-seconds",
+        type=_positive(float, zero=False),
+        default=10.0,
+        metavar="S",
+        help="a watcher or replay whose connection takes no frame this long is dropped (default 10)",
+    )
+    parser.add_argument(
         "--log", metavar="FILE", default="", help="append a line per connection to FILE (default: standard error)"
     )
     limits = parser.add_argument_group("limits (each connection and session; see docs/serving.md)")
@@ -182,6 +190,7 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
         verify=args.verify,
         watchers_per_game=args.max_watchers_per_game,
         watchers=args.max_watchers,
+        watcher_stall=args.watcher_stalled_seconds,
         log=args.log,
         limits=limits,
     )

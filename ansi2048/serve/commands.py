@@ -8,6 +8,7 @@ say what a good size or goal is."""
 from __future__ import annotations
 
 import argparse
+import re
 import shlex
 from dataclasses import dataclass
 from typing import List, NoReturn, Optional, Union
@@ -17,6 +18,7 @@ from ..render.style import ColorDepth
 
 __all__ = [
     "COLOR_DEPTHS",
+    "GAME_ID",
     "NEEDS_TERMINAL",
     "CommandError",
     "Daily",
@@ -95,11 +97,20 @@ class Watch:
 
 @dataclass(frozen=True)
 class Replay:
-    """``replay [N]`` (on a terminal) or ``cast [N]`` (asciicast v2 on
-    standard output): the player's Nth latest finished game (1: the last)."""
+    """``replay [ID]`` (on a terminal) or ``cast [ID]`` (asciicast v2 on
+    standard output): a finished game by its id (:data:`GAME_ID`), or the
+    player's last finished game."""
 
-    number: int = 1
+    game: Optional[int] = None  # None: the player's last finished game
+    daily: bool = False  # game is a ranked daily game's id (the leaderboard's); else one of the player's own
     cast: bool = False
+
+
+# A game's id as the lists show it, the one rule of replay and cast: a ranked
+# daily game's is its number on the leaderboard (as keys takes it), one of
+# the player's own games' is g and its number in stats' list. ASCII digits
+# only (str.isdigit() takes '²'), few enough for any database's integer.
+GAME_ID = re.compile(r"(g?)([0-9]{1,18})")
 
 
 Command = Union[PlayRequest, Stats, Help, Daily, Leaderboard, KeysRequest, Watch, Replay]
@@ -162,9 +173,13 @@ def parse_command(command: Optional[str]) -> Command:
             raise CommandError("watch takes one player's name at most")
         return Watch(args[0] if args else None)
     if name in ("replay", "cast"):
-        if len(args) > 1 or (args and not (args[0].isdigit() and 1 <= int(args[0]) <= 1_000_000)):
-            raise CommandError(f"{name} takes one number: 1 for your last finished game, 2 the one before...")
-        return Replay(int(args[0]) if args else 1, cast=name == "cast")
+        found = GAME_ID.fullmatch(args[0]) if len(args) == 1 else None
+        if len(args) > 1 or (args and found is None):
+            said = f"not a game's id: {printable(args[0])!r}" if len(args) == 1 else "one game's id at most"
+            raise CommandError(f"{name}: {said} (a leaderboard's, as 12, or one of yours in stats, as g7)")
+        if found is None:
+            return Replay(cast=name == "cast")
+        return Replay(int(found.group(2)), daily=not found.group(1), cast=name == "cast")
     if name != "play":
         raise CommandError(f"unknown command {printable(name)!r} (see: help)")
     parsed = _play_parser().parse_args(args)
@@ -192,8 +207,9 @@ def _day_argument(text: str) -> str:
 
 
 def _entry_argument(text: str) -> int:
-    if not text.isascii() or not text.isdigit() or len(text) > 18:
-        raise argparse.ArgumentTypeError(f"expected a game's id (a number), got {printable(text)!r}")
+    found = GAME_ID.fullmatch(text)
+    if found is None or found.group(1):
+        raise argparse.ArgumentTypeError(f"expected a ranked game's id (a number), got {printable(text)!r}")
     return int(text)
 
 
@@ -232,9 +248,11 @@ def help_text(port: int) -> str:
         "      --color " + "|".join(COLOR_DEPTHS) + "  --no-animation | --animation  --new\n"
         "      --private | --public (may others watch? public by default; kept)\n"
         f"  {ssh} watch [NAME]     the games played now, live (or NAME's)\n"
-        f"  {ssh} replay [N]       your last finished game (N: Nth latest)\n"
-        f"  {plain} cast [N] > game.cast   it as an asciicast v2 file\n"
-        f"  {ssh} stats [--json]   your records\n"
+        f"  {ssh} replay [ID]      your last finished game, or game ID:\n"
+        "      yours as stats lists them (g7), or a ranked daily game's on the\n"
+        "      leaderboard (12) once its day is over; + - speed, space, q\n"
+        f"  {plain} cast [ID] > game.cast   the same as an asciicast v2 file\n"
+        f"  {ssh} stats [--json]   your records, your last games' ids\n"
         f"  {ssh} daily            the day's game, the same tiles for all;\n"
         "      your first of the day (UTC) is ranked: no undo; a hint or autoplay\n"
         "      unranks it (asked first); r twice ends it for good\n"

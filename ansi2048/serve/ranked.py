@@ -52,13 +52,14 @@ from .store.base import DailyEntry, Store, StoreUnavailable
 __all__ = [
     "SECRET_FILE",
     "DailyKeeping",
-    "KeysRefused",
     "OpenedDaily",
     "RankedGame",
+    "Refused",
     "daily_secret",
     "keys_for",
     "leaderboard_output",
     "open_daily",
+    "published",
 ]
 
 SECRET_FILE = "daily_secret"
@@ -259,18 +260,26 @@ class RankedGame(DailyGame):
         self._daily.entry = result
 
 
-class KeysRefused(Exception):
-    """``keys`` cannot give this game (one line)."""
+class Refused(Exception):
+    """``keys``, ``replay`` or ``cast`` cannot give this game (one line)."""
+
+
+def published(entry: Optional[DailyEntry], wanted: int, now: float, command: str) -> DailyEntry:
+    """``entry`` if anyone may have its recording (``keys``) or see it played
+    back (``replay``, ``cast``): a ranked game whose day is over. Before, it
+    would give away the seed, and so the day's tiles to everyone still
+    playing: :class:`Refused`, saying when, in ``command``'s name."""
+    if entry is None or entry.status not in RANKED:
+        raise Refused(f"{command}: no ranked game {wanted}")
+    if now < day_end(entry.day):
+        raise Refused(f"{command}: game {wanted} is of {entry.day}, whose tiles stay secret until it ends (00:00 UTC)")
+    return entry
 
 
 def keys_for(entry: Optional[DailyEntry], wanted: int, now: float) -> bytes:
-    """What ``keys ID`` gives, or :class:`KeysRefused`: a ranked game's
-    recording, once its day is over (before, it would reveal the seed)."""
-    if entry is None or entry.status not in RANKED:
-        raise KeysRefused(f"keys: no ranked game {wanted}")
-    if now < day_end(entry.day):
-        raise KeysRefused(f"keys: game {wanted} is of {entry.day}, whose tiles stay secret until it ends (00:00 UTC)")
-    return keys_text(entry)
+    """What ``keys ID`` gives, or :class:`Refused`: a ranked game's
+    recording, once its day is over (:func:`published`)."""
+    return keys_text(published(entry, wanted, now, "keys"))
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,10 @@
-"""Replaying finished games over SSH: ``replay N`` plays the player's game
-back on the piped replay's own driver (:class:`~ansi2048.play.piped.PipedDriver`)
+"""Replaying finished games over SSH: ``replay [ID]`` plays a game back on
+the piped replay's own driver (:class:`~ansi2048.play.piped.PipedDriver`)
 on a thread of its own, its clock a :class:`~.replay_clock.ReplayClock` the
-viewer's keys speed up, slow down and pause; ``cast N`` is
-:func:`~ansi2048.play.piped.play_piped` writing ``--cast``'s file."""
+viewer's keys speed up, slow down and pause; ``cast [ID]`` is
+:func:`~ansi2048.play.piped.play_piped` writing ``--cast``'s file. What
+either plays is a :class:`Playback`: one of the player's own finished games
+(its history record) or a ranked daily game (its verified recording)."""
 
 from __future__ import annotations
 
@@ -10,19 +12,59 @@ import asyncio
 import io
 import threading
 import time
+from dataclasses import dataclass
 from typing import Dict, Optional
 
 from ..game.engine import Game
+from ..records.history import Record
+from ..records.recording import split_header
 from .channel import POLL_SECONDS, SAID_SLOW, Ended, Typed, Viewer, next_incoming
 from .replay_clock import ReplayClock, ReplayStopped
 
-__all__ = ["cast_text", "play_replay"]
+__all__ = ["Playback", "cast_text", "play_replay"]
 
 
-async def play_replay(viewer: Viewer, game: Game, game_keys: str, caption: str, animate: bool = True) -> str:
-    """Play back a finished game (``game`` new, at its seed; ``game_keys`` its
-    keys) on the piped replay's driver, on a thread: + and - change the
-    speed, space pauses, q leaves. The line to say at the end."""
+@dataclass(frozen=True)
+class Playback:
+    """A finished game as a replay plays it: a new game of its size, goal
+    and seed, and the keys that played it (a recording's body)."""
+
+    rows: int
+    cols: int
+    goal: int
+    seed: int
+    keys: bytes
+
+    @classmethod
+    def of_record(cls, record: Record) -> Playback:
+        return cls(record.rows, record.cols, record.goal, record.seed, record.keys.encode("ascii"))
+
+    @classmethod
+    def of_recording(cls, recording: bytes) -> Optional[Playback]:
+        """A whole recording's (a daily game's: header and keys); None if
+        its header does not fix a game the engine can play (a row altered
+        by hand: the server wrote a good one)."""
+        header, body = split_header(recording)
+        if header is None or None in (header.seed, header.rows, header.cols, header.goal):
+            return None
+        assert header.seed is not None and header.rows is not None and header.cols is not None
+        assert header.goal is not None
+        playback = cls(header.rows, header.cols, header.goal, header.seed, body)
+        try:
+            playback.game()
+        except ValueError:
+            return None
+        return playback
+
+    def game(self) -> Game:
+        """The game at its start (ValueError if no game has its rules)."""
+        return Game(self.rows, self.cols, self.goal, self.seed)
+
+
+async def play_replay(viewer: Viewer, playback: Playback, caption: str, animate: bool = True) -> str:
+    """Play back a finished game on the piped replay's driver, on a thread:
+    + and - change the speed, space pauses, q leaves. The line to say at
+    the end."""
     from ..game.session import Session
     from ..loop.state import Play, Settings
     from ..options.parser import REPLAY_DELAY
@@ -38,7 +80,7 @@ async def play_replay(viewer: Viewer, game: Game, game_keys: str, caption: str, 
         loop.call_soon_threadsafe(viewer.write, text)
 
     screen = viewer.new_screen(write, viewer.window)
-    session = Session(game, keep_keys=False)
+    session = Session(playback.game(), keep_keys=False)
     settings = Settings(animate=animate, can_wait=False, replay=True)
     play = Play(session, settings, viewer.window(), note=caption, warning=caption, saving=False)
     store = NoStore()
@@ -46,8 +88,8 @@ async def play_replay(viewer: Viewer, game: Game, game_keys: str, caption: str, 
         screen, store, Recorder(None, lambda message: None), BestWriter(store.record_best, clock.now, 0)
     )
     driver = PipedDriver(play, performer, clock.now, clock.sleep, REPLAY_DELAY)
-    decoder = BodyDecoder()  # a history's keys are a recording's body
-    items = decoder.feed(game_keys.encode("ascii")) + decoder.finish()
+    decoder = BodyDecoder()  # read as any replay reads keys (as ansi2048 < game.keys would)
+    items = decoder.feed(playback.keys) + decoder.finish()
 
     def run() -> None:
         try:
@@ -98,7 +140,7 @@ def _finish(done: asyncio.Future[None]) -> None:
         done.set_result(None)
 
 
-def cast_text(game: Game, game_keys: str, env: Dict[str, str], theme: str, timestamp: int) -> str:
+def cast_text(playback: Playback, env: Dict[str, str], theme: str, timestamp: int) -> str:
     """The asciicast v2 file of a finished game, as ``--cast`` writes it for
     a replay (:func:`~ansi2048.play.piped.play_piped` with the recording)."""
     from .. import __version__
@@ -114,8 +156,9 @@ def cast_text(game: Game, game_keys: str, env: Dict[str, str], theme: str, times
     stream = _Kept()
     cast = CastWriter(stream, time.monotonic, lambda message: None, timestamp=timestamp, env=env, theme=theme)
     options = Options(theme=theme)
-    ctx = Context(options, io.StringIO(), io.StringIO(), env, lambda message: None, lambda: game.seed, cast=cast)
-    header = format_header(game.seed, game.rows, game.cols, game.goal, __version__)
-    play_piped(ctx, (header + game_keys).encode("ascii"))
+    seed = playback.seed
+    ctx = Context(options, io.StringIO(), io.StringIO(), env, lambda message: None, lambda: seed, cast=cast)
+    header = format_header(seed, playback.rows, playback.cols, playback.goal, __version__)
+    play_piped(ctx, header.encode("ascii") + playback.keys)
     cast.close()
     return stream.getvalue()

@@ -227,6 +227,7 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         daily_secret=secret,
         daily_per_address=options.daily_per_address,
         live=LiveGames(options.watchers_per_game, options.watchers),
+        watch_stall=options.watcher_stall,
         limits=limits,
     )
     stop = asyncio.Event()

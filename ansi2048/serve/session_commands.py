@@ -1,17 +1,16 @@
 """A session's commands other than its games: ``stats``, ``leaderboard``
-and ``keys`` (no terminal needed), ``cast N`` (a file written to the
-client), and ``watch`` and ``replay N`` (the session as a viewer:
+and ``keys`` (no terminal needed), ``cast [ID]`` (a file written to the
+client), and ``watch`` and ``replay [ID]`` (the session as a viewer:
 :func:`as_viewer`, drawn for its own window and colour depth)."""
 
 from __future__ import annotations
 
 import asyncio
 from contextlib import suppress
-from typing import TYPE_CHECKING, Callable, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple, Union
 
 import asyncssh
 
-from ..game.engine import Game
 from ..options.context import Options
 from ..options.parser import EXIT_ERROR, EXIT_OK, EXIT_USAGE
 from ..play.screen import Screen, wants_motion
@@ -21,10 +20,12 @@ from ..render.style import ColorDepth
 from ..render.themes import THEMES
 from .channel import Viewer
 from .commands import KeysRequest, Leaderboard, Replay, Watch
+from .daily import day_of, day_seed
 from .live import WatchFull
-from .ranked import KeysRefused, keys_for, leaderboard_output
-from .replay import cast_text, play_replay
-from .store.base import Prefs
+from .names import display_name
+from .ranked import Refused, keys_for, leaderboard_output, published
+from .replay import Playback, cast_text, play_replay
+from .store.base import Finished, Player, Prefs
 from .watch import watch_session
 
 if TYPE_CHECKING:
@@ -63,21 +64,19 @@ async def watch_command(session: SessionChannel, request: Watch) -> int:
 
 
 async def replay_command(session: SessionChannel, request: Replay) -> int:
-    """``replay N`` / ``cast N``: the player's Nth latest finished game."""
+    """``replay [ID]`` / ``cast [ID]``: a finished game (:func:`_replayed`)."""
     player = await session.player()
-    records = await session.server.store.history(player.id, request.number) if player is not None else []
-    if len(records) < request.number:
-        kept = f"you have {len(records)} finished game{'s' if len(records) != 1 else ''}"
-        session.say(f"ansi2048: no such game: {kept if player else 'a guest has none (connect with an SSH key)'}")
+    try:
+        playback, title = await _replayed(session, player, request)
+    except Refused as refused:
+        session.say(f"ansi2048: {refused}")
         return EXIT_USAGE
-    record = records[0]  # the newest ``number``, oldest first: the Nth latest
-    game = Game(record.rows, record.cols, record.goal, record.seed)
     prefs = player.prefs if player is not None else Prefs()
     if request.cast:
         assert session.chan is not None
         env = session.client_env()
         text = await asyncio.get_running_loop().run_in_executor(
-            None, cast_text, game, record.keys, env, prefs.theme or "classic", int(session.server.now())
+            None, cast_text, playback, env, prefs.theme or "classic", int(session.server.now())
         )
         session.chan.write(text.encode("utf-8"))
         return EXIT_OK
@@ -88,9 +87,9 @@ async def replay_command(session: SessionChannel, request: Replay) -> int:
         session.say(f"ansi2048: {full}")
         return EXIT_ERROR
     try:
-        caption = f"replay · {record.date} · + - speed, space pauses, q leaves"
+        caption = f"replay · {title} · + - speed, space pauses, q leaves"
         animate = wants_motion(Options(animation=prefs.animation is not False), session.client_env())
-        said = await play_replay(as_viewer(session, prefs), game, record.keys, caption, animate)
+        said = await play_replay(as_viewer(session, prefs), playback, caption, animate)
     finally:
         live.give_back()
     if said:
@@ -98,24 +97,98 @@ async def replay_command(session: SessionChannel, request: Replay) -> int:
     return EXIT_OK
 
 
+async def _replayed(session: SessionChannel, player: Optional[Player], request: Replay) -> Tuple[Playback, str]:
+    """The game ``request`` names and its title on the caption, or
+    :class:`Refused` (one line): a ranked daily game once its day is over
+    (the rule of ``keys``, :func:`published`), or one of the player's own
+    games (another player's is not found, never shown)."""
+    store, name = session.server.store, "cast" if request.cast else "replay"
+    if request.daily:
+        assert request.game is not None
+        entry = published(await store.daily_by_id(request.game), request.game, session.server.now(), name)
+        playback = Playback.of_recording(entry.recording)
+        if playback is None:
+            raise Refused(f"{name}: game {request.game} has no recording that replays")
+        return playback, f"{display_name(entry.name)}, daily game of {entry.day}"
+    if player is None:
+        raise Refused(f"{name}: a guest has no games kept (connect with an SSH key)")
+    if request.game is None:
+        last = await store.history(player.id, 1)
+        if not last:
+            raise Refused(f"{name}: you have no finished game yet")
+        record = last[0].record
+    else:
+        found = await store.finished(player.id, request.game)
+        if found is None:
+            raise Refused(f"{name}: you have no game g{request.game} (stats lists yours)")
+        record = found
+    return Playback.of_record(record), record.date
+
+
 async def stats_command(session: SessionChannel, as_json: bool) -> int:
+    """``stats [--json]``: the player's records (``--stats``'s), then their
+    last finished games with the ids ``replay`` and ``cast`` take."""
     player = await session.player()
-    records = await session.server.store.history(player.id) if player is not None else []
-    stats = board_stats(records)
+    kept = await session.server.store.history(player.id) if player is not None else []
+    # The statistics show each top game's seed; a game of today's daily seed
+    # (ranked or practice) would give the day's tiles away to anyone it is
+    # shown to: such games count once the day is over.
+    server = session.server
+    secret = day_seed(server.daily_secret, day_of(server.now()))
+    stats = board_stats([finished.record for finished in kept if finished.record.seed != secret])
+    held = sum(1 for finished in kept if finished.record.seed == secret)
+    last = kept[-LAST_LISTED:][::-1]
     if as_json:
         import json
 
         from .. import __version__
 
-        for line in json.dumps(stats_document(stats, __version__), indent=1).splitlines():
+        document = {
+            **stats_document(stats, __version__),
+            "daily_held_back": held,
+            "last_games": [_last_document(game) for game in last],
+        }
+        for line in json.dumps(document, indent=1).splitlines():
             session.say(line, stderr=False)
-    elif not stats:
-        guest = " (as a guest, nothing is kept: connect with an SSH key)" if player is None else ""
-        session.say(f"No finished games yet.{guest}", stderr=False)
+        return EXIT_OK
+    width = session.window[0]
+    if stats:
+        lines = stats_lines(stats, ColorDepth.NONE, width)
     else:
-        for line in stats_lines(stats, ColorDepth.NONE, session.window[0]):
-            session.say(line, stderr=False)
+        guest = " (as a guest, nothing is kept: connect with an SSH key)" if player is None else ""
+        lines = [f"No finished games yet.{guest}" if not kept else "No finished games counted yet."]
+    if held:
+        lines.append(f"{held} of today's daily games count once the day is over (its tiles are secret).")
+    if last:
+        lines += ["", "Your last games (replay ID, cast ID):", *(_last_line(game) for game in last)]
+    for line in lines:
+        session.say(line[:width], stderr=False)
     return EXIT_OK
+
+
+# stats lists this many of the player's last games, with their ids.
+LAST_LISTED = 5
+
+
+def _last_line(game: Finished) -> str:
+    record = game.record
+    size = f"{record.rows}x{record.cols}"
+    when = record.date.replace("T", " ").rstrip("Z")[:16]
+    return f"  g{game.id:<6} {when}  {size:>5}  score {record.score:>6}  tile {record.biggest:>5}  moves {record.moves}"
+
+
+def _last_document(game: Finished) -> Dict[str, Any]:
+    # No seed: a served daily game's is the day's, secret until the day is over.
+    record = game.record
+    return {
+        "id": f"g{game.id}",
+        "date": record.date,
+        "size": f"{record.rows}x{record.cols}",
+        "goal": record.goal,
+        "score": record.score,
+        "biggest": record.biggest,
+        "moves": record.moves,
+    }
 
 
 async def daily_command(session: SessionChannel, command: Union[Leaderboard, KeysRequest]) -> int:
@@ -125,7 +198,7 @@ async def daily_command(session: SessionChannel, command: Union[Leaderboard, Key
         entry = await server.store.daily_by_id(command.entry)
         try:
             recording = keys_for(entry, command.entry, server.now())
-        except KeysRefused as refused:
+        except Refused as refused:
             session.say(f"ansi2048: {refused}")
             return EXIT_USAGE
         assert session.chan is not None

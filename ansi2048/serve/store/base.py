@@ -29,6 +29,7 @@ __all__ = [
     "Claim",
     "ClaimLost",
     "DailyEntry",
+    "Finished",
     "Player",
     "Prefs",
     "SchemaTooNew",
@@ -83,6 +84,16 @@ class Claim:
 
     holder: str
     until: float
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A finished game as the store keeps it: the record, and the id the
+    player names it by (``replay gID``; unique on the server, in the order
+    games were kept)."""
+
+    id: int
+    record: Record
 
 
 @dataclass(frozen=True)
@@ -166,8 +177,12 @@ class Store(Protocol):
     async def keep(self, player: int, record: Record) -> None:
         """Add a finished game to the player's history."""
 
-    async def history(self, player: int, limit: Optional[int] = None) -> List[Record]:
+    async def history(self, player: int, limit: Optional[int] = None) -> List[Finished]:
         """The player's finished games, oldest first (the newest ``limit``)."""
+
+    async def finished(self, player: int, game: int) -> Optional[Record]:
+        """The player's finished game of id ``game``; None if they have none
+        of that id (another player's game is not theirs)."""
 
     # -- the daily leaderboard ---------------------------------------------------
 

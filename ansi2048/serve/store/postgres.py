@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from ...records.history import Record
-from .base import Claim, ClaimLost, DailyEntry, Player, Prefs, StoreError, StoreUnavailable
+from .base import Claim, ClaimLost, DailyEntry, Finished, Player, Prefs, StoreError, StoreUnavailable
 from .common import (
     POSTGRES,
     Migration,
@@ -370,14 +370,25 @@ class PostgresStore:
 
         await self._transaction(add)
 
-    async def history(self, player: int, limit: Optional[int] = None) -> List[Record]:
-        async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> List[str]:
+    async def history(self, player: int, limit: Optional[int] = None) -> List[Finished]:
+        async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> List[Tuple[Any, ...]]:
             cursor = await connection.execute(
-                "SELECT record FROM history WHERE player = %s ORDER BY id DESC LIMIT %s", (player, limit)
+                "SELECT id, record FROM history WHERE player = %s ORDER BY id DESC LIMIT %s", (player, limit)
             )
-            return [line for (line,) in reversed(await cursor.fetchall())]
+            return list(reversed(await cursor.fetchall()))
 
-        return [Record.from_json(line) for line in await self._transaction(read)]
+        return [Finished(int(game), Record.from_json(line)) for game, line in await self._transaction(read)]
+
+    async def finished(self, player: int, game: int) -> Optional[Record]:
+        async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> Optional[str]:
+            cursor = await connection.execute(
+                "SELECT record FROM history WHERE player = %s AND id = %s", (player, game)
+            )
+            row = await cursor.fetchone()
+            return None if row is None else str(row[0])
+
+        line = await self._transaction(read)
+        return None if line is None else Record.from_json(line)
 
     # -- the daily leaderboard (the SQL: store/daily.py) ----------------------------
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, List, Optional, Sequence, Tuple
 
 from ...records.history import Record
-from .base import Claim, ClaimLost, DailyEntry, Player, Prefs
+from .base import Claim, ClaimLost, DailyEntry, Finished, Player, Prefs
 from .common import (
     SQLITE,
     Migration,
@@ -271,15 +271,24 @@ class SQLiteStore:
 
         await self._writer.do(add)
 
-    async def history(self, player: int, limit: Optional[int] = None) -> List[Record]:
-        def read(connection: sqlite3.Connection) -> List[str]:
+    async def history(self, player: int, limit: Optional[int] = None) -> List[Finished]:
+        def read(connection: sqlite3.Connection) -> List[Tuple[int, str]]:
             rows = connection.execute(
-                "SELECT record FROM history WHERE player = ? ORDER BY id DESC LIMIT ?",
+                "SELECT id, record FROM history WHERE player = ? ORDER BY id DESC LIMIT ?",
                 (player, -1 if limit is None else limit),
             ).fetchall()
-            return [line for (line,) in reversed(rows)]
+            return list(reversed(rows))
 
-        return [Record.from_json(line) for line in await self._writer.do(read)]
+        return [Finished(int(game), Record.from_json(line)) for game, line in await self._writer.do(read)]
+
+    async def finished(self, player: int, game: int) -> Optional[Record]:
+        def read(connection: sqlite3.Connection) -> Optional[str]:
+            found = connection.execute("SELECT record FROM history WHERE player = ? AND id = ?", (player, game))
+            row = found.fetchone()
+            return None if row is None else str(row[0])
+
+        line = await self._writer.do(read)
+        return None if line is None else Record.from_json(line)
 
     # -- the daily leaderboard (the SQL: store/daily.py) ----------------------------
 
