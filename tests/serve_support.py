@@ -32,12 +32,16 @@ class MemoryStore:
         self.records: Dict[int, List[Record]] = {}
         self.appends = 0
         self.closed = False
+        self.secrets: Dict[str, bytes] = {}
 
     async def open(self) -> None:
         pass
 
     async def close(self) -> None:
         self.closed = True
+
+    async def shared_secret(self, name: str, proposed: bytes) -> bytes:
+        return self.secrets.setdefault(name, proposed)
 
     async def player(self, fingerprint: str, name: str) -> Player:
         if fingerprint not in self.players:

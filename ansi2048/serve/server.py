@@ -211,11 +211,13 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         stderr.write(f"ansi2048 serve: error: {_why(error)}\n")
         return EXIT_ERROR
     try:
-        secret = daily_secret(options.data_dir)
-    except (OSError, ValueError) as error:
+        secret, said = await daily_secret(store, options.data_dir)
+    except (OSError, ValueError, StoreError) as error:
         await store.close()
         stderr.write(f"ansi2048 serve: error: {_why(error)}\n")
         return EXIT_ERROR
+    if said:
+        stderr.write(f"ansi2048 serve: {said}\n")
     limits, capped = capped_by_files(options.limits, raise_open_files())
     if capped:
         stderr.write(f"ansi2048 serve: {capped}\n")
