@@ -233,13 +233,16 @@ class ServeProcess:
         env: Optional[Dict[str, str]] = None,
         host: str = "127.0.0.1",
         prefix: Sequence[str] = (),
+        port: int = 0,
+        options: Sequence[str] = (),
     ) -> None:
         import select
         import sys
 
         from .conftest import child_env
 
-        command = [*prefix, sys.executable, "-m", "ansi2048", "serve", "--listen", f"{host}:0", "--data-dir", str(data)]
+        command = [*prefix, sys.executable, "-m", "ansi2048", "serve", "--listen", f"{host}:{port}", *options]
+        command += ["--data-dir", str(data)]
         self.process = subprocess.Popen(
             [*command, "--db", db] if db else command,
             stdin=subprocess.DEVNULL,
