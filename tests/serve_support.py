@@ -33,12 +33,16 @@ class MemoryStore:
         self.kept = 0  # the finished games of every player: the last one's id
         self.appends = 0
         self.closed = False
+        self.secrets: Dict[str, bytes] = {}
 
     async def open(self) -> None:
         pass
 
     async def close(self) -> None:
         self.closed = True
+
+    async def shared_secret(self, name: str, proposed: bytes) -> bytes:
+        return self.secrets.setdefault(name, proposed)
 
     async def player(self, fingerprint: str, name: str) -> Player:
         if fingerprint not in self.players:
@@ -234,13 +238,16 @@ class ServeProcess:
         env: Optional[Dict[str, str]] = None,
         host: str = "127.0.0.1",
         prefix: Sequence[str] = (),
+        port: int = 0,
+        options: Sequence[str] = (),
     ) -> None:
         import select
         import sys
 
         from .conftest import child_env
 
-        command = [*prefix, sys.executable, "-m", "ansi2048", "serve", "--listen", f"{host}:0", "--data-dir", str(data)]
+        command = [*prefix, sys.executable, "-m", "ansi2048", "serve", "--listen", f"{host}:{port}", *options]
+        command += ["--data-dir", str(data)]
         self.process = subprocess.Popen(
             [*command, "--db", db] if db else command,
             stdin=subprocess.DEVNULL,

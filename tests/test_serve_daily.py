@@ -45,6 +45,7 @@ from ansi2048.serve.verify import verify  # noqa: E402
 from .conftest import child_env  # noqa: E402
 from .serve_support import ServerThread, Terminal  # noqa: E402
 from .test_serve import client_key, connect, on_server, open_terminal, player_of, run  # noqa: E402
+from .test_store import opened  # noqa: E402
 
 SECRET = b"the test server's secret, 32 b.."
 DAY = "2026-11-26"
@@ -290,10 +291,53 @@ def test_the_seed_is_an_hmac_of_the_day_under_the_secret() -> None:
     assert day_seed(b"another server's secret........", DAY) != day_seed(SECRET, DAY)
 
 
-def test_the_secret_is_made_once_readable_by_its_owner_only_then_kept(tmp_path: Path) -> None:
-    secret = daily_secret(str(tmp_path))
-    assert len(secret) == 32 and daily_secret(str(tmp_path)) == secret
-    assert (tmp_path / SECRET_FILE).stat().st_mode & 0o777 == 0o600
+def test_the_secret_is_made_once_in_the_database_and_shared_by_every_server_on_it(
+    tmp_path: Path, store_url: str
+) -> None:
+    # Two servers with data directories of their own on one database deal
+    # the same tiles: one leaderboard, with nothing copied between them.
+    first_dir, second_dir = tmp_path / "a", tmp_path / "b"
+    first_dir.mkdir()
+    second_dir.mkdir()
+
+    async def scenario() -> Tuple[Tuple[bytes, str], Tuple[bytes, str]]:
+        async with opened(store_url, first_dir) as first, opened(store_url, second_dir) as second:
+            return await daily_secret(first, str(first_dir)), await daily_secret(second, str(second_dir))
+
+    (secret, said), (shared, said_too) = run(scenario())
+    assert len(secret) == 32 and shared == secret and said == said_too == ""
+    assert not (first_dir / SECRET_FILE).exists()  # no copy of it lying around
+
+
+def test_a_secret_file_of_an_earlier_version_is_kept_and_one_that_differs_is_said_unused(
+    tmp_path: Path, store_url: str
+) -> None:
+    earlier, other = b"the secret an earlier server made", b"another deployment's secret....."
+    first_dir, second_dir = tmp_path / "a", tmp_path / "b"
+    first_dir.mkdir()
+    second_dir.mkdir()
+    (first_dir / SECRET_FILE).write_bytes(earlier)
+    (second_dir / SECRET_FILE).write_bytes(other)
+
+    async def scenario() -> Tuple[Tuple[bytes, str], Tuple[bytes, str]]:
+        async with opened(store_url, first_dir) as first, opened(store_url, second_dir) as second:
+            return await daily_secret(first, str(first_dir)), await daily_secret(second, str(second_dir))
+
+    (secret, said), (shared, said_too) = run(scenario())
+    assert secret == shared == earlier  # the days already played keep their tiles
+    assert said == ""
+    assert said_too == f"{second_dir / SECRET_FILE} is not used: the database holds the daily secret its servers share"
+
+
+def test_a_secret_file_too_short_is_refused(tmp_path: Path, store_url: str) -> None:
+    (tmp_path / SECRET_FILE).write_bytes(b"short")
+
+    async def scenario() -> None:
+        async with opened(store_url, tmp_path) as store:
+            with pytest.raises(ValueError, match="too short"):
+                await daily_secret(store, str(tmp_path))
+
+    run(scenario())
 
 
 @pytest.mark.parametrize(

@@ -382,6 +382,23 @@ def test_the_default_file_is_made_in_the_data_directory(tmp_path: Path) -> None:
     assert "serve.sqlite3" in run(scenario())
 
 
+# -- secrets shared by the servers on one database ---------------------------------
+
+
+def test_the_first_secret_proposed_is_kept_for_every_server(store_url: str, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with opened(store_url, tmp_path / "a") as first, opened(store_url, tmp_path / "b") as second:
+            assert await first.shared_secret("daily", b"first server's.") == b"first server's."
+            assert await second.shared_secret("daily", b"second server's") == b"first server's."
+            assert await first.shared_secret("other", b"another name...") == b"another name..."
+        async with opened(store_url, tmp_path / "a") as again:  # kept across restarts
+            assert await again.shared_secret("daily", b"a third one....") == b"first server's."
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    run(scenario())
+
+
 # -- the schema -------------------------------------------------------------------
 
 # A later version's step, as a newer ansi2048 would add one: valid SQL on every database.
@@ -412,7 +429,7 @@ def test_an_older_schema_is_upgraded_once_and_a_newer_one_refused(store_url: str
         with pytest.raises(SchemaTooNew) as refused:
             await older.open()
         assert str(refused.value) == (
-            "the database's schema is version 3, newer than this ansi2048's 2: upgrade ansi2048 to serve it"
+            "the database's schema is version 4, newer than this ansi2048's 3: upgrade ansi2048 to serve it"
         )
         await older.close()  # closing a store that failed to open is harmless
 

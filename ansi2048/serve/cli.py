@@ -32,6 +32,7 @@ class ServeOptions:
     watchers: int = 200  # --max-watchers: watchers and replays in all
     watcher_stall: float = 10.0  # --watcher-stalled-seconds (channel.DEFAULT_STALL_SECONDS)
     log: str = ""  # --log: the file the connections' lines are appended to ("": standard error)
+    reuse_port: bool = False  # --reuse-port: other servers may listen on the same port (SO_REUSEPORT)
     limits: Limits = field(default=DEFAULT_LIMITS)
 
 
@@ -95,6 +96,12 @@ def _parser() -> argparse.ArgumentParser:
         default=DEFAULT_LISTEN,
         metavar="HOST:PORT",
         help="where to listen (default 127.0.0.1:2048: this machine only; 0.0.0.0:2048 for everyone)",
+    )
+    parser.add_argument(
+        "--reuse-port",
+        action="store_true",
+        help="let other ansi2048 serve processes listen on the same port; the system spreads connections among"
+        " them (SO_REUSEPORT: Linux, BSD, macOS). Give them one --data-dir or the same host key, and one --db",
     )
     parser.add_argument(
         "--data-dir", metavar="DIR", help="the host key and the database (default: 'server' in the data directory)"
@@ -192,6 +199,7 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
         watchers=args.max_watchers,
         watcher_stall=args.watcher_stalled_seconds,
         log=args.log,
+        reuse_port=args.reuse_port,
         limits=limits,
     )
 

@@ -11,7 +11,7 @@ import json
 import os
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, List, Optional
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, List, Optional, Tuple
 
 from .. import __version__
 from ..game.engine import Game
@@ -20,6 +20,7 @@ from ..game.session import Session
 from ..loop.events import Event, Key, Keys, Resized
 from ..records.history import config_key
 from ..records.recording import BodyDecoder, format_header
+from ..storage.files import read_regular
 from ..storage.save_file import SaveFile
 from .daily import (
     ASSISTED,
@@ -62,8 +63,10 @@ __all__ = [
     "published",
 ]
 
-SECRET_FILE = "daily_secret"
+SECRET_FILE = "daily_secret"  # a secret to propose (earlier versions kept it here)
+SECRET_NAME = "daily"  # its name in the database
 SECRET_BYTES = 32
+SECRET_LONGEST = 4096  # a file bigger than this is no secret of ours
 BOARD_KEY = b"b"  # typed alone, in a daily game: the day's board on the note line
 DEFAULT_PER_ADDRESS = 3  # new identities one address may enter in one day's ranking
 
@@ -78,26 +81,27 @@ NOTE_CAPPED = "practice: your address entered its players in today's ranking"
 SAID_DAY_OVER = "the day is over (UTC midnight): your ranked game ends with score {score}"
 
 
-def daily_secret(data_dir: str) -> bytes:
-    """The server's secret that the days' seeds derive from, in
-    ``data_dir``: made on first start (readable by its owner only), then
-    kept; whoever reads it can compute every day's tiles."""
+async def daily_secret(store: Store, data_dir: str) -> Tuple[bytes, str]:
+    """The secret that the days' seeds derive from, and what to say of it
+    ("" if nothing). It is kept in the database, so that every server on one
+    database deals the same tiles (one leaderboard) with nothing to copy
+    between them: the first server to start makes it. A server's
+    ``daily_secret`` file (written by earlier versions, or by an operator
+    who brings the secret of another deployment) is what it proposes in
+    place of new random bytes; once the database has one, the database's
+    wins, and a file that differs is said to be unused. Whoever reads the
+    secret can compute every day's tiles."""
     path = os.path.join(data_dir, SECRET_FILE)
     try:
-        with open(path, "rb") as stream:
-            secret = stream.read()
-        if len(secret) >= 16:
-            return secret
-        raise ValueError(f"{path}: the daily secret is too short (delete it only if no day is being played)")
+        from_file: Optional[bytes] = read_regular(path, SECRET_LONGEST, follow=True)
     except FileNotFoundError:
-        pass
-    secret = os.urandom(SECRET_BYTES)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # another server's is not overwritten
-    with os.fdopen(fd, "wb") as stream:
-        stream.write(secret)
-        stream.flush()
-        os.fsync(stream.fileno())
-    return secret
+        from_file = None
+    if from_file is not None and len(from_file) < 16:
+        raise ValueError(f"{path}: the daily secret is too short (16 bytes at least)")
+    secret = await store.shared_secret(SECRET_NAME, from_file or os.urandom(SECRET_BYTES))
+    if from_file is not None and from_file != secret:
+        return secret, f"{path} is not used: the database holds the daily secret its servers share"
+    return secret, ""
 
 
 class DailyKeeping(StoreKeeping):

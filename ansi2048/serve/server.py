@@ -139,11 +139,14 @@ class GameServer:
             return False  # running, as another user
         return False
 
-    async def listen(self, host: str, port: int, key: asyncssh.SSHKey) -> Tuple[str, int]:
-        """Listen on ``host``:``port`` (0: a free one); where it listens."""
+    async def listen(self, host: str, port: int, key: asyncssh.SSHKey, reuse_port: bool = False) -> Tuple[str, int]:
+        """Listen on ``host``:``port`` (0: a free one); where it listens.
+        ``reuse_port``: other processes may listen there too (SO_REUSEPORT),
+        and the system spreads new connections among them."""
         self._listener = await asyncssh.listen(
             host,
             port,
+            reuse_port=reuse_port or None,  # None: the system's default (off), and no error where it is unknown
             server_factory=lambda: ClientConnection(self),
             server_host_keys=[key],
             encoding=None,  # keys are bytes, decoded by the game's own decoder
@@ -211,11 +214,13 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         stderr.write(f"ansi2048 serve: error: {_why(error)}\n")
         return EXIT_ERROR
     try:
-        secret = daily_secret(options.data_dir)
-    except (OSError, ValueError) as error:
+        secret, said = await daily_secret(store, options.data_dir)
+    except (OSError, ValueError, StoreError) as error:
         await store.close()
         stderr.write(f"ansi2048 serve: error: {_why(error)}\n")
         return EXIT_ERROR
+    if said:
+        stderr.write(f"ansi2048 serve: {said}\n")
     limits, capped = capped_by_files(options.limits, raise_open_files())
     if capped:
         stderr.write(f"ansi2048 serve: {capped}\n")
@@ -236,7 +241,10 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         loop.add_signal_handler(signum, stop.set)
     try:
         try:
-            host, port = await server.listen(options.host, options.port, key)
+            host, port = await server.listen(options.host, options.port, key, options.reuse_port)
+        except ValueError as error:  # asyncio: SO_REUSEPORT is not supported here
+            stderr.write(f"ansi2048 serve: error: --reuse-port: {_why(error)}\n")
+            return EXIT_ERROR
         except OSError as error:
             stderr.write(f"ansi2048 serve: error: cannot listen on {options.host}:{options.port}: {_why(error)}\n")
             return EXIT_ERROR

@@ -136,6 +136,11 @@ class Store(Protocol):
     async def close(self) -> None:
         """Commit what is pending and let go of the database."""
 
+    async def shared_secret(self, name: str, proposed: bytes) -> bytes:
+        """The secret stored as ``name``: ``proposed`` if none was (stored
+        now, so that the first server to ask sets it for every server on
+        the database), else the one stored."""
+
     # -- identities ------------------------------------------------------------
 
     async def player(self, fingerprint: str, name: str) -> Player:

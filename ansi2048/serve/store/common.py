@@ -99,6 +99,9 @@ _STEPS: Tuple[Tuple[str, ...], ...] = (
         "CREATE INDEX history_of_day ON history (daily, board, score) WHERE daily IS NOT NULL",
     ),
     DAILY_STEP,  # 2: the daily leaderboard (store/daily.py)
+    # 3: secrets every server on the database shares (the daily seeds' secret:
+    # several servers, one leaderboard, without copying a file between them).
+    ("CREATE TABLE secrets (name TEXT PRIMARY KEY, value {blob} NOT NULL)",),
 )
 
 

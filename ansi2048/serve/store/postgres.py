@@ -337,6 +337,18 @@ class PostgresStore:
 
         await self._transaction(forget)
 
+    async def shared_secret(self, name: str, proposed: bytes) -> bytes:
+        async def keep_first(connection: AsyncConnection[Tuple[Any, ...]]) -> bytes:
+            await connection.execute(
+                "INSERT INTO secrets (name, value) VALUES (%s, %s) ON CONFLICT DO NOTHING", (name, proposed)
+            )
+            cursor = await connection.execute("SELECT value FROM secrets WHERE name = %s", (name,))
+            row = await cursor.fetchone()
+            assert row is not None  # inserted above, or already there; secrets are never deleted
+            return bytes(row[0])
+
+        return await self._transaction(keep_first)
+
     async def best(self, player: int, key: str) -> int:
         async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> int:
             cursor = await connection.execute("SELECT score FROM bests WHERE player = %s AND key = %s", (player, key))

@@ -241,6 +241,15 @@ class SQLiteStore:
 
         await self._writer.do(forget)
 
+    async def shared_secret(self, name: str, proposed: bytes) -> bytes:
+        def keep_first(connection: sqlite3.Connection) -> bytes:
+            connection.execute(
+                "INSERT INTO secrets (name, value) VALUES (?, ?) ON CONFLICT DO NOTHING", (name, proposed)
+            )
+            return bytes(connection.execute("SELECT value FROM secrets WHERE name = ?", (name,)).fetchone()[0])
+
+        return await self._writer.do(keep_first)
+
     async def best(self, player: int, key: str) -> int:
         def read(connection: sqlite3.Connection) -> int:
             row = connection.execute("SELECT score FROM bests WHERE player = ? AND key = ?", (player, key)).fetchone()
