@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import Callable, List, Optional, Tuple
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from ansi2048.ai import DEFAULT_WEIGHTS, Player, WeightsWarning, best_move, heuristic, search
 from ansi2048.ai.bitboard import decode, empty_cells, encode, moves, row_tables, transpose

@@ -11,8 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import pyte
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from ansi2048.game.engine import Game
 from ansi2048.game.keys import Action, KeyDecoder

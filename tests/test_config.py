@@ -11,8 +11,7 @@ from typing import Any, List
 
 import platformdirs
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from ansi2048.game.engine import check_goal, default_goal
 from ansi2048.game.keys import Action, KeyDecoder

@@ -18,8 +18,7 @@ from collections import Counter
 from typing import Optional, Sequence
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from ansi2048.game.engine import (
     MAX_GOAL,

@@ -15,11 +15,13 @@ import pytest
 from ansi2048.game.engine import Direction, Game
 from ansi2048.game.session import Session, Status
 from ansi2048.play.screen import Screen
-from ansi2048.render import board as board_module
-from ansi2048.render import frame as frame_module
-from ansi2048.render import keymap as keymap_module
-from ansi2048.render import lines as lines_module
-from ansi2048.render import style as style_module
+from ansi2048.render import (
+    board as board_module,
+    frame as frame_module,
+    keymap as keymap_module,
+    lines as lines_module,
+    style as style_module,
+)
 from ansi2048.render.color import TERMINAL_PALETTES, contrast_ratio, lab, shown_rgb
 from ansi2048.render.frame import LAYOUTS, View, build_frame, frame_lines, layout_for
 from ansi2048.render.palette import Palette

@@ -6,8 +6,7 @@ import itertools
 from typing import Sequence
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from ansi2048.game.engine import Direction
 from ansi2048.game.keys import Action, KeyDecoder, move_action

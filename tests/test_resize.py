@@ -19,8 +19,7 @@ from typing import Any, Callable, Dict, List, Tuple
 
 import pyte
 import pytest
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from ansi2048.game.engine import Game
 from ansi2048.game.keys import Action

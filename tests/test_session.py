@@ -8,8 +8,7 @@ from dataclasses import replace
 from typing import Optional, Sequence
 
 import pytest
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from ansi2048 import __version__
 from ansi2048.game.engine import MAX_SEED_DIGITS, Direction, Game

@@ -73,8 +73,7 @@ def load_network(path: Optional[str] = None) -> Tuple[Optional[Network], Optiona
     cached = _networks.get(path)
     if cached is None:
         from ..storage.files import read_regular
-        from .ntuple import WeightsError
-        from .ntuple import load_network as parse
+        from .ntuple import WeightsError, load_network as parse
 
         try:
             # Never a FIFO (the first hint would wait forever), nor unbounded.

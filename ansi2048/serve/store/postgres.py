@@ -21,7 +21,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from ...records.history import Record
-from . import daily as daily_sql
 from .base import Claim, ClaimLost, DailyEntry, Finished, Player, Prefs, StoreError, StoreUnavailable
 from .common import (
     POSTGRES,
@@ -33,6 +32,18 @@ from .common import (
     pending_migrations,
     prefs_of,
     prefs_row,
+)
+from .daily import (
+    ADD_TIMES as daily_ADD_TIMES,
+    COUNT_ADDRESS as daily_COUNT_ADDRESS,
+    INSERT as daily_INSERT,
+    RESULT as daily_RESULT,
+    SELECT_ALL as daily_SELECT_ALL,
+    SELECT_BY_ID as daily_SELECT_BY_ID,
+    SELECT_DAY as daily_SELECT_DAY,
+    SELECT_ENTRY as daily_SELECT_ENTRY,
+    entry_of as daily_entry_of,
+    result_row as daily_result_row,
 )
 from .postgres_appends import Appends
 
@@ -382,51 +393,51 @@ class PostgresStore:
             # One day's ranking is entered one player at a time, so that two
             # servers cannot both let an address past its cap.
             await connection.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (SCHEMA_LOCK, day))
-            found = await (await connection.execute(daily_sql.SELECT_ENTRY, (day, player))).fetchone()
+            found = await (await connection.execute(daily_SELECT_ENTRY, (day, player))).fetchone()
             if found is not None:
-                return daily_sql.entry_of(found)
-            counted = await (await connection.execute(daily_sql.COUNT_ADDRESS, (day, address, player))).fetchone()
+                return daily_entry_of(found)
+            counted = await (await connection.execute(daily_COUNT_ADDRESS, (day, address, player))).fetchone()
             assert counted is not None
             if int(counted[0]) >= most_per_address:
                 return None
-            await connection.execute(daily_sql.INSERT, (day, player, address, started, "playing", recording))
-            row = await (await connection.execute(daily_sql.SELECT_ENTRY, (day, player))).fetchone()
+            await connection.execute(daily_INSERT, (day, player, address, started, "playing", recording))
+            row = await (await connection.execute(daily_SELECT_ENTRY, (day, player))).fetchone()
             assert row is not None
-            return daily_sql.entry_of(row)
+            return daily_entry_of(row)
 
         return await self._transaction(begin)
 
     async def daily_entry(self, day: str, player: int) -> Optional[DailyEntry]:
-        return await self._daily_one(daily_sql.SELECT_ENTRY, (day, player))
+        return await self._daily_one(daily_SELECT_ENTRY, (day, player))
 
     async def daily_by_id(self, entry: int) -> Optional[DailyEntry]:
-        return await self._daily_one(daily_sql.SELECT_BY_ID, (entry,))
+        return await self._daily_one(daily_SELECT_BY_ID, (entry,))
 
     async def _daily_one(self, sql: str, parameters: Tuple[Any, ...]) -> Optional[DailyEntry]:
         async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> Optional[DailyEntry]:
             row = await (await connection.execute(sql, parameters)).fetchone()
-            return None if row is None else daily_sql.entry_of(row)
+            return None if row is None else daily_entry_of(row)
 
         return await self._transaction(read)
 
     async def daily_entries(self, day: Optional[str] = None) -> List[DailyEntry]:
         async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> List[DailyEntry]:
             if day is None:
-                cursor = await connection.execute(daily_sql.SELECT_ALL)
+                cursor = await connection.execute(daily_SELECT_ALL)
             else:
-                cursor = await connection.execute(daily_sql.SELECT_DAY, (day,))
-            return [daily_sql.entry_of(row) for row in await cursor.fetchall()]
+                cursor = await connection.execute(daily_SELECT_DAY, (day,))
+            return [daily_entry_of(row) for row in await cursor.fetchall()]
 
         return await self._transaction(read)
 
     async def daily_add_times(self, entry: int, times: str) -> None:
         async def add(connection: AsyncConnection[Tuple[Any, ...]]) -> None:
-            await connection.execute(daily_sql.ADD_TIMES, (times, entry))
+            await connection.execute(daily_ADD_TIMES, (times, entry))
 
         await self._transaction(add)
 
     async def daily_result(self, entry: DailyEntry) -> None:
         async def write(connection: AsyncConnection[Tuple[Any, ...]]) -> None:
-            await connection.execute(daily_sql.RESULT, daily_sql.result_row(entry))
+            await connection.execute(daily_RESULT, daily_result_row(entry))
 
         await self._transaction(write)

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any, List, Optional, Sequence, Tuple
 
 from ...records.history import Record
-from . import daily as daily_sql
 from .base import Claim, ClaimLost, DailyEntry, Finished, Player, Prefs
 from .common import (
     SQLITE,
@@ -33,6 +32,19 @@ from .common import (
     pending_migrations,
     prefs_of,
     prefs_row,
+)
+from .daily import (
+    ADD_TIMES as daily_ADD_TIMES,
+    COUNT_ADDRESS as daily_COUNT_ADDRESS,
+    INSERT as daily_INSERT,
+    RESULT as daily_RESULT,
+    SELECT_ALL as daily_SELECT_ALL,
+    SELECT_BY_ID as daily_SELECT_BY_ID,
+    SELECT_DAY as daily_SELECT_DAY,
+    SELECT_ENTRY as daily_SELECT_ENTRY,
+    entry_of as daily_entry_of,
+    question_marks as daily_question_marks,
+    result_row as daily_result_row,
 )
 from .sqlite_writer import Writer
 
@@ -273,47 +285,47 @@ class SQLiteStore:
         self, day: str, player: int, address: str, started: float, recording: bytes, most_per_address: int
     ) -> Optional[DailyEntry]:
         def begin(connection: sqlite3.Connection) -> Optional[DailyEntry]:
-            row = connection.execute(_sql(daily_sql.SELECT_ENTRY), (day, player)).fetchone()
+            row = connection.execute(_sql(daily_SELECT_ENTRY), (day, player)).fetchone()
             if row is not None:
-                return daily_sql.entry_of(row)
-            (others,) = connection.execute(_sql(daily_sql.COUNT_ADDRESS), (day, address, player)).fetchone()
+                return daily_entry_of(row)
+            (others,) = connection.execute(_sql(daily_COUNT_ADDRESS), (day, address, player)).fetchone()
             if others >= most_per_address:
                 return None
-            connection.execute(_sql(daily_sql.INSERT), (day, player, address, started, "playing", recording))
-            return daily_sql.entry_of(connection.execute(_sql(daily_sql.SELECT_ENTRY), (day, player)).fetchone())
+            connection.execute(_sql(daily_INSERT), (day, player, address, started, "playing", recording))
+            return daily_entry_of(connection.execute(_sql(daily_SELECT_ENTRY), (day, player)).fetchone())
 
         return await self._writer.do(begin)
 
     async def daily_entry(self, day: str, player: int) -> Optional[DailyEntry]:
-        return await self._daily_one(daily_sql.SELECT_ENTRY, (day, player))
+        return await self._daily_one(daily_SELECT_ENTRY, (day, player))
 
     async def daily_by_id(self, entry: int) -> Optional[DailyEntry]:
-        return await self._daily_one(daily_sql.SELECT_BY_ID, (entry,))
+        return await self._daily_one(daily_SELECT_BY_ID, (entry,))
 
     async def _daily_one(self, sql: str, parameters: Tuple[Any, ...]) -> Optional[DailyEntry]:
         def read(connection: sqlite3.Connection) -> Optional[DailyEntry]:
             row = connection.execute(_sql(sql), parameters).fetchone()
-            return None if row is None else daily_sql.entry_of(row)
+            return None if row is None else daily_entry_of(row)
 
         return await self._writer.do(read)
 
     async def daily_entries(self, day: Optional[str] = None) -> List[DailyEntry]:
         def read(connection: sqlite3.Connection) -> List[DailyEntry]:
             if day is None:
-                rows = connection.execute(_sql(daily_sql.SELECT_ALL)).fetchall()
+                rows = connection.execute(_sql(daily_SELECT_ALL)).fetchall()
             else:
-                rows = connection.execute(_sql(daily_sql.SELECT_DAY), (day,)).fetchall()
-            return [daily_sql.entry_of(row) for row in rows]
+                rows = connection.execute(_sql(daily_SELECT_DAY), (day,)).fetchall()
+            return [daily_entry_of(row) for row in rows]
 
         return await self._writer.do(read)
 
     async def daily_add_times(self, entry: int, times: str) -> None:
-        await self._writer.do(lambda connection: connection.execute(_sql(daily_sql.ADD_TIMES), (times, entry)) and None)
+        await self._writer.do(lambda connection: connection.execute(_sql(daily_ADD_TIMES), (times, entry)) and None)
 
     async def daily_result(self, entry: DailyEntry) -> None:
-        row = daily_sql.result_row(entry)
-        await self._writer.do(lambda connection: connection.execute(_sql(daily_sql.RESULT), row) and None)
+        row = daily_result_row(entry)
+        await self._writer.do(lambda connection: connection.execute(_sql(daily_RESULT), row) and None)
 
 
 def _sql(statement: str) -> str:
-    return daily_sql.question_marks(statement)
+    return daily_question_marks(statement)
