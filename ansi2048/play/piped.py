@@ -97,8 +97,8 @@ def resolve_game(
     if seed is None:
         seed = random_seed()
         if header is not None:
-            why = "a malformed seed" if "seed" in h.bad else "no usable seed"
-            warn(f"the header has {why}; playing seed {seed} instead")
+            why = "malformed seed" if "seed" in h.bad else "no usable seed"
+            warn(f"{why} in the header; playing seed {seed}")
     rows, cols = rows or DEFAULT_SIZE, cols or DEFAULT_SIZE
     return Game(rows, cols, goal or default_goal(rows, cols), seed)
 

@@ -228,7 +228,7 @@ class CastWriter:
             self._stream.write(json.dumps(value, ensure_ascii=False) + "\n")
             self._stream.flush()
         except OSError as error:
-            self.warn(f"cannot write the cast ({error.strerror or error}); cast stopped")
+            self.warn(f"cast stopped ({error.strerror or error})")
             self.close()
 
     @property
