@@ -473,6 +473,15 @@ def test_a_replay_cast_paced_faster_than_a_viewer_sees_keeps_the_frames_seen_eac
     assert (session.game.score, session.game.moves) == (whole.game.score, whole.game.moves)
 
 
+def test_a_q_among_the_keys_no_viewer_sees_still_ends_the_cast_on_its_last_frame() -> None:
+    header, kept, session = _cast_of_replay(KEYS[:10] + b"q" + KEYS, coalesce=True)
+    # 0, 0.04, 0.08, then q, the 11th key, 0.11 s in, among keys no viewer
+    # sees: its frame, the last, is drawn at its time, and the cursor put back.
+    assert [event[0] for event in kept] == [0.0, 0.04, 0.08, 0.11, 0.12]
+    assert "end of replay" in kept[-2][2]
+    assert final_board(header, kept) == played(3, KEYS[:10]) == [list(row) for row in session.game.board]
+
+
 def test_a_replay_cast_at_a_millisecond_a_key_plays_to_the_final_board(tmp_path: Path) -> None:
     cast = tmp_path / "game.cast"
     keys = bytes(random.Random(5).choice(b"wasd") for _ in range(2000))

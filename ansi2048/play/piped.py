@@ -14,6 +14,7 @@ from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Sequence, T
 
 from .. import __version__
 from ..game.engine import Game, check_goal, check_size, default_goal
+from ..game.keys import Action
 from ..game.limits import DEFAULT_SIZE
 from ..game.protocol import start_event
 from ..game.session import Session
@@ -251,6 +252,10 @@ class PipedDriver(BlockingDriver):
         if not one_by_one:  # (after q, step plays nothing more)
             self.feed(Keys(tuple(keys), 0.0))
             return
+        # Never among the unseen: the last key of what was read (the input may
+        # pause after it, and the cast must show where the game is), nor q
+        # (its frame, the last, comes at its own time).
+        drawn = keys.index(Action.QUIT) if Action.QUIT in keys else len(keys) - 1
         index = 0
         while index < len(keys) and not self.over:
             if self._unwatched():
@@ -261,11 +266,9 @@ class PipedDriver(BlockingDriver):
             if self._delay:
                 self._wait_until(self._last_key + self._delay)
                 self._last_key += self._delay
-            else:
-                # The last key of what was read is always drawn: the input may
-                # pause after it, and the cast must show where the game is.
+            elif index < drawn:
                 now = self._clock()
-                unseen = self._unseen(now, len(keys) - 1 - index)
+                unseen = self._unseen(now, drawn - index)
                 if unseen:
                     self._feed_undrawn(Keys(tuple(keys[index : index + unseen]), now))
                     index += unseen
@@ -275,9 +278,10 @@ class PipedDriver(BlockingDriver):
 
     def _feed_undrawn(self, event: Keys) -> None:
         """``event`` stepped as :meth:`feed` does, its frames left undrawn:
-        the next frame drawn shows the state it led to."""
+        the next frame drawn shows the state it led to. Should it end the
+        game, its last frame is drawn all the same: none comes after."""
         self.play, effects = step(self.play, event)
-        self.do([effect for effect in effects if not isinstance(effect, Draw)])
+        self.do(effects if self.play.over else [effect for effect in effects if not isinstance(effect, Draw)])
 
     def end(self) -> None:
         """The input has ended: the last move's motion plays out, then the last frame."""
