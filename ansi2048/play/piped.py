@@ -272,7 +272,7 @@ class PipedDriver(BlockingDriver):
                 if unseen:
                     self._feed_undrawn(Keys(tuple(keys[index : index + unseen]), now))
                     index += unseen
-                    continue  # (q among them ends the loop; the next key's frame is seen)
+                    continue  # (the next key's frame is one a viewer sees)
             self.feed(Keys((keys[index],), self._clock()))
             index += 1
 
