@@ -30,7 +30,8 @@ Core (pure):
   or under a message), ``frame`` (views, the text around), ``keymap``,
   ``help``, ``motion`` (where tiles are during a move), ``repaint`` (in
   place, only the pieces that changed), ``stats`` (``--stats``), ``cast``
-  (asciicast v2 files of the frames, ``--cast``)
+  (asciicast v2 files of the frames, ``--cast``), ``notice`` (warnings laid
+  out within 80 columns, each path on a line of its own)
 - ``loop``     every mode's loop as a state machine: ``events`` (the events
   it takes, the effects it gives), ``state`` (the state as values, and
   ``view``: the one builder of what a screen shows), ``turns`` (the keys of

@@ -115,7 +115,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_ERROR
 
     def warn(message: str) -> None:
-        _say(stderr, f"ansi2048: warning: {message}\n")
+        from .render.notice import warning_text  # only now: most runs warn of nothing
+
+        _say(stderr, warning_text(message))
 
     # Keys typed on a terminal are the keyboard game (frames on that
     # terminal, even with stdout redirected); anything else (a pipe, a file,

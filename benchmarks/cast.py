@@ -1,8 +1,11 @@
 """Piped ``--cast`` throughput, and where its time goes.
 
 Prints keys per second (CPU seconds of the child, start-up subtracted, best
-of 3) for a piped replay of random play written three ways: without a cast,
-with ``--cast /dev/null``, and with ``--cast`` to a FIFO whose reader never
+of 3) for a piped replay of random play written five ways: without a cast,
+with ``--cast /dev/null`` (every frame 0.15 s apart on the cast's clock: all
+seen, all drawn), the same paced at ``--delay 0.01`` and ``--delay 0.001``
+(frames closer together than ``cast.FRAME_TIME`` are coalesced: a third and
+a 34th of them drawn), and with ``--cast`` to a FIFO whose reader never
 reads (the cast stops with one warning once the pipe's 64 KiB are full; the
 replay goes on). Then, in process, what one key costs with a cast: the
 frame the screen builds and diffs (``Screen.paint``) and the cast's own event
@@ -35,6 +38,8 @@ usage = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(usage.ru_utime + usage.ru_stime)
 """
 _RUNS = 3
+# Paces whose frames come closer together than a viewer sees (cast.FRAME_TIME).
+_FAST_PACES = ("0.01", "0.001")
 
 
 def make_keys(path: Path, count: int) -> None:
@@ -125,11 +130,15 @@ def main(argv: Optional[List[str]] = None) -> None:
         startup = cpu_seconds(empty, [])
         plain = cpu_seconds(keys, [])
         to_null = cpu_seconds(keys, ["--cast", os.devnull])
+        paced = [cpu_seconds(keys, ["--cast", os.devnull, "--delay", delay]) for delay in _FAST_PACES]
         stalled = stalled_fifo_seconds(keys, fifo)
     show, cast = split_per_key(min(count, 3000))
     print(f"python {sys.version.split()[0]}, {count} keys of random play, seed 1; CPU time, best of {_RUNS}")
-    for name, seconds in (("no cast", plain), ("--cast /dev/null", to_null), ("--cast to a stalled FIFO", stalled)):
-        print(f"piped, {name:26} {count / max(seconds - startup, 1e-9):10,.0f} keys/s   ({seconds:.2f} s CPU)")
+    rows = [("no cast", plain), ("--cast /dev/null", to_null)]
+    rows += [(f"--cast /dev/null --delay {delay}", seconds) for delay, seconds in zip(_FAST_PACES, paced)]
+    rows.append(("--cast to a stalled FIFO", stalled))
+    for name, seconds in rows:
+        print(f"piped, {name:34} {count / max(seconds - startup, 1e-9):10,.0f} keys/s   ({seconds:.2f} s CPU)")
     print(f"a key with a cast, in process: the frame (Screen.paint) {show:7.1f} us, the cast event {cast:6.1f} us")
 
 

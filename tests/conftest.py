@@ -77,6 +77,20 @@ def json_lines(output: bytes) -> List[Dict[str, Any]]:
     return [json.loads(line) for line in output.decode().splitlines()]
 
 
+def messages(stderr: Union[bytes, str]) -> List[str]:
+    """The messages on ``stderr``, each whole on one line: a message begins
+    with ``ansi2048:``; the lines after it (its words wrapped within 80
+    columns, the paths it names) are joined to it with a space."""
+    text = stderr.decode("utf-8", "replace") if isinstance(stderr, bytes) else stderr
+    said: List[str] = []
+    for line in text.splitlines():
+        if said and not line.startswith("ansi2048:"):
+            said[-1] += " " + line.strip()
+        else:
+            said.append(line)
+    return said
+
+
 @pytest.fixture
 def data_home(tmp_path: Path) -> Path:
     """An empty user data directory for one test."""

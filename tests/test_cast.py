@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import shutil
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -395,3 +396,106 @@ def test_once_the_cast_a_replay_draws_for_stops_no_frame_is_drawn_and_the_game_i
         watched.game.moves,
         watched.game.cells,
     )
+
+
+def test_frames_closer_together_than_a_viewer_sees_are_coalesced_and_their_time_still_passes() -> None:
+    clock, out = Clock(), io.StringIO()
+    writer = CastWriter(out, clock, lambda message: None, timestamp=0, env={})
+    writer.step = 0.01  # --delay 0.01: a hundred frames a second, three in four never seen at 30
+    write = writer.tee(lambda text: None, lambda: (80, 24))
+    assert writer.coalesced(clock.now, 5) == 0  # nothing before the first frame
+    write("first")
+    # Frames at 0.01, 0.02 and 0.03 would be on screen less than 1/30 s after
+    # the one at 0; the one at 0.04 is the first a viewer sees.
+    assert writer.coalesced(clock.now, 10) == 3
+    write("at 0.04")
+    assert writer.coalesced(clock.now, 2) == 2  # 0.05, 0.06: all asked about, all unseen
+    assert writer.coalesced(clock.now, 10) == 1  # 0.07 (0.0733 is the next seen)
+    write("at 0.08")
+    clock.now += 5.0  # the input paused: the clock is past any pace
+    assert writer.coalesced(clock.now, 10) == 0
+    write("at 5")
+    writer.step = REPLAY_STEP  # frames 0.15 s apart are all seen
+    assert writer.coalesced(clock.now, 10) == 0
+    _header, events = parse(out.getvalue())
+    assert events == [[0.0, "o", "first"], [0.04, "o", "at 0.04"], [0.08, "o", "at 0.08"], [5.0, "o", "at 5"]]
+
+
+def _cast_of_replay(keys: bytes, coalesce: bool) -> Tuple[Dict[str, Any], List[List[Any]], Session]:
+    """A piped replay of ``keys`` on seed 3 at --delay 0.01, drawn for its cast
+    alone, as play_piped drives it, on a clock that never moves (the keys
+    come in one read, faster than any pace); its frames coalesced or not."""
+    from ansi2048.loop.state import Play, Settings
+    from ansi2048.play.performer import BestWriter, NoStore, Performer
+    from ansi2048.play.piped import PipedDriver
+    from ansi2048.play.screen import Screen
+    from ansi2048.records.recording import Recorder
+    from ansi2048.render.style import ColorDepth
+
+    clock, out = Clock(), io.StringIO()
+    writer = CastWriter(out, clock, pytest.fail, timestamp=0, env={})
+    writer.step = 0.01
+    session = Session(Game(seed=3), keep_keys=False)
+    screen = Screen(
+        writer.tee(lambda text: None, lambda: HEADLESS_SIZE), lambda: HEADLESS_SIZE, ColorDepth.EXTENDED, {}
+    )
+    store = NoStore()
+    performer = Performer(screen, store, Recorder(None, pytest.fail), BestWriter(store.record_best, clock, 0))
+    play = Play(session, Settings(animate=False, can_wait=False, replay=True), HEADLESS_SIZE, saving=False)
+    unseen = writer.coalesced if coalesce else (lambda now, count: 0)
+    driver = PipedDriver(play, performer, clock, lambda seconds: None, 0.0, unseen=unseen)
+    driver.start()
+    driver.keys(KeyDecoder().feed(keys), True)
+    driver.end()
+    screen.close()
+    header, events = parse(out.getvalue())
+    return header, events, driver.play.session
+
+
+def test_a_replay_cast_paced_faster_than_a_viewer_sees_keeps_the_frames_seen_each_as_it_was() -> None:
+    header, every, whole = _cast_of_replay(KEYS, coalesce=False)
+    header, kept, session = _cast_of_replay(KEYS, coalesce=True)
+    # The first frame at 0, then 22 keys at 0.01 s each: a frame every fourth
+    # key (1/30 s after the last one written), the last key's (the end of
+    # what was read, drawn whatever the pace), the last frame ("end of
+    # replay") and the cursor put back, each still 0.01 s after the frame before.
+    assert [event[0] for event in kept] == [0.0, 0.04, 0.08, 0.12, 0.16, 0.2, 0.22, 0.23, 0.24]
+    assert [event[0] for event in every] == [round(0.01 * n, 6) for n in range(25)]
+    assert {event[1] for event in kept} == {"o"}
+    # Each kept frame leaves the viewer's screen as the uncoalesced cast does at that moment.
+    for at in [event[0] for event in kept]:
+        assert dump(play_cast(header, [e for e in kept if e[0] <= at]).display) == dump(
+            play_cast(header, [e for e in every if e[0] <= at]).display
+        ), at
+    assert "end of replay" in kept[-2][2]
+    assert final_board(header, kept) == played(3, KEYS) == [list(row) for row in session.game.board]
+    assert (session.game.score, session.game.moves) == (whole.game.score, whole.game.moves)
+
+
+def test_a_q_among_the_keys_no_viewer_sees_still_ends_the_cast_on_its_last_frame() -> None:
+    header, kept, session = _cast_of_replay(KEYS[:10] + b"q" + KEYS, coalesce=True)
+    # 0, 0.04, 0.08, then q, the 11th key, 0.11 s in, among keys no viewer
+    # sees: its frame, the last, is drawn at its time, and the cursor put back.
+    assert [event[0] for event in kept] == [0.0, 0.04, 0.08, 0.11, 0.12]
+    assert "end of replay" in kept[-2][2]
+    assert final_board(header, kept) == played(3, KEYS[:10]) == [list(row) for row in session.game.board]
+
+
+def test_a_replay_cast_at_a_millisecond_a_key_plays_to_the_final_board(tmp_path: Path) -> None:
+    cast = tmp_path / "game.cast"
+    keys = bytes(random.Random(5).choice(b"wasd") for _ in range(2000))
+    result = run_cli(
+        ["--cast", str(cast), "--delay", "0.001"], format_header(7, 4, 4, 2048, "0.1.0").encode() + keys, env=ENV
+    )
+    assert result.returncode == 0, result.stderr
+    header, events = parse(cast.read_text(encoding="utf-8"))
+    assert header["version"] == 2 and (header["width"], header["height"]) == HEADLESS_SIZE
+    times = [event[0] for event in events]
+    assert times == sorted(times)
+    # 2 s of cast at 1/30 s a frame seen: some 60 frames, not 2,000 (the pipe
+    # may cut the keys into a few reads, each read's last key drawn).
+    assert 55 <= len(events) <= 120
+    assert times[-1] >= 2.0
+    assert "end of replay" in events[-2][2]
+    assert final_board(header, events) == played(7, keys)
+    assert_plays_as_shown(header, events)

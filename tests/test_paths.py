@@ -28,7 +28,7 @@ from ansi2048.storage.data_dir import BoardStore, DataDir
 from ansi2048.storage.files import NotAFile, TooBig, read_regular, read_tail
 from ansi2048.storage.history_file import History
 
-from .conftest import child_env, symlink_or_skip
+from .conftest import child_env, messages, symlink_or_skip
 
 # The shipped weights of the ansi2048 under test (from an installed wheel too).
 WEIGHTS = Path(DEFAULT_WEIGHTS)
@@ -338,7 +338,7 @@ def test_stats_and_replays_never_hang_on_what_is_there(
         pytest.fail(f"{mode} hung on a {kind} as {name}")
     assert done.returncode == (0 if mode == "--stats" else 2), done.stderr
     assert b"Traceback" not in done.stderr
-    lines = done.stderr.decode().splitlines()
+    lines = messages(done.stderr)
     expected_warnings = 0 if (name == "config.toml" and kind == "dangling link") else 1
     # --replay-best adds its one error: the top list is empty.
     assert len(lines) == expected_warnings + (mode == "--replay-best"), lines

@@ -202,7 +202,7 @@ def test_a_second_game_on_the_same_board_does_not_share_the_save(tmp_path: Path)
     first = BoardStore(env, 4, 4, 2048, first_warnings.append)
     second = BoardStore(env, 4, 4, 2048, second_warnings.append)
     assert first_warnings == []
-    assert len(second_warnings) == 1 and "not be saved" in second_warnings[0]
+    assert len(second_warnings) == 1 and "not saving this game" in second_warnings[0]
     first.close()
     second.close()
 
@@ -245,7 +245,7 @@ def test_a_data_dir_that_is_a_file_is_one_warning(tmp_path: Path) -> None:
     keeper.begin(Game(seed=1))
     keeper.append(Action.UP)
     assert keeper.record_best(10) == 10
-    assert len(warnings) == 1 and "will not be saved" in warnings[0]
+    assert len(warnings) == 1 and "not saving this game" in warnings[0]
     assert blocker.read_text(encoding="utf-8") == "not a directory"
 
 
@@ -323,7 +323,7 @@ def test_a_save_that_cannot_be_appended_to_is_left_alone(tmp_path: Path, monkeyp
     keeper.append(Action.UP)
     keeper.close()
     assert path.read_bytes() == before
-    assert len(warnings) == 1 and "not be saved" in warnings[0]
+    assert len(warnings) == 1 and "not saving this game" in warnings[0]
 
 
 def test_a_best_file_broken_during_play_is_reported(tmp_path: Path) -> None:

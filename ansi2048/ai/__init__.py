@@ -79,7 +79,7 @@ def load_network(path: Optional[str] = None) -> Tuple[Optional[Network], Optiona
             # Never a FIFO (the first hint would wait forever), nor unbounded.
             cached = parse(read_regular(path, MAX_WEIGHTS_BYTES, follow=True))
         except (OSError, WeightsError, KeyError, TypeError, ValueError) as exc:
-            cached = f"AI weights {path!r} unusable ({exc}); hints use the heuristic search instead"
+            cached = f"AI weights unusable ({exc}); hints use the heuristic search instead\n{path}"
             warnings.warn(cached, WeightsWarning, stacklevel=3)
         _networks[path] = cached
     if isinstance(cached, str):

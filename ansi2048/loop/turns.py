@@ -128,7 +128,7 @@ def play_keys(
                 # began: its keys are not in it, so the recording could not
                 # follow; it stops there (what it holds still replays).
                 flush()
-                effects.append(StopRecording("undo went back to a game from before the recording began"))
+                effects.append(StopRecording("undo went back before it began"))
                 recording = False
                 play = replace(play, recording=False)
             else:

@@ -157,15 +157,15 @@ def parse_config(text: str, where: str) -> Tuple[Config, Optional[str]]:
 
     for number, line in enumerate(text.split("\n"), 1):
         if len(line) > MAX_LINE:
-            return Config(), f"{where}: line {number} is over {MAX_LINE} characters; using the defaults"
+            return Config(), f"config file line {number} is over {MAX_LINE} characters; using the defaults\n{where}"
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        return Config(), f"{where}: {error}; using the defaults"
+        return Config(), f"config file: {error}; using the defaults\n{where}"
     except RecursionError:  # arrays or tables nested thousands deep
-        return Config(), f"{where}: nested too deep; using the defaults"
+        return Config(), f"config file nested too deep; using the defaults\n{where}"
     except ValueError:  # an integer of over 4300 digits: Python refuses to convert it
-        return Config(), f"{where}: a number too long to read; using the defaults"
+        return Config(), f"config file has a number too long to read; using the defaults\n{where}"
     problems: List[str] = []
 
     def problem(key: str, table: str, message: str) -> None:
@@ -216,7 +216,7 @@ def parse_config(text: str, where: str) -> Tuple[Config, Optional[str]]:
     shown = [text for text in problems if text]
     if len(problems) > len(shown):
         shown.append(f"and {len(problems) - len(shown)} more")
-    warning = f"{where}: {'; '.join(shown)}; ignored" if problems else None
+    warning = f"ignored in the config file: {'; '.join(shown)}\n{where}" if problems else None
     return Config(**values), warning
 
 
@@ -232,13 +232,13 @@ def load_config(env: Mapping[str, str], warn: Callable[[str], None]) -> Config:
     except FileNotFoundError:
         return Config()
     except UnicodeDecodeError:
-        warn(f"cannot read the config file {path}: not UTF-8 text; using the defaults")
+        warn(f"config file not UTF-8 text; using the defaults\n{path}")
         return Config()
     except NotAFile as error:
-        warn(f"cannot read the config file {path}: it is {error}; using the defaults")
+        warn(f"config file is {error}; using the defaults\n{path}")
         return Config()
     except (OSError, ValueError) as error:  # ValueError: TooBig
-        warn(f"cannot read the config file {path}: {reason(error)}; using the defaults")
+        warn(f"cannot read the config file ({reason(error)}); using the defaults\n{path}")
         return Config()
     config, warning = parse_config(text, path)
     if warning:

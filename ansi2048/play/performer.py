@@ -207,7 +207,7 @@ class Performer:
         elif isinstance(effect, StopRecording):
             if self._recording:
                 self._recording = False
-                self._recorder.warn(f"{effect.why}: recording stopped")
+                self._recorder.warn(f"recording stopped: {effect.why}")
                 self._recorder.close()
         elif isinstance(effect, AddToHistory):
             self._store.add_to_history(effect.played)

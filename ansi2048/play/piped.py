@@ -14,12 +14,13 @@ from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Sequence, T
 
 from .. import __version__
 from ..game.engine import Game, check_goal, check_size, default_goal
+from ..game.keys import Action
 from ..game.limits import DEFAULT_SIZE
 from ..game.protocol import start_event
 from ..game.session import Session
-from ..loop.events import Key, Keys, KeysEnded, Tick
+from ..loop.events import Draw, Key, Keys, KeysEnded, Tick
 from ..loop.state import Play, Settings
-from ..loop.step import next_due, start
+from ..loop.step import next_due, start, step
 from ..options.context import Context, Options
 from ..options.parser import EXIT_OK
 from ..records.recording import Assisted, BodyDecoder, FirstLine, Header, Item
@@ -97,8 +98,8 @@ def resolve_game(
     if seed is None:
         seed = random_seed()
         if header is not None:
-            why = "a malformed seed" if "seed" in h.bad else "no usable seed"
-            warn(f"the header has {why}; playing seed {seed} instead")
+            why = "malformed seed" if "seed" in h.bad else "no usable seed"
+            warn(f"{why} in the header; playing seed {seed}")
     rows, cols = rows or DEFAULT_SIZE, cols or DEFAULT_SIZE
     return Game(rows, cols, goal or default_goal(rows, cols), seed)
 
@@ -161,7 +162,14 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
     def unwatched() -> bool:
         return not watching and cast is not None and cast.stopped
 
-    driver = PipedDriver(play, performer, ctx.clock, ctx.sleep, delay if (watching or options.json) else 0.0, unwatched)
+    def unseen(now: float, count: int) -> int:
+        # Frames drawn for the cast alone that its viewer would not see (see
+        # CastWriter.coalesced); on a terminal, every frame is drawn for it.
+        return cast.coalesced(now, count) if cast is not None and not watching else 0
+
+    driver = PipedDriver(
+        play, performer, ctx.clock, ctx.sleep, delay if (watching or options.json) else 0.0, unwatched, unseen
+    )
 
     def play_keys() -> None:
         decoder = BodyDecoder()
@@ -211,6 +219,7 @@ class PipedDriver(BlockingDriver):
         sleep: Callable[[float], None],
         delay: float,
         unwatched: Callable[[], bool] = lambda: False,
+        unseen: Callable[[float, int], int] = lambda now, count: 0,
     ) -> None:
         super().__init__(play, performer)
         self._clock = clock
@@ -220,6 +229,10 @@ class PipedDriver(BlockingDriver):
         # which has stopped): from then on none is drawn, and keys are played
         # as piped play plays them, a run at a time.
         self._unwatched = unwatched
+        # How many of the next frames, drawn at a moment, nobody would see (a
+        # --cast's frames closer together than a viewer can see): their keys
+        # are played as a run, undrawn.
+        self._unseen = unseen
         self._last_key = clock()  # when the last key was played
 
     @property
@@ -239,9 +252,12 @@ class PipedDriver(BlockingDriver):
         if not one_by_one:  # (after q, step plays nothing more)
             self.feed(Keys(tuple(keys), 0.0))
             return
-        for index, key in enumerate(keys):
-            if self.over:
-                return
+        # Never among the unseen: the last key of what was read (the input may
+        # pause after it, and the cast must show where the game is), nor q
+        # (its frame, the last, comes at its own time).
+        drawn = keys.index(Action.QUIT) if Action.QUIT in keys else len(keys) - 1
+        index = 0
+        while index < len(keys) and not self.over:
             if self._unwatched():
                 self.performer.draw_nothing()
                 if not self._delay:  # (--json reports each key, and keeps its steps one by one)
@@ -250,7 +266,22 @@ class PipedDriver(BlockingDriver):
             if self._delay:
                 self._wait_until(self._last_key + self._delay)
                 self._last_key += self._delay
-            self.feed(Keys((key,), self._clock()))
+            elif index < drawn:
+                now = self._clock()
+                unseen = self._unseen(now, drawn - index)
+                if unseen:
+                    self._feed_undrawn(Keys(tuple(keys[index : index + unseen]), now))
+                    index += unseen
+                    continue  # (the next key's frame is one a viewer sees)
+            self.feed(Keys((keys[index],), self._clock()))
+            index += 1
+
+    def _feed_undrawn(self, event: Keys) -> None:
+        """``event`` stepped as :meth:`feed` does, its frames left undrawn:
+        the next frame drawn shows the state it led to. Should it end the
+        game, its last frame is drawn all the same: none comes after."""
+        self.play, effects = step(self.play, event)
+        self.do(effects if self.play.over else [effect for effect in effects if not isinstance(effect, Draw)])
 
     def end(self) -> None:
         """The input has ended: the last move's motion plays out, then the last frame."""

@@ -54,7 +54,9 @@ def show_stats(ctx: Context) -> int:
     if options.json:
         stdout.write(json.dumps(stats_document(stats, __version__), indent=1) + "\n")
     elif not stats:
-        stdout.write(f"No finished games yet. They will be kept in {history.path}\n")
+        from ..render.notice import notice_lines
+
+        stdout.write("\n".join(notice_lines("", f"No finished games yet. They will be kept in\n{history.path}")) + "\n")
     else:
         tty = isatty(stdout)
         width = terminal_size(stdout.fileno())[0] if tty else 80

@@ -391,7 +391,7 @@ class Recorder:
             self._stream.write(text)
             self._stream.flush()
         except OSError as error:
-            self.warn(f"cannot write the recording ({error.strerror or error}); recording stopped")
+            self.warn(f"recording stopped ({error.strerror or error})")
             self._drop()
 
     def close(self) -> None:

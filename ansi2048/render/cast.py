@@ -13,9 +13,16 @@ web player) emulates no such processing, so the cast holds the CR LF itself.
 Without it, every line would start where the one above ended: a staircase.
 
 Timing: events carry the clock's time since the first frame, but never
-less than ``step`` after the event before. Interactive play passes 0 and
+less than ``step`` after the frame before. Interactive play passes 0 and
 keeps real time; a replay passes its ``--delay`` or :data:`REPLAY_STEP`, so
 a replay read from a file in a blink still plays back at a watchable pace.
+
+Frames no viewer sees: a frame that would be on screen for less than
+:data:`FRAME_TIME` of the cast's clock (a replay paced at ``--delay 0.001``)
+need not be drawn. A driver drawing frames for the cast alone asks
+:meth:`CastWriter.coalesced` how many of the frames it is about to draw are
+such: their time passes on the cast's clock, nothing is written, and the
+next frame drawn shows the state they led to.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ if TYPE_CHECKING:
     from ..records.recording import Output
 
 __all__ = [
+    "FRAME_TIME",
     "HEADLESS_SIZE",
     "IDLE_TIME_LIMIT",
     "REPLAY_STEP",
@@ -45,6 +53,11 @@ __all__ = [
 
 # Seconds between frames of a replay that has no --delay.
 REPLAY_STEP = 0.15
+# The shortest time a frame of a cast is on screen for a viewer: agg, which
+# makes the GIFs of casts, keeps at most 30 frames a second (its --fps-cap's
+# default), and a frame shorter than that is never in the GIF; a terminal
+# at 60 Hz shows it for a refresh at most, if at all.
+FRAME_TIME = 1 / 30
 # Pauses longer than this play back shortened to it (asciinema's own option):
 # a player thinking for a minute should not make the viewer wait a minute.
 IDLE_TIME_LIMIT = 2.0
@@ -124,7 +137,8 @@ class CastWriter:
         self._theme = theme
         self._start: Optional[float] = None  # the clock at the first frame
         self._last = 0.0  # time of the last event
-        self._last_frame = 0.0  # and of the last "o" event
+        self._last_frame = 0.0  # and of the last frame, written or coalesced (the pace counts both)
+        self._shown = 0.0  # and of the last "o" event written
         self._frames = 0
         self._size: Optional[Tuple[int, int]] = None
         self.step = 0.0
@@ -168,18 +182,44 @@ class CastWriter:
             "theme": cast_theme(self._theme),
         }
 
+    def _frame_time(self, now: float) -> float:
+        """The time on the cast's clock of a frame drawn at ``now``: rising,
+        and at least ``step`` after the frame before (the first is at 0)."""
+        assert self._start is not None
+        at = max(now - self._start, self._last)
+        return max(at, self._last_frame + self.step) if self._frames else at
+
     def _event(self, now: float, kind: str, data: str) -> None:
         assert self._start is not None
-        elapsed = now - self._start
-        # Rising; frames at least `step` apart (the first is at 0).
-        at = max(elapsed, self._last)
         if kind == "o":
-            if self._frames:
-                at = max(at, self._last_frame + self.step)
+            at = self._frame_time(now)
             self._frames += 1
-            self._last_frame = at
+            self._last_frame = self._shown = at
+        else:
+            at = max(now - self._start, self._last)
         self._last = at
         self._line([round(at, 6), kind, data])
+
+    def coalesced(self, now: float, count: int) -> int:
+        """How many of ``count`` frames about to be drawn one after the other
+        at ``now`` (a run of keys read together) no viewer would see: those,
+        from the first, that come less than :data:`FRAME_TIME` after the last
+        frame written. Their time passes on the cast's clock (the pace stays
+        ``step`` a frame); they are not written, and the caller draws none of
+        them: the next frame it draws shows the state they led to. None before
+        the first frame, nor once the cast has stopped (the caller then draws
+        nothing anyway)."""
+        if self._stream is None or self._start is None:
+            return 0
+        skipped = 0
+        while skipped < count:
+            at = self._frame_time(now)
+            if at - self._shown >= FRAME_TIME:
+                break
+            self._frames += 1
+            self._last_frame = self._last = at
+            skipped += 1
+        return skipped
 
     def _line(self, value: Union[Dict[str, object], List[object]]) -> None:
         if self._stream is None:
@@ -188,7 +228,7 @@ class CastWriter:
             self._stream.write(json.dumps(value, ensure_ascii=False) + "\n")
             self._stream.flush()
         except OSError as error:
-            self.warn(f"cannot write the cast ({error.strerror or error}); cast stopped")
+            self.warn(f"cast stopped ({error.strerror or error})")
             self.close()
 
     @property

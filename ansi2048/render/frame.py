@@ -30,6 +30,7 @@ from .board import (
 from .keymap import Restart, keys_line
 from .lines import Frame, Line, line_of, piece
 from .motion import Sprite
+from .notice import one_line
 from .palette import Palette, TilePair, classic
 from .style import BOLD, PLAIN, ColorDepth, Span, fit, paint, printable, style
 
@@ -267,7 +268,7 @@ def _note_line(hint: Optional[Direction], stuck: bool, autoplay: int, text: str,
         ai = "hint: no move changes the board"
     elif autoplay:
         ai = f"autoplay {autoplay}/s {dot} p or any move takes over"
-    note = printable(text)
+    note = printable(one_line(text))
     if not ai:
         variants = [[(note, PLAIN)]]
     elif not note:

@@ -106,9 +106,9 @@ class DataDir:
         try:
             aside = set_aside(path, "bad")
         except OSError:
-            self.warnings.append(f"best scores {path} {why}; ignoring it")
+            self.warnings.append(f"best scores {why}; ignoring the file\n{path}")
         else:
-            self.warnings.append(f"best scores {path} {why}; kept as {aside}")
+            self.warnings.append(f"best scores {why}; the file is set aside as\n{aside}")
         return {}
 
     def best(self, key: str) -> int:
@@ -221,11 +221,11 @@ class BoardStore:
             self._lock_path = lock_path(save)
         except (OSError, NotAFile) as error:
             why = reason(error)
-            warn(f"cannot use {store.path} ({why}); this game will not be saved")
+            warn(f"cannot use the data folder ({why}); not saving this game\n{store.path}")
             return
         self._store = store
         if self._lock is None:
-            warn("another ansi2048 is playing this board; this one will not be saved")
+            warn("another ansi2048 is playing this board; not saving this game")
         else:
             self._save = save
 
@@ -247,13 +247,13 @@ class BoardStore:
             loaded = save.load(progress)
         except ValueError as error:  # NotAFile too: a link, a FIFO, a directory
             try:
-                aside = f"kept as {save.quarantine()}"
+                kept = f"the old one is set aside as\n{save.quarantine()}"
             except OSError:
-                aside = "left where it is"
-            self.warn(f"saved game {save.path} is unusable ({error}); {aside}, starting a new game")
+                kept = f"the old one is left as it is\n{save.path}"
+            self.warn(f"saved game unusable ({error}); starting a new game; {kept}")
             return None
         except OSError as error:
-            self._stop_saving(f"cannot read saved game {save.path} ({error.strerror or error})")
+            self._stop_saving(f"cannot read the saved game ({error.strerror or error})", save.path)
             return None
         if loaded is None:
             return None
@@ -281,13 +281,13 @@ class BoardStore:
                 # A full disk, say: the save is whole as it was, and is played
                 # from without being written to, lest the two disagree.
                 why = reason(error)
-                self._stop_saving(f"cannot shorten saved game {save.path} ({why})")
+                self._stop_saving(f"cannot shorten the saved game ({why})", save.path)
         if self._save is not None:
             try:
                 save.open_for_append(end_line=loaded.open_line)
             except (OSError, ValueError) as error:
                 why = reason(error)
-                self._stop_saving(f"cannot write saved game {save.path} ({why})")
+                self._stop_saving(f"cannot write the saved game ({why})", save.path)
         return Resumed(loaded.game, loaded.seed, self._items(save), loaded.best_seen, loaded.runs)
 
     def _put_aside(self, save: SaveFile, session: Session, day: str) -> None:
@@ -296,7 +296,7 @@ class BoardStore:
         try:
             path = save.put_aside()
         except OSError as error:
-            self._stop_saving(f"cannot put aside the daily game of {day} in {save.path} ({reason(error)})")
+            self._stop_saving(f"cannot put aside the daily game of {day} ({reason(error)})", save.path)
             return
         self.put_aside = PutAside(session.played(), day, path)
 
@@ -306,7 +306,7 @@ class BoardStore:
                 for chunk in save.items():
                     yield from chunk
             except (OSError, ValueError) as error:
-                self.warn(f"cannot read saved game {save.path} ({error}); the recording is cut short")
+                self.warn(f"cannot read the saved game ({error}); the recording is cut short\n{save.path}")
 
         return items
 
@@ -325,8 +325,9 @@ class BoardStore:
             except OSError as error:
                 self._stop_saving(f"cannot write the saved game ({error.strerror or error})")
 
-    def _stop_saving(self, why: str) -> None:
-        self.warn(f"{why}; this game will not be saved")
+    def _stop_saving(self, why: str, path: str = "") -> None:
+        """Say ``why`` (the file it is about: ``path``), and save no more."""
+        self.warn(f"{why}; not saving this game" + (f"\n{path}" if path else ""))
         if self._save is not None:
             self._save.close()
             self._save = None

@@ -202,7 +202,7 @@ def lock_fd(path: str, blocking: bool, warnings: List[str]) -> int:
     try:
         fd = open_regular(path, os.O_RDWR | os.O_CREAT)
     except NotAFile as error:
-        warnings.append(f"lock file {path} was {error}; kept as {set_aside(path, 'bad')}")
+        warnings.append(f"lock file was {error}; it is set aside as\n{set_aside(path, 'bad')}")
         fd = open_regular(path, os.O_RDWR | os.O_CREAT)
     try:
         if sys.platform == "win32":

@@ -59,7 +59,7 @@ class History:
         try:
             fd = open_regular(self.path, _FLAGS)
         except NotAFile as error:
-            note = f"the history {self.path} was {error}; kept as {set_aside(self.path, 'bad')}"
+            note = f"the history was {error}; it is set aside as\n{set_aside(self.path, 'bad')}"
             fd = open_regular(self.path, _FLAGS)
         try:
             size = os.fstat(fd).st_size
@@ -85,7 +85,7 @@ class History:
         except FileNotFoundError:
             return
         except (OSError, NotAFile) as error:
-            warn(f"cannot read the history {self.path} ({reason(error)}); no games read")
+            warn(f"cannot read the history ({reason(error)}); no games read\n{self.path}")
             return
         bad: List[int] = []
         with stream:
@@ -105,7 +105,7 @@ class History:
                 yield where, record
         if bad:
             which = f"line {bad[0]}" if len(bad) == 1 else f"{len(bad)} lines, the first line {bad[0]}"
-            warn(f"skipped {which} of {self.path}: not a game record")
+            warn(f"skipped {which} of the history: not a game record\n{self.path}")
 
     def fetch(self, where: int) -> Record:
         """The record at offset ``where`` (as :meth:`records` gave it)."""
