@@ -308,3 +308,39 @@ def test_a_notice_over_the_frame_on_screen_is_undone_and_held_frames_land_as_if_
     shown.paint(third)
     paused_stream.feed(send())
     assert paused.display == direct.display
+
+
+# -- the same view at the same size is the same frame: built once ----------------
+
+
+def test_a_view_painted_again_at_the_same_size_builds_no_frame(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Keys that change nothing (a refused move, a board that is over) draw the
+    # view drawn before: its frame is reused, and the repaint writes nothing of it.
+    built: List[View] = []
+    real_build = build_frame
+
+    def counting_build(view: View, *args: object, **kwargs: object) -> object:
+        built.append(view)
+        return real_build(view, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("ansi2048.play.screen.build_frame", counting_build)
+    size = [80, 30]
+    written: List[str] = []
+    screen = Screen(written.append, lambda: (size[0], size[1]), ColorDepth.TRUE, ENV)
+    view = view_of(BOARD)
+    screen.paint(view)
+    screen.paint(replace(view))  # equal, not the same object
+    assert len(built) == 1
+    assert "Score" not in written[1] and len(written[1]) < len(written[0]) / 4  # nothing of the board again
+    moved = replace(view, board=((4, 4, 8, 16), *view.board[1:]))
+    screen.paint(moved)
+    size[0] = 60  # the same view, resized: built again, for the new size
+    screen.paint(moved)
+    assert built == [view, moved, moved]
+    screen, stream = terminal(60, 30)
+    Screen(stream.feed, lambda: (60, 30), ColorDepth.TRUE, ENV).paint(moved)
+    fresh = list(screen.display)
+    replayed, replayed_stream = terminal(60, 30)
+    for text in written:
+        replayed_stream.feed(text)
+    assert [line.rstrip() for line in replayed.display] == [line.rstrip() for line in fresh]

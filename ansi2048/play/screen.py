@@ -15,7 +15,7 @@ from typing import IO, Any, Callable, Mapping, Optional, Sequence, Tuple
 from ..options.context import Options
 from ..render.frame import View, build_frame, layout_for
 from ..render.help import help_frame
-from ..render.lines import line_of
+from ..render.lines import Frame, line_of
 from ..render.motion import Sprite
 from ..render.palette import Palette
 from ..render.repaint import Repainter
@@ -64,13 +64,23 @@ class Screen:
         # frame and helps those that have it.
         self._repainter = Repainter(hide_cursor=in_place and not legacy, in_place=in_place, sync=not legacy)
         self.fits = True  # the last frame showed the board, not "too small"
+        self._drawn: Optional[Tuple[object, ...]] = None  # what the last frame built was built from
+        self._built: Optional[Frame] = None
 
     def paint(self, view: View, sprites: Optional[Sequence[Sprite]] = None, shake: int = 0) -> None:
         """Draw ``view`` at the window's size now (a frame of motion with
         ``sprites`` or ``shake``)."""
         width, height = self._size()
-        self.fits = layout_for(view, width, height) is not None
-        frame = build_frame(view, self._depth, width, height, palette=self._palette, sprites=sprites, shake=shake)
+        drawn = (view, tuple(sprites) if sprites else (), shake, width, height)
+        if drawn == self._drawn and self._built is not None:
+            # The same view at the same size is the same frame (views are
+            # values): keys that change nothing (refused moves, a board that
+            # is over) cost no frame to build, only the diff that finds nothing.
+            frame = self._built
+        else:
+            self.fits = layout_for(view, width, height) is not None
+            frame = build_frame(view, self._depth, width, height, palette=self._palette, sprites=sprites, shake=shake)
+            self._drawn, self._built = drawn, frame
         self._write(self._repainter.frame(frame, width, height))
 
     def paint_help(self, view: View) -> None:
