@@ -47,6 +47,7 @@ import tempfile
 import threading
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Dict, Iterator, List, Optional, Tuple
 
@@ -73,6 +74,7 @@ class _Player(asyncssh.SSHClientSession):  # type: ignore[misc]
         self.frames = 0
         self.frame = asyncio.Event()
         self.told = False  # the server said it is stopping
+        self.status: Optional[int] = None  # the session's exit status, if it came
         self.output: Optional[bytearray] = None  # everything that came, if kept (--stop playing)
         self._tail = b""  # the end of what came, for a line split across reads
 
@@ -86,6 +88,9 @@ class _Player(asyncssh.SSHClientSession):  # type: ignore[misc]
         seen = self._tail + data
         self.told = self.told or _STOPPING in seen
         self._tail = seen[-len(_STOPPING) :]
+
+    def exit_status_received(self, status: int) -> None:
+        self.status = status
 
 
 def source(number: int) -> Tuple[str, int]:
@@ -223,10 +228,10 @@ async def measure(
 
 async def idle(
     server: subprocess.Popen[bytes], port: int, count: int, ciphers: List[str], stop: bool
-) -> Tuple[int, int, Optional[Tuple[float, Optional[int], int]]]:
+) -> Tuple[int, int, Optional[Stopped]]:
     """``count`` sessions connected and idle: how many the server held, and
     its memory's growth; with ``stop``, the server then stopped
-    (:func:`stopped`) while it holds them."""
+    while it holds them: what the stop gave."""
     before = server_memory(server.pid)
     held: List[Tuple[Any, _Player]] = []
     try:
@@ -245,28 +250,48 @@ async def idle(
             conn.close()
 
 
-async def stopped(server: subprocess.Popen[bytes], sessions: List[_Player]) -> Tuple[float, Optional[int], int]:
-    """SIGTERM to the server: the seconds until it exited, its exit status
-    (None: killed after :data:`STOP_WAIT`), and how many of ``sessions``
-    were told that it is stopping."""
+@dataclass(frozen=True)
+class Stopped:
+    """What a stop gave: the seconds from SIGTERM to the server's exit, its
+    exit status (None: still running after :data:`STOP_WAIT`, killed), how
+    many clients were told that it is stopping, and how many sessions ended
+    cleanly (exit status 0)."""
+
+    seconds: float
+    status: Optional[int]
+    told: int
+    clean: int
+
+    def line(self, sessions: int, logged: int) -> str:
+        ended = f"exit status {self.status}" if self.status is not None else f"still running after {STOP_WAIT:g} s"
+        return (
+            f"stopped by SIGTERM in {self.seconds:.2f} s ({ended}); {self.told} of {sessions} clients told it is"
+            f" stopping, {self.clean} sessions ended with exit status 0, {logged} log lines say so"
+        )
+
+
+async def stopped(server: subprocess.Popen[bytes], sessions: List[_Player]) -> Stopped:
+    """SIGTERM to the server, ``sessions`` connected: what the stop gave."""
     server.send_signal(signal.SIGTERM)
     started = time.perf_counter()
     while server.poll() is None and time.perf_counter() - started < STOP_WAIT:
         await asyncio.sleep(0.005)  # the clients read meanwhile, on this loop
     took = time.perf_counter() - started
-    if server.poll() is None:
+    status = server.poll()
+    if status is None:
         server.kill()
         server.wait()
-        return took, None, sum(session.told for session in sessions)
-    await asyncio.sleep(0.5)  # what the server sent before it exited, read
-    return took, server.returncode, sum(session.told for session in sessions)
+    else:
+        await asyncio.sleep(0.5)  # what the server sent before it exited, read
+    told = sum(session.told for session in sessions)
+    return Stopped(took, status, told, sum(session.status == 0 for session in sessions))
 
 
 async def stop_playing(
     server: subprocess.Popen[bytes], port: int, count: int, rate: float, ciphers: List[str]
-) -> Tuple[Tuple[float, Optional[int], int], Dict[str, _Player]]:
+) -> Tuple[Stopped, Dict[str, _Player]]:
     """``count`` players typing at ``rate``, the server stopped once all
-    have typed for 2 s: :func:`stopped`'s figures, and each player's
+    have typed for 2 s: what the stop gave, and each player's
     session by its key's fingerprint."""
     sessions: Dict[str, _Player] = {}
     ready = _Barrier(count + 1)
@@ -311,15 +336,6 @@ def kept(data: str, sessions: Dict[str, _Player]) -> Tuple[int, int, int]:
     return whole, sum(shown.values()), sum(1 for _, holder, _ in rows if holder is not None)
 
 
-def stop_line(ended: Tuple[float, Optional[int], int], sessions: int, logged: int) -> str:
-    took, status, told = ended
-    exit = f"exit status {status}" if status is not None else f"still running after {STOP_WAIT:g} s: killed"
-    return (
-        f"stopped by SIGTERM in {took:.2f} s ({exit}); {told} of {sessions} clients told it is stopping,"
-        f" {logged} log lines say so"
-    )
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", default="1,10,50")
@@ -360,12 +376,12 @@ def main() -> None:
                 f" {grown / max(1, held) / 1024:.0f} KiB a session"
             )
             if ended is not None:
-                print(stop_line(ended, held, stopping_lines(log)))
+                print(ended.line(held, stopping_lines(log)))
         if args.stop == "playing":
             count = [int(text) for text in args.players.split(",") if text][-1]
             before = stopping_lines(log)
             ended, sessions = asyncio.run(stop_playing(server, port, count, args.rate, ciphers))
-            print(f"{count} players typing: " + stop_line(ended, count, stopping_lines(log) - before))
+            print(f"{count} players typing: " + ended.line(count, stopping_lines(log) - before))
             whole, moves, claimed = kept(data, sessions)
             print(
                 f"  {whole} of {count} games hold every move their player's screen showed ({moves} moves shown in all);"
