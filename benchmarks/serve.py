@@ -46,7 +46,7 @@ import sys
 import tempfile
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Dict, Iterator, List, Optional, Tuple
@@ -147,7 +147,7 @@ async def player(
     """One player: connects, awaits ``ready`` (all connected: the typing's
     CPU apart from the handshakes'; benchmarks/watch.py: its watchers), then
     types for ``seconds``, or until the server says it is stopping. ``shown``:
-    where its session goes, under its name (``--stop playing``), under its key's fingerprint."""
+    where its session goes, under its key's fingerprint (``--stop playing``)."""
     started = time.perf_counter()
     key = key or asyncssh.generate_private_key("ssh-ed25519")
     conn, chan, session = await join(port, number, ciphers, key, name)
@@ -325,7 +325,7 @@ def kept(data: str, sessions: Dict[str, _Player]) -> Tuple[int, int, int]:
     the stopped server's database every move their screen showed (a move
     is one byte of its game's items), how many moves their screens showed in
     all, and how many games are still claimed."""
-    with sqlite3.connect(os.path.join(data, DEFAULT_FILE)) as db:
+    with closing(sqlite3.connect(os.path.join(data, DEFAULT_FILE))) as db:
         rows = db.execute(
             "SELECT fingerprint, holder, (SELECT COALESCE(SUM(LENGTH(items)), 0) FROM items"
             " WHERE items.player = games.player AND items.board = games.board)"

@@ -182,3 +182,22 @@ def test_a_client_that_stays_after_its_session_ended_is_given_leave_seconds_then
         assert aborted_at and LEAVE_SECONDS <= aborted_at[0] - started < STOP_SECONDS
 
     asyncio.run(scenario())
+
+
+def test_a_game_still_saving_when_its_client_has_left_is_waited_for() -> None:
+    saved: List[bool] = []
+
+    async def scenario() -> None:
+        server = game_server(Clock())
+
+        async def save() -> None:
+            await asyncio.sleep(0.2)  # a slow commit
+            saved.append(True)
+
+        conn = Conn(server.connections)
+        Session(server, conn, save)
+        conn.gone()  # the client dropped before the stop; its session is still running
+        await asyncio.wait_for(server.stop(), 30)
+        assert saved == [True]  # stop returned only once the save was done
+
+    asyncio.run(scenario())

@@ -209,9 +209,11 @@ class GameServer:
             if not ending or now >= close_by:
                 break
             for conn, tasks in list(ending.items()):
+                if not all(task.done() for task in tasks):
+                    continue  # still saving, even if its client has left
                 if conn not in self.connections:
-                    del ending[conn]  # its client has left
-                elif all(task.done() for task in tasks) and now - ended_at.setdefault(conn, now) >= LEAVE_SECONDS:
+                    del ending[conn]  # ended, and its client has left
+                elif now - ended_at.setdefault(conn, now) >= LEAVE_SECONDS:
                     conn.abort()  # its sessions ended LEAVE_SECONDS ago, and it stays (why abort: below)
                     del ending[conn]
             await asyncio.sleep(STOP_TICK)
