@@ -10,7 +10,7 @@ second (a move, then its opposite, so the board keeps changing) for
 the database (synchronous=FULL), so the latency includes that commit.
 
     python benchmarks/serve.py [--players 1,10,50] [--rate 4] [--seconds 10]
-        [--cipher aes128-gcm@openssh.com] [--autoplay] [--idle 500]
+        [--cipher aes128-gcm@openssh.com] [--autoplay] [--idle 500] [--stop idle|playing]
 
 Each player connects from a loopback address of its own (127.0.x.y), as
 players come from many hosts (the server's per-address limits apply to each
@@ -22,6 +22,14 @@ board and wait: the server's memory per idle session (its resident set's
 growth). ``--cipher`` is what the clients ask for first (the client's order
 decides an SSH cipher, not the server's). ``--autoplay`` adds one player on
 autoplay at 16 moves a second, to see what it costs the others.
+
+``--stop`` ends the run with the server's stop, SIGTERM with its sessions
+connected: the ``--idle`` sessions (``--stop idle``), or the last count of
+``--players`` in the middle of their typing (``--stop playing``). It prints
+the time from SIGTERM to the process's exit (docs/serving.md promises 5 s),
+its exit status, how many clients were told that the server is stopping,
+how many log lines say so, and, per player, whether every move its screen
+showed is in the database once it has stopped, its claim released.
 """
 
 from __future__ import annotations
@@ -30,20 +38,29 @@ import argparse
 import asyncio
 import os
 import re
+import signal
+import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterator, List, Optional, Tuple
+from typing import Any, Awaitable, Callable, Dict, Iterator, List, Optional, Tuple
 
 import asyncssh
 
 from ansi2048.render.repaint import FRAME_END
+from ansi2048.serve.game import SAID_STOPPING
+from ansi2048.serve.store import DEFAULT_FILE
 
 _END = FRAME_END.encode()
+_STOPPING = SAID_STOPPING.encode()
+# The longest the benchmark waits for the stopped server before it kills it.
+STOP_WAIT = 60.0
 
 
 def server_cpu(pid: int) -> float:
@@ -56,12 +73,24 @@ class _Player(asyncssh.SSHClientSession):  # type: ignore[misc]
     def __init__(self) -> None:
         self.frames = 0
         self.frame = asyncio.Event()
+        self.told = False  # the server said it is stopping
+        self.status: Optional[int] = None  # the session's exit status, if it came
+        self.output: Optional[bytearray] = None  # everything that came, if kept (--stop playing)
+        self._tail = b""  # the end of what came, for a line split across reads
 
     def data_received(self, data: bytes, datatype: Any) -> None:
         count = data.count(_END)
         if count:
             self.frames += count
             self.frame.set()
+        if self.output is not None:
+            self.output += data
+        seen = self._tail + data
+        self.told = self.told or _STOPPING in seen
+        self._tail = seen[-len(_STOPPING) :]
+
+    def exit_status_received(self, status: int) -> None:
+        self.status = status
 
 
 def source(number: int) -> Tuple[str, int]:
@@ -113,29 +142,38 @@ async def player(
     ready: Callable[[], Awaitable[None]],
     key: Optional[asyncssh.SSHKey] = None,
     name: str = "",
+    shown: Optional[Dict[str, _Player]] = None,
 ) -> None:
     """One player: connects, awaits ``ready`` (all connected: the typing's
     CPU apart from the handshakes'; benchmarks/watch.py: its watchers), then
-    types for ``seconds``."""
+    types for ``seconds``, or until the server says it is stopping. ``shown``:
+    where its session goes, under its key's fingerprint (``--stop playing``)."""
     started = time.perf_counter()
+    key = key or asyncssh.generate_private_key("ssh-ed25519")
     conn, chan, session = await join(port, number, ciphers, key, name)
+    if shown is not None:
+        session.output = bytearray()
+        shown[str(key.get_fingerprint("sha256"))] = session
     async with conn:
         connects.append(time.perf_counter() - started)
         await ready()
         end = time.perf_counter() + seconds
         typed = 0
-        while time.perf_counter() < end:
+        while time.perf_counter() < end and not session.told:
             session.frame.clear()
             seen = session.frames
             sent = time.perf_counter()
             chan.write(b"adws"[typed % 4 : typed % 4 + 1])
             typed += 1
-            while session.frames == seen:
+            while session.frames == seen and not session.told:
                 await asyncio.wait_for(session.frame.wait(), 10)
                 session.frame.clear()
+            if session.frames == seen:
+                break  # the server stopped before this key's frame: it may or may not be kept
             keys.append(time.perf_counter() - sent)
             await asyncio.sleep(max(0.0, 1.0 / rate - (time.perf_counter() - sent)))
-        chan.write(b"q")
+        if not session.told:
+            chan.write(b"q")
         await chan.wait_closed()
 
 
@@ -188,22 +226,114 @@ async def measure(
     return connects, keys, server_cpu(pid) - cpu
 
 
-async def idle(port: int, pid: int, count: int, ciphers: List[str]) -> Tuple[int, int]:
-    """``count`` sessions connected and idle: how many the server held, and its memory's growth."""
-    before = server_memory(pid)
-    held: List[Any] = []
+async def idle(
+    server: subprocess.Popen[bytes], port: int, count: int, ciphers: List[str], stop: bool
+) -> Tuple[int, int, Optional[Stopped]]:
+    """``count`` sessions connected and idle: how many the server held, and
+    its memory's growth; with ``stop``, the server then stopped
+    while it holds them: what the stop gave."""
+    before = server_memory(server.pid)
+    held: List[Tuple[Any, _Player]] = []
     try:
         for start in range(0, count, 50):  # 50 at a time: a burst the machine's 2 cores take
             joined = await asyncio.gather(
                 *(join(port, number, ciphers) for number in range(start, min(count, start + 50))),
                 return_exceptions=True,
             )
-            held += [conn for conn, *_ in (item for item in joined if not isinstance(item, BaseException))]
+            held += [(conn, session) for conn, _, session in (j for j in joined if not isinstance(j, BaseException))]
         await asyncio.sleep(1)
-        return len(held), server_memory(pid) - before
+        grown = server_memory(server.pid) - before
+        ended = await stopped(server, [session for _, session in held]) if stop else None
+        return len(held), grown, ended
     finally:
-        for conn in held:
+        for conn, _ in held:
             conn.close()
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """What a stop gave: the seconds from SIGTERM to the server's exit, its
+    exit status (None: still running after :data:`STOP_WAIT`, killed), how
+    many clients were told that it is stopping, and how many sessions ended
+    cleanly (exit status 0)."""
+
+    seconds: float
+    status: Optional[int]
+    told: int
+    clean: int
+
+    def line(self, sessions: int, logged: int) -> str:
+        ended = f"exit status {self.status}" if self.status is not None else f"still running after {STOP_WAIT:g} s"
+        return (
+            f"stopped by SIGTERM in {self.seconds:.2f} s ({ended}); {self.told} of {sessions} clients told it is"
+            f" stopping, {self.clean} sessions ended with exit status 0, {logged} log lines say so"
+        )
+
+
+async def stopped(server: subprocess.Popen[bytes], sessions: List[_Player]) -> Stopped:
+    """SIGTERM to the server, ``sessions`` connected: what the stop gave."""
+    server.send_signal(signal.SIGTERM)
+    started = time.perf_counter()
+    while server.poll() is None and time.perf_counter() - started < STOP_WAIT:
+        await asyncio.sleep(0.005)  # the clients read meanwhile, on this loop
+    took = time.perf_counter() - started
+    status = server.poll()
+    if status is None:
+        server.kill()
+        server.wait()
+    else:
+        await asyncio.sleep(0.5)  # what the server sent before it exited, read
+    told = sum(session.told for session in sessions)
+    return Stopped(took, status, told, sum(session.status == 0 for session in sessions))
+
+
+async def stop_playing(
+    server: subprocess.Popen[bytes], port: int, count: int, rate: float, ciphers: List[str]
+) -> Tuple[Stopped, Dict[str, _Player]]:
+    """``count`` players typing at ``rate``, the server stopped once all
+    have typed for 2 s: what the stop gave, and each player's
+    session by its key's fingerprint."""
+    sessions: Dict[str, _Player] = {}
+    ready = _Barrier(count + 1)
+    tasks = [
+        asyncio.ensure_future(player(port, number, rate, STOP_WAIT, [], [], ciphers, ready.wait, shown=sessions))
+        for number in range(count)
+    ]
+    await ready.wait()
+    await asyncio.sleep(2)
+    ended = await stopped(server, list(sessions.values()))
+    await asyncio.wait(tasks, timeout=STOP_WAIT)
+    for task in tasks:
+        task.cancel()
+    return ended, sessions
+
+
+def moves_shown(output: bytes) -> int:
+    """The move count the last frame in ``output`` (a 100x30 terminal's)
+    showed, though the lines after the last frame have scrolled it up."""
+    import pyte  # the tests' terminal; only --stop playing needs it
+
+    screen = pyte.HistoryScreen(100, 30, history=100)
+    pyte.ByteStream(screen).feed(output)
+    scrolled = ["".join(line[column].data for column in range(100)) for line in screen.history.top]
+    found = re.findall(r"Moves (\d+)", "\n".join(scrolled + screen.display))
+    return int(found[-1]) if found else 0
+
+
+def kept(data: str, sessions: Dict[str, _Player]) -> Tuple[int, int, int]:
+    """Of the players in ``sessions`` (by fingerprint), how many have in
+    the stopped server's database every move their screen showed (a move
+    is one byte of its game's items), how many moves their screens showed in
+    all, and how many games are still claimed."""
+    with closing(sqlite3.connect(os.path.join(data, DEFAULT_FILE))) as db:
+        rows = db.execute(
+            "SELECT fingerprint, holder, (SELECT COALESCE(SUM(LENGTH(items)), 0) FROM items"
+            " WHERE items.player = games.player AND items.board = games.board)"
+            " FROM games JOIN players ON players.id = games.player"
+        ).fetchall()
+    shown = {fingerprint: moves_shown(bytes(session.output or b"")) for fingerprint, session in sessions.items()}
+    whole = sum(1 for fingerprint, _, saved in rows if fingerprint in shown and saved >= shown[fingerprint])
+    return whole, sum(shown.values()), sum(1 for _, holder, _ in rows if holder is not None)
 
 
 def main() -> None:
@@ -214,9 +344,16 @@ def main() -> None:
     parser.add_argument("--cipher", default="", help="the cipher the clients ask for first (default: asyncssh's order)")
     parser.add_argument("--autoplay", action="store_true", help="one more player on autoplay at 16 moves/s")
     parser.add_argument("--idle", type=int, default=0, help="idle sessions to hold (0: none)")
+    parser.add_argument(
+        "--stop",
+        choices=("idle", "playing"),
+        help="end by stopping the server (SIGTERM) with the idle sessions held, or the last --players typing",
+    )
     args = parser.parse_args()
+    if args.stop == "idle" and not args.idle:
+        parser.error("--stop idle needs --idle N")
     ciphers = [args.cipher] if args.cipher else []
-    with started_server() as (server, port):
+    with started_server() as (server, port, data, log):
         cipher = args.cipher or "asyncssh's default order"
         print(
             f"ansi2048 serve, SQLite, loopback, {args.rate:g} keys/s a player, {args.seconds:g} s, cipher: {cipher}"
@@ -233,17 +370,42 @@ def main() -> None:
                 f" {len(keys)} keys, server CPU {cpu / max(1, len(keys)) * 1e6:.0f} ms per 1,000 keys"
             )
         if args.idle:
-            held, grown = asyncio.run(idle(port, server.pid, args.idle, ciphers))
+            held, grown, ended = asyncio.run(idle(server, port, args.idle, ciphers, args.stop == "idle"))
             print(
                 f"{args.idle} idle sessions: {held} held, server memory +{grown / 2**20:.1f} MiB,"
                 f" {grown / max(1, held) / 1024:.0f} KiB a session"
             )
+            if ended is not None:
+                print(ended.line(held, stopping_lines(log)))
+        if args.stop == "playing":
+            count = [int(text) for text in args.players.split(",") if text][-1]
+            before = stopping_lines(log)
+            ended, sessions = asyncio.run(stop_playing(server, port, count, args.rate, ciphers))
+            print(f"{count} players typing: " + ended.line(count, stopping_lines(log) - before))
+            whole, moves, claimed = kept(data, sessions)
+            print(
+                f"  {whole} of {count} games hold every move their player's screen showed ({moves} moves shown in all);"
+                f" {claimed} still claimed"
+            )
+
+
+def stopping_lines(log: List[str]) -> int:
+    """The server's log lines of sessions ended by its stop."""
+    return sum("server stopping" in line for line in list(log))
+
+
+def _drain(stream: Any, log: List[str]) -> None:
+    """The server's standard error read to its end, each line kept: a pipe
+    nobody reads fills (64 KiB), and the server's next log line would block it."""
+    for line in stream:
+        log.append(line.decode("utf-8", "replace"))
 
 
 @contextmanager
-def started_server() -> Iterator[Tuple[subprocess.Popen[bytes], int]]:
+def started_server() -> Iterator[Tuple[subprocess.Popen[bytes], int, str, List[str]]]:
     """``ansi2048 serve`` on a free loopback port, SQLite in a temporary
-    directory, its session caps raised past the load: it, and its port."""
+    directory, its session caps raised past the load: it, its port, the
+    data directory, and its log lines so far (read by a thread)."""
     with tempfile.TemporaryDirectory() as data:
         server = subprocess.Popen(
             [
@@ -259,7 +421,9 @@ def started_server() -> Iterator[Tuple[subprocess.Popen[bytes], int]]:
                 line = server.stderr.readline().decode()
             found = re.match(r"listening on 127\.0\.0\.1:(\d+)", line)
             assert found, line
-            yield server, int(found.group(1))
+            log: List[str] = []
+            threading.Thread(target=_drain, args=(server.stderr, log), daemon=True).start()
+            yield server, int(found.group(1)), data, log
         finally:
             server.terminate()
             try:

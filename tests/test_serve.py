@@ -397,6 +397,37 @@ def test_the_server_stopping_saves_every_game_and_says_so(tmp_path: Path) -> Non
     assert saved_keys(store) and not store.claims
 
 
+def test_the_stop_tells_every_player_and_cuts_a_client_that_stays_connected(tmp_path: Path) -> None:
+    # Two players mid-game. Alice's client leaves once its session has
+    # closed, as ssh does; Bob's keeps its connection open. Both are told
+    # and kept, and the server cuts Bob's connection rather than wait for it.
+    served = ServerThread(tmp_path, MemoryStore(), seeds=[7, 8])
+    store: MemoryStore = served.store  # type: ignore[assignment]
+
+    async def scenario() -> None:
+        alice = await connect(served.port, client_key(), user="alice")
+        async with await connect(served.port, client_key(), user="bob") as bob:
+            terminals = []
+            for conn in (alice, bob):
+                chan, terminal = await open_terminal(conn, "play --no-animation")
+                await terminal.shows("Score")
+                chan.write(b"ad")
+                terminals.append(terminal)
+            await asyncio.sleep(0.3)
+            stopping = asyncio.ensure_future(asyncio.to_thread(served.stop))  # as SIGTERM does (bounded: 10 s)
+            await terminals[0].closed.wait()
+            alice.close()
+            await terminals[1].closed.wait()
+            await asyncio.wait_for(bob.wait_closed(), 10)  # cut by the server: Bob's client never leaves
+            await stopping
+        for terminal in terminals:
+            assert SAID_STOPPING in terminal.text()
+            assert terminal.exit_status == 0
+
+    run(scenario())
+    assert saved_keys(store, 1) and saved_keys(store, 2) and not store.claims
+
+
 # -- commands without a terminal --------------------------------------------------
 
 
