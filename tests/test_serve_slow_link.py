@@ -157,6 +157,15 @@ class Served:
             self.server.kill()
             raise
 
+    def __enter__(self) -> Served:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """The server killed whatever happened: a test that failed midway
+        must not leave it running in a namespace that is then deleted."""
+        self.server.kill()
+        self.player.child.close(force=True)
+
     def end(self) -> Tuple[int, bytes]:
         """Quit, stop the server; the seed and keys its store kept."""
         try:
@@ -173,8 +182,7 @@ def test_keys_typed_ahead_over_a_slow_link_are_all_played_and_the_screen_catches
 ) -> None:
     key = make_key(tmp_path / "key")
     for delay in (0.0, ONE_WAY):  # without delay first: the control
-        with SlowLink(delay) as link:
-            served = Served(link, tmp_path / f"server-{delay}", key)
+        with SlowLink(delay) as link, Served(link, tmp_path / f"server-{delay}", key) as served:
             player = served.player
             mark = len(player.output)
             player.child.send(BURST)  # one write
@@ -206,8 +214,7 @@ def test_keys_typed_while_a_slow_link_stalls_come_at_once_and_are_drawn_in_one_f
     # local game's one read of its terminal does, not a motion begun and cut
     # short per key.
     key = make_key(tmp_path / "key")
-    with SlowLink(ONE_WAY) as link:
-        served = Served(link, tmp_path / "server", key)
+    with SlowLink(ONE_WAY) as link, Served(link, tmp_path / "server", key) as served:
         player = served.player
         mark = len(player.output)
         stall_end = time.monotonic() + STALL
