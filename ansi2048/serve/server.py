@@ -32,6 +32,7 @@ from .channel import DEFAULT_STALL_SECONDS
 from .connection import ClientConnection
 from .limits import DEFAULT_LIMITS, Admission, Limits, capped_by_files
 from .live import LiveGames
+from .pauses import SavingPauses
 from .pool import AIPool
 from .ranked import DEFAULT_PER_ADDRESS, daily_secret
 from .store import open_store
@@ -116,6 +117,8 @@ class GameServer:
         self._id = f"{self._host}:{os.getpid()}:{time.time_ns()}"
         self._listener: Optional[asyncssh.SSHAcceptor] = None
         self.connections: Set[asyncssh.SSHServerConnection] = set()
+        # The games whose saving has paused, and the log's lines about it.
+        self.pauses = SavingPauses(self.log, clock, now)
 
     def holder(self) -> str:
         """A claim holder's name: this server's, and a session's number."""
@@ -179,6 +182,8 @@ class GameServer:
         end = loop.time() + LEAVE_SECONDS
         while self.connections and loop.time() < end:
             await asyncio.sleep(0.02)
+        # The records of games whose sessions ended paused: a last try.
+        await self.pauses.close(LEAVE_SECONDS)
         for conn in list(self.connections):
             conn.close()
         # Each closed connection's line is written to the log once it is gone.
