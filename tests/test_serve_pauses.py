@@ -23,6 +23,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is f
 asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
 
 from ansi2048.game.engine import Direction, Game  # noqa: E402
+from ansi2048.records.recording import split_header  # noqa: E402
 from ansi2048.serve.game import SAID_PAUSED, SAID_RECORD_LATER  # noqa: E402
 from ansi2048.serve.store import open_store  # noqa: E402
 from ansi2048.serve.store.base import StoreUnavailable  # noqa: E402
@@ -321,3 +322,32 @@ def test_an_outage_under_many_players_is_two_lines_in_the_log_said_printably(tmp
     assert lines[0].endswith("saving paused: the store is unavailable: disk full ?[2J while writing"), lines
     assert "saving resumed: the store is back after " in lines[1] and lines[1].endswith(f"({players} games paused)")
     assert all(" " <= ch <= "~" for line in lines for ch in line)
+
+
+# -- a ranked daily game's key times -------------------------------------------------
+
+
+def test_a_ranked_games_key_times_paused_land_once_with_its_keys_once(tmp_path: Path, store_url: str) -> None:
+    from .test_serve_daily import NOON, SECRET
+
+    served, store = serving(tmp_path, store_url, "daily_add_times")
+    served.server.daily_secret = SECRET
+    served.server.now = lambda: NOON
+    key = client_key()
+    with served:
+
+        async def scenario() -> None:
+            async with await connect(served.port, key) as conn:
+                chan, terminal = await open_terminal(conn, "daily")
+                await terminal.shows("Score", WAIT)
+                store.down = True  # the keys are appended, their times are not
+                chan.write(b"wasd")
+                await paused_then_resumed(store, terminal)
+                chan.write(b"q")
+                await terminal.closed.wait()
+            player = await player_of(served, key)
+            entry = await on_server(served, served.store.daily_entry("2026-11-26", player.id))  # type: ignore[attr-defined]
+            assert split_header(entry.recording)[1] == b"wasd"  # once, though its append was tried again
+            assert len(entry.times.split()) == 4
+
+        run(scenario())
