@@ -351,3 +351,51 @@ def test_a_ranked_games_key_times_paused_land_once_with_its_keys_once(tmp_path: 
             assert len(entry.times.split()) == 4
 
         run(scenario())
+
+
+# -- a game over whose record never landed ---------------------------------------------
+
+
+def game_over_keys(seed: int) -> bytes:
+    """Keys that play the game of ``seed`` to its end (each one moves)."""
+    game, keys = Game(4, 4, 2048, seed), b""
+    moves = [(b"a", Direction.LEFT), (b"s", Direction.DOWN), (b"d", Direction.RIGHT), (b"w", Direction.UP)]
+    while not game.over:
+        for key, direction in moves:
+            if game.move(direction):
+                keys += key
+                break
+    return keys
+
+
+def test_a_game_over_whose_record_never_landed_is_kept_when_its_player_comes_back(
+    tmp_path: Path, store_url: str
+) -> None:
+    from ansi2048 import __version__
+    from ansi2048.records.recording import format_header
+
+    # What a server killed (or stopped with the store away) between a game's
+    # last keys and its record leaves: the keys of a game over, no record.
+    keys = game_over_keys(7)
+    served, store = serving(tmp_path, store_url, "keep")
+    key = client_key()
+    with served:
+
+        async def leave_a_game_over() -> int:
+            kept = served.store
+            player = await kept.player(key.get_fingerprint(), "alice")
+            assert await kept.claim(player.id, BOARD, "killed", 30) is None
+            await kept.rewrite(player.id, BOARD, "killed", format_header(7, 4, 4, 2048, __version__).encode() + keys)
+            await kept.release(player.id, BOARD, "killed")
+            return int(player.id)
+
+        async def scenario() -> None:
+            player = await on_server(served, leave_a_game_over())
+            for _ in range(2):  # the second time, it is not kept again
+                async with playing(served, key) as (_, terminal):
+                    assert "Moves 0" in terminal.text()  # a new game
+                history = await on_server(served, served.store.history(player))  # type: ignore[attr-defined]
+                assert [(record.seed, record.keys, record.over) for record in history] == [(7, keys.decode(), True)]
+            assert store.landed == 1
+
+        run(scenario())

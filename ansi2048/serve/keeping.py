@@ -19,7 +19,7 @@ from ..game.engine import Game
 from ..game.keys import Action
 from ..game.session import Played, Session
 from ..play.keyboard import _resumed_note
-from ..records.history import Record, config_key
+from ..records.history import Record, config_key, unaided_key
 from ..records.recording import Item, format_header
 from ..storage.history_file import utc_timestamp
 from ..storage.save_file import SaveFile, saved_bytes
@@ -31,6 +31,9 @@ __all__ = ["CLAIM_SECONDS", "GuestKeeping", "Keeping", "Pending", "StoreKeeping"
 # A session's claim on its game lasts this long unless renewed (a crashed
 # server's games are free again after it), and is renewed at a third of it.
 CLAIM_SECONDS = 30.0
+# The player's latest history records a record is looked for before it is
+# kept (kept once: see StoreKeeping.keep).
+_RECENT_RECORDS = 20
 
 
 class Keeping(Protocol):
@@ -108,7 +111,13 @@ class StoreKeeping:
         return await self._store.record_best(self._player, key, score)
 
     async def keep(self, record: Record) -> None:
-        await self._store.keep(self._player, record)
+        """``record`` into the history, once: the same game (its seed and
+        keys) among the latest is not kept again. Its write may be tried
+        again by the server after its session ended (pauses.py), and a game
+        over is kept on opening in case the server went before it was."""
+        latest = await self._store.history(self._player, _RECENT_RECORDS)
+        if not any((kept.seed, kept.keys) == (record.seed, record.keys) for kept in latest):
+            await self._store.keep(self._player, record)
 
     async def renew(self) -> bool:
         held: Optional[Claim] = await self._store.claim(self._player, self._board, self._holder, CLAIM_SECONDS)
@@ -178,7 +187,14 @@ async def open_game(
             # The best it reached may be in no other place (the server was killed).
             best_seen = loaded.best_seen
             writes.append(partial(keeping.record_best, key, best_seen))
-            if not loaded.game.over:
+            if loaded.game.over:
+                # Its record, in case the server went (stopped with the store
+                # away, killed) between its last keys and its record: kept once.
+                over = Session(loaded.game, best_seen, loaded.runs).played()
+                writes.append(partial(keeping.keep, Record.of(over, utc_timestamp(now))))
+                if over.unaided:
+                    writes.append(partial(keeping.record_best, unaided_key(key), over.score))
+            else:
                 shorter = save.compacted(loaded) if loaded.restarts_end else None
                 if shorter is not None:
                     # The games before the last restart go, as locally: the

@@ -14,7 +14,8 @@ a best: the store went away between the two) is shown as stored; if its
 player leaves during that pause, those writes are not dropped with the
 session: they are handed here (:meth:`SavingPauses.keep_trying`) and tried
 again, with the games' own backoff, until they land or the server stops
-(then they are logged as not kept). The keys need no such care: a frame
+(then they are logged as not kept; a game over's record is kept when its
+player next connects: keeping.open_game). The keys need no such care: a frame
 waits for its keys, so a session that ends during their pause has shown
 nothing they hold.
 """
