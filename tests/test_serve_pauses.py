@@ -270,6 +270,28 @@ def test_leaving_while_a_record_is_paused_keeps_what_was_shown_and_the_record_la
     assert len(lines) == 2 and "saving paused" in lines[0] and "(1 game paused)" in lines[1], lines
 
 
+def test_quitting_while_the_store_is_away_ends_at_once_and_the_games_bests_land_later(
+    tmp_path: Path, store_url: str
+) -> None:
+    served, store = serving(tmp_path, store_url, "record_best")
+    key = client_key()
+    with served:
+
+        async def scenario() -> None:
+            async with playing(served, key) as (chan, terminal):
+                chan.write(b"a")
+                await terminal.shows("Moves 1", WAIT)
+                store.down = True  # q writes the game's best without undo or AI: it fails
+            # No pause after q: the player leaves at once, told.
+            assert SAID_RECORD_LATER in terminal.text() and SAID_PAUSED not in terminal.text()
+            assert store.failures >= 1 and store.landed == 0
+            assert await kept_keys(served, key) == b"a"
+            store.down = False
+            await store.until(lambda failing: failing.landed >= 1)  # the server wrote it by itself
+
+        run(scenario())
+
+
 def test_a_record_still_paused_when_the_server_stops_is_logged_as_not_kept(tmp_path: Path) -> None:
     log = io.StringIO()
     store = Failing(MemoryStore(), "keep")
@@ -288,6 +310,27 @@ def test_a_record_still_paused_when_the_server_stops_is_logged_as_not_kept(tmp_p
 
 
 # -- the operator's lines ----------------------------------------------------------
+
+
+def test_an_outage_is_a_line_when_the_first_game_pauses_and_one_when_the_last_resumes() -> None:
+    from ansi2048.serve.pauses import SavingPauses
+
+    lines: List[str] = []
+    clock = [100.0]
+    pauses = SavingPauses(lines.append, lambda: clock[0], lambda: 1764201600.0)  # 2025-11-27T00:00:00Z
+    for _ in range(3):
+        pauses.paused_by(StoreUnavailable("the server closed the connection\n\x07unexpectedly"))
+    clock[0] += 12.34
+    for _ in range(3):
+        pauses.resumed()
+    pauses.paused_by(StoreUnavailable(""))  # another outage, later
+    pauses.resumed()
+    assert lines == [
+        "2025-11-27T00:00:00Z saving paused: the store is unavailable: the server closed the connection ?unexpectedly",
+        "2025-11-27T00:00:00Z saving resumed: the store is back after 12.3 s (3 games paused)",
+        "2025-11-27T00:00:00Z saving paused: the store is unavailable: no reason given",
+        "2025-11-27T00:00:00Z saving resumed: the store is back after 0.0 s (1 game paused)",
+    ]
 
 
 def test_an_outage_under_many_players_is_two_lines_in_the_log_said_printably(tmp_path: Path) -> None:

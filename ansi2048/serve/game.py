@@ -148,11 +148,10 @@ class PlayerGame:
         # What the client's terminal shows (the last frames sent), for the pause (_pause).
         self._shown_mark = screen.mark()
         self._unsaved = False  # play ends in a pause: the state past the saved keys is neither drawn nor kept
-        # The server's count of paused games (a driver of its own: a test's, uncounted and unlogged).
-        self._pauses = pauses if pauses is not None else SavingPauses(lambda line: None, clock, now)
-        self._counted = False  # this game is in that count now
-        # The writes of the game's opening (open_game), done before its first frame.
-        self._opening = list(opening)
+        self._closing = False  # play has ended: what is left to write is written, or handed over, never paused for
+        # The server's paused games (a test's driver of its own: not logged); this game in them now.
+        self._pauses, self._counted = pauses or SavingPauses(lambda line: None, clock, now), False
+        self._opening = list(opening)  # the writes of its opening (open_game), done before its first frame
 
     async def run(self) -> None:
         said = ""
@@ -295,9 +294,9 @@ class PlayerGame:
         answers: List[Event] = []
         for index, write in enumerate(writes):
             try:
-                stored = await self._saved(write)
+                stored = await self._saved(write, pause=not self._closing)
             except _Paused as paused:
-                self._pauses.keep_trying(writes[index:], paused.error)
+                self._pauses.keep_trying(writes[index:], paused.error, game=not self._counted)
                 self._uncount()
                 raise _Stop(SAID_RECORD_LATER if paused.said == SAID_UNSAVED else paused.said) from None
             if index >= first_best and isinstance(stored, int) and stored > bests[index - first_best]:
@@ -311,10 +310,11 @@ class PlayerGame:
         if not self._lost:
             await self._saved(partial(self._keeping.append, items))
 
-    async def _saved(self, write: Callable[[], Awaitable[T]]) -> T:
+    async def _saved(self, write: Callable[[], Awaitable[T]], pause: bool = True) -> T:
         """What ``write`` (of a step's keys, a game ended, a best) gives,
         once the store has taken it. While the database is away, saving
-        pauses (:meth:`_pause`) until it does."""
+        pauses (:meth:`_pause`) until it does; not ``pause`` (the player has
+        left): play ends at once, as if they quit during a pause."""
         try:
             return await write()
         except ClaimLost:
@@ -322,6 +322,8 @@ class PlayerGame:
             self._frames.clear()
             raise _Stop(SAID_TAKEN_OVER) from None
         except StoreUnavailable as error:
+            if not pause:
+                raise _Paused(SAID_UNSAVED, error) from None
             return await self._pause(write, error)
 
     async def _pause(self, write: Callable[[], Awaitable[T]], error: StoreUnavailable) -> T:
@@ -339,9 +341,8 @@ class PlayerGame:
         notice is undone before they go, and the repainter's idea of the
         screen is right at each write.
 
-        The game counts in the server's paused games (:mod:`.pauses`, whose
-        log says when saving pauses and resumes) until the write lands, or
-        until the end of play (:meth:`_uncount`)."""
+        The game is in the server's paused games (:mod:`.pauses`: the log's
+        lines) until the write lands, or play ends (:meth:`_uncount`)."""
         self._pauses.paused_by(error)
         self._counted = True
         held = "".join(self._frames)
@@ -426,6 +427,7 @@ class PlayerGame:
     async def _close(self, said: str) -> None:
         """What the end of play writes, whatever ended it; the screen left
         with the cursor below the board, and ``said`` under it."""
+        self._closing = True
         try:
             if not self._unsaved:
                 for effect in closing_effects(self.play):

@@ -90,15 +90,19 @@ class SavingPauses:
             when = utc_timestamp(self._now())
             self._log(f"{when} saving resumed: the store is back after {seconds:.1f} s ({games} paused)")
 
-    def keep_trying(self, writes: List[Write], error: StoreUnavailable) -> None:
+    def keep_trying(self, writes: List[Write], error: StoreUnavailable, game: bool) -> None:
         """``writes`` (a game's record and bests) outlive their session:
-        tried again in order, in the background, until each lands."""
+        tried again in order, in the background, until each lands. ``game``:
+        their game had not paused (its player left first), so it counts in
+        the outage."""
         if not writes:
             return
         self._left += writes
         if self._retrying is None:
-            self.paused_by(error, game=False)  # the outage lasts until these land too
+            self.paused_by(error, game)  # the outage lasts until these land too
             self._retrying = asyncio.get_running_loop().create_task(self._retry())
+        elif game:
+            self._games += 1
 
     async def _retry(self) -> None:
         wait = PAUSE_FIRST
