@@ -4,7 +4,8 @@ guest's nowhere (:class:`GuestKeeping`); and the game a session opens from
 it (:func:`open_game`), resumed as the local game resumes its save.
 
 Opening a game only reads: the writes it needs (a new game's recording
-begun, an old one compacted, the game ``--new`` ended kept) are given to the
+begun, an old one compacted, a game over's record if it never landed, the
+game ``--new`` ended kept) are given to the
 game's driver, which does them before the first frame and pauses while the
 store cannot take them, as it does for every write of play
 (:meth:`~.game.PlayerGame._pause`)."""
