@@ -333,6 +333,41 @@ def test_an_outage_is_a_line_when_the_first_game_pauses_and_one_when_the_last_re
     ]
 
 
+def test_writes_handed_over_are_tried_until_they_land_and_one_refused_for_good_is_said() -> None:
+    from ansi2048.serve.pauses import SavingPauses
+    from ansi2048.serve.store.base import StoreError
+
+    lines: List[str] = []
+    landed: List[str] = []
+    tries = {"record": 0}
+
+    async def record() -> None:
+        tries["record"] += 1
+        if tries["record"] < 3:
+            raise StoreUnavailable("away")
+        landed.append("record")
+
+    async def refused() -> None:
+        raise StoreError("value too long for type character varying(40)")
+
+    async def best() -> None:
+        landed.append("best")
+
+    async def scenario() -> None:
+        pauses = SavingPauses(lines.append, asyncio.get_running_loop().time, lambda: 1764201600.0)
+        pauses.keep_trying([record, refused, best], StoreUnavailable("away"), game=True)
+        while pauses.paused:  # bounded by run()'s timeout
+            await asyncio.sleep(0.05)
+
+    run(scenario())
+    assert tries["record"] == 3 and landed == ["record", "best"]
+    said = [line.split(" ", 1)[1] for line in lines]  # after each line's date
+    assert len(said) == 3, lines
+    assert said[0] == "saving paused: the store is unavailable: away"
+    assert said[1] == "saving: a finished game's write not kept: value too long for type character varying(40)"
+    assert said[2].startswith("saving resumed: the store is back after ") and said[2].endswith("(1 game paused)")
+
+
 def test_an_outage_under_many_players_is_two_lines_in_the_log_said_printably(tmp_path: Path) -> None:
     log = io.StringIO()
     store = Failing(MemoryStore(), "append")

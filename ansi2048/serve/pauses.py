@@ -28,7 +28,7 @@ from typing import Awaitable, Callable, List, Optional
 
 from ..storage.history_file import utc_timestamp
 from .commands import printable
-from .store.base import StoreUnavailable
+from .store.base import StoreError, StoreUnavailable
 
 __all__ = ["PAUSE_FIRST", "PAUSE_LONGEST", "SavingPauses", "Write", "next_wait"]
 
@@ -75,10 +75,9 @@ class SavingPauses:
         if self._since is None:
             self._since = self._clock()
             self._games = 0
-            why = printable(" ".join(str(error).split()), _WHY_CHARS) or "no reason given"
-            self._log(f"{utc_timestamp(self._now())} saving paused: the store is unavailable: {why}")
+            self._log(f"{utc_timestamp(self._now())} saving paused: the store is unavailable: {_why(error)}")
         self.paused += 1
-        self._games += game
+        self._games += int(game)
 
     def resumed(self) -> None:
         """A game's pause is over (its write landed, or its play ended)."""
@@ -111,14 +110,17 @@ class SavingPauses:
                 await asyncio.wait_for(self._stopping.wait(), wait)
             if self._stopping.is_set():
                 return  # close tries what is left
-            try:
-                while self._left and not self._stopping.is_set():
-                    write = self._left[0]
+            while self._left and not self._stopping.is_set():
+                write = self._left[0]
+                try:
                     await write()
-                    if self._left and self._left[0] is write:  # (close may have taken the list meanwhile)
-                        self._left.pop(0)
-            except StoreUnavailable:
-                wait = next_wait(wait)
+                except StoreUnavailable:
+                    wait = next_wait(wait)
+                    break
+                except StoreError as error:  # refused for good, not away: trying again would not help
+                    self._log(f"{utc_timestamp(self._now())} saving: a finished game's write not kept: {_why(error)}")
+                if self._left and self._left[0] is write:  # (close may have taken the list meanwhile)
+                    self._left.pop(0)
         if not self._stopping.is_set():
             self._retrying = None
             self.resumed()
@@ -141,3 +143,8 @@ class SavingPauses:
                 lost += 1
         if lost:
             self._log(f"{utc_timestamp(self._now())} saving stopped: {lost} writes of finished games not kept")
+
+
+def _why(error: StoreError) -> str:
+    """The store's message as the log may repeat it: one line, printable, short."""
+    return printable(" ".join(str(error).split()), _WHY_CHARS) or "no reason given"
