@@ -121,9 +121,8 @@ class SavingPauses:
                     self._log(f"{utc_timestamp(self._now())} saving: a finished game's write not kept: {_why(error)}")
                 if self._left and self._left[0] is write:  # (close may have taken the list meanwhile)
                     self._left.pop(0)
-        if not self._stopping.is_set():
-            self._retrying = None
-            self.resumed()
+        self._retrying = None
+        self.resumed()  # every write landed (close may have begun meanwhile: it finds none left)
 
     async def close(self, seconds: float) -> None:
         """The server is stopping: the writes left are tried once more, for
