@@ -75,6 +75,7 @@ Shell:
   ``channel`` (what a session's tasks have of its channel: the link, what
   comes in, a viewer), ``game`` (a player's game: the loop's asynchronous
   driver), ``keeping`` (where a game is kept, a guest's nowhere; opening it),
+  ``pauses`` (saving paused server-wide: its log lines, records left to land),
   ``live`` (games published to their watchers), ``watch`` and ``watch_list``
   (watching them), ``replay`` and ``replay_clock`` (finished games played
   back), ``daily``, ``ranked`` and ``verify`` (the day's game, its

@@ -5,7 +5,7 @@ pure core the keyboard game drives, split by role (the package docstring of
 :mod:`ansi2048` maps the modules): the server and its connections
 (``server``, ``connection``), a session and what it runs (``session``,
 ``session_games``, ``session_commands``, ``commands``), a player's game
-(``game``, ``keeping``, ``channel``), watching and replays (``live``,
+(``game``, ``keeping``, ``pauses``, ``channel``), watching and replays (``live``,
 ``watch``, ``watch_list``, ``replay``, ``replay_clock``), the daily game
 (``daily``, ``ranked``, ``verify``), ``limits``, ``names``, ``pool``, and
 ``store``, the storage interface and its databases.

@@ -17,8 +17,12 @@ or nowhere for a guest), as the local game keeps its save: a recording,
 appended key by key. The keys a frame shows are appended, and the append has
 returned, before that frame is written (the keys of one read share one
 append): nothing a player was shown is lost, whatever happens to the server.
-While the database cannot take them, saving pauses (:meth:`PlayerGame._pause`):
-the frame waits, the player is told, and play resumes once it can.
+A game's other writes (its history record, bests, the claim's renewal, the
+recording begun or compacted when it opens) follow the frames they belong to.
+While the database cannot take any of them, saving pauses
+(:meth:`PlayerGame._pause`): the frame waits, the player is told, the write
+is tried again until it lands, and play resumes once it has; the server's
+log says so (:mod:`.pauses`).
 """
 
 from __future__ import annotations
@@ -26,28 +30,27 @@ from __future__ import annotations
 import asyncio
 from contextlib import suppress
 from functools import partial
-from typing import Awaitable, Callable, Dict, List, Optional, TypeVar
+from typing import Awaitable, Callable, Dict, List, Optional, Sequence, TypeVar
 
 from ..game.keys import Action, KeyDecoder
-from ..game.session import Played
 from ..loop.events import AIMoved, AIReady, AskAI, BestStored, Effect, Event, Keys, Resized, Tick, Warned
 from ..loop.state import Play
 from ..loop.step import closing_effects, next_due, start, step
 from ..play.performer import BestWriter, Performer
 from ..play.screen import Screen
-from ..records.history import Record, config_key, unaided_key
-from ..records.recording import Item, Recorder
-from ..storage.history_file import utc_timestamp
-from ..storage.save_file import saved_bytes
+from ..records.history import config_key, unaided_key
+from ..records.recording import Recorder
 from .channel import Ended, Incoming, Link, Typed
-from .keeping import CLAIM_SECONDS, Keeping
+from .keeping import CLAIM_SECONDS, Keeping, Pending
 from .limits import DEFAULT_LIMITS, Limits
+from .pauses import PAUSE_FIRST, SavingPauses, Write, next_wait
 from .pool import AIPool, Busy
 from .store.base import ClaimLost, StoreUnavailable
 
 __all__ = [
     "SAID_IDLE",
     "SAID_PAUSED",
+    "SAID_RECORD_LATER",
     "SAID_STOPPING",
     "SAID_TAKEN_OVER",
     "SAID_TOO_SLOW",
@@ -62,12 +65,6 @@ _RENEW_SECONDS = CLAIM_SECONDS / 3
 _AI_TIMEOUT = 10.0
 T = TypeVar("T")
 
-# While the database cannot take a step's keys, saving pauses (the frame
-# showing them waits) and the append is tried again, first this soon, then
-# twice as late each time up to the longest: a restarted PostgreSQL or a
-# freed disk is seen within seconds, and a long outage costs few tries.
-_PAUSE_FIRST = 0.25
-_PAUSE_LONGEST = 4.0
 # How long a lone ESC waits for the rest of an arrow key before it counts as
 # just ESC: longer than a terminal's 50 ms (terminal.console.ESC_TIMEOUT),
 # since the network may hold back the second half of a sequence split
@@ -80,6 +77,9 @@ SAID_TOO_SLOW = "your connection cannot take the frames fast enough; your game i
 SAID_UNSAVED = "your game cannot be saved right now; what you saw is kept: try again later"
 # The note while saving is paused (in the frame's note line, on the board as it was saved).
 SAID_PAUSED = "saving has paused: the database is away; your keys wait"
+# Said when play ends while the game's keys are kept but its record is not yet
+# (the server keeps trying: :meth:`~.pauses.SavingPauses.keep_trying`).
+SAID_RECORD_LATER = "your game is kept as you saw it; its record is saved when the database is back"
 SAID_IDLE = "no key for a while: your game is kept; connect again to resume it"
 
 
@@ -91,36 +91,12 @@ class _Stop(Exception):
         self.said = said
 
 
-class _Pending:
-    """The :class:`~ansi2048.play.performer.PlayStore` the performer writes to:
-    it holds what one step gave (the keys, the games that ended, the bests)
-    until the driver writes it to the store, asynchronously (:meth:`PlayerGame._flush`)."""
+class _Paused(_Stop):
+    """Play must end during a pause, the write paused not done (the store's ``error``)."""
 
-    saving = True
-
-    def __init__(self, now: Callable[[], float]) -> None:
-        self._now = now
-        self.items = bytearray()
-        self.records: List[Record] = []
-        self.bests: List[int] = []
-        self.unaided: List[int] = []
-        self._last: Optional[Played] = None
-
-    def append(self, item: Item) -> None:
-        self.items += saved_bytes(item)
-
-    def add_to_history(self, played: Played) -> None:
-        # A game can end more than once (game over, then r): kept once, as locally.
-        if played != self._last:
-            self._last = played
-            self.records.append(Record.of(played, utc_timestamp(self._now())))
-
-    def record_best(self, score: int) -> Optional[int]:
-        self.bests.append(score)
-        return None  # the store answers later: the driver feeds BestStored
-
-    def record_unaided(self, score: int) -> None:
-        self.unaided.append(score)
+    def __init__(self, said: str, error: StoreUnavailable) -> None:
+        super().__init__(said)
+        self.error = error
 
 
 class PlayerGame:
@@ -128,7 +104,7 @@ class PlayerGame:
     :mod:`ansi2048.play.performer`'s): ``incoming`` is what comes in; ``run``
     plays until the end and leaves the screen tidy, the last line said.
     The performer draws into ``frames`` (the screen's ``write`` collects
-    there) and writes into a :class:`_Pending`; once a step's effects are
+    there) and writes into a :class:`~.keeping.Pending`; once a step's effects are
     done, the keys go to the store and only then the frames to the client."""
 
     def __init__(
@@ -144,6 +120,8 @@ class PlayerGame:
         now: Callable[[], float],
         sent: Callable[[], None] = lambda: None,
         limits: Limits = DEFAULT_LIMITS,
+        pauses: Optional[SavingPauses] = None,
+        opening: Sequence[Write] = (),
     ) -> None:
         self.play = play
         self._sent = sent  # told after each write of frames (watchers get them then: watch.py)
@@ -160,7 +138,7 @@ class PlayerGame:
         game = play.session.game
         self._key = config_key(game.rows, game.cols, game.goal)
         self._decoder = KeyDecoder(comments=False, assist=True)
-        self._pending = _Pending(now)
+        self._pending = Pending(now)
         best = BestWriter(self._pending.record_best, clock, play.session.best)
         self._performer = Performer(screen, self._pending, Recorder(None, lambda message: None), best)
         self._renew_at = clock() + _RENEW_SECONDS
@@ -170,12 +148,18 @@ class PlayerGame:
         # What the client's terminal shows (the last frames sent), for the pause (_pause).
         self._shown_mark = screen.mark()
         self._unsaved = False  # play ends in a pause: the state past the saved keys is neither drawn nor kept
+        self._closing = False  # play has ended: what is left to write is written, or handed over, never paused for
+        # The server's paused games (a test's driver of its own: not logged); this game in them now.
+        self._pauses, self._counted = pauses or SavingPauses(lambda line: None, clock, now), False
+        self._opening = list(opening)  # the writes of its opening (open_game), done before its first frame
 
     async def run(self) -> None:
         said = ""
         try:
             if self._pool.ready:
                 self.play, _ = step(self.play, AIReady())
+            for write in self._opening:  # the recording begun or compacted, before a frame shows it
+                await self._saved(write)
             self.play, effects = start(self.play, self._clock(), autoplay=False)
             await self._do(effects)
             said = await self._until_over()
@@ -261,10 +245,16 @@ class PlayerGame:
 
     async def _renew(self) -> None:
         self._renew_at = self._clock() + _RENEW_SECONDS
-        try:
-            held = await self._keeping.renew()
-        except StoreUnavailable:
-            return  # the claim outlives a short outage; the next renewal tries again
+        if self._unsaved:
+            # In a pause (of this renewal or another write): tried, not paused
+            # again; the claim outlives a short outage and the next one tries again.
+            try:
+                held = await self._keeping.renew()
+            except StoreUnavailable:
+                return
+        else:
+            held = await self._saved(self._keeping.renew)
+            self._send()  # after a pause: the notice undone
         if not held:
             self._lost = True
             raise _Stop(SAID_TAKEN_OVER)
@@ -298,32 +288,41 @@ class PlayerGame:
         return AIMoved(effect.purpose, direction, self._clock(), warning)
 
     async def _flush(self) -> List[Event]:
-        """What the performer left pending, to the store; then, the keys
-        they show being kept, the frames to the client. The answers: the
-        best the store holds, if another session raised it higher."""
+        """What the performer left pending, to the store: the keys first;
+        once they are kept, the frames that show them to the client; then the
+        games that ended and the bests (no frame waits for those: the keys
+        hold them too). The answers: the best the store holds, if another
+        session raised it higher.
+
+        If play ends while one of those later writes is paused, the keys are
+        kept and shown, and the writes left are handed to the server, which
+        keeps trying them (:meth:`~.pauses.SavingPauses.keep_trying`): the
+        player is told (:data:`SAID_RECORD_LATER`)."""
         pending, keeping, key = self._pending, self._keeping, self._key
-        answers: List[Event] = []
         if pending.items:
             items = bytes(pending.items)
             pending.items.clear()
             await self._append(items)
+        self._send()
         records, pending.records = pending.records, []
-        for record in records:
-            await self._saved(partial(keeping.keep, record))
-            if record.unaided:
-                pending.unaided.append(record.score)
-        unaided, pending.unaided = pending.unaided, []
-        for score in unaided:
-            await self._saved(partial(keeping.record_best, unaided_key(key), score))
-        bests, pending.bests = pending.bests, []
-        for best in bests:
-            stored = await self._saved(partial(keeping.record_best, key, best))
-            if stored > best:
+        unaided = [record.score for record in records if record.unaided] + pending.unaided
+        bests, pending.unaided, pending.bests = pending.bests, [], []
+        writes: List[Write] = [partial(keeping.keep, record) for record in records]
+        writes += [partial(keeping.record_best, unaided_key(key), score) for score in unaided]
+        writes += [partial(keeping.record_best, key, best) for best in bests]
+        first_best = len(writes) - len(bests)
+        answers: List[Event] = []
+        for index, write in enumerate(writes):
+            try:
+                stored = await self._saved(write, pause=not self._closing)
+            except _Paused as paused:
+                self._pauses.keep_trying(writes[index:], paused.error, game=not self._counted)
+                self._uncount()
+                raise _Stop(SAID_RECORD_LATER if paused.said == SAID_UNSAVED else paused.said) from None
+            if index >= first_best and isinstance(stored, int) and stored > bests[index - first_best]:
                 answers.append(BestStored(stored))
-        if self._frames:
-            self._write_frames()
-            self._shown_mark = self._screen.mark()
-            self._check_output(self._clock())
+        self._send()  # after a pause: the notice undone
+        self._check_output(self._clock())
         return answers
 
     async def _append(self, items: bytes) -> None:
@@ -331,20 +330,23 @@ class PlayerGame:
         if not self._lost:
             await self._saved(partial(self._keeping.append, items))
 
-    async def _saved(self, write: Callable[[], Awaitable[T]]) -> T:
+    async def _saved(self, write: Callable[[], Awaitable[T]], pause: bool = True) -> T:
         """What ``write`` (of a step's keys, a game ended, a best) gives,
         once the store has taken it. While the database is away, saving
-        pauses (:meth:`_pause`) until it does."""
+        pauses (:meth:`_pause`) until it does; not ``pause`` (the player has
+        left): play ends at once, as if they quit during a pause."""
         try:
             return await write()
         except ClaimLost:
             self._lost = True
             self._frames.clear()
             raise _Stop(SAID_TAKEN_OVER) from None
-        except StoreUnavailable:
-            return await self._pause(write)
+        except StoreUnavailable as error:
+            if not pause:
+                raise _Paused(SAID_UNSAVED, error) from None
+            return await self._pause(write, error)
 
-    async def _pause(self, write: Callable[[], Awaitable[T]]) -> T:
+    async def _pause(self, write: Callable[[], Awaitable[T]], error: StoreUnavailable) -> T:
         """Saving has paused: the frames showing what ``write`` keeps are held back, and
         in their place the player sees the frame last sent with
         :data:`SAID_PAUSED` as its last line. The write is tried again with
@@ -357,7 +359,12 @@ class PlayerGame:
         nor drawn from the game, whose state is already past the held
         keys): the held frames are the difference from that mark, so the
         notice is undone before they go, and the repainter's idea of the
-        screen is right at each write."""
+        screen is right at each write.
+
+        The game is in the server's paused games (:mod:`.pauses`: the log's
+        lines) until the write lands, or play ends (:meth:`_uncount`)."""
+        self._pauses.paused_by(error)
+        self._counted = True
         held = "".join(self._frames)
         self._frames.clear()
         # Whatever ends play from here on (q, the server stopping, the client
@@ -369,19 +376,24 @@ class PlayerGame:
         self._screen.notice(SAID_PAUSED)
         self._write_frames()
         later: Dict[type, Incoming] = {}  # the latest window size and server note, for after the pause
-        wait = _PAUSE_FIRST
+        wait = PAUSE_FIRST
         while True:
-            said = await self._paused_input(wait, later)
+            try:
+                said = await self._paused_input(wait, later)
+            except _Stop as stop:  # the claim lost, the client not reading
+                raise _Paused(stop.said, error) from None
             if said is not None:
-                raise _Stop(said)
+                raise _Paused(said, error)
             try:
                 result = await write()
                 break
             except ClaimLost:
                 self._lost = True
                 raise _Stop(SAID_TAKEN_OVER) from None
-            except StoreUnavailable:
-                wait = min(2 * wait, _PAUSE_LONGEST)
+            except StoreUnavailable as again:
+                error = again
+                wait = next_wait(wait)
+        self._uncount()
         self._screen.redraw(shown)  # the notice goes: the frame as it was sent
         self._frames.append(held)
         self._screen.rewind(after)
@@ -414,6 +426,18 @@ class PlayerGame:
             else:
                 later[type(incoming)] = incoming
 
+    def _uncount(self) -> None:
+        """This game no longer waits for the store (its write landed, or play ended)."""
+        if self._counted:
+            self._counted = False
+            self._pauses.resumed()
+
+    def _send(self) -> None:
+        """The frames drawn, to the client: the terminal shows them now."""
+        if self._frames:
+            self._write_frames()
+            self._shown_mark = self._screen.mark()
+
     def _write_frames(self) -> None:
         text = "".join(self._frames)
         self._frames.clear()
@@ -423,6 +447,7 @@ class PlayerGame:
     async def _close(self, said: str) -> None:
         """What the end of play writes, whatever ended it; the screen left
         with the cursor below the board, and ``said`` under it."""
+        self._closing = True
         try:
             if not self._unsaved:
                 for effect in closing_effects(self.play):
@@ -439,6 +464,7 @@ class PlayerGame:
             self._frames.clear()
             self._link.write(text.encode("utf-8", "replace"))
             self._sent()
+            self._uncount()
             if not self._lost:
                 with suppress(StoreUnavailable):  # then the claim expires by itself
                     await self._keeping.release()

@@ -1,28 +1,40 @@
 """Where a player's game is kept (:class:`Keeping`): a player's in the
 store, under the claim their session holds (:class:`StoreKeeping`); a
 guest's nowhere (:class:`GuestKeeping`); and the game a session opens from
-it (:func:`open_game`), resumed as the local game resumes its save."""
+it (:func:`open_game`), resumed as the local game resumes its save.
+
+Opening a game only reads: the writes it needs (a new game's recording
+begun, an old one compacted, a game over's record if it never landed, the
+game ``--new`` ended kept) are given to the
+game's driver, which does them before the first frame and pauses while the
+store cannot take them, as it does for every write of play
+(:meth:`~.game.PlayerGame._pause`)."""
 
 from __future__ import annotations
 
-from typing import Callable, Optional, Protocol, Tuple
+from functools import partial
+from typing import Callable, List, Optional, Protocol, Tuple
 
 from .. import __version__
 from ..game.engine import Game
 from ..game.keys import Action
-from ..game.session import Session
+from ..game.session import Played, Session
 from ..play.keyboard import _resumed_note
-from ..records.history import Record, config_key
-from ..records.recording import format_header
+from ..records.history import Record, config_key, unaided_key
+from ..records.recording import Item, format_header
 from ..storage.history_file import utc_timestamp
 from ..storage.save_file import SaveFile, saved_bytes
+from .pauses import Write
 from .store.base import Claim, Store
 
-__all__ = ["CLAIM_SECONDS", "GuestKeeping", "Keeping", "StoreKeeping", "open_game"]
+__all__ = ["CLAIM_SECONDS", "GuestKeeping", "Keeping", "Pending", "StoreKeeping", "open_game"]
 
 # A session's claim on its game lasts this long unless renewed (a crashed
 # server's games are free again after it), and is renewed at a third of it.
 CLAIM_SECONDS = 30.0
+# The player's latest history records a record is looked for before it is
+# kept (kept once: see StoreKeeping.keep).
+_RECENT_RECORDS = 20
 
 
 class Keeping(Protocol):
@@ -100,7 +112,13 @@ class StoreKeeping:
         return await self._store.record_best(self._player, key, score)
 
     async def keep(self, record: Record) -> None:
-        await self._store.keep(self._player, record)
+        """``record`` into the history, once: the same game (its seed and
+        keys) among the latest is not kept again. Its write may be tried
+        again by the server after its session ended (pauses.py), and a game
+        over is kept on opening in case the server went before it was."""
+        latest = await self._store.history(self._player, _RECENT_RECORDS)
+        if not any((kept.seed, kept.keys) == (record.seed, record.keys) for kept in latest):
+            await self._store.keep(self._player, record)
 
     async def renew(self) -> bool:
         held: Optional[Claim] = await self._store.claim(self._player, self._board, self._holder, CLAIM_SECONDS)
@@ -110,17 +128,53 @@ class StoreKeeping:
         await self._store.release(self._player, self._board, self._holder)
 
 
+class Pending:
+    """The :class:`~ansi2048.play.performer.PlayStore` the performer writes to:
+    it holds what one step gave (the keys, the games that ended, the bests)
+    until the driver writes it to the store, asynchronously (:meth:`~.game.PlayerGame._flush`)."""
+
+    saving = True
+
+    def __init__(self, now: Callable[[], float]) -> None:
+        self._now = now
+        self.items = bytearray()
+        self.records: List[Record] = []
+        self.bests: List[int] = []
+        self.unaided: List[int] = []
+        self._last: Optional[Played] = None
+
+    def append(self, item: Item) -> None:
+        self.items += saved_bytes(item)
+
+    def add_to_history(self, played: Played) -> None:
+        # A game can end more than once (game over, then r): kept once, as locally.
+        if played != self._last:
+            self._last = played
+            self.records.append(Record.of(played, utc_timestamp(self._now())))
+
+    def record_best(self, score: int) -> Optional[int]:
+        self.bests.append(score)
+        return None  # the store answers later: the driver feeds BestStored
+
+    def record_unaided(self, score: int) -> None:
+        self.unaided.append(score)
+
+
 async def open_game(
     keeping: Keeping, rows: int, cols: int, goal: int, new: bool, random_seed: Callable[[], int], now: float
-) -> Tuple[Session, str]:
+) -> Tuple[Session, str, List[Write]]:
     """The player's game on this board, resumed from its recording (a game
-    over starts a new one, as locally), or new; and the note that greets it.
-    ``new`` starts a new game as the ``r`` key does (``u`` brings the old one back)."""
+    over starts a new one, as locally), or new; the note that greets it; and
+    the writes that opening it needs, in order, for the driver to do before
+    the game's first frame. ``new`` starts a new game as the ``r`` key does
+    (``u`` brings the old one back)."""
     key = config_key(rows, cols, goal)
     recording = await keeping.load()
     greeting = ""
     game: Optional[Game] = None
     runs = None
+    writes: List[Write] = []
+    best_seen = 0
     if recording is not None:
         save = SaveFile("", rows, cols, goal, recording)
         try:
@@ -132,25 +186,33 @@ async def open_game(
         else:
             assert loaded is not None
             # The best it reached may be in no other place (the server was killed).
-            await keeping.record_best(key, loaded.best_seen)
-            if not loaded.game.over:
+            best_seen = loaded.best_seen
+            writes.append(partial(keeping.record_best, key, best_seen))
+            if loaded.game.over:
+                # Its record, in case the server went (stopped with the store
+                # away, killed) between its last keys and its record: kept once.
+                over = Session(loaded.game, best_seen, loaded.runs).played()
+                writes.append(partial(keeping.keep, Record.of(over, utc_timestamp(now))))
+                if over.unaided:
+                    writes.append(partial(keeping.record_best, unaided_key(key), over.score))
+            else:
                 shorter = save.compacted(loaded) if loaded.restarts_end else None
                 if shorter is not None:
                     # The games before the last restart go, as locally: the
                     # recording does not grow with every game played.
                     loaded = shorter[0]
-                    await keeping.rewrite(b"".join(shorter[1]))
+                    writes.append(partial(keeping.rewrite, b"".join(shorter[1])))
                 game, runs = loaded.game, loaded.runs
-    best = await keeping.best(key)
+    best = max(best_seen, await keeping.best(key))
     if game is None:
         game = Game(rows, cols, goal, random_seed())
-        await keeping.rewrite(format_header(game.seed, rows, cols, goal, __version__).encode("ascii"))
-        return Session(game, best), greeting
+        writes.append(partial(keeping.rewrite, format_header(game.seed, rows, cols, goal, __version__).encode("ascii")))
+        return Session(game, best), greeting, writes
     session = Session(game, best, runs)
     if not new:
-        return session, _resumed_note(game.moves)
+        return session, _resumed_note(game.moves), writes
     ended = session.restart(None).ended
     if ended is not None:
-        await keeping.keep(Record.of(ended, utc_timestamp(now)))
-    await keeping.append(saved_bytes(Action.RESTART))
-    return session, ""
+        writes.append(partial(keeping.keep, Record.of(ended, utc_timestamp(now))))
+    writes.append(partial(keeping.append, saved_bytes(Action.RESTART)))
+    return session, "", writes

@@ -115,14 +115,21 @@ class DailyKeeping(StoreKeeping):
         self.entry = entry
         self.now = now
         self.last = 0  # the latest key's time, ms
+        # The times of keys appended whose times are not stored yet: a paused
+        # append is tried again whole, and its keys must not be appended twice.
+        self._unsent_times: Optional[str] = None
 
     async def append(self, items: bytes) -> None:
-        await super().append(items)
-        decoder = BodyDecoder(saved=True)
-        keys = sum(1 for item in decoder.feed(items) + decoder.finish() if isinstance(item, Action))
-        if keys:
-            self.last = max(0, round((self.now() - self.entry.started) * 1000))
-            await self._store.daily_add_times(self.entry.id, f" {self.last}" * keys)
+        if self._unsent_times is None:
+            await super().append(items)
+            decoder = BodyDecoder(saved=True)
+            keys = sum(1 for item in decoder.feed(items) + decoder.finish() if isinstance(item, Action))
+            if keys:
+                self.last = max(0, round((self.now() - self.entry.started) * 1000))
+            self._unsent_times = f" {self.last}" * keys
+        if self._unsent_times:
+            await self._store.daily_add_times(self.entry.id, self._unsent_times)
+        self._unsent_times = None
 
 
 class _BoardKeyDecoder(KeyDecoder):

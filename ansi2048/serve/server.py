@@ -35,6 +35,7 @@ from .channel import DEFAULT_STALL_SECONDS
 from .connection import ClientConnection
 from .limits import DEFAULT_LIMITS, Admission, Limits, capped_by_files
 from .live import LiveGames
+from .pauses import SavingPauses
 from .pool import AIPool
 from .ranked import DEFAULT_PER_ADDRESS, daily_secret
 from .store import open_store
@@ -132,6 +133,8 @@ class GameServer:
         self._id = f"{self._host}:{os.getpid()}:{time.time_ns()}"
         self._listener: Optional[asyncssh.SSHAcceptor] = None
         self.connections: Set[asyncssh.SSHServerConnection] = set()
+        # The games whose saving has paused, and the log's lines about it.
+        self.pauses = SavingPauses(self.log, clock, now)
 
     def holder(self) -> str:
         """A claim holder's name: this server's, and a session's number."""
@@ -220,6 +223,9 @@ class GameServer:
                     conn.abort()  # its sessions ended LEAVE_SECONDS ago, and it stays (why abort: below)
                     del ending[conn]
             await asyncio.sleep(STOP_TICK)
+        # The records of games whose sessions ended while saving paused
+        # (serve/pauses.py): a last try, within what is left of the bound.
+        await self.pauses.close(max(0.0, min(LEAVE_SECONDS, deadline - clock())))
         # The bound: whatever remains is cut. Aborted, not closed: asyncssh's
         # close drops what is unsent just as abort does, but first sends each
         # channel's close and an SSH disconnect message, a cost per client

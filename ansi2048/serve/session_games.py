@@ -25,6 +25,7 @@ from .daily import DAILY
 from .game import SAID_IDLE, SAID_STOPPING, SAID_TAKEN_OVER, SAID_TOO_SLOW, SAID_UNSAVED, PlayerGame
 from .keeping import CLAIM_SECONDS, GuestKeeping, Keeping, StoreKeeping, open_game
 from .live import GUEST_NAME, PublishingScreen, watchers_note
+from .pauses import Write
 from .ranked import OpenedDaily, open_daily
 from .store.base import Player, Prefs
 
@@ -138,8 +139,11 @@ async def run_game(
     assert session.chan is not None and session.link is not None
     server = session.server
     rows, cols, goal = board
+    opening: List[Write] = []
     if daily is None:
-        kept, greeting = await open_game(keeping, rows, cols, goal, request.new, server.random_seed, server.now())
+        kept, greeting, opening = await open_game(
+            keeping, rows, cols, goal, request.new, server.random_seed, server.now()
+        )
     else:
         kept, greeting = daily.session, daily.note
     env = session.client_env()
@@ -172,8 +176,9 @@ async def run_game(
         server.now,
         screen.sent,
         server.limits,
+        server.pauses,
     )
-    game = PlayerGame(*args) if daily is None else daily.driver(*args)
+    game = PlayerGame(*args, opening=opening) if daily is None else daily.driver(*args)
     if not prefs.private:  # watchable (play --private: not)
         screen.live = server.live.start(name, rows, cols)
         screen.live.on_watchers = lambda count: session.incoming.put_nowait(Warned(watchers_note(count), True))
