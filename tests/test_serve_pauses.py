@@ -214,7 +214,7 @@ def test_a_finished_games_record_paused_lands_and_play_goes_on(tmp_path: Path, s
                 await terminal.shows("Moves 1", WAIT)  # the new game goes on
             player = await player_of(served, key)
             history = await on_server(served, served.store.history(player.id))  # type: ignore[attr-defined]
-            assert [(record.seed, record.moves) for record in history] == [(7, 1)]
+            assert [(kept.record.seed, kept.record.moves) for kept in history] == [(7, 1)]
             assert await kept_keys(served, key) == b"ard"
 
         run(scenario())
@@ -263,7 +263,7 @@ def test_leaving_while_a_record_is_paused_keeps_what_was_shown_and_the_record_la
             store.down = False  # the store is back: the server lands the record by itself
             await store.until(lambda failing: failing.landed >= 1)
             history = await on_server(served, served.store.history(player.id))  # type: ignore[attr-defined]
-            assert [(record.seed, record.moves) for record in history] == [(7, 1)]
+            assert [(kept.record.seed, kept.record.moves) for kept in history] == [(7, 1)]
 
         run(scenario())
     lines = [line for line in log.getvalue().splitlines() if " saving " in line]
@@ -473,7 +473,9 @@ def test_a_game_over_whose_record_never_landed_is_kept_when_its_player_comes_bac
                 async with playing(served, key) as (_, terminal):
                     assert "Moves 0" in terminal.text()  # a new game
                 history = await on_server(served, served.store.history(player))  # type: ignore[attr-defined]
-                assert [(record.seed, record.keys, record.over) for record in history] == [(7, keys.decode(), True)]
+                assert [(kept.record.seed, kept.record.keys, kept.record.over) for kept in history] == [
+                    (7, keys.decode(), True)
+                ]
             assert store.landed == 1
 
         run(scenario())

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import Callable, Hashable, Optional, Protocol, Tuple, Union
+from typing import Callable, Hashable, List, Optional, Protocol, Tuple, Union
 
 from ..loop.events import Resized, Warned
 from ..play.screen import Screen
@@ -24,6 +24,7 @@ __all__ = [
     "Typed",
     "Viewer",
     "next_incoming",
+    "typed_ahead",
 ]
 
 # Seconds a watcher's channel may stay full (it stopped reading) before it is dropped.
@@ -79,6 +80,25 @@ async def next_incoming(incoming: asyncio.Queue[Incoming], wake: asyncio.Event, 
     if getter.done() and not getter.cancelled():
         return getter.result()
     return None
+
+
+def typed_ahead(incoming: asyncio.Queue[Incoming], data: bytes) -> bytes:
+    """``data`` and the keys queued right behind it. Keys that came in
+    packets of their own but are all here by now (a slow link delivering
+    what it held at once, or keys typed while a step was being done) were
+    typed ahead of the screen: one step plays them all and draws one frame,
+    as the local game's one read of its terminal does, instead of a motion
+    begun and cut short per key. Whatever else is queued keeps its place."""
+    later: List[Incoming] = []  # from the first that is not keys on, put back in order
+    while not incoming.empty():
+        item = incoming.get_nowait()
+        if isinstance(item, Typed) and not later:
+            data += item.data
+        else:
+            later.append(item)
+    for item in later:
+        incoming.put_nowait(item)
+    return data
 
 
 @dataclass

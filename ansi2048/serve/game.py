@@ -40,7 +40,7 @@ from ..play.performer import BestWriter, Performer
 from ..play.screen import Screen
 from ..records.history import config_key, unaided_key
 from ..records.recording import Recorder
-from .channel import Ended, Incoming, Link, Typed
+from .channel import Ended, Incoming, Link, Typed, typed_ahead
 from .keeping import CLAIM_SECONDS, Keeping, Pending
 from .limits import DEFAULT_LIMITS, Limits
 from .pauses import PAUSE_FIRST, SavingPauses, Write, next_wait
@@ -202,32 +202,12 @@ class PlayerGame:
                 await self._feed(incoming)
             else:
                 self._last_key = now
-                actions = self._decoder.feed(self._typed_ahead(incoming.data))
+                actions = self._decoder.feed(typed_ahead(self._incoming, incoming.data))
                 self.keys += len(actions)
                 escape_at = now + ESC_TIMEOUT if self._decoder.pending else None
                 if actions or not self._decoder.pending:
                     await self._feed(Keys(tuple(actions), now))
         return ""
-
-    def _typed_ahead(self, data: bytes) -> bytes:
-        """``data`` and the keys queued right behind it. Keys that came in
-        packets of their own but are all here by now (a slow link delivering
-        what it held at once, or keys typed while a step was being done) were
-        typed ahead of the screen: one step plays them all and draws one
-        frame, as the local game's one read of its terminal does, instead of
-        a motion begun and cut short per key. Whatever else is queued keeps
-        its place."""
-        queued = self._incoming
-        later: List[Incoming] = []  # from the first that is not keys on, put back in order
-        while not queued.empty():
-            item = queued.get_nowait()
-            if isinstance(item, Typed) and not later:
-                data += item.data
-            else:
-                later.append(item)
-        for item in later:
-            queued.put_nowait(item)
-        return data
 
     def _check_output(self, now: float) -> None:
         """A client that keeps output unsent too long, or too much of it,

@@ -117,7 +117,7 @@ class StoreKeeping:
         again by the server after its session ended (pauses.py), and a game
         over is kept on opening in case the server went before it was."""
         latest = await self._store.history(self._player, _RECENT_RECORDS)
-        if not any((kept.seed, kept.keys) == (record.seed, record.keys) for kept in latest):
+        if not any((kept.record.seed, kept.record.keys) == (record.seed, record.keys) for kept in latest):
             await self._store.keep(self._player, record)
 
     async def renew(self) -> bool:
