@@ -129,12 +129,46 @@ def test_one_board_after_shrinking_and_growing(heights: List[int]) -> None:
     assert shown == shell
 
 
+def test_frames_drawn_before_the_program_hears_of_a_resize_leave_one_board() -> None:
+    """tmux resizes its screen at once but tells the program (TIOCSWINSZ, so
+    SIGWINCH) only when its resize timer allows, up to 250 ms later: the
+    frames of a move drawn meanwhile are for the old, taller size. Repainted
+    into the shorter screen they must not scroll it, or tmux's history holds
+    more lines than the repainter counted, a taller window pulls them all
+    back, and the next board lands below its place, old rows above it (the
+    tmux test failed so, its header on row 6 after 35 -> 8 -> 35)."""
+    term = HistoryTerminal(100, 35)
+    shell = [f"$ earlier output {i}" for i in range(40)]
+    term.feed("\n".join(shell) + "\n")
+    session = Session(Game(seed=1))
+    repainter = Repainter()
+    draw(term, repainter, session)
+    for key in (Action.RIGHT, Action.LEFT, Action.RIGHT):
+        session.apply(key)
+        term.resize(8)  # tmux's screen: 8 rows; the game still reads 35
+        for _ in range(3):  # the move's frames (a motion repaints the same frame height)
+            term.feed(repainter.frame(frame_lines(View.of(session), ColorDepth.TRUE, 100, 35), 100, 35))
+        draw(term, repainter, session)  # the SIGWINCH at last: "too small"
+        assert "too small" in dump(term.screen.display)
+        term.resize(35)
+        draw(term, repainter, session)
+        display = term.screen.display
+        top = find_header(display)  # exactly one header on screen
+        lines = frame_lines(View.of(session), ColorDepth.TRUE, 100, 35)
+        assert top + len(lines) - 1 == term.screen.cursor.y, dump(display)
+        assert read_board(display, layout_for(View.of(session), 100, 35), 4, 4) == [
+            list(row) for row in session.game.board
+        ]
+        # Nothing but the shell's own lines above the board: no rows of old frames.
+        assert all(line.startswith("$ earlier output") for line in display[:top]), dump(display)
+
+
 def test_no_resize_never_goes_above_the_frame() -> None:
     """The normal case: going up exactly the frame's height, never more."""
     repainter = Repainter()
     repainter.frame(["a", "b", "c"], 40, 20)
     # Up exactly two lines; then only what changed (the same length: no erasing), the last line whole.
-    assert repainter.frame(["d", "e", "f"], 40, 20) == "\r\x1b[2Ad\ne\nf\x1b[K\x1b[J"
+    assert repainter.frame(["d", "e", "f"], 40, 20) == "\r\x1b[2Ad\r\x1b[1Be\r\x1b[1Bf\x1b[K\x1b[J"
     # Shorter, then taller than the frame: no history to pull back from.
     repainter.frame(["d", "e", "f"], 40, 30)
     assert repainter.frame(["g"], 40, 30).startswith("\r\x1b[2A")

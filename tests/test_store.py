@@ -472,6 +472,8 @@ def test_every_append_that_returned_survives_sigkill(store_url: str, tmp_path: P
     import subprocess
     import sys
 
+    import ansi2048
+
     from .conftest import child_env
 
     sessions, enough = 8, 400
@@ -479,6 +481,9 @@ def test_every_append_that_returned_survives_sigkill(store_url: str, tmp_path: P
         [sys.executable, "-c", APPENDER, store_url, str(tmp_path), str(sessions)],
         stdout=subprocess.PIPE,
         env=child_env(),
+        # "python -c" imports from its working directory first: the one that
+        # holds the ansi2048 under test, not whatever checkout pytest ran from.
+        cwd=Path(ansi2048.__file__).resolve().parent.parent,
     )
     assert child.stdout is not None
     try:
@@ -494,7 +499,14 @@ def test_every_append_that_returned_survives_sigkill(store_url: str, tmp_path: P
             count += 1
     finally:
         child.send_signal(signal.SIGKILL)
-        rest, _ = child.communicate(timeout=30)
+        # The rest read from child.stdout itself, to its end (the child is
+        # dead: the end comes): readline() read ahead into that stream's
+        # buffer, and communicate(timeout=...) reads the pipe's descriptor
+        # directly, so the lines waiting in the buffer were lost, leaving a
+        # gap in what was acknowledged.
+        rest = child.stdout.read()
+        child.stdout.close()
+        child.wait(timeout=30)
     for line in rest.splitlines():  # printed before the kill: those appends had returned too
         session, item = line.split()
         acked[int(session)].append(int(item))

@@ -207,9 +207,15 @@ class Repainter:
         out = ["\r", cursor_up(last - changed[0])]
         at = changed[0]
         for index in changed:
-            if index == at + 1:
-                out.append("\n")  # the next line, as a full frame goes (ONLCR)
-            elif index != at:
+            # Down to the next changed line by a cursor-down, never a "\n":
+            # every line of the frame is already on screen, and a cursor-down
+            # stops at the bottom row where "\n" would scroll. tmux resizes its
+            # screen at once but tells the program (SIGWINCH) up to 250 ms
+            # later: a move's frames drawn for the taller old size would scroll
+            # the shorter screen, and rows of them go into tmux's history,
+            # which a taller window later pulls back above the board (more
+            # than _rows_up counts: the board would land below its place).
+            if index != at:
                 out.append("\r" + cursor_down(index - at))
             at = index
             new = lines[index]
