@@ -6,7 +6,9 @@ port, SQLite in a temporary directory, as an operator starts it); the
 players are asyncssh clients in this process, each with a key of its own, a
 100x30 window and ``play --no-animation``, each typing ``--rate`` keys a
 second (a move, then its opposite, so the board keeps changing) for
-``--seconds``. Every key's frame is sent only once the key is committed to
+``--seconds``, their keys spread evenly over each period as people's are
+(``--lockstep``: all at the same instant, a burst of every player's key at
+once: the worst case). Every key's frame is sent only once the key is committed to
 the database (synchronous=FULL), so the latency includes that commit.
 
     python benchmarks/serve.py [--players 1,10,50] [--rate 4] [--seconds 10]
@@ -143,6 +145,7 @@ async def player(
     key: Optional[asyncssh.SSHKey] = None,
     name: str = "",
     shown: Optional[Dict[str, _Player]] = None,
+    phase: float = 0.0,
 ) -> None:
     """One player: connects, awaits ``ready`` (all connected: the typing's
     CPU apart from the handshakes'; benchmarks/watch.py: its watchers), then
@@ -157,6 +160,7 @@ async def player(
     async with conn:
         connects.append(time.perf_counter() - started)
         await ready()
+        await asyncio.sleep(phase)  # where in a key's period this player types: people are not in step
         end = time.perf_counter() + seconds
         typed = 0
         while time.perf_counter() < end and not session.told:
@@ -208,14 +212,33 @@ async def autoplayer(port: int, number: int, seconds: float, ciphers: List[str],
 
 
 async def measure(
-    port: int, pid: int, players: int, rate: float, seconds: float, ciphers: List[str], autoplay: bool
+    port: int,
+    pid: int,
+    players: int,
+    rate: float,
+    seconds: float,
+    ciphers: List[str],
+    autoplay: bool,
+    lockstep: bool = False,
 ) -> Tuple[List[float], List[float], float]:
     """Connect-to-first-frame and key-to-first-frame times; the server's CPU seconds while typing."""
     connects: List[float] = []
     keys: List[float] = []
     ready = _Barrier(players + 1 + autoplay)
     tasks = [
-        asyncio.ensure_future(player(port, number, rate, seconds, connects, keys, ciphers, ready.wait))
+        asyncio.ensure_future(
+            player(
+                port,
+                number,
+                rate,
+                seconds,
+                connects,
+                keys,
+                ciphers,
+                ready.wait,
+                phase=0.0 if lockstep else number / players / rate,
+            )
+        )
         for number in range(players)
     ]
     if autoplay:
@@ -343,6 +366,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--cipher", default="", help="the cipher the clients ask for first (default: asyncssh's order)")
     parser.add_argument("--autoplay", action="store_true", help="one more player on autoplay at 16 moves/s")
+    parser.add_argument(
+        "--lockstep",
+        action="store_true",
+        help="every player types at the same instant (a burst of --players keys each period: the worst case);"
+        " by default their keys are spread evenly over the period",
+    )
     parser.add_argument("--idle", type=int, default=0, help="idle sessions to hold (0: none)")
     parser.add_argument(
         "--stop",
@@ -356,12 +385,14 @@ def main() -> None:
     with started_server() as (server, port, data, log):
         cipher = args.cipher or "asyncssh's default order"
         print(
-            f"ansi2048 serve, SQLite, loopback, {args.rate:g} keys/s a player, {args.seconds:g} s, cipher: {cipher}"
+            f"ansi2048 serve, SQLite, loopback, {args.rate:g} keys/s a player"
+            + (" all in step" if args.lockstep else " spread over each period")
+            + f", {args.seconds:g} s, cipher: {cipher}"
             + (", and one player on autoplay at 16 moves/s" if args.autoplay else "")
         )
         for count in (int(text) for text in args.players.split(",") if text):
             connects, keys, cpu = asyncio.run(
-                measure(port, server.pid, count, args.rate, args.seconds, ciphers, args.autoplay)
+                measure(port, server.pid, count, args.rate, args.seconds, ciphers, args.autoplay, args.lockstep)
             )
             print(
                 f"{count:4d} players: connect to first frame p50 {statistics.median(connects) * 1000:6.1f} ms"
