@@ -109,9 +109,11 @@ def changed_part(old: Line, new: Line, depth: ColorDepth) -> Optional[Tuple[int,
         old_last -= 1
         new_last -= 1
     middle = new[first : new_last + 1]
-    if sum(part.width for part in middle) != sum(part.width for part in old[first : old_last + 1]):
+    if sum([part.width for part in middle]) != sum([part.width for part in old[first : old_last + 1]]):
         return None
-    return column, paint([span for part in middle for span in part.spans], depth)
+    # The same few tiles change together from frame to frame: the middle's
+    # text is cached as a line's is.
+    return column, painted(middle, depth)
 
 
 def cells_of(line: Line) -> List[Span]:
