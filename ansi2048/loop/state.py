@@ -5,7 +5,7 @@ of any size and colour depth draw the same game (pure: no I/O)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from ..game.engine import Direction, Slide
@@ -105,8 +105,10 @@ def view(play: Play, ending: str = "") -> View:
     daily = settings.day_seed is not None and play.session.run.seed == settings.day_seed
     # Autoplay's pace is offered to whoever can change it: not in a replay.
     pace = play.pilot.pace if play.pilot is not None and not settings.replay else 0
-    return replace(
-        View.of(play.session, play.note, settings.replay),
+    return View.of(
+        play.session,
+        play.note,
+        settings.replay,
         day=settings.day if daily else "",
         ranked=settings.ranked,
         ending=ending,

@@ -169,8 +169,10 @@ def _keys(play: Play, event: Keys) -> Tuple[Play, Effects]:
             return play, effects
         play = replace(play, note=f"{help_key} lists the keys")
         return play, [*effects, draw(play)]
-    # A key came: the hint and the AI's one-frame note go.
-    play = replace(play, hint=None, hint_stuck=False, ai_note="", fade_at=None)
+    # A key came: the hint and the AI's one-frame note go (a state is
+    # rebuilt only if one is there: a replayed key costs ~8 us a rebuild).
+    if play.hint is not None or play.hint_stuck or play.ai_note or play.fade_at is not None:
+        play = replace(play, hint=None, hint_stuck=False, ai_note="", fade_at=None)
     # One move read alone is shown moving; typed-ahead keys are all played
     # and the screen catches up in a single frame.
     shown = playable(play)
@@ -255,7 +257,9 @@ def _finish(play: Play, turn: Turn, effects: Effects) -> Tuple[Play, Effects]:
     """After the turn's ``effects``, show the turn: the farewell after q (the last frame says where the
     game went, not keys that no longer work), else the move moving, or its
     settled frame at once."""
-    play = replace(play, note=_note(play, turn), gained=turn.gained)
+    note = _note(play, turn)
+    if note != play.note or turn.gained != play.gained:
+        play = replace(play, note=note, gained=turn.gained)
     if play.session.quit:
         ending = Draw(view(play, ending=_farewell(play)))
         return replace(play, over=True, pilot=None), [*effects, ending, Quit()]
@@ -297,7 +301,9 @@ def _settled_frame(play: Play, start: float) -> Tuple[Play, Effects]:
     """The settled frame, the best offered, and the "+N" set to fade (unless
     the AI plays: its next move comes first)."""
     fade = play.gained and play.settings.animate and play.pilot is None
-    play = replace(play, moving=None, fade_at=start + GAIN_SECONDS if fade else None)
+    fade_at = start + GAIN_SECONDS if fade else None
+    if play.moving is not None or play.fade_at != fade_at:
+        play = replace(play, moving=None, fade_at=fade_at)
     return play, [draw(play), _best(play)]
 
 

@@ -232,13 +232,16 @@ def _row_lines(row: Tuple[int, ...], new: int, look: _Look) -> Tuple[Line, ...]:
     """The lines of one row of tiles, ``new`` the column of the new tile (-1: none)."""
     layout, depth, glyphs, palette = look.layout, look.depth, look.glyphs, look.palette
     gap = _gap(layout, depth, palette)
-    lines = []
+    lines: List[Line] = []
     for line in range(layout.tile_height):
         pieces = [gap]
         for c, value in enumerate(row):
             pieces.append(_tile_line(value, c == new, line, layout, depth, glyphs, palette))
             pieces.append(gap)
-        lines.append(tuple(pieces))
+        # A tile's blank lines make equal lines: one object for them all, so a
+        # repaint diffs each once (it tells them apart by identity).
+        built = tuple(pieces)
+        lines.append(next((same for same in lines if same == built), built))
     return tuple(lines)
 
 

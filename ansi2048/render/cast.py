@@ -69,6 +69,9 @@ HEADLESS_SIZE = (80, 30)
 _SIXTEEN = (30, 31, 32, 33, 34, 35, 36, 37, 90, 91, 92, 93, 94, 95, 96, 97)
 
 
+# One encoder for every event: json.dumps with an option builds one a call.
+_to_json = json.JSONEncoder(ensure_ascii=False).encode
+
 # A line feed that no carriage return comes before.
 _BARE_LF = re.compile(r"(?<!\r)\n")
 
@@ -227,7 +230,7 @@ class CastWriter:
         if self._stream is None:
             return  # stopped by a failed write just before
         try:
-            self._stream.write(json.dumps(value, ensure_ascii=False) + "\n")
+            self._stream.write(_to_json(value) + "\n")
             self._stream.flush()
         except OSError as error:
             self.warn(f"cast stopped ({error.strerror or error})")

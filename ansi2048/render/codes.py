@@ -6,6 +6,7 @@ styled lines) can both use them."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Sequence
 
 __all__ = [
@@ -44,16 +45,19 @@ SYNC_BEGIN = CSI + "?2026h"
 SYNC_END = CSI + "?2026l"
 
 
+@lru_cache(maxsize=256)  # a repaint moves the cursor a few times a line
 def cursor_up(rows: int) -> str:
     """Move the cursor ``rows`` lines up (nothing for 0)."""
     return f"{CSI}{rows}A" if rows > 0 else ""
 
 
+@lru_cache(maxsize=256)  # a repaint moves the cursor a few times a line
 def cursor_forward(columns: int) -> str:
     """Move the cursor ``columns`` to the right (nothing for 0)."""
     return f"{CSI}{columns}C" if columns > 0 else ""
 
 
+@lru_cache(maxsize=256)  # a repaint moves the cursor a few times a line
 def cursor_down(rows: int) -> str:
     """Move the cursor ``rows`` lines down, never scrolling (nothing for 0)."""
     return f"{CSI}{rows}B" if rows > 0 else ""

@@ -95,8 +95,24 @@ class View:
         return Restart.DAY if self.day else Restart.NEW
 
     @classmethod
-    def of(cls, session: Session, note: str = "", replay: bool = False) -> View:
-        """What the screen shows of ``session``."""
+    def of(
+        cls,
+        session: Session,
+        note: str = "",
+        replay: bool = False,
+        *,
+        day: str = "",
+        ranked: bool = False,
+        ending: str = "",
+        gained: int = 0,
+        hint: Optional[Direction] = None,
+        stuck: bool = False,
+        autoplay: int = 0,
+        bindings: Tuple[Tuple[str, Action], ...] = (),
+    ) -> View:
+        """What the screen shows of ``session``, and of the loop around it
+        (built in one go: a view is built for every frame, and a frozen
+        view built and then replaced costs twice its ~8 us)."""
         game = session.game
         return cls(
             board=game.board,
@@ -113,6 +129,14 @@ class View:
             reached=game.won,
             assisted=session.assisted,
             undo=session.undo,
+            day=day,
+            ranked=ranked,
+            ending=ending,
+            gained=gained,
+            hint=hint,
+            stuck=stuck,
+            autoplay=autoplay,
+            bindings=bindings,
         )
 
 

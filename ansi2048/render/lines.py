@@ -45,7 +45,19 @@ def piece(spans: Iterable[Span]) -> Piece:
 def line_of(spans: Iterable[Span]) -> Line:
     """A line of text: each span its own piece (a diff rewrites from the
     first span that changed), empty spans left out."""
-    return tuple(Piece(len(span[0]), (span,)) for span in spans if span[0])
+    return tuple(_span_piece(span) for span in spans if span[0])
+
+
+# Spans of text lines: the words around the numbers ("Score ", "  Best ")
+# are the same in every frame, and the numbers come back.
+_SPAN_PIECES = 1024
+
+
+@lru_cache(maxsize=_SPAN_PIECES)
+def _span_piece(span: Span) -> Piece:
+    """The piece of one span: one object per span, so a diff of lines of
+    text finds the unchanged words by identity."""
+    return Piece(len(span[0]), (span,))
 
 
 @dataclass(frozen=True)
@@ -96,12 +108,10 @@ def changed_part(old: Line, new: Line, depth: ColorDepth) -> Optional[Tuple[int,
     colour. Written from the default pen, which every line is left in."""
     count = min(len(old), len(new))
     first = 0
-    column = 0
     while first < count and (old[first] is new[first] or old[first] == new[first]):
-        column += new[first].width
         first += 1
     if first == len(old) == len(new):
-        return column, ""
+        return sum([part.width for part in new]), ""
     old_last, new_last = len(old) - 1, len(new) - 1
     # Equal prefixes, equal pieces at the end: if what lies between is as
     # wide in both, it takes the same columns in both.
@@ -111,6 +121,7 @@ def changed_part(old: Line, new: Line, depth: ColorDepth) -> Optional[Tuple[int,
     middle = new[first : new_last + 1]
     if sum([part.width for part in middle]) != sum([part.width for part in old[first : old_last + 1]]):
         return None
+    column = sum([part.width for part in new[:first]])
     # The same few tiles change together from frame to frame: the middle's
     # text is cached as a line's is.
     return column, painted(middle, depth)

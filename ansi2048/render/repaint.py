@@ -4,7 +4,7 @@ redraw them in place, writing only what changed."""
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from .codes import (
     CSI,
@@ -202,10 +202,11 @@ class Repainter:
         lines = frame.lines
         shown = self._shown.lines
         last = len(lines) - 1
-        changed = [i for i in range(last) if shown[i] is not lines[i] and shown[i] != lines[i]]
+        changed = [i for i, (was, now) in enumerate(zip(shown[:last], lines)) if was is not now and was != now]
         changed.append(last)
         out = ["\r", cursor_up(last - changed[0])]
         at = changed[0]
+        found: Dict[Tuple[int, int], Optional[Tuple[int, str]]] = {}
         for index in changed:
             # Down to the next changed line by a cursor-down, never a "\n":
             # every line of the frame is already on screen, and a cursor-down
@@ -227,7 +228,10 @@ class Repainter:
                 same = line_width(shown[index], True) == line_width(new, True)
                 part = (0, _closed(painted(new, depth))) if same else None
             else:
-                part = changed_part(shown[index], new, depth)
+                # A tile's blank lines are one object (board.py): their change
+                # is found once. Keyed by identity: both lines live meanwhile.
+                pair = (id(shown[index]), id(new))
+                part = found[pair] if pair in found else found.setdefault(pair, changed_part(shown[index], new, depth))
             if part is None:
                 out.append(_closed(painted(new, depth)) + ERASE_LINE)
             else:
