@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import re
 from contextlib import suppress
-from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Dict, Mapping, Optional, Tuple
 
 from .color import BASIC_RGB
 from .palette import hex_rgb
@@ -169,7 +169,7 @@ class CastWriter:
         if self._start is None:
             self._start = now
             self._size = size
-            self._line(self._header(size))
+            self._write(_to_json(self._header(size)) + "\n")
         elif size != self._size:
             self._size = size
             self._event(now, "r", "{}x{}".format(*size))
@@ -203,7 +203,9 @@ class CastWriter:
         else:
             at = max(now - self._start, self._last)
         self._last = at
-        self._line([round(at, 6), kind, data])
+        # The list written around the encoded text: the encoder's list path
+        # builds a new C encoder a call, a twentieth of a replayed key's cost.
+        self._write(f'[{round(at, 6)!r}, "{kind}", {_to_json(data)}]\n')
 
     def coalesced(self, now: float, count: int) -> int:
         """How many of ``count`` frames about to be drawn one after the other
@@ -226,11 +228,11 @@ class CastWriter:
             skipped += 1
         return skipped
 
-    def _line(self, value: Union[Dict[str, object], List[object]]) -> None:
+    def _write(self, line: str) -> None:
         if self._stream is None:
             return  # stopped by a failed write just before
         try:
-            self._stream.write(_to_json(value) + "\n")
+            self._stream.write(line)
             self._stream.flush()
         except OSError as error:
             self.warn(f"cast stopped ({error.strerror or error})")

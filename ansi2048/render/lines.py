@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import attrgetter
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from .codes import visible_width
@@ -99,6 +100,11 @@ def line_width(line: Line, raw: bool = False) -> int:
     return sum(part.width for part in line)
 
 
+# A piece's width, read without a Python-level call (a diff adds up a
+# line's widths three times).
+_width = attrgetter("width")
+
+
 def changed_part(old: Line, new: Line, depth: ColorDepth) -> Optional[Tuple[int, str]]:
     """What turns ``old`` on screen into ``new``: the column to move the
     cursor to from the line's start, and the text of the pieces from the
@@ -111,7 +117,7 @@ def changed_part(old: Line, new: Line, depth: ColorDepth) -> Optional[Tuple[int,
     while first < count and (old[first] is new[first] or old[first] == new[first]):
         first += 1
     if first == len(old) == len(new):
-        return sum([part.width for part in new]), ""
+        return sum(map(_width, new)), ""
     old_last, new_last = len(old) - 1, len(new) - 1
     # Equal prefixes, equal pieces at the end: if what lies between is as
     # wide in both, it takes the same columns in both.
@@ -119,9 +125,9 @@ def changed_part(old: Line, new: Line, depth: ColorDepth) -> Optional[Tuple[int,
         old_last -= 1
         new_last -= 1
     middle = new[first : new_last + 1]
-    if sum([part.width for part in middle]) != sum([part.width for part in old[first : old_last + 1]]):
+    if sum(map(_width, middle)) != sum(map(_width, old[first : old_last + 1])):
         return None
-    column = sum([part.width for part in new[:first]])
+    column = sum(map(_width, new[:first]))
     # The same few tiles change together from frame to frame: the middle's
     # text is cached as a line's is.
     return column, painted(middle, depth)
