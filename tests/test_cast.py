@@ -216,6 +216,20 @@ def test_delay_paces_the_cast(tmp_path: Path) -> None:
     assert times[-1] < len(times) * REPLAY_STEP  # the delay, not the default step
 
 
+def test_delay_zero_is_no_pace_at_all(tmp_path: Path) -> None:
+    """--delay 0 asks for no pause between keys: the cast keeps the time the
+    replay really took (a blink), its frames closer than a viewer sees
+    coalesced, instead of the default 0.15 s a key."""
+    cast = tmp_path / "game.cast"
+    keys = format_header(7, 4, 4, 2048, "0.1.0").encode() + b"wasd" * 50
+    result = run_cli(["--cast", str(cast), "--delay", "0"], keys, env=ENV)
+    assert result.returncode == 0, result.stderr
+    _header, events = parse(cast.read_text(encoding="utf-8"))
+    assert events[-1][0] < 200 * REPLAY_STEP / 4  # 30 s at the default step
+    assert len(events) < 200  # coalesced: fewer frames than keys
+    assert "end of replay" in events[-2][2]
+
+
 def test_an_existing_file_that_is_not_a_cast_is_not_overwritten(tmp_path: Path) -> None:
     precious = tmp_path / "notes.txt"
     precious.write_text("do not lose me\n", encoding="utf-8")

@@ -166,8 +166,8 @@ def play_headless(ctx: Context) -> int:
     screen: Optional[Screen] = None
     if ctx.cast is not None:
         # --cast: the game as a terminal would show it, a frame per move at
-        # autoplay's default pace (or --delay).
-        ctx.cast.step = options.delay or 1.0 / DEFAULT_PACE
+        # autoplay's default pace (or --delay; 0: the time the AI took).
+        ctx.cast.step = 1.0 / DEFAULT_PACE if options.delay is None else options.delay
         title = f"ansi2048 --autoplay {game.rows}x{game.cols} seed {game.seed}"
         frames = ctx.cast.tee(lambda text: None, lambda: HEADLESS_SIZE, title)
         depth = choose_depth(options.color, True, ctx.env)

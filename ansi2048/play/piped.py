@@ -354,7 +354,8 @@ def _replay_screen(
     depth = color_depth(options, ctx.stdout, ctx.env) if watching else choose_depth(options.color, True, ctx.env)
     frames: Callable[[str], None] = write
     if ctx.cast is not None:
-        ctx.cast.step = options.delay or REPLAY_STEP
+        # --delay 0 is no pace at all: the cast keeps the time the replay took.
+        ctx.cast.step = REPLAY_STEP if options.delay is None else options.delay
         frames = ctx.cast.tee(write, size, f"ansi2048 replay {game.rows}x{game.cols} seed {game.seed}")
     return Screen(frames, size, depth, ctx.env, palette=palette_for(options)), size
 
