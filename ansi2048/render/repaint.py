@@ -4,6 +4,7 @@ redraw them in place, writing only what changed."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from .codes import (
@@ -23,7 +24,7 @@ from .codes import (
     sgr,
     visible_width,
 )
-from .lines import Frame, changed_part, line_width, painted
+from .lines import Frame, Line, changed_part, line_width, painted
 from .style import ColorDepth
 
 __all__ = [
@@ -206,7 +207,10 @@ class Repainter:
         changed.append(last)
         out = ["\r", cursor_up(last - changed[0])]
         at = changed[0]
-        found: Dict[Tuple[int, int], Optional[Tuple[int, str]]] = {}
+        # What turns a line into another, by the pair: a tile's blank lines
+        # are one object (board.py), and their change is found once. Keyed by
+        # identity: both frames hold their lines meanwhile.
+        found: Dict[Tuple[int, int], str] = {}
         for index in changed:
             # Down to the next changed line by a cursor-down, never a "\n":
             # every line of the frame is already on screen, and a cursor-down
@@ -217,25 +221,17 @@ class Repainter:
             # which a taller window later pulls back above the board (more
             # than _rows_up counts: the board would land below its place).
             if index != at:
-                out.append("\r" + cursor_down(index - at))
+                out.append(_next_line(index - at))
             at = index
-            new = lines[index]
+            old, new = shown[index], lines[index]
             if index == last:
-                part = None
-            elif frame.raw:
-                # One piece whose width is not its length: written whole,
-                # the rest of the line erased only if it was wider.
-                same = line_width(shown[index], True) == line_width(new, True)
-                part = (0, _closed(painted(new, depth))) if same else None
-            else:
-                # A tile's blank lines are one object (board.py): their change
-                # is found once. Keyed by identity: both lines live meanwhile.
-                pair = (id(shown[index]), id(new))
-                part = found[pair] if pair in found else found.setdefault(pair, changed_part(shown[index], new, depth))
-            if part is None:
                 out.append(_closed(painted(new, depth)) + ERASE_LINE)
-            else:
-                out.append(cursor_forward(part[0]) + part[1])
+                continue
+            pair = (id(old), id(new))
+            text = found.get(pair)
+            if text is None:
+                text = found[pair] = _line_change(old, new, depth, frame.raw)
+            out.append(text)
         out.append(FRAME_END)
         self._shown = frame
         return "".join(out)
@@ -267,6 +263,25 @@ class Repainter:
 
 
 _NOTHING = Frame((), ColorDepth.NONE)
+
+
+@lru_cache(maxsize=64)
+def _next_line(rows: int) -> str:
+    """From a line's end to the start of the line ``rows`` below."""
+    return "\r" + cursor_down(rows)
+
+
+def _line_change(old: Line, new: Line, depth: ColorDepth, raw: bool) -> str:
+    """What turns line ``old`` on screen into ``new``, from the line's start."""
+    if raw:
+        # One piece whose width is not its length: written whole, the rest
+        # of the line erased only if it was wider.
+        whole = _closed(painted(new, depth))
+        return whole if line_width(old, True) == line_width(new, True) else whole + ERASE_LINE
+    part = changed_part(old, new, depth)
+    if part is None:
+        return _closed(painted(new, depth)) + ERASE_LINE
+    return cursor_forward(part[0]) + part[1]
 
 
 def _closed(line: str) -> str:
