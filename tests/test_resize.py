@@ -243,6 +243,52 @@ def test_tmux_shrink_and_grow_leaves_one_board(tmp_path: Path) -> None:
         assert not process_runs(game), "the game outlived its tmux server"
 
 
+@pytest.mark.posix("tmux")
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+def test_tmux_resizes_leave_no_boards_in_its_history(tmp_path: Path) -> None:
+    """tmux (3.3 on: scroll-on-clear) takes an erase-down written at the
+    top-left corner for a clear screen and pushes the whole window into its
+    history: a redraw from the top after a narrowing, or the empty frame of a
+    1-row window, must never write one (each left a board there: 150 history
+    lines after three narrowings, 29 more after 1 row and back)."""
+    name = f"ansi2048-test-h{os.getpid()}"
+    socket = ["-L", name]
+    data = tmp_path / "data"
+    command = (
+        f"exec env ANSI2048_DATA_DIR={shlex.quote(str(data))} {shlex.quote(sys.executable)} -m ansi2048 --seed 1 --new"
+    )
+    _tmux(*socket, "new-session", "-d", "-s", name, "-x", "100", "-y", "32", command)
+    game = int(_tmux(*socket, "display-message", "-p", "-t", name, "#{pane_pid}"))
+    try:
+
+        def screen() -> str:
+            return _tmux(*socket, "capture-pane", "-p", "-t", name)
+
+        def history() -> int:
+            return int(_tmux(*socket, "display-message", "-p", "-t", name, "#{history_size}"))
+
+        _wait_for(lambda: "q quit" in screen(), screen)
+        _tmux(*socket, "send-keys", "-t", name, "a")
+        _wait_for(lambda: "Moves 1 " in screen(), screen)
+        assert history() == 0
+        for width, height in ((50, 32), (100, 32)) * 3 + ((100, 1), (100, 32)):
+            _tmux(*socket, "resize-window", "-t", name, "-x", str(width), "-y", str(height))
+            time.sleep(0.4)  # tmux tells the game late; its frame follows
+            if height > 1:
+                _wait_for(lambda: screen().count("Score") == 1 and "q quit" in screen(), screen)
+        frame_height = len(frame_lines(View.of(Session(Game(seed=1))), ColorDepth.NONE, 100, 32))
+        # What tmux's own reflow pushes up at a narrowing (the wrapped header
+        # rows) may stay there; never a whole board.
+        assert history() < frame_height, _tmux(*socket, "capture-pane", "-p", "-S", "-1000", "-E", "-1", "-t", name)
+        assert screen().count("Score") == 1
+    finally:
+        subprocess.run(["tmux", *socket, "kill-server"], capture_output=True)
+        deadline = time.monotonic() + 30
+        while process_runs(game) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not process_runs(game), "the game outlived its tmux server"
+
+
 # -- any size, and storms of sizes: a terminal that reflows -------------------------
 
 

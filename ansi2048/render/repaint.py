@@ -163,11 +163,15 @@ class Repainter:
         out: List[str] = []
         if self._height and self._cleared(width, height):
             # Where the old frame's rows are now is each terminal's own
-            # business: clear the window (not its history) and draw from its
-            # top, the one way to leave exactly one board on every terminal.
-            # The history may hold rows of old frames that a taller window
-            # pulls back: later resizes go up as far as the window reaches.
-            out.append(CURSOR_HOME + ERASE_DOWN)
+            # business: draw from the window's top (each line erases the rest
+            # of its row, and FRAME_END what lies below), the one way to leave
+            # exactly one board on every terminal. Never an erase-down from
+            # the top-left corner: tmux (3.3 on, scroll-on-clear) takes that
+            # for a clear screen and pushes the whole window into its
+            # history, a board more there at every resize. The history may
+            # hold rows of old frames that a taller window pulls back: later
+            # resizes go up as far as the window reaches.
+            out.append(CURSOR_HOME)
             self._wrapped = True
         elif self._height:
             out.append("\r")
@@ -176,7 +180,10 @@ class Repainter:
         elif self._hide_cursor:
             out.append(HIDE_CURSOR)
             self._hidden = True
-        out.append("\n".join(_closed(line) + ERASE_LINE for line in frame.text()))
+        # An empty frame (a window too small for any line) erases its row
+        # first: the erase-down after it may start at the top-left corner,
+        # which tmux takes for a clear screen unless the row is empty.
+        out.append("\n".join(_closed(line) + ERASE_LINE for line in frame.text()) or ERASE_LINE)
         # Also clears what a taller frame left below.
         out.append(FRAME_END)
         # A window too small for any line (1 row, 1 column) gets an empty
