@@ -582,6 +582,20 @@ def test_too_small_on_a_tiny_terminal_still_fits() -> None:
     assert re.search(r"\d+x\d+", " ".join(frame_lines(view, ColorDepth.TRUE, 8, 40)))
 
 
+def test_the_last_frame_in_a_window_too_small_says_where_the_game_went() -> None:
+    """Quitting in a window too small for the board: the last frame, left
+    on screen, is the farewell (where the game was kept), not a size no key
+    will ever need again."""
+    ending = "game kept for next time: ansi2048 resumes it"
+    view = dataclasses.replace(make_view([[2] * 4] * 4), ending=ending)
+    for width, height in [(12, 6), (30, 4), (60, 3)]:
+        lines = frame_lines(view, ColorDepth.TRUE, width, height)
+        assert lines and len(lines) <= height - 1 and all(len(line) < width for line in lines)
+        assert " ".join(lines) in ending  # its words, from the first, in order
+        assert not re.search(r"\d+x\d+", " ".join(lines))
+    assert " ".join(frame_lines(view, ColorDepth.NONE, 30, 4)) == ending
+
+
 # -- banners and text -----------------------------------------------------------------
 
 

@@ -304,10 +304,18 @@ def _note_line(hint: Optional[Direction], stuck: bool, autoplay: int, text: str,
 
 def _too_small(view: View, width: int, height: int) -> List[str]:
     """A plain message naming the smallest terminal that fits, wrapped over
-    the lines there are, shortened when even that does not fit."""
+    the lines there are, shortened when even that does not fit; once play
+    has ended, the view's ending instead."""
     limit, room = width - 1, height - 1
     if limit < 1 or room < 1:
         return []
+    import textwrap  # here: only a window too small needs it, not start-up
+
+    if view.ending:
+        # Play has ended: no size is needed any more, and this frame is the
+        # last one, left on screen: it says where the game went, as much
+        # of it as the window holds (a grown window then shows it whole).
+        return textwrap.wrap(view.ending, limit)[:room]
     need_width, need_height = _needs(view, LAYOUTS[-1])
     need = f"{need_width}x{need_height}"
     variants = [
@@ -316,8 +324,6 @@ def _too_small(view: View, width: int, height: int) -> List[str]:
         f"need {need}",
         need,
     ]
-    import textwrap  # here: only a window too small needs it, not start-up
-
     for text in variants:
         lines = textwrap.wrap(text, limit, break_long_words=False)
         if len(lines) <= room and all(len(line) <= limit for line in lines):
