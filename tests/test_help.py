@@ -66,11 +66,19 @@ def _help(view: View, width: int = 100, height: int = 60) -> str:
 
 
 def test_help_lists_every_key_the_game_takes() -> None:
-    text = _help(VIEW)
+    text = _help(replace(VIEW, suspends=True))  # a POSIX terminal's game
     expected = [("t", "hint"), ("p", "autoplay"), ("+, = -", "faster"), ("?", "this help"), ("Ctrl-Z", "suspend")]
     for key, what in expected:
         assert any(line.lstrip().startswith(key) and what in line for line in text.splitlines()), (key, text)
     assert "q, Ctrl-C" in text and "wasd hjkl" in text
+
+
+def test_help_offers_ctrl_z_only_where_it_suspends_and_says_a_guests_game_is_not_kept() -> None:
+    # The Windows console and SSH have no shell to suspend to.
+    assert "Ctrl-Z" not in _help(VIEW) and "suspend" not in _help(VIEW)
+    assert "quit: the game is kept for next time" in _help(VIEW)
+    guest = _help(replace(VIEW, guest=True))
+    assert "quit: a guest's game is not kept" in guest and "kept for next time" not in guest
 
 
 def test_the_marks_are_the_ones_the_board_in_this_window_draws() -> None:

@@ -210,6 +210,32 @@ def test_a_guest_plays_and_nothing_is_kept(served_in_memory: ServerThread) -> No
     assert not store.players and not store.games and not store.bests and not store.records
 
 
+def test_the_help_over_ssh_offers_only_what_works_there(served_in_memory: ServerThread) -> None:
+    """Over SSH there is no shell to suspend to (Ctrl-Z is no key there),
+    and a guest's game is not kept: the help says neither otherwise."""
+    served = served_in_memory
+
+    async def help_text(key: Any) -> str:
+        async with await connect(served.port, key, user="mallory") as conn:
+            chan, terminal = await open_terminal(conn, size=(100, 40))
+            await terminal.shows("Score")
+            chan.write(b"?")
+            await terminal.shows("any key closes this help")
+            text = terminal.text()
+            chan.write(b"x")
+            await terminal.shows("Score")
+            chan.write(b"q")
+            await terminal.closed.wait()
+            return text
+
+    keyed, guest = run(help_text(client_key())), run(help_text(None))
+    for text in (keyed, guest):
+        assert "Ctrl-Z" not in text and "suspend" not in text, text
+        assert "q, Ctrl-C" in text, text
+    assert "quit: the game is kept for next time" in keyed, keyed
+    assert "quit: a guest's game is not kept" in guest and "is kept" not in guest, guest
+
+
 def test_an_escape_sequence_split_across_packets_is_one_arrow(served: ServerThread) -> None:
     key = client_key()
 

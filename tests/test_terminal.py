@@ -50,6 +50,21 @@ def left_by_game(output: bytes) -> bytes:
     return output.split(b"EXIT=")[0]
 
 
+def test_the_help_on_a_posix_terminal_offers_ctrl_z(tmp_path: Path, data: Path) -> None:
+    """A terminal with job control suspends on Ctrl-Z, and the help says so
+    (over SSH and on Windows it does not, and the help leaves it out)."""
+    run = GameInShell(tmp_path, ["--seed", "7", "--new"], data, height=40)
+    run.frame()
+    run.child.send("?")
+    run.frame()
+    run.child.send("q")  # closes the help
+    run.frame()
+    run.child.send("q")
+    status, output = run.finish()
+    assert status == 0
+    assert b"Ctrl-Z" in output and b"suspend to the shell" in output
+
+
 def test_quit_leaves_the_terminal_as_it_was_and_the_prompt_under_the_board(tmp_path: Path, data: Path) -> None:
     run = GameInShell(tmp_path, ["--seed", "7", "--new"], data)
     run.frame()

@@ -43,6 +43,7 @@ class Settings:
     # the keys that really work.
     bindings: Tuple[Tuple[str, Action], ...] = ()
     guest: bool = False  # nothing is kept (a server's player without a key)
+    suspends: bool = False  # Ctrl-Z hands the terminal back to the shell (the help offers it)
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,8 @@ def view(play: Play, ending: str = "") -> View:
         stuck=play.hint_stuck,
         autoplay=pace,
         bindings=settings.bindings,
+        suspends=settings.suspends,
+        guest=settings.guest,
     )
 
 

@@ -231,6 +231,7 @@ def _loop(
             day_seed=daily_seed(daily) if daily is not None else None,
             record_from=record_from,
             bindings=tuple((key.decode("ascii"), action) for key, action in ctx.options.bindings),
+            suspends=console.suspends,
         )
         play = Play(session, settings, console.size(), note=greeting, saving=store.saving)
         best = BestWriter(store.record_best, ctx.clock, session.best)

@@ -83,6 +83,8 @@ class View:
     day: str = ""  # the daily game's date (--daily): said in the header instead of the seed
     undo: bool = True  # False for --no-undo: u is not offered
     ranked: bool = False  # a ranked daily game over SSH: r ends it (asked twice) instead of starting another
+    suspends: bool = False  # Ctrl-Z suspends to the shell (a POSIX terminal; not the Windows console, nor SSH)
+    guest: bool = False  # nothing is kept: a server's player without a key
     # The config's keys, (character, action): the key line and the help
     # name the keys that really work, taken-over ones dropped.
     bindings: Tuple[Tuple[str, Action], ...] = ()
@@ -109,6 +111,8 @@ class View:
         stuck: bool = False,
         autoplay: int = 0,
         bindings: Tuple[Tuple[str, Action], ...] = (),
+        suspends: bool = False,
+        guest: bool = False,
     ) -> View:
         """What the screen shows of ``session``, and of the loop around it
         (built in one go: a view is built for every frame, and a frozen
@@ -137,6 +141,8 @@ class View:
             stuck=stuck,
             autoplay=autoplay,
             bindings=bindings,
+            suspends=suspends,
+            guest=guest,
         )
 
 

@@ -93,9 +93,10 @@ def help_frame(view: View, depth: ColorDepth, width: int, height: int, *, ascii_
         (named(Action.AUTOPLAY), "autoplay: the AI plays; any move takes over"),
         (f"{named(Action.FASTER)} {named(Action.SLOWER)}", "autoplay faster, slower"),
         (named(Action.HELP), "this help"),
-        (quit_key, "quit: the game is kept for next time"),
-        ("Ctrl-Z", "suspend to the shell; fg comes back"),
+        (quit_key, "quit: a guest's game is not kept" if view.guest else "quit: the game is kept for next time"),
     ]
+    if view.suspends:  # a key offered only where it works (not over SSH, nor on Windows)
+        rows.append(("Ctrl-Z", "suspend to the shell; fg comes back"))
     rows = [(key, text) for key, text in rows if key.strip()]
     layout = layout_for(view, width, height)
     if layout is not None and layout.tile_height >= 3:

@@ -32,6 +32,7 @@ class Console:
     size: Callable[[], Tuple[int, int]]
     legacy: bool  # colorama wraps stdout (old Windows console): 16 colours, no private modes
     key_ready: Optional[Callable[[float], bool]] = None
+    suspends: bool = False  # Ctrl-Z hands the terminal back to the shell (POSIX job control)
 
 
 @dataclass(frozen=True)

@@ -257,7 +257,7 @@ class PosixConsole:
 
     def console(self) -> Console:
         """The :class:`Console` the game is handed."""
-        return Console(self.read_actions, self.write, self.size, legacy=False, key_ready=self.key_ready)
+        return Console(self.read_actions, self.write, self.size, legacy=False, key_ready=self.key_ready, suspends=True)
 
 
 def _select(fds: List[int], timeout: Optional[float]) -> List[int]:
