@@ -85,6 +85,28 @@ def test_16_colour_numbers_read_on_every_common_terminal_palette(theme: str) -> 
                 assert ratio >= MIN_TEXT_CONTRAST, (theme, name, bg.basic, text.basic, round(ratio, 2))
 
 
+def _hue(rgb: tuple[int, int, int]) -> tuple[float, float]:
+    """(chroma, hue angle in degrees) in CIELAB."""
+    _lightness, a, b = lab(rgb)
+    return math.hypot(a, b), math.degrees(math.atan2(b, a))
+
+
+@pytest.mark.parametrize("theme", sorted(THEMES))
+def test_the_faded_tiles_keep_their_hue_at_256_colours(theme: str) -> None:
+    """Under a banner the tiles fade toward the grid; at 256 colours each
+    faded colour takes a stand-in of its own hue, as the tiles do (the plain
+    nearest turned classic's faded 4, a beige, pink, and dark's faded 8, a
+    brown, mauve)."""
+    faded = dimmed(THEMES[theme]())
+    for value, (bg, _text) in [*faded.tiles.items(), (0, faded.empty), (-1, faded.beyond)]:
+        chroma, hue = _hue(bg.rgb)
+        if chroma < 10:  # a grey: its nearest grey will do
+            continue
+        shown_chroma, shown_hue = _hue(xterm_rgb(bg.xterm))
+        shift = abs(shown_hue - hue) % 360
+        assert min(shift, 360 - shift) <= 18 and shown_chroma >= chroma / 2, (theme, value, bg.rgb, bg.xterm)
+
+
 @pytest.mark.parametrize("theme", sorted(THEMES))
 @pytest.mark.parametrize("depth", [ColorDepth.TRUE, ColorDepth.EXTENDED, ColorDepth.BASIC])
 def test_the_faded_board_under_a_message_stays_readable(theme: str, depth: ColorDepth) -> None:

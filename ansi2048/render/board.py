@@ -12,7 +12,7 @@ from ..game.engine import Board
 from .color import contrast_ratio, mix, shown_rgb
 from .lines import Canvas, Line, Piece, piece
 from .motion import Phase, Sprite
-from .palette import Palette, TilePair, basic_text
+from .palette import Palette, TilePair, basic_text, hue_keeping_xterm
 from .style import PLAIN, Color, ColorDepth, Rgb, Span, Style, merge_spans, style
 
 __all__ = [
@@ -330,7 +330,9 @@ def dimmed(palette: Palette) -> Palette:
         return all(contrast_ratio(b, t) >= _FADED_TEXT_CONTRAST for b, t in _shown_pairs(bg, text))
 
     def dim(pair: TilePair) -> TilePair:
-        bg = replace(mix(pair[0], grid, _DIM), basic=grid.basic)
+        faded = mix(pair[0], grid, _DIM)
+        # At 256 colours by the tiles' own rule: the hue kept.
+        bg = replace(faded, basic=grid.basic, xterm=hue_keeping_xterm(faded.rgb))
         for amount in (_DIM, 0.4, 0.2, 0.0):
             text = mix(pair[1], grid, amount) if amount else pair[1]
             if readable(bg, text):

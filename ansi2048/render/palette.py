@@ -125,6 +125,15 @@ _FOUND: Dict[Tuple[Tuple[Rgb, ...], Tuple[Rgb, ...]], Tuple[int, ...]] = {
 }  # fmt: skip
 
 
+@cache
+def hue_keeping_xterm(rgb: Rgb) -> int:
+    """The 256-colour stand-in for ``rgb`` by the board's rule (the nearest
+    in CIEDE2000 that keeps a colour's hue, as :func:`separated_xterm` picks
+    them), alone: for colours made from the palette's (a faded tile), which
+    the plain nearest turns from beige to pink and from brown to mauve."""
+    return separated_xterm([rgb], found={})[rgb]
+
+
 def separated_xterm(
     colors: Sequence[Rgb],
     exclude: Callable[[Rgb, int], bool] = _nothing_excluded,
