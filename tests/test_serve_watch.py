@@ -416,6 +416,39 @@ def test_the_list_chooses_with_arrows_and_enter_and_q_comes_back(served: ServerT
     run(scenario())
 
 
+def test_the_list_and_the_game_chosen_take_each_others_place(served: ServerThread) -> None:
+    # A window tall enough for the list and a board one under the other: the
+    # board chosen must replace the list (before, it was drawn below it, and
+    # on a window the board fills, the list's last line stayed above the
+    # board), and the list must replace the board when q comes back to it.
+    async def scenario() -> None:
+        conn_a = await connect(served.port, client_key(), user="alice")
+        _, alice = await open_terminal(conn_a, None)
+        await alice.shows("Score")
+        viewer = await connect(served.port, None, user="carol")
+        chan, seen = await open_terminal(viewer, "watch", size=(80, 60))
+        await seen.shows("> alice")
+        chan.write(b"\r")
+        await seen.shows("watching alice")
+        await asyncio.sleep(0.3)  # the list's redraws had time to come, if any did
+        text = seen.text()
+        assert "Games being played now" not in text and "alice      " not in text
+        assert text.count("Score") == 1
+        assert text.startswith("2048")  # the board from the list's first line on
+        chan.write(b"q")
+        await seen.shows("Games being played now")
+        await asyncio.sleep(0.3)
+        text = seen.text()
+        assert "Score" not in text and "watching alice" not in text
+        assert text.startswith("Games being played now")
+        chan.write(b"q")
+        await seen.closed.wait()
+        for c in (conn_a, viewer):
+            c.close()
+
+    run(scenario())
+
+
 async def finish_a_game(chan: Any, player: Terminal) -> str:
     """Play w a s d in turn until the game is over; the keys that moved."""
     moved = ""
