@@ -153,7 +153,8 @@ async def stats_command(session: SessionChannel, as_json: bool) -> int:
         return EXIT_OK
     width = session.window[0]
     if stats:
-        lines = stats_lines(stats, ColorDepth.NONE, width)
+        # Over SSH the top games have no --replay-best: replay takes the ids listed below.
+        lines = stats_lines(stats, ColorDepth.NONE, width, replayable=False)
     else:
         guest = " (as a guest, nothing is kept: connect with an SSH key)" if player is None else ""
         lines = [f"No finished games yet.{guest}" if not kept else "No finished games counted yet."]
