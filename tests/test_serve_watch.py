@@ -494,7 +494,16 @@ def test_replay_and_cast_reproduce_a_finished_games_final_board(served: ServerTh
     lines = cast.decode().splitlines()
     head = json.loads(lines[0])
     assert head["version"] == 2
-    output = "".join(event[2] for event in map(json.loads, lines[1:]) if event[1] == "o")
+    events = [event[2] for event in map(json.loads, lines[1:]) if event[1] == "o"]
+    # Asked for without a terminal (as `ssh HOST cast > game.cast` is), the
+    # cast is drawn for a usual one, not for "no terminal" (TERM=dumb drew
+    # the frames without colour, each under the last): 256 colours, each
+    # frame in the last one's place.
+    assert head["env"]["TERM"] == "xterm-256color"
+    assert "\x1b[0;38;5;" in events[0]
+    output = "".join(events)
+    tall = emulate(output.encode(), head["width"], 500)  # room for every frame, were they one under another
+    assert "\n".join(tall.display).count("Score") == 1
     screen = emulate(output.encode(), head["width"], head["height"])
     layout = layout_for(View.of(Session(game)), head["width"], head["height"])
     assert layout is not None

@@ -74,7 +74,7 @@ async def replay_command(session: SessionChannel, request: Replay) -> int:
     prefs = player.prefs if player is not None else Prefs()
     if request.cast:
         assert session.chan is not None
-        env = session.client_env()
+        env = session.cast_env()
         text = await asyncio.get_running_loop().run_in_executor(
             None, cast_text, playback, env, prefs.theme or "classic", int(session.server.now())
         )
