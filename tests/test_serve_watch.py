@@ -365,14 +365,19 @@ def test_a_private_game_is_not_listed_nor_watched_and_is_remembered(served: Serv
         _, listed = await open_terminal(viewer, "watch", size=(80, 24))
         await listed.shows("No game is being played now")
         _, direct = await open_terminal(viewer, "watch alice")
-        await direct.shows("no game of 'alice'")
+        await direct.closed.wait()
+        # Refused as replay and keys refuse a game they cannot give: one line
+        # on standard error, status 2 (before: standard output, status 0).
+        assert bytes(direct.stderr) == b"ansi2048: watch: no game of 'alice' is being played now (or it is private)\r\n"
+        assert direct.exit_status == 2 and "alice" not in direct.text()
         chan.write(b"q")
         await player.closed.wait()
         # Remembered: played again without --private, still private.
         chan, player = await open_terminal(conn, None)
         await player.shows("Score")
         _, direct = await open_terminal(viewer, "watch alice")
-        await direct.shows("no game of 'alice'")
+        await direct.closed.wait()
+        assert b"no game of 'alice'" in bytes(direct.stderr) and direct.exit_status == 2
         chan.write(b"q")
         await player.closed.wait()
         # --public: watchable again; a guest as "guest".

@@ -55,9 +55,13 @@ def as_viewer(session: SessionChannel, prefs: Prefs) -> Viewer:
 
 async def watch_command(session: SessionChannel, request: Watch) -> int:
     player = await session.player()
-    said = await watch_session(
-        as_viewer(session, player.prefs if player else Prefs()), session.server.live, request.name
-    )
+    try:
+        said = await watch_session(
+            as_viewer(session, player.prefs if player else Prefs()), session.server.live, request.name
+        )
+    except Refused as refused:
+        session.say(f"ansi2048: {refused}")
+        return EXIT_USAGE
     if said:
         session.say(said, stderr=False)
     return EXIT_OK

@@ -16,6 +16,7 @@ from typing import Optional, Tuple
 from ..render.repaint import SHOW_CURSOR, Repainter
 from .channel import POLL_SECONDS, SAID_SLOW, Ended, Typed, Viewer, next_incoming
 from .live import LiveGame, LiveGames, WatchFull
+from .ranked import Refused
 from .watch_list import ListKey, list_keys, list_lines, watch_keys_leave
 
 __all__ = ["SAID_GONE", "follow", "watch_session"]
@@ -85,12 +86,13 @@ class _Said(Exception):
 
 async def watch_session(viewer: Viewer, live: LiveGames, name: Optional[str]) -> str:
     """``watch`` (the list, then the game chosen) or ``watch NAME``; the
-    line to say at the end."""
+    line to say at the end. A NAME no game has is :class:`Refused`, as
+    ``replay`` and ``keys`` refuse an id no game has."""
+    game = live.find(name) if name is not None else None
+    if name is not None and game is None:
+        raise Refused(f"watch: no game of {name!r} is being played now (or it is private)")
     try:
-        if name is not None:
-            game = live.find(name)
-            if game is None:
-                return f"no game of {name!r} is being played now (or it is private)"
+        if game is not None:
             return await follow(viewer, game)
         return await _list(viewer, live)
     except WatchFull as full:
