@@ -75,6 +75,22 @@ def test_the_list_marks_the_chosen_game_and_fits_the_width() -> None:
     assert "No game" in "".join(list_lines([], 0, 80))
 
 
+def test_the_lists_words_are_never_cut_and_how_to_leave_always_shows() -> None:
+    # Before, each line was cut at the window's edge: at 60 columns the title
+    # lost "q leaves)", at 20 it read "Games being played n".
+    entries = [Entry(1, "alice", 120, 16, 4, 4, 0)]
+    title = "Games being played now (arrows or j/k choose, Enter watches, q leaves)"
+    words = {word.strip("(),") for word in title.split(" ")}
+    for width in range(8, 90):
+        for shown in (list_lines(entries, 0, width)[0], list_lines([], 0, width)[0]):
+            assert len(shown) <= width and "q leaves" in shown, (width, shown)
+            assert {word.strip("(),") for word in shown.split()} <= words, (width, shown)
+        empty = list_lines([], 0, width)[2]
+        assert len(empty) <= width and not empty.rstrip().endswith(("Gam", "bein", "pla", "follo")), (width, empty)
+    assert list_lines(entries, 0, 60)[0] == "Games being played now (j/k, Enter watches, q leaves)"
+    assert list_lines(entries, 0, 20)[0] == "q leaves"
+
+
 def test_watch_replay_and_cast_commands_parse() -> None:
     assert parse_command("watch") == Watch()
     assert parse_command("watch bob") == Watch("bob")
