@@ -253,6 +253,15 @@ def screen_of(lines: Sequence[str], width: int = 80):  # type: ignore[no-untyped
     return screen
 
 
+def test_stats_count_one_game_in_the_singular_and_name_the_replay_only_where_it_works() -> None:
+    stats = board_stats([record(score=20, seed=1, biggest=16)])
+    local = stats_lines(stats, ColorDepth.NONE, width=80)
+    assert local[0] == "Your records: 1 game on 1 board"
+    assert "  Top 1 (replay one: ansi2048 --replay-best N)" in local
+    served = stats_lines(stats, ColorDepth.NONE, width=80, replayable=False)  # over SSH: no such command
+    assert "  Top 1" in served and not any("replay-best" in line for line in served)
+
+
 def test_stats_drawn_in_colour_read_back_off_a_terminal() -> None:
     games = [record(score=s * 10, seed=s, biggest=b) for s, b in enumerate([64, 64, 64, 64, 128, 128, 256], 1)]
     games.append(record(score=500, seed=50, biggest=256, undo=True, ai=True))

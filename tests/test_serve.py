@@ -503,7 +503,9 @@ def test_stats_as_text_and_json(served: ServerThread) -> None:
             chan.write(b"q")
             await terminal.closed.wait()
         status, out, _ = await command(served.port, "stats", key)
-        assert status == 0 and "Your records: 1 games on 1 board" in out
+        assert status == 0 and "Your records: 1 game on 1 board" in out
+        # Only what works over SSH: no local command (--replay-best) to replay the top games.
+        assert "Top 1\n" in out and "ansi2048 --" not in out
         status, out, _ = await command(served.port, "stats --json", key)
         import json
 

@@ -53,6 +53,16 @@ def test_sessions_are_capped_in_all_per_address_and_per_key() -> None:
     admission.start_session("10.0.0.4", "SHA256:e")
 
 
+def test_a_guest_over_its_cap_is_not_told_of_a_key_it_does_not_have() -> None:
+    # A guest (no key) is counted per address: before, it was refused with
+    # "too many sessions with your key".
+    admission = Admission(Limits(sessions=10, sessions_per_address=10, sessions_per_identity=1))
+    admission.start_session("10.0.0.1", "guest@10.0.0.1", guest=True)
+    with pytest.raises(Refusal) as refused:
+        admission.start_session("10.0.0.1", "guest@10.0.0.1", guest=True)
+    assert str(refused.value) == "too many guest sessions from your address"
+
+
 def test_the_input_budget_lets_typing_through_and_cuts_a_paste() -> None:
     budget = InputBudget(burst=100, rate=10, now=0.0)
     assert budget.admit(b"x" * 1000, 0.0) == b"x" * 100

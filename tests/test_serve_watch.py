@@ -75,6 +75,22 @@ def test_the_list_marks_the_chosen_game_and_fits_the_width() -> None:
     assert "No game" in "".join(list_lines([], 0, 80))
 
 
+def test_the_lists_words_are_never_cut_and_how_to_leave_always_shows() -> None:
+    # Before, each line was cut at the window's edge: at 60 columns the title
+    # lost "q leaves)", at 20 it read "Games being played n".
+    entries = [Entry(1, "alice", 120, 16, 4, 4, 0)]
+    title = "Games being played now (arrows or j/k choose, Enter watches, q leaves)"
+    words = {word.strip("(),") for word in title.split(" ")}
+    for width in range(8, 90):
+        for shown in (list_lines(entries, 0, width)[0], list_lines([], 0, width)[0]):
+            assert len(shown) <= width and "q leaves" in shown, (width, shown)
+            assert {word.strip("(),") for word in shown.split()} <= words, (width, shown)
+        empty = list_lines([], 0, width)[2]
+        assert len(empty) <= width and not empty.rstrip().endswith(("Gam", "bein", "pla", "follo")), (width, empty)
+    assert list_lines(entries, 0, 60)[0] == "Games being played now (j/k, Enter watches, q leaves)"
+    assert list_lines(entries, 0, 20)[0] == "q leaves"
+
+
 def test_watch_replay_and_cast_commands_parse() -> None:
     assert parse_command("watch") == Watch()
     assert parse_command("watch bob") == Watch("bob")
@@ -365,14 +381,19 @@ def test_a_private_game_is_not_listed_nor_watched_and_is_remembered(served: Serv
         _, listed = await open_terminal(viewer, "watch", size=(80, 24))
         await listed.shows("No game is being played now")
         _, direct = await open_terminal(viewer, "watch alice")
-        await direct.shows("no game of 'alice'")
+        await direct.closed.wait()
+        # Refused as replay and keys refuse a game they cannot give: one line
+        # on standard error, status 2 (before: standard output, status 0).
+        assert bytes(direct.stderr) == b"ansi2048: watch: no game of 'alice' is being played now (or it is private)\r\n"
+        assert direct.exit_status == 2 and "alice" not in direct.text()
         chan.write(b"q")
         await player.closed.wait()
         # Remembered: played again without --private, still private.
         chan, player = await open_terminal(conn, None)
         await player.shows("Score")
         _, direct = await open_terminal(viewer, "watch alice")
-        await direct.shows("no game of 'alice'")
+        await direct.closed.wait()
+        assert b"no game of 'alice'" in bytes(direct.stderr) and direct.exit_status == 2
         chan.write(b"q")
         await player.closed.wait()
         # --public: watchable again; a guest as "guest".
@@ -411,6 +432,39 @@ def test_the_list_chooses_with_arrows_and_enter_and_q_comes_back(served: ServerT
         chan.write(b"q")
         await listed.closed.wait()
         for c in (conn_a, conn_b, viewer):
+            c.close()
+
+    run(scenario())
+
+
+def test_the_list_and_the_game_chosen_take_each_others_place(served: ServerThread) -> None:
+    # A window tall enough for the list and a board one under the other: the
+    # board chosen must replace the list (before, it was drawn below it, and
+    # on a window the board fills, the list's last line stayed above the
+    # board), and the list must replace the board when q comes back to it.
+    async def scenario() -> None:
+        conn_a = await connect(served.port, client_key(), user="alice")
+        _, alice = await open_terminal(conn_a, None)
+        await alice.shows("Score")
+        viewer = await connect(served.port, None, user="carol")
+        chan, seen = await open_terminal(viewer, "watch", size=(80, 60))
+        await seen.shows("> alice")
+        chan.write(b"\r")
+        await seen.shows("watching alice")
+        await asyncio.sleep(0.3)  # the list's redraws had time to come, if any did
+        text = seen.text()
+        assert "Games being played now" not in text and "alice      " not in text
+        assert text.count("Score") == 1
+        assert text.startswith("2048")  # the board from the list's first line on
+        chan.write(b"q")
+        await seen.shows("Games being played now")
+        await asyncio.sleep(0.3)
+        text = seen.text()
+        assert "Score" not in text and "watching alice" not in text
+        assert text.startswith("Games being played now")
+        chan.write(b"q")
+        await seen.closed.wait()
+        for c in (conn_a, viewer):
             c.close()
 
     run(scenario())
@@ -461,7 +515,16 @@ def test_replay_and_cast_reproduce_a_finished_games_final_board(served: ServerTh
     lines = cast.decode().splitlines()
     head = json.loads(lines[0])
     assert head["version"] == 2
-    output = "".join(event[2] for event in map(json.loads, lines[1:]) if event[1] == "o")
+    events = [event[2] for event in map(json.loads, lines[1:]) if event[1] == "o"]
+    # Asked for without a terminal (as `ssh HOST cast > game.cast` is), the
+    # cast is drawn for a usual one, not for "no terminal" (TERM=dumb drew
+    # the frames without colour, each under the last): 256 colours, each
+    # frame in the last one's place.
+    assert head["env"]["TERM"] == "xterm-256color"
+    assert "\x1b[0;38;5;" in events[0]
+    output = "".join(events)
+    tall = emulate(output.encode(), head["width"], 500)  # room for every frame, were they one under another
+    assert "\n".join(tall.display).count("Score") == 1
     screen = emulate(output.encode(), head["width"], head["height"])
     layout = layout_for(View.of(Session(game)), head["width"], head["height"])
     assert layout is not None

@@ -75,7 +75,9 @@ def _marks(game: Record) -> str:
     return " ".join(marks)
 
 
-def _board_lines(board: BoardStats, depth: ColorDepth, width: int, glyphs: _Glyphs, palette: Palette) -> List[str]:
+def _board_lines(
+    board: BoardStats, depth: ColorDepth, width: int, glyphs: _Glyphs, palette: Palette, replayable: bool
+) -> List[str]:
     d = glyphs.dot
     headline: List[Span] = [(_board_name(board), BOLD), (f": {board.played} played {d} {board.won} won", PLAIN)]
     scores: List[Span] = [("  best ", PLAIN), (str(board.best), BOLD)]
@@ -99,7 +101,10 @@ def _board_lines(board: BoardStats, depth: ColorDepth, width: int, glyphs: _Glyp
     shown = recent[-max(1, width - 30) :]
     lines.append(f"    {sparkline(shown, glyphs.levels)}  low {min(shown)}, high {max(shown)}")
 
-    lines.append(paint([(f"  Top {len(board.top)}", BOLD), (f" (replay one: {_replay_command(board)})", PLAIN)], depth))
+    top: List[Span] = [(f"  Top {len(board.top)}", BOLD)]
+    if replayable:
+        top.append((f" (replay one: {_replay_command(board)})", PLAIN))
+    lines.append(paint(top, depth))
     lines.append("     #   score   tile  moves  date        seed")
     for rank, game in enumerate(board.top, 1):
         row = f"    {rank:>2} {game.score:>7} {game.biggest:>6} {game.moves:>6}  {game.date[:10]:<10}  "
@@ -117,14 +122,19 @@ def stats_lines(
     width: int = 80,
     ascii_only: bool = False,
     palette: Optional[Palette] = None,
+    replayable: bool = True,
 ) -> List[str]:
-    """``--stats`` as lines (no newlines), for a terminal ``width`` wide."""
+    """``--stats`` as lines (no newlines), for a terminal ``width`` wide.
+    ``replayable``: the top games can be replayed with ``--replay-best``
+    where the lines are read (the local game; not over SSH, whose player has
+    no such command)."""
     glyphs = _ASCII if ascii_only else _UNICODE
     palette = palette or classic()
     games = sum(board.played for board in stats)
     boards = len(stats)
-    lines = [paint([(f"Your records: {games} games on {boards} board{'s' if boards != 1 else ''}", BOLD)], depth)]
+    counted = f"{games} game{'s' if games != 1 else ''} on {boards} board{'s' if boards != 1 else ''}"
+    lines = [paint([(f"Your records: {counted}", BOLD)], depth)]
     for board in stats:
         lines.append("")
-        lines.extend(_board_lines(board, depth, width, glyphs, palette))
+        lines.extend(_board_lines(board, depth, width, glyphs, palette, replayable))
     return lines

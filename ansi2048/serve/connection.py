@@ -135,7 +135,7 @@ class ClientConnection(asyncssh.SSHServer):
         fingerprint = self.fingerprint
         counted = fingerprint or f"guest@{self._address}"
         try:
-            self._server.admission.start_session(self._address, counted)
+            self._server.admission.start_session(self._address, counted, guest=fingerprint is None)
         except Refusal as refusal:
             self.endings.append(f"session refused: {refusal}")
             raise asyncssh.ChannelOpenError(asyncssh.OPEN_RESOURCE_SHORTAGE, str(refusal)) from None

@@ -83,14 +83,17 @@ class Admission:
         """The connection from ``address`` logged in, or left before."""
         _take(self.handshakes, address)
 
-    def start_session(self, address: str, identity: str) -> None:
+    def start_session(self, address: str, identity: str, guest: bool = False) -> None:
+        """Count a new session from ``address`` with ``identity`` (a key's
+        fingerprint; a ``guest`` has none: it counts per address), or refuse it."""
         limits = self.limits
         if sum(self.sessions.values()) >= limits.sessions:
             raise Refusal("the server is full: try again later")
         if self.sessions[address] >= limits.sessions_per_address:
             raise Refusal("too many sessions from your address")
         if self.identities[identity] >= limits.sessions_per_identity:
-            raise Refusal("too many sessions with your key")
+            # A guest has no key: its sessions are counted by address.
+            raise Refusal("too many guest sessions from your address" if guest else "too many sessions with your key")
         self.sessions[address] += 1
         self.identities[identity] += 1
 

@@ -272,7 +272,7 @@ class RankedGame(DailyGame):
 
 
 class Refused(Exception):
-    """``keys``, ``replay`` or ``cast`` cannot give this game (one line)."""
+    """``keys``, ``replay``, ``cast`` or ``watch`` cannot give this game (one line)."""
 
 
 def published(entry: Optional[DailyEntry], wanted: int, now: float, command: str) -> DailyEntry:

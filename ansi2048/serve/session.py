@@ -47,6 +47,8 @@ __all__ = ["DEFAULT_WINDOW", "SessionChannel", "clamp_window"]
 # larger than this (the board is at most 10x10 cells).
 MAX_COLUMNS, MAX_LINES = 500, 200
 DEFAULT_WINDOW = (80, 24)  # a pty request that gives no size
+# The terminal a cast asked for without one is drawn for (see cast_env).
+CAST_TERM = "xterm-256color"
 # Window changes are applied at most this often (a flood of them is one redraw).
 RESIZE_SECONDS = 0.05
 
@@ -273,4 +275,16 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
         sent: Mapping[str, str] = self.chan.get_environment()  # ALLOWED_ENV's only
         env = {name: printable(str(sent[name])) for name in ("COLORTERM", "NO_COLOR") if name in sent}
         env["TERM"] = self._term or "dumb"
+        return env
+
+    def cast_env(self) -> Dict[str, str]:
+        """The terminal a cast (``cast [ID]``) is drawn for: the client's
+        when it has one (``ssh -t``), else CAST_TERM. Without a pty, "dumb"
+        says what this channel can show, not what the file will be played
+        in later (asciinema, agg: a terminal): it drew the frames without
+        colour, each under the last, for ``ssh HOST cast > game.cast`` as
+        the help and the README give it."""
+        env = self.client_env()
+        if self._term is None:
+            env["TERM"] = CAST_TERM
         return env

@@ -55,9 +55,13 @@ def as_viewer(session: SessionChannel, prefs: Prefs) -> Viewer:
 
 async def watch_command(session: SessionChannel, request: Watch) -> int:
     player = await session.player()
-    said = await watch_session(
-        as_viewer(session, player.prefs if player else Prefs()), session.server.live, request.name
-    )
+    try:
+        said = await watch_session(
+            as_viewer(session, player.prefs if player else Prefs()), session.server.live, request.name
+        )
+    except Refused as refused:
+        session.say(f"ansi2048: {refused}")
+        return EXIT_USAGE
     if said:
         session.say(said, stderr=False)
     return EXIT_OK
@@ -74,7 +78,7 @@ async def replay_command(session: SessionChannel, request: Replay) -> int:
     prefs = player.prefs if player is not None else Prefs()
     if request.cast:
         assert session.chan is not None
-        env = session.client_env()
+        env = session.cast_env()
         text = await asyncio.get_running_loop().run_in_executor(
             None, cast_text, playback, env, prefs.theme or "classic", int(session.server.now())
         )
@@ -153,7 +157,8 @@ async def stats_command(session: SessionChannel, as_json: bool) -> int:
         return EXIT_OK
     width = session.window[0]
     if stats:
-        lines = stats_lines(stats, ColorDepth.NONE, width)
+        # Over SSH the top games have no --replay-best: replay takes the ids listed below.
+        lines = stats_lines(stats, ColorDepth.NONE, width, replayable=False)
     else:
         guest = " (as a guest, nothing is kept: connect with an SSH key)" if player is None else ""
         lines = [f"No finished games yet.{guest}" if not kept else "No finished games counted yet."]

@@ -11,11 +11,12 @@ queue (:class:`~.channel.Viewer`)."""
 from __future__ import annotations
 
 import asyncio
-from typing import Optional
+from typing import Optional, Tuple
 
-from ..render.repaint import Repainter
+from ..render.repaint import SHOW_CURSOR, Repainter
 from .channel import POLL_SECONDS, SAID_SLOW, Ended, Typed, Viewer, next_incoming
 from .live import LiveGame, LiveGames, WatchFull
+from .ranked import Refused
 from .watch_list import ListKey, list_keys, list_lines, watch_keys_leave
 
 __all__ = ["SAID_GONE", "follow", "watch_session"]
@@ -29,10 +30,20 @@ class _Dropped(Exception):
     """The viewer's channel stayed full: it stopped reading."""
 
 
-async def follow(viewer: Viewer, game: LiveGame) -> str:
+def _taken_away(repainter: Repainter, window: Tuple[int, int]) -> str:
+    """What erases the frame ``repainter`` drew, leaving the cursor (shown)
+    at the start of its first line: the list and the game it chose are one
+    session's screens, each drawn in the other's place, never one under the
+    other (on a window the board fills, the list's last line stayed above it)."""
+    return repainter.frame([], *window) + SHOW_CURSOR
+
+
+async def follow(viewer: Viewer, game: LiveGame, from_list: bool = False) -> str:
     """Watch ``game`` until it ends, the viewer leaves (q) or its
-    connection goes; what to say then ("" for q)."""
+    connection goes; what to say then ("" for q). The last board stays on
+    screen, but for a q back to the list (``from_list``): the list takes its place."""
     wake = game.join()
+    left = False
     painted = game.fresh(viewer)
     dirty = True
     full_since: Optional[float] = None
@@ -42,6 +53,7 @@ async def follow(viewer: Viewer, game: LiveGame) -> str:
             if isinstance(incoming, Ended):
                 raise _Said(incoming.said)  # the connection went (""), or the server is stopping
             if isinstance(incoming, Typed) and watch_keys_leave(incoming.data):
+                left = True
                 return ""
             if wake.is_set() or incoming is not None:  # new state, or a resize: draw again
                 wake.clear()
@@ -62,7 +74,8 @@ async def follow(viewer: Viewer, game: LiveGame) -> str:
                 return SAID_GONE
     finally:
         game.leave(wake)
-        viewer.write(painted.closed())
+        back = left and from_list
+        viewer.write(_taken_away(painted.screen.mark(), viewer.window()) if back else painted.closed())
 
 
 class _Said(Exception):
@@ -73,12 +86,13 @@ class _Said(Exception):
 
 async def watch_session(viewer: Viewer, live: LiveGames, name: Optional[str]) -> str:
     """``watch`` (the list, then the game chosen) or ``watch NAME``; the
-    line to say at the end."""
+    line to say at the end. A NAME no game has is :class:`Refused`, as
+    ``replay`` and ``keys`` refuse an id no game has."""
+    game = live.find(name) if name is not None else None
+    if name is not None and game is None:
+        raise Refused(f"watch: no game of {name!r} is being played now (or it is private)")
     try:
-        if name is not None:
-            game = live.find(name)
-            if game is None:
-                return f"no game of {name!r} is being played now (or it is private)"
+        if game is not None:
             return await follow(viewer, game)
         return await _list(viewer, live)
     except WatchFull as full:
@@ -119,8 +133,8 @@ async def _list(viewer: Viewer, live: LiveGames) -> str:
                     elif key is ListKey.CHOOSE and entries:
                         chosen = live.get(entries[max(0, min(selected, len(entries) - 1))].number)
                         if chosen is not None:
-                            viewer.write(repainter.close())
-                            said = await follow(viewer, chosen)
+                            viewer.write(_taken_away(repainter, viewer.window()))
+                            said = await follow(viewer, chosen, from_list=True)
                             if said == SAID_SLOW:
                                 return said
                             repainter = Repainter()

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Dict, List, Sequence
 
+from ..render.style import PLAIN, fit
+
 __all__ = ["Entry", "ListKey", "list_keys", "list_lines", "watch_keys_leave"]
 
 
@@ -24,11 +26,34 @@ class Entry:
     watchers: int
 
 
+# The list's first line, longest first: the first that fits the window is
+# shown, and how to leave always is (as "q quit" stays on the game's key line).
+_TITLES = (
+    "Games being played now (arrows or j/k choose, Enter watches, q leaves)",
+    "Games being played now (j/k, Enter watches, q leaves)",
+    "Games played now (Enter watches, q leaves)",
+    "Enter watches, q leaves",
+    "q leaves",
+)
+_NONE = (
+    "  No game is being played now: this list follows as they start.",
+    "  No game is being played now.",
+    "  No game now.",
+)
+
+
+def _fitted(variants: Sequence[str], width: int) -> str:
+    """The first of ``variants`` that fits in ``width`` columns, else the
+    last cut at a space: never a word cut in two."""
+    return "".join(text for text, _ in fit([[(text, PLAIN)] for text in variants], width))
+
+
 def list_lines(entries: Sequence[Entry], selected: int, width: int) -> List[str]:
-    """The watch list, one game a line, the chosen one marked."""
-    lines = ["Games being played now (arrows or j/k choose, Enter watches, q leaves)", ""]
+    """The watch list, one game a line, the chosen one marked; its words
+    are never cut (the table's columns past the window's edge are)."""
+    lines = [_fitted(_TITLES, width), ""]
     if not entries:
-        lines.append("  No game is being played now: this list follows as they start.")
+        lines.append(_fitted(_NONE, width))
     else:
         lines.append(f"  {'player':<20} {'score':>8} {'tile':>6} {'board':>6} {'watching':>9}")
         for index, entry in enumerate(entries):
