@@ -312,7 +312,8 @@ def test_two_watchers_see_the_players_board_each_drawn_for_its_own_window_and_co
         await small.wait_for(lambda t: b"too small" in t.output[before:])
         small_chan.change_terminal_size(100, 30)
         small.width, small.height = 100, 30
-        await small.wait_for(lambda t: "watching alice" in t.text())
+        # (the "too small" frame says whose game it is too: wait for the board)
+        await small.wait_for(lambda t: "watching alice" in t.text() and "Score" in t.text())
         assert board_on(small, game) == expected
         chan.write(b"q")
         await wide.shows("the game you watched has ended")

@@ -310,18 +310,20 @@ def _note_line(hint: Optional[Direction], stuck: bool, autoplay: int, text: str,
 
 def _too_small(view: View, width: int, height: int) -> List[str]:
     """A plain message naming the smallest terminal that fits, wrapped over
-    the lines there are, shortened when even that does not fit; once play
-    has ended, the view's ending instead."""
+    the lines there are, shortened when even that does not fit; after the
+    view's ending, if it has one."""
     limit, room = width - 1, height - 1
     if limit < 1 or room < 1:
         return []
     import textwrap  # here: only a window too small needs it, not start-up
 
-    if view.ending:
-        # Play has ended: no size is needed any more, and this frame is the
-        # last one, left on screen: it says where the game went, as much
-        # of it as the window holds (a grown window then shows it whole).
-        return textwrap.wrap(view.ending, limit)[:room]
+    # The line said instead of the keys comes first: once play has ended,
+    # this frame is the last, left on screen, and says where the game went
+    # (as much as the window holds: a grown window then shows it whole); a
+    # watcher's says whose game it is and how to leave. The size fits in
+    # the rows left, if any.
+    ending = textwrap.wrap(view.ending, limit)[:room]
+    room -= len(ending)
     need_width, need_height = _needs(view, LAYOUTS[-1])
     need = f"{need_width}x{need_height}"
     variants = [
@@ -333,8 +335,8 @@ def _too_small(view: View, width: int, height: int) -> List[str]:
     for text in variants:
         lines = textwrap.wrap(text, limit, break_long_words=False)
         if len(lines) <= room and all(len(line) <= limit for line in lines):
-            return lines
-    return []  # not even the size fits: nothing, rather than half a number
+            return ending + lines
+    return ending  # not even the size fits: nothing, rather than half a number
 
 
 # -- frames -----------------------------------------------------------------------
