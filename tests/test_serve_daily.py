@@ -37,6 +37,7 @@ from ansi2048.serve.daily import (  # noqa: E402
     standings,
     verdict,
 )
+from ansi2048.serve.log import ServerLog  # noqa: E402
 from ansi2048.serve.ranked import SECRET_FILE, daily_secret  # noqa: E402
 from ansi2048.serve.store import open_store  # noqa: E402
 from ansi2048.serve.store.base import DailyEntry  # noqa: E402
@@ -474,7 +475,7 @@ def test_a_hostile_name_and_command_reach_no_terminal_nor_the_log_as_control_cha
 ) -> None:
     server, _ = served
     log = io.StringIO()
-    server.server._log = log
+    server.server._log = ServerLog(log, lambda: NOON)
     watcher = client_key()
 
     # Both SSH clients refuse control characters in a user name (the server
