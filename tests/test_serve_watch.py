@@ -365,14 +365,16 @@ def test_a_private_game_is_not_listed_nor_watched_and_is_remembered(served: Serv
         _, listed = await open_terminal(viewer, "watch", size=(80, 24))
         await listed.shows("No game is being played now")
         _, direct = await open_terminal(viewer, "watch alice")
-        await direct.shows("no game of 'alice'")
+        await direct.closed.wait()
+        assert (direct.exit_status, b"no game of 'alice'" in direct.stderr) == (2, True)
         chan.write(b"q")
         await player.closed.wait()
         # Remembered: played again without --private, still private.
         chan, player = await open_terminal(conn, None)
         await player.shows("Score")
         _, direct = await open_terminal(viewer, "watch alice")
-        await direct.shows("no game of 'alice'")
+        await direct.closed.wait()
+        assert (direct.exit_status, b"no game of 'alice'" in direct.stderr) == (2, True)
         chan.write(b"q")
         await player.closed.wait()
         # --public: watchable again; a guest as "guest".

@@ -18,7 +18,7 @@ from .channel import POLL_SECONDS, SAID_SLOW, Ended, Typed, Viewer, next_incomin
 from .live import LiveGame, LiveGames, WatchFull
 from .watch_list import ListKey, list_keys, list_lines, watch_keys_leave
 
-__all__ = ["SAID_GONE", "follow", "watch_session"]
+__all__ = ["SAID_GONE", "follow", "no_game_of", "watch_session"]
 
 # The list's fastest redraw (scores change with every key).
 _LIST_SECONDS = 0.25
@@ -71,6 +71,11 @@ class _Said(Exception):
         self.said = said
 
 
+def no_game_of(name: str) -> str:
+    """Said to ``watch NAME`` when NAME's game is not to be watched."""
+    return f"no game of {name!r} is being played now (or it is private)"
+
+
 async def watch_session(viewer: Viewer, live: LiveGames, name: Optional[str]) -> str:
     """``watch`` (the list, then the game chosen) or ``watch NAME``; the
     line to say at the end."""
@@ -78,7 +83,7 @@ async def watch_session(viewer: Viewer, live: LiveGames, name: Optional[str]) ->
         if name is not None:
             game = live.find(name)
             if game is None:
-                return f"no game of {name!r} is being played now (or it is private)"
+                return no_game_of(name)
             return await follow(viewer, game)
         return await _list(viewer, live)
     except WatchFull as full:
