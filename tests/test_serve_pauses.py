@@ -124,6 +124,17 @@ def paused_then_resumed(store: Failing, terminal: Any) -> Any:
     return scenario()
 
 
+async def opening_paused_then_resumed(store: Failing, terminal: Any) -> None:
+    """The notice, and no board before the game's recording is kept; the
+    write retried; the store back; the board, without the notice."""
+    await terminal.shows(SAID_PAUSED, WAIT)
+    assert "Score" not in terminal.text()
+    await store.until(lambda failing: failing.failures >= 2)
+    store.down = False
+    await terminal.shows("Score", WAIT)
+    assert SAID_PAUSED not in terminal.text()
+
+
 async def record_paused(chan: Any, terminal: Any, store: Failing) -> None:
     """A move shown; the store down for records; ``r``: a new game, shown
     (its key is kept), and the game left for the history, which pauses."""
@@ -165,12 +176,7 @@ def test_the_recording_begun_pauses_before_the_first_frame_and_lands(tmp_path: P
 
         async def scenario() -> None:
             async with playing(served, key, board=False) as (chan, terminal):
-                await terminal.shows(SAID_PAUSED, WAIT)
-                assert "Score" not in terminal.text()  # no board before its recording is kept
-                await store.until(lambda failing: failing.failures >= 2)
-                store.down = False
-                await terminal.shows("Score", WAIT)
-                assert SAID_PAUSED not in terminal.text()
+                await opening_paused_then_resumed(store, terminal)
                 chan.write(b"a")
                 await terminal.shows("Moves 1", WAIT)
             assert await kept_keys(served, key) == b"a"  # the recording begun: header, then the key
