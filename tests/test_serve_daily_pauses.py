@@ -10,8 +10,9 @@ from __future__ import annotations
 import io
 import re
 import sys
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Tuple
+from typing import Any, AsyncIterator, Callable, Tuple
 
 import pytest
 
@@ -21,6 +22,7 @@ asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2
 
 from ansi2048.records.recording import split_header  # noqa: E402
 from ansi2048.serve.daily import FINISHED, PLAYING  # noqa: E402
+from ansi2048.serve.game import SAID_PAUSED, SAID_UNSAVED  # noqa: E402
 from ansi2048.serve.ranked import ASK_END  # noqa: E402
 from ansi2048.serve.store.base import DailyEntry  # noqa: E402
 
@@ -33,9 +35,11 @@ from .test_serve_pauses import WAIT, Failing, opening_paused_then_resumed, pause
 KEYS = "wasdwasd"
 
 
-def daily_serving(tmp_path: Path, store_url: str, call: str) -> Tuple[ServerThread, Failing, io.StringIO]:
+def daily_serving(
+    tmp_path: Path, store_url: str, call: str, when: Callable[..., bool] = lambda *args: True
+) -> Tuple[ServerThread, Failing, io.StringIO]:
     log = io.StringIO()
-    served, store = serving(tmp_path, store_url, call, log=log)
+    served, store = serving(tmp_path, store_url, call, log=log, when=when)
     served.server.daily_secret = SECRET
     served.server.now = lambda: NOON
     return served, store, log
@@ -54,6 +58,17 @@ async def typed(chan: Any, terminal: Any, keys: str) -> None:
         shown = len(terminal.output)
         chan.write(key.encode())
         await terminal.wait_for(lambda t, shown=shown: len(t.output) > shown, WAIT)  # type: ignore[misc]
+
+
+@asynccontextmanager
+async def daily_played(served: ServerThread, key: Any, keys: str) -> AsyncIterator[Tuple[Any, Any, str]]:
+    """The day's game on a terminal, ``keys`` played: its channel, its
+    terminal, and the screen that shows them."""
+    async with await connect(served.port, key) as conn:
+        chan, terminal = await open_terminal(conn, "daily")
+        await terminal.shows("Score", WAIT)
+        await typed(chan, terminal, keys)
+        yield chan, terminal, terminal.text()
 
 
 def shown_score(text: str) -> int:
@@ -97,11 +112,7 @@ def test_a_ranked_games_result_paused_when_r_ends_it_lands_as_shown(tmp_path: Pa
     with served:
 
         async def scenario() -> Tuple[DailyEntry, str, str]:
-            async with await connect(served.port, key) as conn:
-                chan, terminal = await open_terminal(conn, "daily")
-                await terminal.shows("Score", WAIT)
-                await typed(chan, terminal, KEYS)
-                shown = terminal.text()
+            async with daily_played(served, key, KEYS) as (chan, terminal, shown):
                 chan.write(b"r")
                 await terminal.shows(ASK_END[:30], WAIT)
                 store.down = True
@@ -127,11 +138,7 @@ def test_leaving_while_the_result_cannot_be_stored_leaves_at_once_and_it_lands_l
     with served:
 
         async def scenario() -> Tuple[DailyEntry, str]:
-            async with await connect(served.port, key) as conn:
-                chan, terminal = await open_terminal(conn, "daily")
-                await terminal.shows("Score", WAIT)
-                await typed(chan, terminal, KEYS)
-                shown = terminal.text()
+            async with daily_played(served, key, KEYS) as (chan, terminal, shown):
                 store.down = True
                 chan.write(b"q")  # the player leaves: not held by the pause
                 await terminal.closed.wait()
@@ -145,3 +152,58 @@ def test_leaving_while_the_result_cannot_be_stored_leaves_at_once_and_it_lands_l
     assert split_header(entry.recording)[1] == KEYS.encode()
     assert entry.score == shown_score(shown) == expected(KEYS)[0] > 0
     outage_logged(log)
+
+
+# -- a ranked game's keys and their times: one write ---------------------------------
+
+
+def with_times(*args: Any) -> bool:
+    """An append that carries a ranked game's key times (Store.append)."""
+    return len(args) > 4 and args[4] is not None
+
+
+def test_a_ranked_games_keys_and_their_times_pause_together_and_land_once(tmp_path: Path, store_url: str) -> None:
+    served, store, log = daily_serving(tmp_path, store_url, "append")
+    key = client_key()
+    with served:
+
+        async def scenario() -> DailyEntry:
+            async with await connect(served.port, key) as conn:
+                chan, terminal = await open_terminal(conn, "daily")
+                await terminal.shows("Score", WAIT)
+                store.down = True
+                chan.write(b"wasd")
+                await paused_then_resumed(store, terminal)
+                chan.write(b"q")
+                await terminal.closed.wait()
+            return await entry_of(served, key)
+
+        entry = run(scenario())
+    assert split_header(entry.recording)[1] == b"wasd"  # once, though its append was tried again
+    assert len(entry.times.split()) == 4
+    outage_logged(log)
+
+
+def test_quitting_while_a_ranked_games_key_times_cannot_be_stored_stores_neither_keys_nor_times(
+    tmp_path: Path, store_url: str
+) -> None:
+    served, store, _ = daily_serving(tmp_path, store_url, "append", when=with_times)
+    key = client_key()
+    with served:
+
+        async def scenario() -> Tuple[DailyEntry, str, str]:
+            async with daily_played(served, key, "wa") as (chan, terminal, shown):
+                store.down = True
+                chan.write(b"s")  # its times cannot be stored: neither can the key
+                await terminal.shows(SAID_PAUSED, WAIT)
+                chan.write(b"q")
+                await terminal.closed.wait()
+                said = terminal.text()
+            store.down = False
+            return await entry_of(served, key), shown, said
+
+        entry, shown, said = run(scenario())
+    assert SAID_UNSAVED in said
+    assert split_header(entry.recording)[1] == b"wa"  # what was shown: the key never shown is not kept
+    assert len(entry.times.split()) == 2  # a time for each key kept, no key without one
+    assert entry.score == shown_score(shown) == expected("wa")[0]

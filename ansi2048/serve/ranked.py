@@ -116,21 +116,22 @@ class DailyKeeping(StoreKeeping):
         self.entry = entry
         self.now = now
         self.last = 0  # the latest key's time, ms
-        # The times of keys appended whose times are not stored yet: a paused
-        # append is tried again whole, and its keys must not be appended twice.
-        self._unsent_times: Optional[str] = None
+        # The items of an append not stored yet, the time their keys came
+        # (ms) and how many: a paused append is tried again whole, with the
+        # times the keys came at.
+        self._unsent: Optional[Tuple[bytes, int, int]] = None
 
     async def append(self, items: bytes) -> None:
-        if self._unsent_times is None:
-            await super().append(items)
+        """The items and their keys' arrival times, in one transaction."""
+        if self._unsent is None or self._unsent[0] != items:
             decoder = BodyDecoder(saved=True)
             keys = sum(1 for item in decoder.feed(items) + decoder.finish() if isinstance(item, Action))
-            if keys:
-                self.last = max(0, round((self.now() - self.entry.started) * 1000))
-            self._unsent_times = f" {self.last}" * keys
-        if self._unsent_times:
-            await self._store.daily_add_times(self.entry.id, self._unsent_times)
-        self._unsent_times = None
+            came = max(0, round((self.now() - self.entry.started) * 1000)) if keys else self.last
+            self._unsent = (items, came, keys)
+        _, came, keys = self._unsent
+        times = (self.entry.id, f" {came}" * keys) if keys else None
+        await self._store.append(self._player, self._board, self._holder, items, times)
+        self.last, self._unsent = came, None
 
 
 class _BoardKeyDecoder(KeyDecoder):
