@@ -68,6 +68,8 @@ async def daily_played(served: ServerThread, key: Any, keys: str) -> AsyncIterat
         chan, terminal = await open_terminal(conn, "daily")
         await terminal.shows("Score", WAIT)
         await typed(chan, terminal, keys)
+        score, moves, _ = expected(keys)  # the engine's: the last frame is on screen, whole
+        await terminal.wait_for(lambda t: f"Score {score} " in t.text() and f"Moves {moves} " in t.text(), WAIT)
         yield chan, terminal, terminal.text()
 
 
@@ -95,6 +97,7 @@ def test_a_ranked_games_recording_begun_pauses_before_its_first_frame_and_lands(
                 chan, terminal = await open_terminal(conn, "daily")
                 await opening_paused_then_resumed(store, terminal)
                 await typed(chan, terminal, KEYS)
+                await terminal.shows(f"Moves {expected(KEYS)[1]} ", WAIT)
                 shown = terminal.text()
                 chan.write(b"q")
                 await terminal.closed.wait()
