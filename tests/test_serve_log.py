@@ -70,6 +70,15 @@ class Reader:
         assert not self._thread.is_alive(), "the pipe's write ends were not all closed"
 
 
+def written(log: ServerLog) -> bool:
+    """Whether the log's thread has ended, within 5 s (it closes its
+    descriptor, then ends: a moment after the pipe's reader sees the end)."""
+    end = time.monotonic() + 5
+    while not log.written() and time.monotonic() < end:
+        time.sleep(0.01)
+    return log.written()
+
+
 @pytest.fixture
 def pipe() -> Iterator[Tuple[int, IO[str], int]]:
     read_end, stream, filled = full_pipe()
@@ -99,7 +108,7 @@ def test_lines_to_a_full_pipe_never_block_and_are_dropped_in_bounded_memory(pipe
     log.close()
     stream.close()
     reader.end()
-    assert log.written()
+    assert written(log)
     lines = reader.lines(filled)
     kept = [line for line in lines if line.startswith("line ")]
     assert kept == [f"line {number:04}" for number in range(len(kept))]  # the first ones, in order, whole
@@ -141,7 +150,7 @@ def test_close_writes_what_is_queued_and_a_log_nobody_reads_is_left_as_it_is(pip
     reader = Reader(read_end)
     stream.close()
     reader.end()
-    assert log.written()
+    assert written(log)
     assert reader.lines(filled) == ["queued at the stop"]
 
 
@@ -159,10 +168,7 @@ def test_a_stream_without_a_descriptor_is_written_at_once(tmp_path: Path) -> Non
         for number in range(100):
             on_file.line(f"line {number}")
     on_file.close()
-    for _ in range(500):
-        if on_file.written():
-            break
-        time.sleep(0.01)
+    assert written(on_file)
     assert (tmp_path / "serve.log").read_text().splitlines() == ["before"] + [f"line {n}" for n in range(100)]
 
 
