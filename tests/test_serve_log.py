@@ -154,6 +154,21 @@ def test_close_writes_what_is_queued_and_a_log_nobody_reads_is_left_as_it_is(pip
     assert reader.lines(filled) == ["queued at the stop"]
 
 
+def test_a_log_made_non_blocking_by_another_process_waits_and_loses_nothing(pipe: Tuple[int, IO[str], int]) -> None:
+    read_end, stream, filled = pipe
+    os.set_blocking(stream.fileno(), False)  # as a process sharing the pipe may (the description's flag)
+    log = ServerLog(stream, lambda: NOON)
+    for number in range(3):
+        log.line(f"line {number}")
+    time.sleep(0.2)  # the thread meets a full pipe: EAGAIN, not a block
+    reader = Reader(read_end)
+    log.close()
+    stream.close()
+    reader.end()
+    assert written(log)
+    assert reader.lines(filled) == ["line 0", "line 1", "line 2"]
+
+
 def test_a_stream_without_a_descriptor_is_written_at_once(tmp_path: Path) -> None:
     memory = io.StringIO()
     log = ServerLog(memory, lambda: NOON)

@@ -28,6 +28,7 @@ at once."""
 from __future__ import annotations
 
 import os
+import select
 import threading
 from collections import deque
 from contextlib import suppress
@@ -122,7 +123,12 @@ class ServerLog:
             view = memoryview(batch)
             with suppress(OSError):  # the reader gone (EPIPE), the disk full: those lines are lost, as before
                 while view:
-                    view = view[os.write(self._fd, view) :]
+                    try:
+                        view = view[os.write(self._fd, view) :]
+                    except BlockingIOError:
+                        # Another process sharing the description made it
+                        # non-blocking: this thread waits as a write would.
+                        select.select([], [self._fd], [])
             with self._changed:
                 self._held -= len(batch)  # held until written: the bound counts the batch under way
                 self._changed.notify_all()
