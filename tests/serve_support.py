@@ -168,6 +168,7 @@ class ServerThread:
         workers: int = 1,
         limits: Any = None,
         log: Any = None,
+        log_buffer: Optional[int] = None,
     ) -> None:
         import asyncio
         import threading
@@ -190,6 +191,7 @@ class ServerThread:
             lambda: seeds.pop(0) if seeds else 1234,
             log=log,
             limits=limits or DEFAULT_LIMITS,
+            **({"log_buffer": log_buffer} if log_buffer is not None else {}),
         )
         self.key = host_key(str(data))
         started = threading.Event()

@@ -37,9 +37,10 @@ from ansi2048.serve.daily import (  # noqa: E402
     standings,
     verdict,
 )
+from ansi2048.serve.log import ServerLog  # noqa: E402
 from ansi2048.serve.ranked import SECRET_FILE, daily_secret  # noqa: E402
 from ansi2048.serve.store import open_store  # noqa: E402
-from ansi2048.serve.store.base import DailyEntry  # noqa: E402
+from ansi2048.serve.store.base import ClaimLost, DailyEntry  # noqa: E402
 from ansi2048.serve.verify import verify  # noqa: E402
 
 from .conftest import child_env  # noqa: E402
@@ -417,8 +418,16 @@ def test_the_store_keeps_one_ranked_game_per_player_and_day_within_the_address_c
             assert await store.daily_start(DAY, ids[2], "10.0.0.1", NOON, b"h\n", 2) is None  # the cap
             assert await store.daily_start(DAY, ids[2], "10.0.0.2", NOON, b"h\n", 2) is not None
             assert await store.daily_start("2026-11-27", ids[3], "10.0.0.1", NOON, b"h\n", 2) is not None
-            await store.daily_add_times(first.id, " 10 20")
-            await store.daily_add_times(first.id, " 35")
+            # A ranked game's keys and their times: in one transaction, both or neither.
+            board = "4x4-2048-daily-2026-11-26"
+            assert await store.claim(ids[0], board, "me", 30) is None
+            await store.rewrite(ids[0], board, "me", b"h\n")
+            await store.append(ids[0], board, "me", b"wa", (first.id, " 10 20"))
+            await store.append(ids[0], board, "me", b"s", (first.id, " 35"))
+            await store.claim(ids[0], board, "other", 30, take_over=True)
+            with pytest.raises(ClaimLost):
+                await store.append(ids[0], board, "me", b"d", (first.id, " 40"))
+            assert await store.load(ids[0], board) == b"h\nwas"
             result = replace(first, status="finished", recording=b"h\nwasd", score=12, biggest=8, moves=4, cells="1 2")
             await store.daily_result(result)
             assert await store.daily_by_id(first.id) == replace(result, times=" 10 20 35")
@@ -474,7 +483,7 @@ def test_a_hostile_name_and_command_reach_no_terminal_nor_the_log_as_control_cha
 ) -> None:
     server, _ = served
     log = io.StringIO()
-    server.server._log = log
+    server.server._log = ServerLog(log, lambda: NOON)
     watcher = client_key()
 
     # Both SSH clients refuse control characters in a user name (the server

@@ -23,7 +23,6 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is f
 asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
 
 from ansi2048.game.engine import Direction, Game  # noqa: E402
-from ansi2048.records.recording import split_header  # noqa: E402
 from ansi2048.serve.game import SAID_PAUSED, SAID_RECORD_LATER  # noqa: E402
 from ansi2048.serve.store import open_store  # noqa: E402
 from ansi2048.serve.store.base import StoreUnavailable  # noqa: E402
@@ -41,11 +40,13 @@ WAIT = 20.0  # seconds any one thing may take, under a loaded machine
 class Failing:
     """``store`` whose method ``call`` raises StoreUnavailable while ``down``
     (as a full disk or a stopped PostgreSQL does, as the server sees it),
-    counting its failures and the calls that landed; all else goes through."""
+    counting its failures and the calls that landed; all else goes through.
+    ``when``: only the calls whose arguments it says yes to fail."""
 
-    def __init__(self, store: Any, call: str) -> None:
+    def __init__(self, store: Any, call: str, when: Callable[..., bool] = lambda *args: True) -> None:
         self._store = store
         self._call = call
+        self._when = when
         self.down = False
         self.failures = 0
         self.landed = 0
@@ -57,7 +58,7 @@ class Failing:
             return method
 
         async def failing(*args: Any, **kwargs: Any) -> Any:
-            if self.down:
+            if self.down and self._when(*args, **kwargs):
                 with self._changed:
                     self.failures += 1
                     self._changed.notify_all()
@@ -80,8 +81,10 @@ class Failing:
         assert await asyncio.to_thread(wait), f"{self._call}: {self.failures} failures, {self.landed} landed"
 
 
-def serving(tmp_path: Path, store_url: str, call: str, log: Any = None) -> Tuple[ServerThread, Failing]:
-    store = Failing(open_store(store_url, str(tmp_path)), call)
+def serving(
+    tmp_path: Path, store_url: str, call: str, log: Any = None, when: Callable[..., bool] = lambda *args: True
+) -> Tuple[ServerThread, Failing]:
+    store = Failing(open_store(store_url, str(tmp_path)), call, when)
     return ServerThread(tmp_path, store, seeds=[7, 8], log=log), store
 
 
@@ -122,6 +125,17 @@ def paused_then_resumed(store: Failing, terminal: Any) -> Any:
         await terminal.wait_for(lambda t: SAID_PAUSED not in t.text(), WAIT)
 
     return scenario()
+
+
+async def opening_paused_then_resumed(store: Failing, terminal: Any) -> None:
+    """The notice, and no board before the game's recording is kept; the
+    write retried; the store back; the board, without the notice."""
+    await terminal.shows(SAID_PAUSED, WAIT)
+    assert "Score" not in terminal.text()
+    await store.until(lambda failing: failing.failures >= 2)
+    store.down = False
+    await terminal.shows("Score", WAIT)
+    assert SAID_PAUSED not in terminal.text()
 
 
 async def record_paused(chan: Any, terminal: Any, store: Failing) -> None:
@@ -165,12 +179,7 @@ def test_the_recording_begun_pauses_before_the_first_frame_and_lands(tmp_path: P
 
         async def scenario() -> None:
             async with playing(served, key, board=False) as (chan, terminal):
-                await terminal.shows(SAID_PAUSED, WAIT)
-                assert "Score" not in terminal.text()  # no board before its recording is kept
-                await store.until(lambda failing: failing.failures >= 2)
-                store.down = False
-                await terminal.shows("Score", WAIT)
-                assert SAID_PAUSED not in terminal.text()
+                await opening_paused_then_resumed(store, terminal)
                 chan.write(b"a")
                 await terminal.shows("Moves 1", WAIT)
             assert await kept_keys(served, key) == b"a"  # the recording begun: header, then the key
@@ -400,35 +409,6 @@ def test_an_outage_under_many_players_is_two_lines_in_the_log_said_printably(tmp
     assert lines[0].endswith("saving paused: the store is unavailable: disk full ?[2J while writing"), lines
     assert "saving resumed: the store is back after " in lines[1] and lines[1].endswith(f"({players} games paused)")
     assert all(" " <= ch <= "~" for line in lines for ch in line)
-
-
-# -- a ranked daily game's key times -------------------------------------------------
-
-
-def test_a_ranked_games_key_times_paused_land_once_with_its_keys_once(tmp_path: Path, store_url: str) -> None:
-    from .test_serve_daily import NOON, SECRET
-
-    served, store = serving(tmp_path, store_url, "daily_add_times")
-    served.server.daily_secret = SECRET
-    served.server.now = lambda: NOON
-    key = client_key()
-    with served:
-
-        async def scenario() -> None:
-            async with await connect(served.port, key) as conn:
-                chan, terminal = await open_terminal(conn, "daily")
-                await terminal.shows("Score", WAIT)
-                store.down = True  # the keys are appended, their times are not
-                chan.write(b"wasd")
-                await paused_then_resumed(store, terminal)
-                chan.write(b"q")
-                await terminal.closed.wait()
-            player = await player_of(served, key)
-            entry = await on_server(served, served.store.daily_entry("2026-11-26", player.id))  # type: ignore[attr-defined]
-            assert split_header(entry.recording)[1] == b"wasd"  # once, though its append was tried again
-            assert len(entry.times.split()) == 4
-
-        run(scenario())
 
 
 # -- a game over whose record never landed ---------------------------------------------

@@ -7,8 +7,11 @@ test_serve_watch.py."""
 
 from __future__ import annotations
 
+import io
 import json
 import sys
+import time
+from pathlib import Path
 from typing import Any, Dict, Tuple
 
 import pytest
@@ -18,6 +21,7 @@ asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2
 
 from ansi2048.game.session import Session  # noqa: E402
 from ansi2048.render.frame import View, layout_for  # noqa: E402
+from ansi2048.serve.commands import NEEDS_TERMINAL  # noqa: E402
 from ansi2048.serve.replay import Playback  # noqa: E402
 
 from .screen import emulate, read_board  # noqa: E402
@@ -42,7 +46,7 @@ def test_a_daily_games_recording_is_played_back_from_its_header_or_not_at_all() 
 
 async def on_terminal(server: ServerThread, key: Any, text: str) -> Tuple[int, str, str]:
     """``text`` run on a terminal (as ``ssh -t``): its status, screen and standard error."""
-    async with await connect(server.server.port, key) as conn:
+    async with await connect(server.port, key) as conn:
         _, terminal = await open_terminal(conn, text)
         await terminal.closed.wait()
         return terminal.exit_status or 0, terminal.text().strip(), bytes(terminal.stderr).decode()
@@ -129,3 +133,55 @@ def test_stats_shows_no_seed_of_todays_daily_game_until_the_day_is_over(
     document = json.loads(after)
     assert (document["games"], document["daily_held_back"]) == (2, 0)
     assert [game["seed"] for game in document["boards"][0]["top"]] == [secret, 7]
+
+
+# -- each command checks what it names first, and the log says how it ended ------
+
+
+def test_without_a_terminal_an_id_or_a_name_is_checked_first_cast_needs_none_and_the_log_says_each_outcome(
+    tmp_path: Path, store_url: str
+) -> None:
+    log = io.StringIO()
+    key = client_key()
+    cases = {  # the command, without a terminal: its status, what it says, how its connection's line ends
+        "replay g999": (2, "ansi2048: replay: you have no game g999 (stats lists yours)", "replay: refused"),
+        "cast g999": (2, "ansi2048: cast: you have no game g999 (stats lists yours)", "cast: refused"),
+        "replay 999": (2, "ansi2048: replay: no ranked game 999", "replay: refused"),
+        "keys 999": (2, "ansi2048: keys: no ranked game 999", "keys: refused"),
+        "watch nobody": (
+            2,
+            "ansi2048: watch: no game of 'nobody' is being played now (or it is private)",
+            "watch: refused",
+        ),
+        "replay GAME": (2, f"ansi2048: {NEEDS_TERMINAL}", "replay: needs a terminal"),
+        "watch": (2, f"ansi2048: {NEEDS_TERMINAL}", "watch: needs a terminal"),
+        "play": (2, f"ansi2048: {NEEDS_TERMINAL}", "play: needs a terminal"),
+        "cast GAME": (0, "", "cast: done"),
+        "stats": (0, "", "stats: done"),
+    }
+
+    async def scenario(thread: ServerThread) -> Tuple[Dict[str, Tuple[int, str, str]], Tuple[int, str, str]]:
+        player = await player_of(thread, key)
+        await on_server(thread, thread.store.keep(player.id, a_record(16)))  # type: ignore[attr-defined]
+        [kept] = await on_server(thread, thread.store.history(player.id))  # type: ignore[attr-defined]
+        said = {}
+        for text in cases:
+            async with await connect(thread.port, key) as conn:
+                result = await conn.run(text.replace("GAME", f"g{kept.id}"))
+            said[text] = (int(result.exit_status), bytes(result.stdout).decode(), bytes(result.stderr).decode())
+        on_tty = await on_terminal(thread, key, "replay g999")
+        return said, on_tty
+
+    with ServerThread(tmp_path, store_url, log=log) as thread:
+        said, on_tty = run(scenario(thread))
+        for _ in range(100):  # a connection's line is written when the server sees it close
+            if log.getvalue().count("\n") >= len(cases) + 1:
+                break
+            time.sleep(0.05)
+        lines = log.getvalue().splitlines()
+    for text, (status, err, _) in cases.items():
+        assert (said[text][0], said[text][2].rstrip("\n")) == (status, err), text
+    assert json.loads(said["cast GAME"][1].splitlines()[0])["version"] == 2  # an asciicast, no terminal asked
+    assert on_tty == (2, "", "ansi2048: replay: you have no game g999 (stats lists yours)\r\n")
+    endings = [line.rsplit(" keys, ", 1)[1] for line in lines]
+    assert endings == [ending for _, _, ending in cases.values()] + ["replay: refused"]

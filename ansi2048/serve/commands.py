@@ -20,6 +20,8 @@ __all__ = [
     "COLOR_DEPTHS",
     "GAME_ID",
     "NEEDS_TERMINAL",
+    "NO_TERMINAL",
+    "Command",
     "CommandError",
     "Daily",
     "Help",
@@ -41,6 +43,8 @@ COLOR_DEPTHS = {"16": ColorDepth.BASIC, "256": ColorDepth.EXTENDED, "24bit": Col
 
 # Said to ``ssh -T host`` (or ``ssh host play``): the game needs a terminal.
 NEEDS_TERMINAL = "this is a game for a terminal: connect with ssh -t (see: ssh HOST help)"
+# How such a session ended, in the log (what it named was checked first).
+NO_TERMINAL = "needs a terminal"
 
 
 class CommandError(Exception):

@@ -11,7 +11,7 @@ import json
 import os
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, List, Optional, Sequence, Tuple
 
 from .. import __version__
 from ..game.engine import Game
@@ -41,14 +41,15 @@ from .daily import (
     times_of,
     verdict,
 )
-from .game import PlayerGame, _Stop
+from .game import PlayerGame, _Paused, _Stop
 from .keeping import GuestKeeping, Keeping, StoreKeeping
 from .names import display_name
+from .pauses import Write
 from .store.base import Player
 
 if TYPE_CHECKING:
     from .server import GameServer
-from .store.base import DailyEntry, Store, StoreUnavailable
+from .store.base import DailyEntry, Store
 
 __all__ = [
     "SECRET_FILE",
@@ -115,21 +116,22 @@ class DailyKeeping(StoreKeeping):
         self.entry = entry
         self.now = now
         self.last = 0  # the latest key's time, ms
-        # The times of keys appended whose times are not stored yet: a paused
-        # append is tried again whole, and its keys must not be appended twice.
-        self._unsent_times: Optional[str] = None
+        # The items of an append not stored yet, the time their keys came
+        # (ms) and how many: a paused append is tried again whole, with the
+        # times the keys came at.
+        self._unsent: Optional[Tuple[bytes, int, int]] = None
 
     async def append(self, items: bytes) -> None:
-        if self._unsent_times is None:
-            await super().append(items)
+        """The items and their keys' arrival times, in one transaction."""
+        if self._unsent is None or self._unsent[0] != items:
             decoder = BodyDecoder(saved=True)
             keys = sum(1 for item in decoder.feed(items) + decoder.finish() if isinstance(item, Action))
-            if keys:
-                self.last = max(0, round((self.now() - self.entry.started) * 1000))
-            self._unsent_times = f" {self.last}" * keys
-        if self._unsent_times:
-            await self._store.daily_add_times(self.entry.id, self._unsent_times)
-        self._unsent_times = None
+            came = max(0, round((self.now() - self.entry.started) * 1000)) if keys else self.last
+            self._unsent = (items, came, keys)
+        _, came, keys = self._unsent
+        times = (self.entry.id, f" {came}" * keys) if keys else None
+        await self._store.append(self._player, self._board, self._holder, items, times)
+        self.last, self._unsent = came, None
 
 
 class _BoardKeyDecoder(KeyDecoder):
@@ -152,8 +154,17 @@ class DailyGame(PlayerGame):
     day's board on the note line. Made as :class:`~.game.PlayerGame` is
     (``args``), with the day's own parts by name."""
 
-    def __init__(self, *args: Any, store: Store, day: str, player: Optional[int], now: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        store: Store,
+        day: str,
+        player: Optional[int],
+        now: Callable[[], float],
+        opening: Sequence[Write] = (),
+    ) -> None:
         super().__init__(*args)
+        self._opening = list(opening)  # the recording begun (_open_kept), before the first frame
         self._store = store
         self._day = day
         self._player = player
@@ -164,7 +175,7 @@ class DailyGame(PlayerGame):
     async def _feed(self, event: Event) -> None:
         if isinstance(event, Keys) and self._board_keys.asked:
             self._board_keys.asked = False
-            entries = await self._store.daily_entries(self._day)
+            entries = await self._saved(partial(self._store.daily_entries, self._day))
             await self._say(board_note(entries, self._player, self._now() >= day_end(self._day)))
             if not event.actions:
                 # b was the whole read: the loop gets no key (it would take
@@ -184,9 +195,16 @@ class RankedGame(DailyGame):
     stored when it ends (game over, ``r`` twice, the day's end) and when
     the session does."""
 
-    def __init__(self, *args: Any, keeping: DailyKeeping, store: Store, log: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        keeping: DailyKeeping,
+        store: Store,
+        log: Callable[[str], None],
+        opening: Sequence[Write] = (),
+    ) -> None:
         entry = keeping.entry
-        super().__init__(*args, store=store, day=entry.day, player=entry.player, now=keeping.now)
+        super().__init__(*args, store=store, day=entry.day, player=entry.player, now=keeping.now, opening=opening)
         # r ends this game (asked twice): the key line and the help say so.
         self.play = replace(self.play, settings=replace(self.play.settings, ranked=True))
         self._daily = keeping
@@ -241,34 +259,56 @@ class RankedGame(DailyGame):
     async def _close(self, said: str) -> None:
         await super()._close(said)
         if not self._done:
+            status = FINISHED if self._now() >= self._end else PLAYING
             try:
-                await self._settle(FINISHED if self._now() >= self._end else PLAYING)
-            except StoreUnavailable as error:  # the result as last verified stands
-                self._log(f"daily: game {self._daily.entry.id} not verified now: {error}")
+                await self._settle(status)
+            except _Paused as paused:
+                # The player has left: the server settles the result, trying
+                # until the store is back (serve/pauses.py), from what it stored.
+                self._pauses.keep_trying([self._settled_later(status)], paused.error, not self._counted)
+
+    def _settled_later(self, status: str) -> Write:
+        entry = self._daily.entry
+
+        async def settle() -> None:
+            recording = await self._daily.load() or b""
+            await self._store.daily_result(self._result(entry, status, recording)[0])
+
+        return settle
 
     async def _settle(self, status: str) -> None:
         """Replay the stored recording from the seed; the result stored,
-        ranked only if it reproduces the game the player saw."""
+        ranked only if it reproduces the game the player saw. The store's
+        read and write pause as every write of the game does (serve/pauses.py):
+        once play has ended, :class:`_Paused` (the caller hands it over)."""
         entry = self._daily.entry
         self._done = status != PLAYING
-        recording = await self._daily.load() or b""
-        game = self.play.session.game
-        replayed, why = verdict(recording, game.score, cells_text(game.cells))
+        recording = await self._saved(self._daily.load, pause=not self._closing) or b""
+        result, why = self._result(entry, status, recording)
         if why and status in RANKED:
-            status = MISMATCH
             self._done = True
             self._log(
                 f"daily: game {entry.id} of {display_name(entry.name)} not ranked, its replay does not match: {why}"
             )
-        if self._done and status != FINISHED:  # no longer ranked: r starts the day's game again, as in practice
+        if self._done and result.status != FINISHED:  # no longer ranked: r starts the day's game again
             self.play = replace(self.play, settings=replace(self.play.settings, ranked=False))
+        await self._saved(partial(self._store.daily_result, result), pause=not self._closing)
+        self._daily.entry = result
+
+    def _result(self, entry: DailyEntry, status: str, recording: bytes) -> Tuple[DailyEntry, str]:
+        """``entry`` settled as ``status`` from the stored ``recording``, and
+        why its replay does not match the game the player saw ("" if it does;
+        then a ranked status is MISMATCH)."""
+        game = self.play.session.game
+        replayed, why = verdict(recording, game.score, cells_text(game.cells))
+        if why and status in RANKED:
+            status = MISMATCH
         result = replace(entry, status=status, recording=recording, seconds=self._daily.last / 1000)
         if replayed is not None:
             result = replace(
                 result, score=replayed.score, biggest=replayed.biggest, moves=replayed.moves, cells=replayed.cells
             )
-        await self._store.daily_result(result)
-        self._daily.entry = result
+        return result, why
 
 
 class Refused(Exception):
@@ -334,32 +374,34 @@ async def open_daily(
     if not ranked:
         # Practice is kept and resumed as any game (a game over starts the day's game again).
         kept = StoreKeeping(store, player.id, board, holder)
-        session = await _open_kept(kept, header, undo=True)
+        session, opening = await _open_kept(kept, header, undo=True)
         note = NOTE_CAPPED if entry is None else NOTE_PRACTICE.format(day=day)
-        return OpenedDaily(
-            kept, session, note, day, seed, partial(DailyGame, store=store, day=day, player=player.id, now=server.now)
-        )
+        practice = partial(DailyGame, store=store, day=day, player=player.id, now=server.now, opening=opening)
+        return OpenedDaily(kept, session, note, day, seed, practice)
     assert entry is not None
     keeping = DailyKeeping(store, player.id, board, holder, entry, server.now)
     times = times_of(entry)
     keeping.last = times[-1] if times else 0
-    session = await _open_kept(keeping, header, undo=False)
-    ranked_driver = partial(RankedGame, keeping=keeping, store=store, log=server.log)
+    session, opening = await _open_kept(keeping, header, undo=False)
+    ranked_driver = partial(RankedGame, keeping=keeping, store=store, log=server.log, opening=opening)
     return OpenedDaily(keeping, session, NOTE_RANKED.format(day=day), day, seed, ranked_driver)
 
 
-async def _open_kept(keeping: StoreKeeping, header: bytes, undo: bool) -> Session:
+async def _open_kept(keeping: StoreKeeping, header: bytes, undo: bool) -> Tuple[Session, List[Write]]:
     """The day's game in ``keeping``, resumed, or begun from ``header``
-    (also when the kept one is over: practice starts again)."""
+    (also when the kept one is over: practice starts again); and the writes
+    that needs, which the driver does before the game's first frame, pausing
+    as any write of the game does (as :func:`.keeping.open_game`'s)."""
     rows, cols, goal = DAILY
     recording = await keeping.load()
     loaded = SaveFile("", rows, cols, goal, recording).load() if recording is not None else None
+    opening: List[Write] = []
     if loaded is None or (undo and loaded.game.over):
-        await keeping.rewrite(header)
+        opening.append(partial(keeping.rewrite, header))
         loaded = SaveFile("", rows, cols, goal, header).load()
         assert loaded is not None
     best = await keeping.best(config_key(rows, cols, goal))
-    return Session(loaded.game, best, loaded.runs, undo=undo)
+    return Session(loaded.game, best, loaded.runs, undo=undo), opening
 
 
 async def leaderboard_output(

@@ -35,6 +35,7 @@ from .channel import DEFAULT_STALL_SECONDS
 from .connection import ClientConnection
 from .limits import DEFAULT_LIMITS, Admission, Limits, capped_by_files
 from .live import LiveGames
+from .log import LOG_BUFFER_BYTES, LOG_FLUSH_SECONDS, ServerLog
 from .pauses import SavingPauses
 from .pool import AIPool
 from .ranked import DEFAULT_PER_ADDRESS, daily_secret
@@ -69,8 +70,9 @@ KEEPALIVES_MISSED = 3
 # is cut; the last CLOSE_SECONDS are kept for cutting whatever remains. The
 # clock is read between the event loop's turns, and one turn can be long (the
 # turn that ends 1,000 games takes about a second on a loaded 2-core machine):
-# hence 3 s, not 5. The store's close gets STORE_CLOSE_SECONDS; the
-# process's exit, what is left (benchmarks/serve.py --stop measures it all).
+# hence 3 s, not 5. The log's queued lines get LOG_FLUSH_SECONDS (serve/log.py),
+# the store's close STORE_CLOSE_SECONDS; the process's exit, what is left
+# (benchmarks/serve.py --stop measures it all).
 STOP_SECONDS = 3.0
 LEAVE_SECONDS = 0.5
 CLOSE_SECONDS = 0.5
@@ -113,8 +115,10 @@ class GameServer:
         live: Optional[LiveGames] = None,
         watch_stall: float = DEFAULT_STALL_SECONDS,
         limits: Limits = DEFAULT_LIMITS,
+        log_buffer: int = LOG_BUFFER_BYTES,
     ) -> None:
-        self._log = log
+        # Written by a thread of its own: a log nobody reads never blocks the games (serve/log.py).
+        self._log = ServerLog(log, now, log_buffer) if log is not None else None
         self.limits = limits
         self.admission = Admission(limits)
         self.daily_secret = daily_secret  # the days' seeds derive from it (ranked.daily_secret)
@@ -239,13 +243,20 @@ class GameServer:
                 break
             await asyncio.sleep(STOP_TICK)
         self.pool.close()
+        # What the log holds is written, for a bounded time (LOG_FLUSH_SECONDS
+        # past the stop's own bound: a log nobody reads is left as it is).
+        if self._log is not None:
+            self._log.close()
+            for _ in range(int(LOG_FLUSH_SECONDS / STOP_TICK) + 1):
+                if self._log.written():
+                    break
+                await asyncio.sleep(STOP_TICK)
 
     def log(self, line: str) -> None:
-        """One line on the server's log (standard error, or --log's file)."""
+        """One line on the server's log (standard error, or --log's file),
+        queued: it never blocks (serve/log.py)."""
         if self._log is not None:
-            with suppress(OSError, ValueError):
-                self._log.write(line + "\n")
-                self._log.flush()
+            self._log.line(line)
 
 
 async def run(options: ServeOptions, stderr: IO[str]) -> int:

@@ -20,6 +20,8 @@ from .channel import Ended, Incoming, Typed
 from .commands import (
     COLOR_DEPTHS,
     NEEDS_TERMINAL,
+    NO_TERMINAL,
+    Command,
     CommandError,
     Daily,
     Help,
@@ -104,6 +106,7 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
         self.window = DEFAULT_WINDOW
         self.incoming: asyncio.Queue[Incoming] = asyncio.Queue()
         self._task: Optional[asyncio.Task[None]] = None
+        self._ending_said = False  # how the session ended is in its connection's line
 
     # -- asyncssh's callbacks ---------------------------------------------------
 
@@ -209,6 +212,14 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
         """How the session ended, for its connection's line in the log."""
         what = "play" if self._command is None else printable(self._command.split(" ", 1)[0][:16])
         self.connection.endings.append(f"{what}: {how}")
+        self._ending_said = True
+
+    def refuse(self, line: str, how: str, status: int = EXIT_USAGE) -> int:
+        """The command refused: ``line`` said to the client, ``how`` in the
+        log; its exit status."""
+        self.say(f"ansi2048: {line}")
+        self.ended(how)
+        return status
 
     def say(self, line: str, stderr: bool = True) -> None:
         """One line to the client (CR LF on a terminal, whose client is raw)."""
@@ -231,8 +242,24 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
             self.say(f"ansi2048: {error}")
             self.ended("bad command")
             return EXIT_USAGE
-        if not isinstance(command, (PlayRequest, Daily)) or self._term is None:
-            self.ended("done")  # a game says how it ended itself (session_games.run_game)
+        if isinstance(command, (PlayRequest, Daily)) and self._term is not None:
+            if isinstance(command, Daily):
+                await session_games.play_daily(self)
+            else:
+                await session_games.play(self, command)
+            return EXIT_OK  # a game says how it ended itself (session_games.run_game)
+        # The log says how a command ended once it has: a refused id is
+        # "refused", not "done" (each command refuses by session.refuse).
+        status = await self._run_command(command)
+        if not self._ending_said:
+            self.ended("done" if status == EXIT_OK else "failed")
+        return status
+
+    async def _run_command(self, command: Command) -> int:
+        """A command other than a game on a terminal; its exit status. What
+        a command names (an id, a player) is checked first, and refused with
+        EXIT_USAGE, before whether it needs a terminal
+        (:mod:`.session_commands`)."""
         if isinstance(command, Help):
             for line in help_text(self.server.port).splitlines():
                 self.say(line, stderr=False)
@@ -241,20 +268,16 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
             return await session_commands.stats_command(self, command.json)
         if isinstance(command, (Leaderboard, KeysRequest)):
             return await session_commands.daily_command(self, command)
-        if isinstance(command, Replay) and command.cast:
-            return await session_commands.replay_command(self, command)
-        if self._term is None:
-            self.say(f"ansi2048: {NEEDS_TERMINAL}")
-            return EXIT_USAGE
-        if isinstance(command, Watch):
-            return await session_commands.watch_command(self, command)
         if isinstance(command, Replay):
             return await session_commands.replay_command(self, command)
-        if isinstance(command, Daily):
-            await session_games.play_daily(self)
-        else:
-            await session_games.play(self, command)
-        return EXIT_OK
+        if isinstance(command, Watch):
+            return await session_commands.watch_command(self, command)
+        return self.refuse(NEEDS_TERMINAL, NO_TERMINAL)  # play and daily
+
+    @property
+    def has_terminal(self) -> bool:
+        """The client asked for a pty (``ssh -t``)."""
+        return self._term is not None
 
     async def player(self) -> Optional[Player]:
         """The player the session's key names; None for a guest."""

@@ -12,21 +12,22 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple, Union
 import asyncssh
 
 from ..options.context import Options
-from ..options.parser import EXIT_ERROR, EXIT_OK, EXIT_USAGE
+from ..options.parser import EXIT_ERROR, EXIT_OK
 from ..play.screen import Screen, wants_motion
 from ..records.history import board_stats, stats_document
 from ..render.stats import stats_lines
 from ..render.style import ColorDepth
 from ..render.themes import THEMES
-from .channel import Viewer
-from .commands import KeysRequest, Leaderboard, Replay, Watch
+from .channel import SAID_SLOW, Viewer
+from .commands import NEEDS_TERMINAL, NO_TERMINAL, KeysRequest, Leaderboard, Replay, Watch
 from .daily import day_of, day_seed
+from .game import SAID_STOPPING
 from .live import WatchFull
 from .names import display_name
 from .ranked import Refused, keys_for, leaderboard_output, published
 from .replay import Playback, cast_text, play_replay
 from .store.base import Finished, Player, Prefs
-from .watch import watch_session
+from .watch import no_game_of, watch_session
 
 if TYPE_CHECKING:
     from .session import SessionChannel  # which imports this module, to run its commands
@@ -54,27 +55,45 @@ def as_viewer(session: SessionChannel, prefs: Prefs) -> Viewer:
 
 
 async def watch_command(session: SessionChannel, request: Watch) -> int:
+    """``watch [NAME]``: a player named who is not playing is told first,
+    then a session without a terminal."""
+    if request.name is not None and session.server.live.find(request.name) is None:
+        return session.refuse(f"watch: {no_game_of(request.name)}", REFUSED)
+    if not session.has_terminal:
+        return session.refuse(NEEDS_TERMINAL, NO_TERMINAL)
     player = await session.player()
-    try:
-        said = await watch_session(
-            as_viewer(session, player.prefs if player else Prefs()), session.server.live, request.name
-        )
-    except Refused as refused:
-        session.say(f"ansi2048: {refused}")
-        return EXIT_USAGE
-    if said:
-        session.say(said, stderr=False)
+    said = await watch_session(
+        as_viewer(session, player.prefs if player else Prefs()), session.server.live, request.name
+    )
+    _said_as_viewer(session, said)
     return EXIT_OK
 
 
+def _said_as_viewer(session: SessionChannel, said: str) -> None:
+    """A watch's or a replay's last line, and how it ended in the log."""
+    if said:
+        session.say(said, stderr=False)
+    if said in VIEWER_ENDINGS:
+        session.ended(VIEWER_ENDINGS[said])
+
+
+# How a session ended in the log: an id or a name refused (unknown, another
+# player's, a day not over), and a viewer's endings other than "done".
+REFUSED = "refused"
+VIEWER_ENDINGS = {SAID_SLOW: "client not reading", SAID_STOPPING: "server stopping"}
+
+
 async def replay_command(session: SessionChannel, request: Replay) -> int:
-    """``replay [ID]`` / ``cast [ID]``: a finished game (:func:`_replayed`)."""
+    """``replay [ID]`` / ``cast [ID]``: a finished game (:func:`_replayed`),
+    refused first if the id names none; then ``replay`` needs a terminal,
+    ``cast`` none."""
     player = await session.player()
     try:
         playback, title = await _replayed(session, player, request)
     except Refused as refused:
-        session.say(f"ansi2048: {refused}")
-        return EXIT_USAGE
+        return session.refuse(str(refused), REFUSED)
+    if not request.cast and not session.has_terminal:
+        return session.refuse(NEEDS_TERMINAL, NO_TERMINAL)
     prefs = player.prefs if player is not None else Prefs()
     if request.cast:
         assert session.chan is not None
@@ -88,16 +107,14 @@ async def replay_command(session: SessionChannel, request: Replay) -> int:
     try:
         live.take()
     except WatchFull as full:
-        session.say(f"ansi2048: {full}")
-        return EXIT_ERROR
+        return session.refuse(str(full), "too many viewers", EXIT_ERROR)
     try:
         caption = f"replay · {title} · + - speed, space pauses, q leaves"
         animate = wants_motion(Options(animation=prefs.animation is not False), session.client_env())
         said = await play_replay(as_viewer(session, prefs), playback, caption, animate)
     finally:
         live.give_back()
-    if said:
-        session.say(said, stderr=False)
+    _said_as_viewer(session, said)
     return EXIT_OK
 
 
@@ -204,8 +221,7 @@ async def daily_command(session: SessionChannel, command: Union[Leaderboard, Key
         try:
             recording = keys_for(entry, command.entry, server.now())
         except Refused as refused:
-            session.say(f"ansi2048: {refused}")
-            return EXIT_USAGE
+            return session.refuse(str(refused), REFUSED)
         assert session.chan is not None
         with suppress(OSError, asyncssh.Error):
             session.chan.write(recording)

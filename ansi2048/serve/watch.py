@@ -16,10 +16,9 @@ from typing import Optional, Tuple
 from ..render.repaint import SHOW_CURSOR, Repainter
 from .channel import POLL_SECONDS, SAID_SLOW, Ended, Typed, Viewer, next_incoming
 from .live import LiveGame, LiveGames, WatchFull
-from .ranked import Refused
 from .watch_list import ListKey, list_keys, list_lines, watch_keys_leave
 
-__all__ = ["SAID_GONE", "follow", "watch_session"]
+__all__ = ["SAID_GONE", "follow", "no_game_of", "watch_session"]
 
 # The list's fastest redraw (scores change with every key).
 _LIST_SECONDS = 0.25
@@ -84,15 +83,20 @@ class _Said(Exception):
         self.said = said
 
 
+def no_game_of(name: str) -> str:
+    """Said to ``watch NAME`` when NAME's game is not to be watched."""
+    return f"no game of {name!r} is being played now (or it is private)"
+
+
 async def watch_session(viewer: Viewer, live: LiveGames, name: Optional[str]) -> str:
     """``watch`` (the list, then the game chosen) or ``watch NAME``; the
-    line to say at the end. A NAME no game has is :class:`Refused`, as
-    ``replay`` and ``keys`` refuse an id no game has."""
-    game = live.find(name) if name is not None else None
-    if name is not None and game is None:
-        raise Refused(f"watch: no game of {name!r} is being played now (or it is private)")
+    line to say at the end (the command has refused a NAME no game has
+    already: one that ended meanwhile is said here)."""
     try:
-        if game is not None:
+        if name is not None:
+            game = live.find(name)
+            if game is None:
+                return no_game_of(name)
             return await follow(viewer, game)
         return await _list(viewer, live)
     except WatchFull as full:

@@ -21,14 +21,19 @@ claim over, and from then on the first session's appends raise
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Protocol
+from typing import List, Optional, Protocol, Tuple
 
 from ...records.history import Record
+
+# A ranked daily game's entry (its id) and the arrival times of the keys
+# appended with it (Store.append).
+DailyTimes = Tuple[int, str]
 
 __all__ = [
     "Claim",
     "ClaimLost",
     "DailyEntry",
+    "DailyTimes",
     "Finished",
     "Player",
     "Prefs",
@@ -165,9 +170,15 @@ class Store(Protocol):
         """Replace the game's recording whole (a new game, or a compacted
         one): atomic. :class:`ClaimLost` if ``holder`` lost the claim."""
 
-    async def append(self, player: int, board: str, holder: str, items: bytes) -> None:
+    async def append(
+        self, player: int, board: str, holder: str, items: bytes, daily_times: Optional[DailyTimes] = None
+    ) -> None:
         """Append encoded items to the game's recording; returns once they
-        are committed. :class:`ClaimLost` if ``holder`` lost the claim."""
+        are committed. :class:`ClaimLost` if ``holder`` lost the claim.
+        ``daily_times``: a ranked daily game's entry and its keys' arrival
+        times (space-separated, each with a leading space), appended to the
+        entry's times in the same transaction: keys are never stored
+        without their times, nor times without their keys."""
 
     async def discard(self, player: int, board: str, holder: str) -> None:
         """Forget the game in progress (it ended and went to the history)."""
@@ -204,9 +215,6 @@ class Store(Protocol):
 
     async def daily_entries(self, day: Optional[str] = None) -> List[DailyEntry]:
         """The ranked games of ``day`` (None: every day), by id."""
-
-    async def daily_add_times(self, entry: int, times: str) -> None:
-        """Append arrival times (space-separated, each with a leading space)."""
 
     async def daily_result(self, entry: DailyEntry) -> None:
         """Store ``entry``'s status, recording and result (found by its id)."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from ...records.history import Record
-from .base import Claim, ClaimLost, DailyEntry, Finished, Player, Prefs, StoreError, StoreUnavailable
+from .base import Claim, ClaimLost, DailyEntry, DailyTimes, Finished, Player, Prefs, StoreError, StoreUnavailable
 from .common import (
     POSTGRES,
     Migration,
@@ -34,7 +34,6 @@ from .common import (
     prefs_row,
 )
 from .daily import (
-    ADD_TIMES as daily_ADD_TIMES,
     COUNT_ADDRESS as daily_COUNT_ADDRESS,
     INSERT as daily_INSERT,
     RESULT as daily_RESULT,
@@ -200,8 +199,10 @@ class PostgresStore:
 
     # -- group commit (postgres_appends.py) ----------------------------------------
 
-    async def append(self, player: int, board: str, holder: str, items: bytes) -> None:
-        await self._appends.append(player, board, holder, items)
+    async def append(
+        self, player: int, board: str, holder: str, items: bytes, daily_times: Optional[DailyTimes] = None
+    ) -> None:
+        await self._appends.append(player, board, holder, items, daily_times)
 
     # -- the rest of the Store --------------------------------------------------
 
@@ -429,12 +430,6 @@ class PostgresStore:
             return [daily_entry_of(row) for row in await cursor.fetchall()]
 
         return await self._transaction(read)
-
-    async def daily_add_times(self, entry: int, times: str) -> None:
-        async def add(connection: AsyncConnection[Tuple[Any, ...]]) -> None:
-            await connection.execute(daily_ADD_TIMES, (times, entry))
-
-        await self._transaction(add)
 
     async def daily_result(self, entry: DailyEntry) -> None:
         async def write(connection: AsyncConnection[Tuple[Any, ...]]) -> None:

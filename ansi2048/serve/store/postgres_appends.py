@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, Set, Tuple
 
-from .base import ClaimLost, StoreError, StoreUnavailable
+from .base import ClaimLost, DailyTimes, StoreError, StoreUnavailable
+from .daily import ADD_TIMES
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
@@ -39,6 +40,7 @@ class _Append:
     holder: str
     items: bytes
     future: asyncio.Future[None]
+    daily_times: Optional[DailyTimes] = None  # committed with the items (Store.append)
 
     @property
     def key(self) -> Tuple[int, str, str]:
@@ -93,11 +95,13 @@ class Appends:
             self._wake.set()
             await task
 
-    async def append(self, player: int, board: str, holder: str, items: bytes) -> None:
+    async def append(
+        self, player: int, board: str, holder: str, items: bytes, daily_times: Optional[DailyTimes] = None
+    ) -> None:
         if self._task is None:
             raise StoreError("the store is not open")
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._pending.append(_Append(player, board, holder, items, future))
+        self._pending.append(_Append(player, board, holder, items, future, daily_times))
         self._wake.set()
         await future
 
@@ -183,6 +187,10 @@ class Appends:
                     [append.items for append in attempt.inserted],
                 ),
             )
+        for append in attempt.inserted:  # a ranked game's key times, in the same transaction as its keys
+            if append.daily_times is not None:
+                entry, times = append.daily_times
+                await connection.execute(ADD_TIMES, (times, entry))
         return [
             StoreUnavailable("the database has not said yet whether these keys were saved")
             if append in unknown

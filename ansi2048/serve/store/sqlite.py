@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, List, Optional, Sequence, Tuple
 
 from ...records.history import Record
-from .base import Claim, ClaimLost, DailyEntry, Finished, Player, Prefs
+from .base import Claim, ClaimLost, DailyEntry, DailyTimes, Finished, Player, Prefs
 from .common import (
     SQLITE,
     Migration,
@@ -206,10 +206,15 @@ class SQLiteStore:
 
         await self._writer.do(replace)
 
-    async def append(self, player: int, board: str, holder: str, items: bytes) -> None:
+    async def append(
+        self, player: int, board: str, holder: str, items: bytes, daily_times: Optional[DailyTimes] = None
+    ) -> None:
         def add(connection: sqlite3.Connection) -> None:
             self._check_holder(connection, player, board, holder)
             connection.execute("INSERT INTO items (player, board, items) VALUES (?, ?, ?)", (player, board, items))
+            if daily_times is not None:  # in the same savepoint: both or neither
+                entry, times = daily_times
+                connection.execute(_sql(daily_ADD_TIMES), (times, entry))
 
         await self._writer.do(add)
 
@@ -318,9 +323,6 @@ class SQLiteStore:
             return [daily_entry_of(row) for row in rows]
 
         return await self._writer.do(read)
-
-    async def daily_add_times(self, entry: int, times: str) -> None:
-        await self._writer.do(lambda connection: connection.execute(_sql(daily_ADD_TIMES), (times, entry)) and None)
 
     async def daily_result(self, entry: DailyEntry) -> None:
         row = daily_result_row(entry)

@@ -1,0 +1,146 @@
+"""The server's log (:class:`ServerLog`): lines written without ever
+blocking the server.
+
+Standard error can be a pipe nobody reads (``ansi2048 serve 2>pipe``), a
+terminal on scroll-lock, a slow journald: a write there blocks once the
+pipe's 64 KiB are full, and a write made by the event loop would stall every
+game. So the loop only queues a line, in memory bounded by
+:data:`LOG_BUFFER_BYTES`; a thread of the log's own writes them. When the
+log cannot keep up, the lines that do not fit are dropped and counted, and
+once the queue has room again one line says how many (``log: 1234 lines
+dropped while the log was not read``), where they would have been. At stop,
+what is queued is written for at most :data:`LOG_FLUSH_SECONDS`.
+
+Why a thread, not the event loop's ``add_writer`` on a non-blocking
+descriptor: ``O_NONBLOCK`` belongs to the open file description, which the
+descriptor shares with every process that inherited it (the shell's
+terminal, a ``2>&1`` stdout, a pipeline's other writers): setting it would
+make their writes, and this process's own ``sys.stderr`` (a traceback), fail
+with EAGAIN, and a server killed by SIGKILL could not set it back. A thread
+blocked in ``write`` changes nothing for anyone else. It writes through a
+duplicate of the descriptor with ``os.write``, not through the text stream:
+a thread stuck in a stream's write holds the stream's lock, and the
+interpreter's exit flushing ``sys.stderr`` would wait for it (a fatal
+error); the duplicate also outlives a ``--log`` file's close. A stream with
+no descriptor (memory: a test's ``StringIO``) cannot block: it is written
+at once."""
+
+from __future__ import annotations
+
+import os
+import select
+import threading
+from collections import deque
+from contextlib import suppress
+from typing import IO, Callable, Deque, Optional
+
+from ..storage.history_file import utc_timestamp
+
+__all__ = ["LOG_BUFFER_BYTES", "LOG_FLUSH_SECONDS", "ServerLog"]
+
+# The most the lines not yet written may hold: a few thousand lines (a
+# connection's is about 150 bytes), four pipes' worth, whatever the clients do.
+LOG_BUFFER_BYTES = 256 * 1024
+# How long the stop waits for the queued lines to be written.
+LOG_FLUSH_SECONDS = 0.5
+
+
+class ServerLog:
+    """Lines to ``stream`` (the server's standard error, or ``--log``'s
+    file): :meth:`line` never blocks. ``now`` is seconds since the epoch (the
+    dropped lines' line is dated, as the others are)."""
+
+    def __init__(self, stream: IO[str], now: Callable[[], float], buffer_bytes: int = LOG_BUFFER_BYTES) -> None:
+        self._stream = stream
+        self._now = now
+        self._limit = buffer_bytes
+        self._encoding = getattr(stream, "encoding", None) or "utf-8"
+        self._queue: Deque[bytes] = deque()
+        self._held = 0  # bytes queued, or being written
+        self.dropped = 0  # lines dropped since the last line that said so
+        self._closing = False
+        self._changed = threading.Condition()
+        self._fd: Optional[int] = None
+        self._writer: Optional[threading.Thread] = None
+        try:
+            fd = stream.fileno()
+        except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is an OSError
+            return  # no descriptor: memory, written at once
+        with suppress(OSError, ValueError):
+            stream.flush()  # what the stream holds goes first
+        self._fd = os.dup(fd)
+        self._writer = threading.Thread(target=self._write_queued, name="ansi2048 serve log", daemon=True)
+        self._writer.start()
+
+    def line(self, text: str) -> None:
+        """Queue ``text`` and a line feed; dropped (and counted) if the
+        queue is full."""
+        data = (text + "\n").encode(self._encoding, "backslashreplace")
+        if self._writer is None:
+            with suppress(OSError, ValueError):
+                self._stream.write(text + "\n")
+                self._stream.flush()
+            return
+        with self._changed:
+            if self._closing:
+                return
+            if self.dropped:
+                said = self._said_dropped()
+                if self._held + len(said) + len(data) > self._limit:
+                    self.dropped += 1
+                    return
+                self._queue_locked(said)
+                self.dropped = 0
+            elif self._held + len(data) > self._limit:
+                self.dropped = 1
+                return
+            self._queue_locked(data)
+
+    def _said_dropped(self) -> bytes:
+        lines = "1 line" if self.dropped == 1 else f"{self.dropped} lines"
+        return f"{utc_timestamp(self._now())} log: {lines} dropped while the log was not read\n".encode("ascii")
+
+    def _queue_locked(self, data: bytes) -> None:
+        self._queue.append(data)
+        self._held += len(data)
+        self._changed.notify()
+
+    def _write_queued(self) -> None:
+        assert self._fd is not None
+        while True:
+            with self._changed:
+                while not self._queue:
+                    if self.dropped:  # the queue drained: say so now, not at the next line
+                        self._queue_locked(self._said_dropped())
+                        self.dropped = 0
+                        break
+                    if self._closing:
+                        os.close(self._fd)
+                        return
+                    self._changed.wait()
+                batch = b"".join(self._queue)
+                self._queue.clear()
+            view = memoryview(batch)
+            with suppress(OSError):  # the reader gone (EPIPE), the disk full: those lines are lost, as before
+                while view:
+                    try:
+                        view = view[os.write(self._fd, view) :]
+                    except BlockingIOError:
+                        # Another process sharing the description made it
+                        # non-blocking: this thread waits as a write would.
+                        select.select([], [self._fd], [])
+            with self._changed:
+                self._held -= len(batch)  # held until written: the bound counts the batch under way
+                self._changed.notify_all()
+
+    def close(self) -> None:
+        """No more lines: what is queued is written, then the thread ends
+        (:meth:`written` says when)."""
+        with self._changed:
+            self._closing = True
+            self._changed.notify_all()
+
+    def written(self) -> bool:
+        """Every line queued has been written (or given up on: the reader
+        gone), after :meth:`close`."""
+        return self._writer is None or not self._writer.is_alive()

@@ -1,0 +1,238 @@
+"""The server's log never blocks the server (serve/log.py): a log on a pipe
+nobody reads (``ansi2048 serve 2>pipe``) drops lines, in bounded memory, and
+says how many once it is read; the games go on meanwhile."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import IO, Iterator, List, Tuple
+
+import pytest
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is for POSIX hosts (non-blocking pipes)")
+
+from ansi2048.serve.log import ServerLog  # noqa: E402
+
+DROPPED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ log: (\d+) lines? dropped while the log was not read")
+NOON = 1_795_000_000.0
+
+
+def full_pipe() -> Tuple[int, IO[str], int]:
+    """A pipe whose buffer is already full (nobody reads it), its write end
+    blocking as a log's is: (read end, write end as a text stream, the bytes
+    filling it)."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    filled = 0
+    try:
+        while True:
+            filled += os.write(write_end, b"x" * 4096)
+    except BlockingIOError:
+        pass
+    os.set_blocking(write_end, True)
+    return read_end, open(write_end, "w", encoding="utf-8"), filled
+
+
+class Reader:
+    """The pipe read at last, on a thread, to its end."""
+
+    def __init__(self, read_end: int) -> None:
+        self.data = bytearray()
+        self._fd = read_end
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        while True:
+            chunk = os.read(self._fd, 65536)
+            if not chunk:
+                break
+            self.data += chunk
+        os.close(self._fd)
+
+    def lines(self, filled: int) -> List[str]:
+        """The lines after the ``filled`` bytes that were there first."""
+        return bytes(self.data[filled:]).decode().splitlines()
+
+    def wait_for(self, text: str, timeout: float = 10) -> None:
+        end = time.monotonic() + timeout
+        while text.encode() not in self.data and time.monotonic() < end:
+            time.sleep(0.02)
+
+    def end(self, timeout: float = 10) -> None:
+        self._thread.join(timeout)
+        assert not self._thread.is_alive(), "the pipe's write ends were not all closed"
+
+
+def written(log: ServerLog) -> bool:
+    """Whether the log's thread has ended, within 5 s (it closes its
+    descriptor, then ends: a moment after the pipe's reader sees the end)."""
+    end = time.monotonic() + 5
+    while not log.written() and time.monotonic() < end:
+        time.sleep(0.01)
+    return log.written()
+
+
+@pytest.fixture
+def pipe() -> Iterator[Tuple[int, IO[str], int]]:
+    read_end, stream, filled = full_pipe()
+    yield read_end, stream, filled
+    stream.close()
+
+
+def test_lines_to_a_full_pipe_never_block_and_are_dropped_in_bounded_memory(pipe: Tuple[int, IO[str], int]) -> None:
+    read_end, stream, filled = pipe
+    log = ServerLog(stream, lambda: NOON, buffer_bytes=1000)
+    peak = [0]
+
+    def busy_server() -> None:
+        for number in range(5000):
+            log.line(f"line {number:04}")  # 10 bytes and a line feed
+            peak[0] = max(peak[0], log._held)
+
+    logging = threading.Thread(target=busy_server, daemon=True)
+    logging.start()
+    logging.join(10)
+    assert not logging.is_alive(), "a log line blocked"
+    assert peak[0] <= 1000  # the memory held for unwritten lines
+    assert log.dropped > 4000
+    reader = Reader(read_end)
+    reader.wait_for("dropped while")
+    log.line("after the drain")
+    log.close()
+    stream.close()
+    reader.end()
+    assert written(log)
+    lines = reader.lines(filled)
+    kept = [line for line in lines if line.startswith("line ")]
+    assert kept == [f"line {number:04}" for number in range(len(kept))]  # the first ones, in order, whole
+    said = DROPPED.fullmatch(lines[len(kept)])
+    assert said is not None, lines[len(kept) :]
+    assert len(kept) + int(said.group(1)) == 5000  # every line written or counted
+    assert lines[len(kept) :] == [lines[len(kept)], "after the drain"]  # said once, where the gap is
+    assert lines[len(kept)].startswith("2026-11-18T")  # dated as the server's other lines (NOON)
+
+
+def test_the_drop_is_said_where_the_gap_is_when_lines_come_after_it(pipe: Tuple[int, IO[str], int]) -> None:
+    read_end, stream, filled = pipe
+    log = ServerLog(stream, lambda: NOON, buffer_bytes=100)
+    for number in range(30):
+        log.line(f"early {number:02}")
+    reader = Reader(read_end)
+    reader.wait_for("dropped while")
+    for number in range(3):
+        log.line(f"late {number}")
+    log.close()
+    stream.close()
+    reader.end()
+    lines = reader.lines(filled)
+    early = [line for line in lines if line.startswith("early ")]
+    assert 0 < len(early) < 30
+    said = DROPPED.fullmatch(lines[len(early)])
+    assert said is not None and len(early) + int(said.group(1)) == 30
+    assert lines[len(early) + 1 :] == ["late 0", "late 1", "late 2"]
+
+
+def test_close_writes_what_is_queued_and_a_log_nobody_reads_is_left_as_it_is(pipe: Tuple[int, IO[str], int]) -> None:
+    read_end, stream, filled = pipe
+    log = ServerLog(stream, lambda: NOON)
+    log.line("queued at the stop")
+    log.close()
+    time.sleep(0.2)
+    assert not log.written()  # nobody reads: the stop does not wait for it
+    log.line("after the close")  # not written: the log is closed
+    reader = Reader(read_end)
+    stream.close()
+    reader.end()
+    assert written(log)
+    assert reader.lines(filled) == ["queued at the stop"]
+
+
+def test_a_log_made_non_blocking_by_another_process_waits_and_loses_nothing(pipe: Tuple[int, IO[str], int]) -> None:
+    read_end, stream, filled = pipe
+    os.set_blocking(stream.fileno(), False)  # as a process sharing the pipe may (the description's flag)
+    log = ServerLog(stream, lambda: NOON)
+    for number in range(3):
+        log.line(f"line {number}")
+    time.sleep(0.2)  # the thread meets a full pipe: EAGAIN, not a block
+    reader = Reader(read_end)
+    log.close()
+    stream.close()
+    reader.end()
+    assert written(log)
+    assert reader.lines(filled) == ["line 0", "line 1", "line 2"]
+
+
+def test_a_stream_without_a_descriptor_is_written_at_once(tmp_path: Path) -> None:
+    memory = io.StringIO()
+    log = ServerLog(memory, lambda: NOON)
+    log.line("one")
+    assert memory.getvalue() == "one\n"
+    log.close()
+    assert log.written()
+    # A file (--log FILE): through the thread, and its close does not lose the queue.
+    with open(tmp_path / "serve.log", "w", encoding="utf-8") as file:
+        file.write("before\n")  # what the stream held goes first
+        on_file = ServerLog(file, lambda: NOON)
+        for number in range(100):
+            on_file.line(f"line {number}")
+    on_file.close()
+    assert written(on_file)
+    assert (tmp_path / "serve.log").read_text().splitlines() == ["before"] + [f"line {n}" for n in range(100)]
+
+
+# -- a server whose log nobody reads ----------------------------------------------
+
+asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
+
+from .serve_support import MemoryStore, ServerThread  # noqa: E402
+from .test_serve import client_key, connect, open_terminal, run  # noqa: E402
+
+CONNECTIONS = 30
+
+
+def test_a_server_whose_log_pipe_is_full_keeps_serving_and_says_what_it_dropped(
+    tmp_path: Path, pipe: Tuple[int, IO[str], int]
+) -> None:
+    read_end, stream, filled = pipe
+    reader = None
+    served = ServerThread(tmp_path, MemoryStore(), log=stream, log_buffer=2048)
+    try:
+
+        async def scenario() -> None:
+            # Each connection's line (about 130 bytes) goes to a log whose
+            # pipe holds its 64 KiB already: 2 KiB of them fit in the queue.
+            for _ in range(CONNECTIONS):
+                async with await connect(served.port, client_key()) as conn:
+                    chan, terminal = await open_terminal(conn, "play --no-animation")
+                    await terminal.shows("Score")
+                    for typed in b"adwsad":
+                        shown = len(terminal.output)
+                        chan.write(bytes([typed]))
+                        await terminal.wait_for(lambda t, shown=shown: len(t.output) > shown)  # type: ignore[misc]
+                    chan.write(b"q")
+                    await terminal.closed.wait()
+                    assert terminal.exit_status == 0
+
+        run(scenario())
+        reader = Reader(read_end)
+        reader.wait_for("dropped while")
+        served.stop()  # the stop's own lines: none, the connections are gone
+    finally:
+        served.stop()
+        stream.close()
+        if reader is None:
+            reader = Reader(read_end)  # what blocked, unblocked
+    reader.end()
+    lines = reader.lines(filled)
+    connections = [line for line in lines if line.endswith(" 7 keys, play: quit")]
+    said = [DROPPED.fullmatch(line) for line in lines if " log: " in line]
+    assert len(said) == 1 and said[0] is not None, lines
+    assert 0 < len(connections) < CONNECTIONS, lines
+    assert len(connections) + int(said[0].group(1)) == CONNECTIONS
