@@ -115,8 +115,7 @@ class View:
         guest: bool = False,
     ) -> View:
         """What the screen shows of ``session``, and of the loop around it
-        (built in one go: a view is built for every frame, and a frozen
-        view built and then replaced costs twice its ~8 us)."""
+        (in one go: a frozen view built, then replaced, costs twice its ~8 us)."""
         game = session.game
         return cls(
             board=game.board,
@@ -317,11 +316,8 @@ def _too_small(view: View, width: int, height: int) -> List[str]:
         return []
     import textwrap  # here: only a window too small needs it, not start-up
 
-    # The line said instead of the keys comes first: once play has ended,
-    # this frame is the last, left on screen, and says where the game went
-    # (as much as the window holds: a grown window then shows it whole); a
-    # watcher's says whose game it is and how to leave. The size fits in
-    # the rows left, if any.
+    # The line said instead of the keys first: once play has ended, this last
+    # frame says where the game went; a watcher's, whose game and how to leave.
     ending = textwrap.wrap(view.ending, limit)[:room]
     room -= len(ending)
     need_width, need_height = _needs(view, LAYOUTS[-1])
