@@ -12,6 +12,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
 import pytest
 from hypothesis import settings
 
+import ansi2048
 from ansi2048.terminal.windows import under_wine
 
 # The databases the server's tests run on (store_url, store_kind): tests/databases.py.
@@ -141,10 +142,26 @@ def symlink_or_skip(link: Path, target: Union[str, Path]) -> None:
         pytest.skip("cannot make symlinks here (Windows: needs a privilege)")
 
 
+def import_root() -> str:
+    """The directory the test process imported ansi2048 from (the checkout,
+    or the site-packages of the installed package under test)."""
+    return os.path.dirname(os.path.dirname(os.path.abspath(ansi2048.__file__)))
+
+
 def hermetic_environment(root: Path, outside: Mapping[str, str]) -> Dict[str, str]:
     """The environment every test runs in, under ``root``, taking from
-    ``outside`` only what :data:`_PASSED_THROUGH` names."""
+    ``outside`` only what :data:`_PASSED_THROUGH` names.
+
+    Every Python a test starts (``python -m ansi2048``, ``-c`` snippets, a
+    shell's command line) imports the ansi2048 the tests imported: its
+    :func:`import_root` comes first on ``PYTHONPATH``, and ``PYTHONSAFEPATH``
+    keeps the child's working directory (a checkout whose ``ansi2048/`` is not
+    the installed package under test) off the front of ``sys.path``. Python
+    3.10 has no ``PYTHONSAFEPATH``: the session refuses to start there when
+    the working directory holds another ansi2048 (:func:`_hermetic_environment`)."""
     env = {name: outside[name] for name in _PASSED_THROUGH if name in outside}
+    env["PYTHONPATH"] = os.pathsep.join([import_root(), *filter(None, [outside.get("PYTHONPATH")])])
+    env["PYTHONSAFEPATH"] = "1"
     home = root / "home"
     for name in ("home", "data", "config", "state", "cache"):
         (root / name).mkdir(parents=True, exist_ok=True)
@@ -162,6 +179,28 @@ def hermetic_environment(root: Path, outside: Mapping[str, str]) -> Dict[str, st
         ANSI2048_CONFIG=str(root / "config" / "absent.toml"),
     )
     return env
+
+
+def another_ansi2048(directory: Path) -> Optional[Path]:
+    """The ansi2048 package in ``directory``, if there is one and it is not the
+    one the tests imported: a child started there without ``PYTHONSAFEPATH``
+    (Python 3.10) would import it instead."""
+    package = directory / "ansi2048"
+    if not (package / "__init__.py").is_file():
+        return None
+    return None if package.samefile(os.path.dirname(os.path.abspath(ansi2048.__file__))) else package
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """On Python 3.10, which has no ``PYTHONSAFEPATH``, a child started in the
+    working directory puts it first on ``sys.path``: refuse to test one
+    ansi2048 while the children run another."""
+    other = another_ansi2048(Path.cwd()) if sys.version_info < (3, 11) else None
+    if other is not None:
+        raise pytest.UsageError(
+            f"the tests import ansi2048 from {import_root()}, but the programs they start would import {other}:"
+            " run pytest from another directory, or on Python 3.11 or later"
+        )
 
 
 def _take_no_signal(signum: int, frame: object) -> None:

@@ -280,6 +280,13 @@ class ServeProcess:
                 self.process.wait()
 
 
+# How long a client's screen is waited for: a bound for a server gone wrong,
+# not a measure of speed (a wait ends as soon as the screen shows it). 10 s was
+# taken twice in .ci/run on a 2-core machine at load average 5-8, both with
+# PostgreSQL, whose stopped cluster alone costs a write its 5 s connect timeout.
+SCREEN_WAIT = 30.0
+
+
 class Terminal:
     """An asyncssh client session with a pty: what it receives, read through
     pyte as a terminal of its size would show it."""
@@ -302,7 +309,7 @@ class Terminal:
     def text(self) -> str:
         return "\n".join(line.rstrip() for line in self.display())
 
-    async def wait_for(self, wanted: Callable[[Terminal], bool], timeout: float = 10) -> None:
+    async def wait_for(self, wanted: Callable[[Terminal], bool], timeout: float = SCREEN_WAIT) -> None:
         """Until ``wanted(self)``; fails after ``timeout`` seconds, saying what is on screen."""
         import asyncio
 
@@ -318,7 +325,7 @@ class Terminal:
             with suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.changed.wait(), left)
 
-    async def shows(self, text: str, timeout: float = 10) -> None:
+    async def shows(self, text: str, timeout: float = SCREEN_WAIT) -> None:
         await self.wait_for(lambda terminal: text in terminal.text(), timeout)
 
 

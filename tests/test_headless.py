@@ -98,7 +98,8 @@ def test_headless_keeps_no_keys_that_grow_with_the_game(monkeypatch: pytest.Monk
             sessions.append(self)
 
     monkeypatch.setattr(headless, "Session", Watched)
-    moves = headless_json(seed=3, rows=3, cols=3)[-1]["moves"]
+    # A 2x3 board: a whole game of 55 moves in a few seconds (a 3x3 one, 420 moves, took 10-20).
+    moves = headless_json(seed=3, rows=2, cols=3)[-1]["moves"]
     (session,) = sessions
     assert session.game.moves == moves > 10
     assert session.runs()[0].keys == []

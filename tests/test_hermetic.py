@@ -4,12 +4,16 @@ children of the tests are built from scratch (tests/conftest.py)."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Dict
 
 import pytest
 
-from .conftest import child_env, hermetic_environment, run_cli
+import ansi2048
+
+from .conftest import another_ansi2048, child_env, hermetic_environment, import_root, run_cli
 
 
 def hostile(tmp_path: Path) -> Dict[str, str]:
@@ -53,3 +57,48 @@ def test_a_game_plays_the_same_in_a_hostile_environment(tmp_path: Path, monkeypa
     assert calm.returncode == stormy.returncode == 0
     assert stormy.stdout == calm.stdout
     assert stormy.stderr == calm.stderr == b""
+
+
+def impostor(directory: Path) -> Path:
+    """An ansi2048 package in ``directory`` that says it is not the real one."""
+    package = directory / "ansi2048"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "__main__.py").write_text("print('the impostor')\n", encoding="utf-8")
+    return package
+
+
+def started_in(cwd: Path, *args: str) -> str:
+    """What a Python started by a test in ``cwd`` prints."""
+    done = subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=60, check=True)
+    return done.stdout.strip()
+
+
+# Where a child starts: the tests' own working directory (a checkout holds an
+# ansi2048/ there), somewhere else, and beside another ansi2048 package (an
+# unpacked sdist, a checkout other than the package under test). Python 3.10
+# cannot keep a child's directory off sys.path: there the session refuses to
+# start beside another ansi2048 (test_the_session_knows_another_ansi2048).
+_PLACES = ["the tests' directory", "elsewhere", *(["beside another ansi2048"] if sys.version_info >= (3, 11) else [])]
+
+
+@pytest.mark.parametrize("place", _PLACES)
+def test_a_child_imports_the_ansi2048_the_tests_import(tmp_path: Path, place: str) -> None:
+    cwd = Path.cwd() if place == "the tests' directory" else tmp_path
+    if place == "beside another ansi2048":
+        impostor(tmp_path)
+    assert started_in(cwd, "-c", "import ansi2048; print(ansi2048.__file__)") == ansi2048.__file__
+    assert started_in(cwd, "-m", "ansi2048", "--version").endswith(ansi2048.__version__)
+
+
+def test_the_tests_children_find_the_package_under_test_first(tmp_path: Path) -> None:
+    env = hermetic_environment(tmp_path / "session", {"PATH": "/bin", "PYTHONPATH": "/elsewhere"})
+    assert env["PYTHONPATH"] == os.pathsep.join([import_root(), "/elsewhere"])
+    assert env["PYTHONSAFEPATH"] == "1"
+    assert os.environ["PYTHONPATH"].split(os.pathsep)[0] == import_root()  # this session's, children's default
+
+
+def test_the_session_knows_another_ansi2048(tmp_path: Path) -> None:
+    assert another_ansi2048(tmp_path) is None
+    assert another_ansi2048(Path(import_root())) is None  # the one imported
+    assert another_ansi2048(impostor(tmp_path).parent) == tmp_path / "ansi2048"
