@@ -14,8 +14,9 @@ import shutil
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Tuple
 
 import pyte
 import pytest
@@ -190,33 +191,63 @@ def _wait_for(condition: Callable[[], bool], screen: Callable[[], str] = str) ->
         time.sleep(0.05)
 
 
-@pytest.mark.posix("tmux")
-@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
-def test_tmux_shrink_and_grow_leaves_one_board(tmp_path: Path) -> None:
-    name = f"ansi2048-test-{os.getpid()}"
-    socket = ["-L", name]  # a server of its own: no interference with the user's tmux
+class _TmuxGame:
+    """The game alone in a tmux server of its own (no interference with the
+    user's tmux), the pane's process the game itself (exec)."""
+
+    def __init__(self, name: str) -> None:
+        self.socket = ["-L", name]
+        self.name = name
+
+    def run(self, *args: str) -> str:
+        return _tmux(*self.socket, *args)
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", self.name)
+
+    def resize(self, width: int, height: int) -> None:
+        self.run("resize-window", "-t", self.name, "-x", str(width), "-y", str(height))
+
+
+@contextmanager
+def _tmux_game(tmp_path: Path, name: str, height: int) -> Iterator[_TmuxGame]:
+    """``ansi2048 --seed 1 --new`` in a 100 x ``height`` tmux window."""
     data = tmp_path / "data"
-    # exec: the pane's process is the game itself, to wait for below.
     command = (
         f"exec env ANSI2048_DATA_DIR={shlex.quote(str(data))} {shlex.quote(sys.executable)} -m ansi2048 --seed 1 --new"
     )
-    _tmux(*socket, "new-session", "-d", "-s", name, "-x", "100", "-y", "35", command)
-    game = int(_tmux(*socket, "display-message", "-p", "-t", name, "#{pane_pid}"))
+    tmux = _TmuxGame(name)
+    tmux.run("new-session", "-d", "-s", name, "-x", "100", "-y", str(height), command)
+    game = int(tmux.run("display-message", "-p", "-t", name, "#{pane_pid}"))
     try:
+        yield tmux
+    finally:
+        subprocess.run(["tmux", *tmux.socket, "kill-server"], capture_output=True)
+        # The server's end hangs the game up, and it saves its game and best
+        # score on the way out, after kill-server has returned: the test ends
+        # once it has, so that nothing of it outlives the test (a temporary
+        # directory removed meanwhile failed with "Directory not empty").
+        deadline = time.monotonic() + 30
+        while process_runs(game) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not process_runs(game), "the game outlived its tmux server"
 
-        def screen() -> str:
-            return _tmux(*socket, "capture-pane", "-p", "-t", name)
 
+@pytest.mark.posix("tmux")
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+def test_tmux_shrink_and_grow_leaves_one_board(tmp_path: Path) -> None:
+    with _tmux_game(tmp_path, f"ansi2048-test-{os.getpid()}", 35) as tmux:
+        screen = tmux.screen
         _wait_for(lambda: "q quit" in screen())
         moves = 0
         for height in (12, 35, 8, 35):
-            _tmux(*socket, "resize-window", "-t", name, "-x", "100", "-y", str(height))
+            tmux.resize(100, height)
             if height == 8:  # too small for the board: keys are ignored
                 _wait_for(lambda: "too small" in screen(), screen)
                 continue
             # Keys are ignored while "too small" is up: wait for the board.
             _wait_for(lambda: "q quit" in screen(), screen)
-            _tmux(*socket, "send-keys", "-t", name, "a" if moves % 2 else "d")
+            tmux.run("send-keys", "-t", tmux.name, "a" if moves % 2 else "d")
             moves += 1
             # The frame for this size shows the move, its keys line last.
             # (tmux may pass the new size on after the key: wait for it.)
@@ -231,16 +262,6 @@ def test_tmux_shrink_and_grow_leaves_one_board(tmp_path: Path) -> None:
             assert text.count("Score") == 1, text
             assert text.count("q quit") == 1, text
             assert text.startswith("2048 "), text  # the board's header on the top row
-    finally:
-        subprocess.run(["tmux", *socket, "kill-server"], capture_output=True)
-        # The server's end hangs the game up, and it saves its game and best
-        # score on the way out, after kill-server has returned: the test ends
-        # once it has, so that nothing of it outlives the test (a temporary
-        # directory removed meanwhile failed with "Directory not empty").
-        deadline = time.monotonic() + 30
-        while process_runs(game) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert not process_runs(game), "the game outlived its tmux server"
 
 
 @pytest.mark.posix("tmux")
@@ -251,42 +272,26 @@ def test_tmux_resizes_leave_no_boards_in_its_history(tmp_path: Path) -> None:
     history: a redraw from the top after a narrowing, or the empty frame of a
     1-row window, must never write one (each left a board there: 150 history
     lines after three narrowings, 29 more after 1 row and back)."""
-    name = f"ansi2048-test-h{os.getpid()}"
-    socket = ["-L", name]
-    data = tmp_path / "data"
-    command = (
-        f"exec env ANSI2048_DATA_DIR={shlex.quote(str(data))} {shlex.quote(sys.executable)} -m ansi2048 --seed 1 --new"
-    )
-    _tmux(*socket, "new-session", "-d", "-s", name, "-x", "100", "-y", "32", command)
-    game = int(_tmux(*socket, "display-message", "-p", "-t", name, "#{pane_pid}"))
-    try:
-
-        def screen() -> str:
-            return _tmux(*socket, "capture-pane", "-p", "-t", name)
+    with _tmux_game(tmp_path, f"ansi2048-test-h{os.getpid()}", 32) as tmux:
+        screen = tmux.screen
 
         def history() -> int:
-            return int(_tmux(*socket, "display-message", "-p", "-t", name, "#{history_size}"))
+            return int(tmux.run("display-message", "-p", "-t", tmux.name, "#{history_size}"))
 
         _wait_for(lambda: "q quit" in screen(), screen)
-        _tmux(*socket, "send-keys", "-t", name, "a")
+        tmux.run("send-keys", "-t", tmux.name, "a")
         _wait_for(lambda: "Moves 1 " in screen(), screen)
         assert history() == 0
         for width, height in ((50, 32), (100, 32)) * 3 + ((100, 1), (100, 32)):
-            _tmux(*socket, "resize-window", "-t", name, "-x", str(width), "-y", str(height))
+            tmux.resize(width, height)
             time.sleep(0.4)  # tmux tells the game late; its frame follows
             if height > 1:
                 _wait_for(lambda: screen().count("Score") == 1 and "q quit" in screen(), screen)
         frame_height = len(frame_lines(View.of(Session(Game(seed=1))), ColorDepth.NONE, 100, 32))
         # What tmux's own reflow pushes up at a narrowing (the wrapped header
         # rows) may stay there; never a whole board.
-        assert history() < frame_height, _tmux(*socket, "capture-pane", "-p", "-S", "-1000", "-E", "-1", "-t", name)
+        assert history() < frame_height, tmux.run("capture-pane", "-p", "-S", "-1000", "-E", "-1", "-t", tmux.name)
         assert screen().count("Score") == 1
-    finally:
-        subprocess.run(["tmux", *socket, "kill-server"], capture_output=True)
-        deadline = time.monotonic() + 30
-        while process_runs(game) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert not process_runs(game), "the game outlived its tmux server"
 
 
 # -- any size, and storms of sizes: a terminal that reflows -------------------------
