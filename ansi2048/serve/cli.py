@@ -33,6 +33,7 @@ class ServeOptions:
     watcher_stall: float = 10.0  # --watcher-stalled-seconds (channel.DEFAULT_STALL_SECONDS)
     log: str = ""  # --log: the file the connections' lines are appended to ("": standard error)
     reuse_port: bool = False  # --reuse-port: other servers may listen on the same port (SO_REUSEPORT)
+    http: Optional[Tuple[str, int]] = None  # --http HOST:PORT: the browser door (serve/web); None: none
     limits: Limits = field(default=DEFAULT_LIMITS)
 
 
@@ -102,6 +103,13 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="let other ansi2048 serve processes listen on the same port; the system spreads connections among"
         " them (SO_REUSEPORT: Linux, BSD, macOS). Give them one --data-dir or the same host key, and one --db",
+    )
+    parser.add_argument(
+        "--http",
+        type=parse_listen,
+        metavar="HOST:PORT",
+        help="also serve the game to browsers (a page and a WebSocket) on HOST:PORT; off unless given."
+        " Put a TLS proxy in front for the world (docs/serving.md)",
     )
     parser.add_argument(
         "--data-dir", metavar="DIR", help="the host key and the database (default: 'server' in the data directory)"
@@ -200,6 +208,7 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
         watcher_stall=args.watcher_stalled_seconds,
         log=args.log,
         reuse_port=args.reuse_port,
+        http=args.http,
         limits=limits,
     )
 
@@ -213,6 +222,12 @@ def main(argv: Sequence[str], env: Optional[Mapping[str, str]] = None, stderr: O
     except ImportError:
         stderr.write(f"ansi2048 serve: error: the server needs asyncssh: {INSTALL}\n")
         return EXIT_ERROR
+    if options.http is not None:
+        try:
+            import aiohttp  # noqa: F401 (only whether it is there)
+        except ImportError:
+            stderr.write(f"ansi2048 serve: error: --http needs aiohttp: {INSTALL}\n")
+            return EXIT_ERROR
     import asyncio
 
     if options.verify is not None:

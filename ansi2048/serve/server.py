@@ -45,6 +45,7 @@ from .store.base import Store, StoreError
 if TYPE_CHECKING:
     from .cli import ServeOptions  # which imports this module, when it runs the server
     from .session import SessionChannel  # imported by the connection, when one opens
+    from .web.site import WebSite  # with aiohttp, only for --http
 
 __all__ = ["HOST_KEY_FILE", "GameServer", "host_key", "run"]
 
@@ -309,15 +310,24 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         except OSError as error:
             stderr.write(f"ansi2048 serve: error: cannot listen on {options.host}:{options.port}: {_why(error)}\n")
             return EXIT_ERROR
-        shown = f"[{host}]" if ":" in host else host
-        stderr.write(f"listening on {shown}:{port} (host key {key.get_fingerprint('sha256')})\n")
+        stderr.write(f"listening on {_shown(host)}:{port} (host key {key.get_fingerprint('sha256')})\n")
+        site = None
+        if options.http is not None:  # the browser door
+            site = await _start_web(server, options.http, stderr)
+            if site is None:
+                await server.stop()
+                return EXIT_ERROR
         stderr.flush()
         await stop.wait()
         # The sessions' objects (about 130 in reference cycles each) go with
         # the process: frozen, the collections during the stop and at exit
         # do not walk them (0.5 s for 1,000 sessions on a loaded machine).
         gc.freeze()
+        if site:
+            await site.stop_listening()  # no new page; the pages' sessions end with the others
         await server.stop()
+        if site:
+            await site.close()
     finally:
         # Bounded too: an append not committed by then was never shown.
         with suppress(asyncio.TimeoutError):
@@ -325,6 +335,26 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         if log is not stderr:
             log.close()
     return EXIT_OK
+
+
+async def _start_web(server: GameServer, listen: Tuple[str, int], stderr: IO[str]) -> Optional[WebSite]:
+    """The browser door (``--http``) started on the server's loop; None when
+    it cannot listen (said on ``stderr``)."""
+    from .web.site import WebSite  # aiohttp: imported only for --http
+
+    site = WebSite(server)
+    try:
+        host, port = await site.start(*listen)
+    except OSError as error:
+        await site.close()
+        stderr.write(f"ansi2048 serve: error: --http: cannot listen on {listen[0]}:{listen[1]}: {_why(error)}\n")
+        return None
+    stderr.write(f"browsers: http://{_shown(host)}:{port}/\n")
+    return site
+
+
+def _shown(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
 
 
 def raise_open_files() -> int:

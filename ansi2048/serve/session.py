@@ -180,6 +180,11 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
 
     # -- the session --------------------------------------------------------------
 
+    @property
+    def task(self) -> Optional[asyncio.Task[None]]:
+        """What the session runs, once started (it ends after the client has gone: saving)."""
+        return self._task
+
     def stopping(self) -> Optional[asyncio.Task[None]]:
         """The server is stopping: end the game, saying so; its task."""
         self.incoming.put_nowait(Ended(SAID_STOPPING))

@@ -1,0 +1,175 @@
+"""The browser door's HTTP server (aiohttp, on the SSH server's event
+loop): the page and its files, the WebSocket a session plays over
+(:mod:`.socket`), the leaderboard's pages (:mod:`.pages`); every response
+with the door's security headers; every refused or bad request a 4xx and
+one line in the server's log, never a traceback."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from importlib import resources
+from typing import TYPE_CHECKING, Awaitable, Callable, Dict, Optional, Tuple
+
+from aiohttp import web
+
+from ..commands import printable
+from .protocol import CONTENT_SECURITY_POLICY, same_origin
+from .socket import serve_socket
+
+if TYPE_CHECKING:
+    from ..server import GameServer
+
+__all__ = ["STATIC_FILES", "WebSite"]
+
+# The page's files: name -> content type. Only these are served.
+STATIC_FILES = {
+    "index.html": "text/html; charset=utf-8",
+    "door.js": "text/javascript; charset=utf-8",
+    "door.css": "text/css; charset=utf-8",
+    "favicon.svg": "image/svg+xml",
+    "vendor/xterm.js": "text/javascript; charset=utf-8",
+    "vendor/xterm.css": "text/css; charset=utf-8",
+    "vendor/addon-fit.js": "text/javascript; charset=utf-8",
+    "vendor/LICENSE.xterm": "text/plain; charset=utf-8",
+    "vendor/LICENSE.addon-fit": "text/plain; charset=utf-8",
+}
+HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+}
+# The name a guest's browser plays under (the log's, and watchers' "guest").
+GUEST = "browser"
+# Seconds the HTTP server's stop waits for its handlers (the sessions are ended by GameServer.stop).
+SHUTDOWN_SECONDS = 0.5
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@dataclass(frozen=True)
+class _File:
+    body: bytes
+    content_type: str
+
+
+def _load_files() -> Dict[str, _File]:
+    root = resources.files(__package__).joinpath("static")
+    files = {}
+    for name, kind in STATIC_FILES.items():
+        files[name] = _File(root.joinpath(name).read_bytes(), kind)
+    return files
+
+
+class WebSite:
+    """The door: made with the server, started on ``HOST:PORT`` by
+    :meth:`start`, stopped in two steps by the server's stop (no new
+    request, then the rest once the sessions have ended)."""
+
+    def __init__(self, server: GameServer, secure: bool = False) -> None:
+        self.server = server
+        self.secure = secure  # the page is served over HTTPS (a proxy in front): cookies say Secure
+        self._files = _load_files()
+        app = web.Application(middlewares=[self._errors], client_max_size=64 * 1024)
+        app.on_response_prepare.append(_with_headers)
+        app.router.add_get("/", self._page)
+        app.router.add_get("/static/{name:.+}", self._static)
+        app.router.add_get("/socket", self._socket)
+        self._runner = web.AppRunner(
+            app,
+            access_log=None,
+            handle_signals=False,
+            shutdown_timeout=SHUTDOWN_SECONDS,
+            logger=_one_line_logger(self._log_line),  # aiohttp's own errors (a malformed request): one line each
+        )
+        self._site: Optional[web.TCPSite] = None
+
+    async def start(self, host: str, port: int) -> Tuple[str, int]:
+        """Listen on ``host``:``port`` (0: a free one); where it listens."""
+        await self._runner.setup()
+        self._site = web.TCPSite(self._runner, host, port, backlog=1024)
+        await self._site.start()
+        address = self._runner.addresses[0]
+        return str(address[0]), int(address[1])
+
+    async def stop_listening(self) -> None:
+        if self._site is not None:
+            await self._site.stop()
+            self._site = None
+
+    async def close(self) -> None:
+        await self._runner.cleanup()
+
+    def _log(self, request: web.Request, status: int, why: str) -> None:
+        path = printable(request.path, 80)
+        self._log_line(f"{request.remote or '?'} web {printable(request.method[:8])} {path} {status} {why}")
+
+    def _log_line(self, line: str) -> None:
+        when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.server.now()))
+        self.server.log(f"{when} {line}")
+
+    # -- handlers -------------------------------------------------------------------
+
+    async def _page(self, request: web.Request) -> web.StreamResponse:
+        return self._file("index.html")
+
+    async def _static(self, request: web.Request) -> web.StreamResponse:
+        name = request.match_info["name"]
+        if name == "index.html" or name not in self._files:
+            raise web.HTTPNotFound()
+        return self._file(name)
+
+    def _file(self, name: str) -> web.Response:
+        found = self._files[name]
+        response = web.Response(body=found.body, headers={"Content-Type": found.content_type})
+        response.headers["Cache-Control"] = "no-cache"  # revalidated: a new version's files are taken at once
+        return response
+
+    async def _socket(self, request: web.Request) -> web.StreamResponse:
+        if not same_origin(request.headers.get("Origin"), request.host):
+            raise web.HTTPForbidden(reason="WebSocket from another origin")
+        if request.headers.get("Upgrade", "").lower() != "websocket":
+            raise web.HTTPBadRequest(reason="not a WebSocket upgrade")
+        return await serve_socket(self.server, request, None, GUEST)
+
+    # -- every request ------------------------------------------------------------
+
+    @web.middleware
+    async def _errors(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        try:
+            return await handler(request)
+        except web.HTTPException as error:
+            if 400 <= error.status < 500:
+                self._log(request, error.status, error.reason)
+            raise
+        except Exception as error:  # a bug: this request fails, in one line, and nothing else
+            self.server.log(f"web request failed: {type(error).__name__}: {error}")
+            raise web.HTTPInternalServerError() from None
+
+
+class _OneLine(logging.Handler):
+    """A record of aiohttp's (a request it could not parse, with its
+    traceback) as one line of the server's log: what and why, no traceback."""
+
+    def __init__(self, line: Callable[[str], None]) -> None:
+        super().__init__()
+        self._line = line
+
+    def emit(self, record: logging.LogRecord) -> None:
+        error = record.exc_info[1] if record.exc_info else None
+        first = (str(error).strip().splitlines() or [""])[0] if error else ""
+        why = f": {type(error).__name__}: {printable(first, 120)}" if error else ""
+        self._line(f"web: {printable(record.getMessage(), 120)}{why}")
+
+
+def _one_line_logger(line: Callable[[str], None]) -> logging.Logger:
+    logger = logging.Logger("ansi2048.web")  # not the process's registry: this server's alone
+    logger.addHandler(_OneLine(line))
+    logger.propagate = False
+    return logger
+
+
+async def _with_headers(request: web.Request, response: web.StreamResponse) -> None:
+    response.headers.update(HEADERS)
