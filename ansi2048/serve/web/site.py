@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Dict, Optional, Tuple
 from aiohttp import web
 
 from ..commands import printable
+from .pages import add_pages
 from .protocol import CONTENT_SECURITY_POLICY, same_origin
 from .socket import serve_socket
 
@@ -29,6 +30,7 @@ STATIC_FILES = {
     "door.js": "text/javascript; charset=utf-8",
     "door.css": "text/css; charset=utf-8",
     "favicon.svg": "image/svg+xml",
+    "pages.css": "text/css; charset=utf-8",
     "vendor/xterm.js": "text/javascript; charset=utf-8",
     "vendor/xterm.css": "text/css; charset=utf-8",
     "vendor/addon-fit.js": "text/javascript; charset=utf-8",
@@ -77,6 +79,7 @@ class WebSite:
         app.router.add_get("/", self._page)
         app.router.add_get("/static/{name:.+}", self._static)
         app.router.add_get("/socket", self._socket)
+        add_pages(app, server)
         self._runner = web.AppRunner(
             app,
             access_log=None,
