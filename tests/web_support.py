@@ -146,6 +146,7 @@ def chromium(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
 
 
 SCREEN_SCRIPT = """
+if (!window.term) { return []; }  // the page still loading
 const buffer = window.term.buffer.active;
 const lines = [];
 for (let i = 0; i < window.term.rows; i++) {

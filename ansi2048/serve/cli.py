@@ -34,6 +34,7 @@ class ServeOptions:
     log: str = ""  # --log: the file the connections' lines are appended to ("": standard error)
     reuse_port: bool = False  # --reuse-port: other servers may listen on the same port (SO_REUSEPORT)
     http: Optional[Tuple[str, int]] = None  # --http HOST:PORT: the browser door (serve/web); None: none
+    behind_https: bool = False  # --behind-https: a TLS proxy serves the door (its cookie is Secure)
     limits: Limits = field(default=DEFAULT_LIMITS)
 
 
@@ -110,6 +111,11 @@ def _parser() -> argparse.ArgumentParser:
         metavar="HOST:PORT",
         help="also serve the game to browsers (a page and a WebSocket) on HOST:PORT; off unless given."
         " Put a TLS proxy in front for the world (docs/serving.md)",
+    )
+    parser.add_argument(
+        "--behind-https",
+        action="store_true",
+        help="the --http page reaches browsers over HTTPS (a TLS proxy in front): its cookie is marked Secure",
     )
     parser.add_argument(
         "--data-dir", metavar="DIR", help="the host key and the database (default: 'server' in the data directory)"
@@ -209,6 +215,7 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
         log=args.log,
         reuse_port=args.reuse_port,
         http=args.http,
+        behind_https=args.behind_https,
         limits=limits,
     )
 

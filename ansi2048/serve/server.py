@@ -313,7 +313,7 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         stderr.write(f"listening on {_shown(host)}:{port} (host key {key.get_fingerprint('sha256')})\n")
         site = None
         if options.http is not None:  # the browser door
-            site = await _start_web(server, options.http, stderr)
+            site = await _start_web(server, options.http, options.behind_https, stderr)
             if site is None:
                 await server.stop()
                 return EXIT_ERROR
@@ -337,12 +337,12 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
     return EXIT_OK
 
 
-async def _start_web(server: GameServer, listen: Tuple[str, int], stderr: IO[str]) -> Optional[WebSite]:
-    """The browser door (``--http``) started on the server's loop; None when
-    it cannot listen (said on ``stderr``)."""
+async def _start_web(server: GameServer, listen: Tuple[str, int], https: bool, stderr: IO[str]) -> Optional[WebSite]:
+    """The browser door (``--http``; ``https``: a TLS proxy in front) started
+    on the server's loop; None when it cannot listen (said on ``stderr``)."""
     from .web.site import WebSite  # aiohttp: imported only for --http
 
-    site = WebSite(server)
+    site = WebSite(server, secure=https)
     try:
         host, port = await site.start(*listen)
     except OSError as error:

@@ -27,6 +27,7 @@ from .commands import (
     Help,
     KeysRequest,
     Leaderboard,
+    LinkRequest,
     PlayRequest,
     Replay,
     Stats,
@@ -277,6 +278,10 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
             return await session_commands.replay_command(self, command)
         if isinstance(command, Watch):
             return await session_commands.watch_command(self, command)
+        if isinstance(command, LinkRequest):
+            from .web.link_commands import link_command  # the browser door's (no aiohttp in it)
+
+            return await link_command(self, command)
         return self.refuse(NEEDS_TERMINAL, NO_TERMINAL)  # play and daily
 
     @property

@@ -7,6 +7,7 @@ one line in the server's log, never a traceback."""
 from __future__ import annotations
 
 import logging
+import secrets
 import time
 from dataclasses import dataclass
 from importlib import resources
@@ -15,6 +16,9 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Dict, Optional, Tuple
 from aiohttp import web
 
 from ..commands import printable
+from ..store.base import StoreError
+from .link_page import BAD_CODE, LINK_SECONDS, TOO_MANY, LinkTries, link_page
+from .links import COOKIE, linked_player, normal_code, redeem
 from .pages import add_pages
 from .protocol import CONTENT_SECURITY_POLICY, same_origin
 from .socket import serve_socket
@@ -41,7 +45,8 @@ HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
+    # same-origin, not no-referrer: with no-referrer a browser sends a form's Origin as "null".
+    "Referrer-Policy": "same-origin",
 }
 # The name a guest's browser plays under (the log's, and watchers' "guest").
 GUEST = "browser"
@@ -79,6 +84,8 @@ class WebSite:
         app.router.add_get("/", self._page)
         app.router.add_get("/static/{name:.+}", self._static)
         app.router.add_get("/socket", self._socket)
+        app.router.add_get("/link", self._link_form)
+        app.router.add_post("/link", self._link)
         add_pages(app, server)
         self._runner = web.AppRunner(
             app,
@@ -88,6 +95,7 @@ class WebSite:
             logger=_one_line_logger(self._log_line),  # aiohttp's own errors (a malformed request): one line each
         )
         self._site: Optional[web.TCPSite] = None
+        self._link_tries = LinkTries()
 
     async def start(self, host: str, port: int) -> Tuple[str, int]:
         """Listen on ``host``:``port`` (0: a free one); where it listens."""
@@ -135,7 +143,42 @@ class WebSite:
             raise web.HTTPForbidden(reason="WebSocket from another origin")
         if request.headers.get("Upgrade", "").lower() != "websocket":
             raise web.HTTPBadRequest(reason="not a WebSocket upgrade")
-        return await serve_socket(self.server, request, None, GUEST)
+        fingerprint, name = None, GUEST
+        token = request.cookies.get(COOKIE)
+        if token:
+            try:
+                found = await linked_player(self.server.store, token[:100], self.server.now())
+            except StoreError as error:  # played as a guest, said in the log
+                self._log(request, 200, f"link not read: {error}")
+                found = None
+            if found is not None:
+                fingerprint, name = found
+        return await serve_socket(self.server, request, fingerprint, name)
+
+    async def _link_form(self, request: web.Request) -> web.StreamResponse:
+        return web.Response(text=link_page(""), content_type="text/html", charset="utf-8")
+
+    async def _link(self, request: web.Request) -> web.StreamResponse:
+        """The page's form: a code from ``ssh HOST link`` links this browser."""
+        if not same_origin(request.headers.get("Origin"), request.host):
+            raise web.HTTPForbidden(reason="link form from another origin")
+        address = request.remote or "?"
+        if not self._link_tries.allowed(address, self.server.clock()):
+            raise web.HTTPTooManyRequests(
+                reason="too many link codes tried", text=link_page(TOO_MANY), content_type="text/html"
+            )
+        form = await request.post()
+        code = normal_code(str(form.get("code", ""))[:40])
+        token = secrets.token_urlsafe(32)
+        label = printable(request.headers.get("User-Agent", ""), 60)
+        if code is None or not await redeem(self.server.store, code, token, label, self.server.now()):
+            self._link_tries.failed(address, self.server.clock())
+            raise web.HTTPBadRequest(reason="bad link code", text=link_page(BAD_CODE), content_type="text/html")
+        linked = web.HTTPSeeOther("/")  # to the game, played as the player now
+        linked.set_cookie(
+            COOKIE, token, max_age=LINK_SECONDS, path="/", httponly=True, samesite="Strict", secure=self.secure
+        )
+        raise linked
 
     # -- every request ------------------------------------------------------------
 
