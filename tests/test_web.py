@@ -246,3 +246,17 @@ def test_serve_with_http_serves_the_page_and_stops_on_sigterm(tmp_path: Path) ->
         assert status == 200 and b"/static/door.js" in body
     finally:
         assert served.kill(signal.SIGTERM) == 0
+
+
+def test_a_page_may_run_a_command_of_the_ssh_table(door: WebServerThread, log: LogLines) -> None:
+    async def scenario() -> None:
+        async with PageSocket(door.origin, height=60, query="?command=help") as page:
+            await page.shows("ansi2048 over SSH")
+            await page.until_closed()
+            assert page.texts == ["x0"]
+        async with PageSocket(door.origin, query="?command=rm%20-rf") as page:
+            await page.shows("unknown command 'rm'")
+            await page.until_closed()
+            assert page.texts == ["x2"]
+
+    run(scenario())

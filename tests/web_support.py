@@ -50,8 +50,10 @@ class PageSocket:
     """The page's WebSocket as a script opens it (aiohttp's client): what
     comes down, read through pyte as a terminal of its size would show it."""
 
-    def __init__(self, origin: str, width: int = 80, height: int = 24, send_origin: Optional[str] = None) -> None:
-        self.url = origin + "/socket"
+    def __init__(
+        self, origin: str, width: int = 80, height: int = 24, send_origin: Optional[str] = None, query: str = ""
+    ) -> None:
+        self.url = origin + "/socket" + query
         self.send_origin = origin if send_origin is None else send_origin
         self.width, self.height = width, height
         self.output = bytearray()

@@ -153,7 +153,8 @@ class WebSite:
                 found = None
             if found is not None:
                 fingerprint, name = found
-        return await serve_socket(self.server, request, fingerprint, name)
+        # ?command=daily (any command of ssh HOST COMMAND's table): the session runs it, as an exec request.
+        return await serve_socket(self.server, request, fingerprint, name, request.query.get("command"))
 
     async def _link_form(self, request: web.Request) -> web.StreamResponse:
         return web.Response(text=link_page(""), content_type="text/html", charset="utf-8")

@@ -126,10 +126,11 @@ class SocketChannel:
 
 
 async def serve_socket(
-    server: GameServer, request: web.Request, fingerprint: Optional[str], name: str
+    server: GameServer, request: web.Request, fingerprint: Optional[str], name: str, command: Optional[str] = None
 ) -> web.WebSocketResponse:
-    """One page's session, from the socket's opening to its end: a game on
-    a terminal, played as the player ``fingerprint`` names (None: a guest)."""
+    """One page's session, from the socket's opening to its end: the game
+    on a terminal (or ``command``, as ``ssh -t HOST COMMAND`` runs it),
+    played as the player ``fingerprint`` names (None: a guest)."""
     keepalive = server.limits.keepalive_seconds
     socket = web.WebSocketResponse(max_msg_size=MESSAGE_BYTES, heartbeat=keepalive or None)
     await socket.prepare(request)
@@ -149,7 +150,7 @@ async def serve_socket(
         if size is None:
             record.endings.append("no terminal size in time")
             return socket
-        session = _open_session(server, record, channel, fingerprint, name, size)
+        session = _open_session(server, record, channel, (fingerprint, name), size, command)
         if session is not None:
             await _read(socket, channel, session, record)
         return socket
@@ -170,12 +171,14 @@ def _open_session(
     server: GameServer,
     record: ClientConnection,
     channel: SocketChannel,
-    fingerprint: Optional[str],
-    name: str,
+    who: Tuple[Optional[str], str],
     size: Resize,
+    command: Optional[str],
 ) -> Optional[SessionChannel]:
-    """The page's session started (the game, on a terminal of ``size``), or
-    None when the server's limits refuse it (the page is told why)."""
+    """The page's session started on a terminal of ``size`` (``who``: the
+    key's fingerprint, None for a guest, and the name), or None when the
+    server's limits refuse it (the page is told why)."""
+    fingerprint, name = who
     address = channel.get_extra_info("peername")[0]
     record.fingerprint, record.name = fingerprint, name
     counted = fingerprint or f"guest@{address}"
@@ -189,7 +192,10 @@ def _open_session(
     session = SessionChannel(server, Identity(fingerprint, name), record, (address, counted))
     session.connection_made(channel)  # type: ignore[arg-type]
     session.pty_requested(TERM, (size.columns, size.lines, 0, 0), {})
-    session.shell_requested()
+    if command is None:
+        session.shell_requested()
+    else:
+        session.exec_requested(command)
     session.session_started()
     return session
 

@@ -68,7 +68,10 @@
     unrendered = 0;
     paused = false;
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
-    const opened = new WebSocket(scheme + location.host + "/socket");
+    // ?command=daily plays the day's game (any command of ssh HOST COMMAND's).
+    const command = new URLSearchParams(location.search).get("command");
+    const query = command ? "?command=" + encodeURIComponent(command) : "";
+    const opened = new WebSocket(scheme + location.host + "/socket" + query);
     opened.binaryType = "arraybuffer";
     socket = opened;
     opened.onopen = sendSize;
