@@ -10,9 +10,10 @@
   // drops an SSH client that stops reading.
   const HIGH = 256 * 1024;
   const LOW = 32 * 1024;
-  // A 4x4 board in the "big" layout wants about 40 columns: the font is as
-  // large as that allows, within reason.
-  const WANTED_COLUMNS = 40;
+  // A 4x4 board in the "big" layout (tiles three lines tall, easy to read
+  // on a phone) needs 43 columns: the font is as large as 44 allow, within
+  // reason (a monospace glyph is about 0.6 of the font's size wide).
+  const WANTED_COLUMNS = 44;
   const SWIPE_PIXELS = 24;
   const ARROWS = { up: "\x1b[A", down: "\x1b[B", right: "\x1b[C", left: "\x1b[D" };
 
@@ -25,7 +26,7 @@
 
   function fontSize() {
     const width = element.clientWidth || window.innerWidth;
-    return Math.max(10, Math.min(18, Math.floor(width / WANTED_COLUMNS / 0.6)));
+    return Math.max(10, Math.min(18, Math.floor(width / WANTED_COLUMNS / 0.61)));
   }
 
   const term = new Terminal({
