@@ -225,6 +225,8 @@ def test_http_is_off_unless_asked_and_a_bad_address_is_a_usage_error() -> None:
 
     assert parse_serve_options([], {"HOME": "/nowhere"}).http is None
     assert parse_serve_options(["--http", "[::1]:8080"], {"HOME": "/nowhere"}).http == ("::1", 8080)
+    assert not parse_serve_options([], {"HOME": "/nowhere"}).behind_https
+    assert parse_serve_options(["--http", "0.0.0.0:80", "--behind-https"], {"HOME": "/nowhere"}).behind_https
     with pytest.raises(SystemExit) as bad:
         parse_serve_options(["--http", "8080"], {"HOME": "/nowhere"})
     assert bad.value.code == 2

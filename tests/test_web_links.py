@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any, Iterator, Tuple
 
@@ -152,3 +153,29 @@ def test_the_link_form_refuses_another_origin_and_a_flood_of_guesses(tmp_path: P
         assert post(door, "ABCD-EFGH", "http://evil.example") == (403, "")
         statuses = [post(door, f"ABCD-EFG{digit}", door.origin)[0] for digit in "23456789ABCD"]
         assert statuses == [400] * TRIES + [429] * (12 - TRIES)
+
+
+@pytest.mark.parametrize("behind_https", [False, True])
+def test_the_cookie_is_httponly_strict_and_secure_behind_https(tmp_path: Path, behind_https: bool) -> None:
+    import http.client
+
+    with WebServerThread(tmp_path, f"sqlite:///{tmp_path / 'serve.sqlite3'}") as door:
+        door.site.secure = behind_https  # as --behind-https makes it
+        player = door.call(door.store.player("SHA256:ann", "ann"))  # type: ignore[attr-defined]
+        door.call(issue_code(door.store, player.id, "ABCD-EFGH", time.time()))  # type: ignore[arg-type]
+        connection = http.client.HTTPConnection("127.0.0.1", door.http_port, timeout=10)
+        connection.request(
+            "POST", "/link", body="code=abcd-efgh", headers={"Origin": door.origin, "Content-Type": _FORM}
+        )
+        response = connection.getresponse()
+        cookie = response.getheader("Set-Cookie", "")
+        assert response.status == 303 and response.getheader("Location") == "/"
+        token = re.match(r"ansi2048_link=([A-Za-z0-9_-]{40,});", cookie)
+        assert token is not None, cookie
+        attributes = {part.strip().split("=")[0].lower() for part in cookie.split(";")[1:]}
+        assert {"httponly", "samesite", "path", "max-age"} <= attributes and "SameSite=Strict" in cookie
+        assert ("secure" in attributes) is behind_https
+        assert door.call(linked_player(door.store, token.group(1), time.time())) == ("SHA256:ann", "ann")  # type: ignore[arg-type]
+
+
+_FORM = "application/x-www-form-urlencoded"
