@@ -179,3 +179,18 @@ def test_the_cookie_is_httponly_strict_and_secure_behind_https(tmp_path: Path, b
 
 
 _FORM = "application/x-www-form-urlencoded"
+
+
+def test_the_link_page_says_the_ssh_command_to_run_its_host_escaped(tmp_path: Path) -> None:
+    import http.client
+
+    with WebServerThread(tmp_path, f"sqlite:///{tmp_path / 'serve.sqlite3'}") as door:
+        for host, shown in ((f"127.0.0.1:{door.http_port}", "127.0.0.1"), ("a<b>:1", None)):
+            connection = http.client.HTTPConnection("127.0.0.1", door.http_port, timeout=10)
+            connection.request("GET", "/link", headers={"Host": host})
+            response = connection.getresponse()
+            page = response.read().decode()
+            if shown is None:  # not a host: refused, or shown escaped
+                assert "<b>" not in page
+            else:
+                assert response.status == 200 and f"<code>ssh -p {door.port} {shown} link</code>" in page

@@ -5,6 +5,7 @@ one address may try (a code is 1 in 10**12, and only 10 minutes long)."""
 from __future__ import annotations
 
 from collections import deque
+from html import escape
 from typing import Deque, Dict
 
 __all__ = ["BAD_CODE", "LINK_SECONDS", "TOO_MANY", "LinkTries", "link_page"]
@@ -17,8 +18,10 @@ TRIES_SECONDS = 600.0  # ...in this long
 ADDRESSES = 10_000  # addresses remembered at most (the oldest forgotten first)
 
 
-def link_page(said: str) -> str:
-    """The form, with ``said`` (a fixed sentence of this module's) above it."""
+def link_page(said: str, ssh: str) -> str:
+    """The form, with ``said`` (a fixed sentence of this module's) above it;
+    ``ssh``: how to reach the server (``ssh -p PORT HOST``), escaped here."""
+    ssh = escape(ssh)
     note = f'<p class="said">{said}</p>' if said else ""
     return f"""<!doctype html>
 <html lang="en">
@@ -31,7 +34,7 @@ def link_page(said: str) -> str:
 </head>
 <body>
 <h1>Link this browser to your SSH key</h1>
-<p>Run <code>ssh -p PORT HOST link</code> with your key: it prints a code. Enter it here, within 10
+<p>Run <code>{ssh} link</code> with your key: it prints a code. Enter it here, within 10
 minutes, and this browser plays as you: your game, your best scores, your daily game.</p>
 {note}
 <form method="post" action="/link">
@@ -40,8 +43,8 @@ minutes, and this browser plays as you: your game, your best scores, your daily 
  maxlength="20" placeholder="ABCD-EFGH" required autofocus>
 <button type="submit">Link</button>
 </form>
-<p><a href="/">Back to the game</a>. <code>ssh HOST links</code> lists your browsers,
-<code>ssh HOST unlink N</code> unlinks one.</p>
+<p><a href="/">Back to the game</a>. <code>{ssh} links</code> lists your browsers,
+<code>{ssh} unlink N</code> unlinks one.</p>
 </body>
 </html>
 """

@@ -11,7 +11,7 @@ import secrets
 import time
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING, Awaitable, Callable, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Awaitable, Callable, Dict, Optional, Tuple, Type
 
 from aiohttp import web
 
@@ -113,6 +113,17 @@ class WebSite:
     async def close(self) -> None:
         await self._runner.cleanup()
 
+    def _form_refused(
+        self, request: web.Request, refusal: Type[web.HTTPClientError], reason: str, said: str
+    ) -> web.HTTPClientError:
+        """The link form again, saying ``said``, as the 4xx ``refusal`` (logged as ``reason``)."""
+        return refusal(reason=reason, text=link_page(said, self._ssh(request)), content_type="text/html")
+
+    def _ssh(self, request: web.Request) -> str:
+        """How this server is reached over SSH, as the page's visitor knows its host."""
+        host = (request.url.host or "HOST")[:100]
+        return f"ssh -p {self.server.port} {host}" if self.server.port != 22 else f"ssh {host}"
+
     def _log(self, request: web.Request, status: int, why: str) -> None:
         path = printable(request.path, 80)
         self._log_line(f"{request.remote or '?'} web {printable(request.method[:8])} {path} {status} {why}")
@@ -157,7 +168,7 @@ class WebSite:
         return await serve_socket(self.server, request, fingerprint, name, request.query.get("command"))
 
     async def _link_form(self, request: web.Request) -> web.StreamResponse:
-        return web.Response(text=link_page(""), content_type="text/html", charset="utf-8")
+        return web.Response(text=link_page("", self._ssh(request)), content_type="text/html", charset="utf-8")
 
     async def _link(self, request: web.Request) -> web.StreamResponse:
         """The page's form: a code from ``ssh HOST link`` links this browser."""
@@ -165,16 +176,14 @@ class WebSite:
             raise web.HTTPForbidden(reason="link form from another origin")
         address = request.remote or "?"
         if not self._link_tries.allowed(address, self.server.clock()):
-            raise web.HTTPTooManyRequests(
-                reason="too many link codes tried", text=link_page(TOO_MANY), content_type="text/html"
-            )
+            raise self._form_refused(request, web.HTTPTooManyRequests, "too many link codes tried", TOO_MANY)
         form = await request.post()
         code = normal_code(str(form.get("code", ""))[:40])
         token = secrets.token_urlsafe(32)
         label = printable(request.headers.get("User-Agent", ""), 60)
         if code is None or not await redeem(self.server.store, code, token, label, self.server.now()):
             self._link_tries.failed(address, self.server.clock())
-            raise web.HTTPBadRequest(reason="bad link code", text=link_page(BAD_CODE), content_type="text/html")
+            raise self._form_refused(request, web.HTTPBadRequest, "bad link code", BAD_CODE)
         linked = web.HTTPSeeOther("/")  # to the game, played as the player now
         linked.set_cookie(
             COOKIE, token, max_age=LINK_SECONDS, path="/", httponly=True, samesite="Strict", secure=self.secure
