@@ -79,7 +79,8 @@ def test_a_past_days_board_is_html_without_script_with_each_games_keys(door: Web
     rows = re.findall(r"<tr><td>(\d+)</td><td>(\w+)</td><td>(\d+)</td>.*?</tr>", page)
     assert rows == [("1", "ben", "3400"), ("2", "ann", "1200")]  # the mismatch is not ranked
     assert "1:02:05" in page  # 3725 seconds
-    assert '<a href="/keys/2">2</a>' in page and '<a href="/keys/1">1</a>' in page
+    assert '<a href="/keys/2">keys</a>' in page and '<a href="/keys/1">keys</a>' in page
+    assert '<a href="/?command=replay%202">replay</a>' in page
     status, headers, body = _get(f"{door.origin}/keys/2")
     assert status == 200 and body.startswith(RECORDING) and headers["Content-Type"].startswith("text/plain")
 

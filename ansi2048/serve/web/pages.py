@@ -1,8 +1,9 @@
 """What the door serves without a terminal: the daily leaderboard as plain
 HTML that needs no JavaScript (``/leaderboard``, ``/leaderboard/DAY``), as
 ``leaderboard --json``'s document (``/leaderboard.json``,
-``/leaderboard/DAY.json``), and a finished day's games' keys (``/keys/ID``,
-what ``keys ID`` gives: the recording a replay plays). Every string a
+``/leaderboard/DAY.json``), and a finished day's games: played back in the
+page (``/?command=replay ID``) and their keys (``/keys/ID``, what ``keys ID``
+gives). Every string a
 player chose (a name) is escaped."""
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["SHOWN", "add_pages", "leaderboard_html"]
 
 SHOWN = 100  # the page's length (the JSON document keeps the command's TOP)
-HEADER = ("rank", "name", "score", "tile", "moves", "time", "state", "keys")
+HEADER = ("rank", "name", "score", "tile", "moves", "time", "state", "game")
 
 
 def leaderboard_html(day: str, table: Sequence[Standing], over: bool) -> str:
@@ -34,7 +35,12 @@ def leaderboard_html(day: str, table: Sequence[Standing], over: bool) -> str:
     for standing in table[:SHOWN]:
         entry = standing.entry
         state = "finished" if entry.status == FINISHED else "playing"
-        keys = f'<a href="/keys/{entry.id}">{entry.id}</a>' if over else str(entry.id)
+        # Once the day is over: the game played back in the page's terminal (replay ID), and its keys.
+        keys = (
+            f'{entry.id}: <a href="/?command=replay%20{entry.id}">replay</a> <a href="/keys/{entry.id}">keys</a>'
+            if over
+            else str(entry.id)
+        )
         mark = ' <abbr title="key timing no person types">*</abbr>' if standing.machine else ""
         cells = (
             str(standing.rank),
