@@ -102,11 +102,23 @@ class PageSocket:
         assert self.closed, "the socket stayed open"
 
 
+# Chromium as Debian packages it (what .ci/run installs), or Google Chrome
+# (what GitHub's Linux and macOS runners ship, with a chromedriver on PATH).
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+MAC_CHROME = "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome"
+
+
+def chromium_browser() -> Optional[str]:
+    found = next((path for path in map(shutil.which, BROWSERS) if path), None)
+    if found is None and sys.platform == "darwin" and Path(MAC_CHROME).exists():
+        found = MAC_CHROME
+    return found
+
+
 def chromium_driver() -> Optional[str]:
-    """chromedriver, when Chromium and it are both installed."""
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    """chromedriver, when a browser for it is installed too."""
     driver = shutil.which("chromedriver")
-    return driver if browser and driver else None
+    return driver if driver and chromium_browser() else None
 
 
 def chromium(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
@@ -122,9 +134,9 @@ def chromium(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
         skip_outside_ci(request, "the browser door in a real browser", "selenium is not installed")
     driver_path = chromium_driver()
     if driver_path is None:
-        skip_outside_ci(request, "the browser door in a real browser", "chromium and chromedriver are not installed")
+        skip_outside_ci(request, "the browser door in a real browser", "no chromium (or chrome) with chromedriver")
     options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium") or shutil.which("chromium-browser") or ""
+    options.binary_location = chromium_browser() or ""
     for flag in (
         "--headless=new",
         "--no-sandbox",
