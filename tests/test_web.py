@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import io
 import re
+import sys
 import time
 from contextlib import suppress
 from pathlib import Path
@@ -32,6 +33,8 @@ from ansi2048.serve.web.protocol import (
 from .databases import run
 from .serve_support import MemoryStore
 from .web_support import PageSocket, WebServerThread
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is for POSIX hosts (asyncssh, signals)")
 
 
 class LogLines(io.StringIO):

@@ -6,6 +6,7 @@ reader's tools may."""
 from __future__ import annotations
 
 import re
+import sys
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterator, List
@@ -21,6 +22,8 @@ from .web_support import (
     chromium as open_chromium,
     screen_lines,
 )
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is for POSIX hosts (asyncssh, signals)")
 
 
 @pytest.fixture

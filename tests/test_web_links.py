@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import sys
 import time
 from pathlib import Path
 from typing import Any, Iterator, Tuple
@@ -24,6 +25,8 @@ from .test_serve import client_key, connect, open_terminal
 from .test_store import opened
 from .test_web_browser import shows
 from .web_support import WebServerThread, chromium as open_chromium
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is for POSIX hosts (asyncssh, signals)")
 
 MOVES_RE = re.compile(r"Moves ([1-9][0-9]*)")  # past the first move
 CODE_RE = re.compile(r"Your code: ([A-Z2-9]{4}-[A-Z2-9]{4})")

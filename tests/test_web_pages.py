@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import time
 from pathlib import Path
 from typing import Iterator, List, Optional
@@ -23,6 +24,8 @@ from ansi2048.serve.web.protocol import CONTENT_SECURITY_POLICY
 from .serve_support import MemoryStore
 from .test_web import LogLines, _get, wait_for_log
 from .web_support import WebServerThread
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is for POSIX hosts (asyncssh, signals)")
 
 PAST = "2020-02-29"
 TODAY = day_of(time.time())
