@@ -265,3 +265,19 @@ def test_a_page_may_run_a_command_of_the_ssh_table(door: WebServerThread, log: L
             assert page.texts == ["x2"]
 
     run(scenario())
+
+
+def test_a_pages_keys_go_through_the_input_budget(tmp_path: Path, log: LogLines) -> None:
+    limits = Limits(input_burst=10, input_rate=1)
+    with WebServerThread(tmp_path, MemoryStore(), log=log, limits=limits) as door:
+
+        async def scenario() -> None:
+            async with PageSocket(door.origin) as page:
+                await page.shows("Moves 0")
+                await page.socket.send_str("i" + "ad" * 25)  # 50 keys at once: the burst's 10 are played
+                await asyncio.sleep(1.5)  # a byte's worth of budget again
+                await page.socket.send_str("iq")
+                await page.until_closed()
+
+        run(scenario())
+        assert re.search(r" 11 keys, web; play: quit$", wait_for_log(log, "TERM="))
