@@ -5,6 +5,7 @@ aside where asyncssh lacks what it rests on."""
 
 from __future__ import annotations
 
+import io
 import os
 import struct
 import sys
@@ -180,3 +181,17 @@ def test_the_adaptation_only_adds_the_case_asyncssh_misses() -> None:
         packet = asyncssh.packet.SSHPacket(client[1:])
         run(conn._packet_handlers[20](conn, 20, 0, packet))  # type: ignore[attr-defined]
         assert conn._ignore_first_kex is expected  # type: ignore[attr-defined]
+
+
+def test_the_log_says_when_the_adaptation_cannot_be_made(tmp_path: Path, monkeypatch: Any) -> None:
+    log = io.StringIO()
+    monkeypatch.setattr(kexguess, "supported", lambda: False)
+    with ServerThread(tmp_path, MemoryStore(), log=log) as server:
+        port = server.port
+    said = f"asyncssh {asyncssh.__version__}: a client's wrong key-exchange guess ends its connection"
+    assert port and said in log.getvalue()
+    quiet = io.StringIO()
+    monkeypatch.undo()
+    with ServerThread(tmp_path, MemoryStore(), log=quiet):
+        pass
+    assert "key exchange" not in quiet.getvalue()
