@@ -17,7 +17,7 @@ from .limits import DEFAULT_LIMITS, Limits
 __all__ = ["DEFAULT_LISTEN", "ServeOptions", "main", "parse_listen", "parse_serve_options"]
 
 DEFAULT_LISTEN = ("127.0.0.1", 2048)  # an operator opens it to the world on purpose
-INSTALL = 'pip install "ansi2048[serve]"'
+INSTALL = 'pip install ".[serve]" from a clone (or "ansi2048[serve]")'
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--verify",
         nargs="?",
-        const="",
+        # Not a string: argparse passes a string const through `type` too,
+        # and _day("") is no date.
+        const=EVERY_DAY,
         type=_day,
         metavar="DAY",
         help="replay every stored ranked daily game (of DAY, YYYY-MM-DD) and report any whose result changed",
@@ -181,6 +183,13 @@ def _day(text: str) -> str:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+class _EveryDay:
+    """``--verify`` with no day: every day (``ServeOptions.verify == ""``)."""
+
+
+EVERY_DAY = _EveryDay()
+
+
 def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOptions:
     args = _parser().parse_args(argv)
     from ..storage.data_dir import data_dir
@@ -194,7 +203,7 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
         os.path.abspath(where),
         args.db,
         daily_per_address=args.daily_per_address,
-        verify=args.verify,
+        verify="" if args.verify is EVERY_DAY else args.verify,
         watchers_per_game=args.max_watchers_per_game,
         watchers=args.max_watchers,
         watcher_stall=args.watcher_stalled_seconds,

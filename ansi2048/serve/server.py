@@ -89,6 +89,12 @@ def host_key(data_dir: str) -> asyncssh.SSHKey:
         return asyncssh.read_private_key(path)
     except FileNotFoundError:
         pass
+    except (OSError, ValueError) as error:  # asyncssh's KeyImportError is a ValueError
+        # asyncssh's own words ("Invalid private key", "Missing PEM footer")
+        # name neither the file nor what it is for.
+        why = error.strerror if isinstance(error, OSError) and error.strerror else str(error) or type(error).__name__
+        fix = "restore it, or move it away to make a new one"
+        raise ValueError(f"the host key {path} cannot be read ({why}): {fix}") from None
     key = asyncssh.generate_private_key("ssh-ed25519")
     # O_EXCL: a key another server made meanwhile is not overwritten.
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
