@@ -11,7 +11,7 @@ import sys
 from dataclasses import dataclass, field, fields
 from typing import IO, Callable, Mapping, NoReturn, Optional, Sequence, Tuple
 
-from ..options.parser import EXIT_ERROR, EXIT_USAGE
+from ..options.parser import EXIT_ERROR, EXIT_OK, EXIT_USAGE
 from .limits import DEFAULT_LIMITS, Limits
 
 __all__ = ["DEFAULT_LISTEN", "ServeOptions", "main", "parse_listen", "parse_serve_options"]
@@ -28,6 +28,7 @@ class ServeOptions:
     db: str  # --db: a database URL (store.open_store); "" is the SQLite file in data_dir
     daily_per_address: int = 3  # --daily-per-address (ranked.DEFAULT_PER_ADDRESS)
     verify: Optional[str] = None  # --verify [DAY]: "" every day; None: serve
+    backup: str = ""  # --backup FILE: copy the SQLite store there, and do not serve
     watchers_per_game: int = 20  # --max-watchers-per-game
     watchers: int = 200  # --max-watchers: watchers and replays in all
     watcher_stall: float = 10.0  # --watcher-stalled-seconds (channel.DEFAULT_STALL_SECONDS)
@@ -130,6 +131,13 @@ def _parser() -> argparse.ArgumentParser:
         help="replay every stored ranked daily game (of DAY, YYYY-MM-DD) and report any whose result changed",
     )
     parser.add_argument(
+        "--backup",
+        metavar="FILE",
+        default="",
+        help="do not serve: write a consistent copy of the SQLite database to FILE, while servers run (PostgreSQL:"
+        " pg_dump)",
+    )
+    parser.add_argument(
         "--max-watchers-per-game",
         type=_count,
         default=20,
@@ -204,6 +212,7 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
         args.db,
         daily_per_address=args.daily_per_address,
         verify="" if args.verify is EVERY_DAY else args.verify,
+        backup=args.backup,
         watchers_per_game=args.max_watchers_per_game,
         watchers=args.max_watchers,
         watcher_stall=args.watcher_stalled_seconds,
@@ -217,6 +226,8 @@ def main(argv: Sequence[str], env: Optional[Mapping[str, str]] = None, stderr: O
     env = os.environ if env is None else env
     stderr = sys.stderr if stderr is None else stderr
     options = parse_serve_options(argv, env)
+    if options.backup:  # SQLite's own: asyncssh is not needed for it
+        return _backup(options, sys.stdout, stderr)
     try:
         import asyncssh  # noqa: F401 (only whether it is there)
     except ImportError:
@@ -231,3 +242,25 @@ def main(argv: Sequence[str], env: Optional[Mapping[str, str]] = None, stderr: O
     from .server import run
 
     return asyncio.run(run(options, stderr))
+
+
+def _backup(options: ServeOptions, stdout: IO[str], stderr: IO[str]) -> int:
+    """``--backup FILE``: the store's copy, and one line saying what it holds."""
+    import sqlite3
+
+    from .backup import backup_sqlite
+    from .store import open_store
+    from .store.base import StoreError
+    from .store.sqlite import SQLiteStore
+
+    try:
+        store = open_store(options.db, options.data_dir)
+        if not isinstance(store, SQLiteStore):
+            raise StoreError("--backup copies a SQLite database; back up PostgreSQL with pg_dump (docs/storage.md)")
+        copied = backup_sqlite(store.path, options.backup)
+    except (OSError, ValueError, StoreError, sqlite3.Error) as error:
+        why = f"{error.filename}: {error.strerror}" if isinstance(error, OSError) and error.strerror else str(error)
+        stderr.write(f"ansi2048 serve: error: --backup: {why}\n")
+        return EXIT_ERROR
+    stdout.write(f"backed up {store.path} to {options.backup}: {copied}\n")
+    return EXIT_OK
