@@ -450,7 +450,7 @@ def started_server() -> Iterator[Tuple[subprocess.Popen[bytes], int, str, List[s
             line = server.stderr.readline().decode()
             while line.startswith("ansi2048 serve: "):  # a note (the open-file limit), then the address
                 line = server.stderr.readline().decode()
-            found = re.match(r"listening on 127\.0\.0\.1:(\d+)", line)
+            found = re.search(r"Z listening on 127\.0\.0\.1:(\d+)", line)
             assert found, line
             log: List[str] = []
             threading.Thread(target=_drain, args=(server.stderr, log), daemon=True).start()

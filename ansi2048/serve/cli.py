@@ -11,13 +11,13 @@ import sys
 from dataclasses import dataclass, field, fields
 from typing import IO, Callable, Mapping, NoReturn, Optional, Sequence, Tuple
 
-from ..options.parser import EXIT_ERROR, EXIT_USAGE
+from ..options.parser import EXIT_ERROR, EXIT_OK, EXIT_USAGE
 from .limits import DEFAULT_LIMITS, Limits
 
 __all__ = ["DEFAULT_LISTEN", "ServeOptions", "main", "parse_listen", "parse_serve_options"]
 
 DEFAULT_LISTEN = ("127.0.0.1", 2048)  # an operator opens it to the world on purpose
-INSTALL = 'pip install "ansi2048[serve]"'
+INSTALL = 'pip install ".[serve]" from a clone (or "ansi2048[serve]")'
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,7 @@ class ServeOptions:
     db: str  # --db: a database URL (store.open_store); "" is the SQLite file in data_dir
     daily_per_address: int = 3  # --daily-per-address (ranked.DEFAULT_PER_ADDRESS)
     verify: Optional[str] = None  # --verify [DAY]: "" every day; None: serve
+    backup: str = ""  # --backup FILE: copy the SQLite store there, and do not serve
     watchers_per_game: int = 20  # --max-watchers-per-game
     watchers: int = 200  # --max-watchers: watchers and replays in all
     watcher_stall: float = 10.0  # --watcher-stalled-seconds (channel.DEFAULT_STALL_SECONDS)
@@ -122,10 +123,19 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--verify",
         nargs="?",
-        const="",
+        # Not a string: argparse passes a string const through `type` too,
+        # and _day("") is no date.
+        const=EVERY_DAY,
         type=_day,
         metavar="DAY",
         help="replay every stored ranked daily game (of DAY, YYYY-MM-DD) and report any whose result changed",
+    )
+    parser.add_argument(
+        "--backup",
+        metavar="FILE",
+        default="",
+        help="do not serve: write a consistent copy of the SQLite database to FILE, while servers run (PostgreSQL:"
+        " pg_dump)",
     )
     parser.add_argument(
         "--max-watchers-per-game",
@@ -181,6 +191,13 @@ def _day(text: str) -> str:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+class _EveryDay:
+    """``--verify`` with no day: every day (``ServeOptions.verify == ""``)."""
+
+
+EVERY_DAY = _EveryDay()
+
+
 def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOptions:
     args = _parser().parse_args(argv)
     from ..storage.data_dir import data_dir
@@ -194,7 +211,8 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
         os.path.abspath(where),
         args.db,
         daily_per_address=args.daily_per_address,
-        verify=args.verify,
+        verify="" if args.verify is EVERY_DAY else args.verify,
+        backup=args.backup,
         watchers_per_game=args.max_watchers_per_game,
         watchers=args.max_watchers,
         watcher_stall=args.watcher_stalled_seconds,
@@ -208,6 +226,8 @@ def main(argv: Sequence[str], env: Optional[Mapping[str, str]] = None, stderr: O
     env = os.environ if env is None else env
     stderr = sys.stderr if stderr is None else stderr
     options = parse_serve_options(argv, env)
+    if options.backup:  # SQLite's own: asyncssh is not needed for it
+        return _backup(options, sys.stdout, stderr)
     try:
         import asyncssh  # noqa: F401 (only whether it is there)
     except ImportError:
@@ -222,3 +242,25 @@ def main(argv: Sequence[str], env: Optional[Mapping[str, str]] = None, stderr: O
     from .server import run
 
     return asyncio.run(run(options, stderr))
+
+
+def _backup(options: ServeOptions, stdout: IO[str], stderr: IO[str]) -> int:
+    """``--backup FILE``: the store's copy, and one line saying what it holds."""
+    import sqlite3
+
+    from .backup import backup_sqlite
+    from .store import open_store
+    from .store.base import StoreError
+    from .store.sqlite import SQLiteStore
+
+    try:
+        store = open_store(options.db, options.data_dir)
+        if not isinstance(store, SQLiteStore):
+            raise StoreError("--backup copies a SQLite database; back up PostgreSQL with pg_dump (docs/storage.md)")
+        copied = backup_sqlite(store.path, options.backup)
+    except (OSError, ValueError, StoreError, sqlite3.Error) as error:
+        why = f"{error.filename}: {error.strerror}" if isinstance(error, OSError) and error.strerror else str(error)
+        stderr.write(f"ansi2048 serve: error: --backup: {why}\n")
+        return EXIT_ERROR
+    stdout.write(f"backed up {store.path} to {options.backup}: {copied}\n")
+    return EXIT_OK

@@ -31,6 +31,7 @@ from typing import IO, TYPE_CHECKING, Callable, Dict, List, Optional, Set, Tuple
 import asyncssh
 
 from ..options.parser import EXIT_ERROR, EXIT_OK
+from ..storage.history_file import utc_timestamp
 from .channel import DEFAULT_STALL_SECONDS
 from .connection import ClientConnection
 from .limits import DEFAULT_LIMITS, Admission, Limits, capped_by_files
@@ -89,6 +90,12 @@ def host_key(data_dir: str) -> asyncssh.SSHKey:
         return asyncssh.read_private_key(path)
     except FileNotFoundError:
         pass
+    except (OSError, ValueError) as error:  # asyncssh's KeyImportError is a ValueError
+        # asyncssh's own words ("Invalid private key", "Missing PEM footer")
+        # name neither the file nor what it is for.
+        why = error.strerror if isinstance(error, OSError) and error.strerror else str(error) or type(error).__name__
+        fix = "restore it, or move it away to make a new one"
+        raise ValueError(f"the host key {path} cannot be read ({why}): {fix}") from None
     key = asyncssh.generate_private_key("ssh-ed25519")
     # O_EXCL: a key another server made meanwhile is not overwritten.
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -138,7 +145,7 @@ class GameServer:
         self._listener: Optional[asyncssh.SSHAcceptor] = None
         self.connections: Set[asyncssh.SSHServerConnection] = set()
         # The games whose saving has paused, and the log's lines about it.
-        self.pauses = SavingPauses(self.log, clock, now)
+        self.pauses = SavingPauses(self.log, clock)
 
     def holder(self) -> str:
         """A claim holder's name: this server's, and a session's number."""
@@ -252,11 +259,17 @@ class GameServer:
                     break
                 await asyncio.sleep(STOP_TICK)
 
+    def reopen_log(self, stream: IO[str]) -> None:
+        """The log's lines go to ``stream`` from now on (SIGHUP: serve/log.py)."""
+        if self._log is not None:
+            self._log.reopen(stream)
+
     def log(self, line: str) -> None:
         """One line on the server's log (standard error, or --log's file),
-        queued: it never blocks (serve/log.py)."""
+        dated here, for every line alike (UTC, to the second), and queued: it
+        never blocks (serve/log.py)."""
         if self._log is not None:
-            self._log.line(line)
+            self._log.line(f"{utc_timestamp(self.now())} {line}")
 
 
 async def run(options: ServeOptions, stderr: IO[str]) -> int:
@@ -300,6 +313,25 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
+
+    def reopen_log() -> None:
+        # SIGHUP: logrotate's "the file moved, write a new one"; any other
+        # sender is harmless (it once killed the server, and its players).
+        nonlocal log
+        if not options.log:
+            server.log("SIGHUP: the log is standard error, nothing to reopen")
+            return
+        try:
+            reopened = open(options.log, "a", encoding="utf-8")  # noqa: SIM115 (open while the server runs)
+        except OSError as error:
+            server.log(f"SIGHUP: cannot reopen the log: {_why(error)}")
+            return
+        server.reopen_log(reopened)
+        log.close()  # the log writes through its own duplicate of the old descriptor, closed by its thread
+        log = reopened
+        server.log("SIGHUP: the log reopened")
+
+    loop.add_signal_handler(signal.SIGHUP, reopen_log)
     try:
         try:
             host, port = await server.listen(options.host, options.port, key, options.reuse_port)
@@ -310,9 +342,13 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
             stderr.write(f"ansi2048 serve: error: cannot listen on {options.host}:{options.port}: {_why(error)}\n")
             return EXIT_ERROR
         shown = f"[{host}]" if ":" in host else host
-        stderr.write(f"listening on {shown}:{port} (host key {key.get_fingerprint('sha256')})\n")
+        listening = f"listening on {shown}:{port} (host key {key.get_fingerprint('sha256')})"
+        stderr.write(f"{utc_timestamp(time.time())} {listening}\n")
         stderr.flush()
+        if log is not stderr:  # --log's file: from its start, as from its stop
+            server.log(f"{listening}")
         await stop.wait()
+        server.log(f"stopping: {len(server.sessions)} sessions to end")
         # The sessions' objects (about 130 in reference cycles each) go with
         # the process: frozen, the collections during the stop and at exit
         # do not walk them (0.5 s for 1,000 sessions on a loaded machine).
