@@ -66,7 +66,9 @@ Shell:
   ``stats`` (``--stats`` and ``--replay-best``)
 - ``serve``     ``ansi2048 serve``: the game over SSH (asyncssh, loaded only
   there): ``cli`` (its options), ``server`` (the server's state, host key,
-  listening and stopping; ``run``), ``log`` (its log, written by
+  listening and stopping; ``run``), ``workers`` (``--workers``: servers on
+  one port, kept by a parent), ``backup`` (``--backup``: the SQLite store
+  copied while it runs), ``log`` (its log, written by
   a thread: never blocking the games), ``connection`` (a client: its key or a
   guest's login, admission, its line in the log), ``session`` (one session
   channel: asyncssh's callbacks, the command it runs), ``commands`` (what a

@@ -262,8 +262,9 @@ class ServeProcess:
         self.line = self.process.stderr.readline().decode() if ready else ""
         import re
 
+        dated = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ "
         found = re.fullmatch(
-            rf"\d{{4}}-\d\d-\d\dT\d\d:\d\d:\d\dZ listening on {re.escape(host)}:(\d+) \(host key (SHA256:\S+)\)\n",
+            dated + rf"listening on {re.escape(host)}:(\d+) \(host key (SHA256:\S+)\)(?: with \d+ workers)?\n",
             self.line,
         )
         if found is None:

@@ -34,6 +34,8 @@ class ServeOptions:
     watcher_stall: float = 10.0  # --watcher-stalled-seconds (channel.DEFAULT_STALL_SECONDS)
     log: str = ""  # --log: the file the connections' lines are appended to ("": standard error)
     reuse_port: bool = False  # --reuse-port: other servers may listen on the same port (SO_REUSEPORT)
+    workers: int = 1  # --workers: server processes on the port, kept by a parent (serve/workers.py)
+    ready_fd: int = -1  # --ready-fd (a worker's, from its parent): where the listening line goes
     limits: Limits = field(default=DEFAULT_LIMITS)
 
 
@@ -104,6 +106,15 @@ def _parser() -> argparse.ArgumentParser:
         help="let other ansi2048 serve processes listen on the same port; the system spreads connections among"
         " them (SO_REUSEPORT: Linux, BSD, macOS). Give them one --data-dir or the same host key, and one --db",
     )
+    parser.add_argument(
+        "--workers",
+        type=_workers,
+        default=1,
+        metavar="N",
+        help="server processes on the port, each on a core of its own, kept by one parent that starts another in"
+        " place of one that dies (default 1; auto: one per core)",
+    )
+    parser.add_argument("--ready-fd", type=int, default=-1, help=argparse.SUPPRESS)  # a worker's: serve/workers.py
     parser.add_argument(
         "--data-dir", metavar="DIR", help="the host key and the database (default: 'server' in the data directory)"
     )
@@ -182,6 +193,14 @@ def _count(text: str) -> int:
     return int(text)
 
 
+def _workers(text: str) -> int:
+    if text == "auto":
+        return max(1, os.cpu_count() or 1)
+    if not text.isdigit() or not 1 <= int(text) <= 256:
+        raise argparse.ArgumentTypeError(f"expected a number from 1 to 256, or auto, got {text[:20]!r}")
+    return int(text)
+
+
 def _day(text: str) -> str:
     from .daily import parse_day
 
@@ -218,6 +237,8 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
         watcher_stall=args.watcher_stalled_seconds,
         log=args.log,
         reuse_port=args.reuse_port,
+        workers=args.workers,
+        ready_fd=args.ready_fd,
         limits=limits,
     )
 
@@ -239,6 +260,10 @@ def main(argv: Sequence[str], env: Optional[Mapping[str, str]] = None, stderr: O
         from .verify import verify
 
         return asyncio.run(verify(options.db, options.data_dir, options.verify or None, sys.stdout, stderr))
+    if options.workers > 1:
+        from .workers import run_workers
+
+        return asyncio.run(run_workers(options.workers, options.host, options.port, argv, stderr))
     from .server import run
 
     return asyncio.run(run(options, stderr))

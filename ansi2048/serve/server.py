@@ -78,6 +78,8 @@ STOP_SECONDS = 3.0
 LEAVE_SECONDS = 0.5
 CLOSE_SECONDS = 0.5
 STORE_CLOSE_SECONDS = 1.0
+# How often a worker looks whether its parent is still there.
+ORPHAN_CHECK_SECONDS = 1.0
 # How often the stop looks at its sessions and clients again.
 STOP_TICK = 0.02
 
@@ -343,11 +345,20 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
             return EXIT_ERROR
         shown = f"[{host}]" if ":" in host else host
         listening = f"listening on {shown}:{port} (host key {key.get_fingerprint('sha256')})"
-        stderr.write(f"{utc_timestamp(time.time())} {listening}\n")
-        stderr.flush()
+        if options.ready_fd >= 0:  # a worker: its parent says it, once for all (serve/workers.py)
+            with suppress(OSError), open(options.ready_fd, "w", encoding="utf-8") as ready:
+                ready.write(f"{listening}\n")
+        else:
+            stderr.write(f"{utc_timestamp(time.time())} {listening}\n")
+            stderr.flush()
         if log is not stderr:  # --log's file: from its start, as from its stop
             server.log(f"{listening}")
+        orphaned = None
+        if options.ready_fd >= 0:  # a worker: it stops with its parent, even one killed outright
+            orphaned = loop.create_task(_stop_when_orphaned(os.getppid(), stop))
         await stop.wait()
+        if orphaned is not None:
+            orphaned.cancel()
         server.log(f"stopping: {len(server.sessions)} sessions to end")
         # The sessions' objects (about 130 in reference cycles each) go with
         # the process: frozen, the collections during the stop and at exit
@@ -361,6 +372,17 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         if log is not stderr:
             log.close()
     return EXIT_OK
+
+
+async def _stop_when_orphaned(parent: int, stop: asyncio.Event) -> None:
+    """Set ``stop`` once the process that started this one is gone (the
+    system makes another its parent): a ``--workers`` parent killed by
+    SIGKILL leaves no worker serving on without it."""
+    while not stop.is_set():
+        if os.getppid() != parent:
+            stop.set()
+            return
+        await asyncio.sleep(ORPHAN_CHECK_SECONDS)
 
 
 def raise_open_files() -> int:
