@@ -18,7 +18,8 @@ Core (pure):
   rule), ``engine`` (board, in-place slide, undo, each tile's path in a
   move), ``keys`` (bytes to actions, one decoder for keyboard, pipes and
   SSH), ``session`` (the state machine around a game: win, best, quit,
-  runs), ``protocol`` (the JSON Lines objects a bot reads, ``--json``)
+  runs), ``protocol`` (the JSON Lines objects a bot reads, ``--json``),
+  ``race`` (a race's rules: its lobby, its ends, its order)
 - ``records``  ``recording`` (the recording format, header splitting,
   replay, the writer) and ``history`` (history records and their JSON
   lines, the statistics and top 10 of a list of them, the daily seed) and
