@@ -35,6 +35,7 @@ class ServeOptions:
     log: str = ""  # --log: the file the connections' lines are appended to ("": standard error)
     reuse_port: bool = False  # --reuse-port: other servers may listen on the same port (SO_REUSEPORT)
     workers: int = 1  # --workers: server processes on the port, kept by a parent (serve/workers.py)
+    drain_seconds: float = 300.0  # --drain-seconds: how long a server that was taken over waits for its sessions
     ready_fd: int = -1  # --ready-fd (a worker's, from its parent): where the listening line goes
     limits: Limits = field(default=DEFAULT_LIMITS)
 
@@ -113,6 +114,14 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="server processes on the port, each on a core of its own, kept by one parent that starts another in"
         " place of one that dies (default 1; auto: one per core)",
+    )
+    parser.add_argument(
+        "--drain-seconds",
+        type=_positive(float, zero=True),
+        default=300.0,
+        metavar="S",
+        help="once a new server on the same data directory and address takes over, the old one lets its sessions end"
+        " by themselves for this long, then stops the rest (default 300)",
     )
     parser.add_argument("--ready-fd", type=int, default=-1, help=argparse.SUPPRESS)  # a worker's: serve/workers.py
     parser.add_argument(
@@ -238,6 +247,7 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
         log=args.log,
         reuse_port=args.reuse_port,
         workers=args.workers,
+        drain_seconds=args.drain_seconds,
         ready_fd=args.ready_fd,
         limits=limits,
     )
@@ -263,7 +273,7 @@ def main(argv: Sequence[str], env: Optional[Mapping[str, str]] = None, stderr: O
     if options.workers > 1:
         from .workers import run_workers
 
-        return asyncio.run(run_workers(options.workers, options.host, options.port, argv, stderr))
+        return asyncio.run(run_workers(options.workers, options.host, options.port, options.data_dir, argv, stderr))
     from .server import run
 
     return asyncio.run(run(options, stderr))

@@ -32,6 +32,7 @@ import asyncssh
 
 from ..options.parser import EXIT_ERROR, EXIT_OK
 from ..storage.history_file import utc_timestamp
+from . import takeover
 from .channel import DEFAULT_STALL_SECONDS
 from .connection import ClientConnection
 from .limits import DEFAULT_LIMITS, Admission, Limits, capped_by_files
@@ -42,6 +43,7 @@ from .pool import AIPool
 from .ranked import DEFAULT_PER_ADDRESS, daily_secret
 from .store import open_store
 from .store.base import Store, StoreError
+from .workers import stop_when_orphaned
 
 if TYPE_CHECKING:
     from .cli import ServeOptions  # which imports this module, when it runs the server
@@ -78,8 +80,8 @@ STOP_SECONDS = 3.0
 LEAVE_SECONDS = 0.5
 CLOSE_SECONDS = 0.5
 STORE_CLOSE_SECONDS = 1.0
-# How often a worker looks whether its parent is still there.
-ORPHAN_CHECK_SECONDS = 1.0
+# How often a draining server looks whether its sessions have ended.
+DRAIN_TICK = 0.25
 # How often the stop looks at its sessions and clients again.
 STOP_TICK = 0.02
 
@@ -199,6 +201,18 @@ class GameServer:
         address = self._listener.sockets[0].getsockname()
         self.port = int(address[1])
         return str(address[0]), self.port
+
+    async def drain(self, seconds: float, stop: asyncio.Event) -> None:
+        """A new server has taken over: accept no more connections, and let
+        the sessions end by themselves, for ``seconds`` at most (or until
+        ``stop``: SIGTERM); :meth:`stop` then ends what is left."""
+        if self._listener is not None:
+            self._listener.close()
+        deadline = self.clock() + seconds
+        for _ in range(int(seconds / DRAIN_TICK) + 1):  # bounded in count as in time
+            if not self.sessions or stop.is_set() or self.clock() >= deadline:
+                return
+            await asyncio.sleep(DRAIN_TICK)
 
     async def stop(self) -> None:
         """Stop listening; every game saved and its player told, all at
@@ -334,9 +348,15 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         server.log("SIGHUP: the log reopened")
 
     loop.add_signal_handler(signal.SIGHUP, reopen_log)
+    draining = asyncio.Event()  # SIGUSR2: a new server took over (serve/takeover.py)
+    loop.add_signal_handler(takeover.DRAIN_SIGNAL, draining.set)
+    worker = options.ready_fd >= 0  # its parent does what a server does for the data directory
+    replaced = None if worker else takeover.previous(options.data_dir, options.host, options.port)
     try:
         try:
-            host, port = await server.listen(options.host, options.port, key, options.reuse_port)
+            host, port = await takeover.listen_taking_over(
+                lambda: server.listen(options.host, options.port, key, options.reuse_port), replaced
+            )
         except ValueError as error:  # asyncio: SO_REUSEPORT is not supported here
             stderr.write(f"ansi2048 serve: error: --reuse-port: {_why(error)}\n")
             return EXIT_ERROR
@@ -353,12 +373,19 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
             stderr.flush()
         if log is not stderr:  # --log's file: from its start, as from its stop
             server.log(f"{listening}")
+        if not worker:
+            takeover.record(options.data_dir, takeover.Running(os.getpid(), options.host, port))
+            if replaced is not None and takeover.drain(replaced):
+                server.log(f"taking over from the server {replaced.pid}, which drains")
         orphaned = None
-        if options.ready_fd >= 0:  # a worker: it stops with its parent, even one killed outright
-            orphaned = loop.create_task(_stop_when_orphaned(os.getppid(), stop))
-        await stop.wait()
+        if worker:  # it stops with its parent, even one killed outright
+            orphaned = loop.create_task(stop_when_orphaned(os.getppid(), stop))
+        await takeover.either(stop, draining)
         if orphaned is not None:
             orphaned.cancel()
+        if not stop.is_set():
+            server.log(f"draining: {len(server.sessions)} sessions, for {options.drain_seconds:g} s at most")
+            await server.drain(options.drain_seconds, stop)
         server.log(f"stopping: {len(server.sessions)} sessions to end")
         # The sessions' objects (about 130 in reference cycles each) go with
         # the process: frozen, the collections during the stop and at exit
@@ -371,18 +398,9 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
             await asyncio.wait_for(store.close(), STORE_CLOSE_SECONDS)
         if log is not stderr:
             log.close()
+        if not worker:
+            takeover.forget(options.data_dir)
     return EXIT_OK
-
-
-async def _stop_when_orphaned(parent: int, stop: asyncio.Event) -> None:
-    """Set ``stop`` once the process that started this one is gone (the
-    system makes another its parent): a ``--workers`` parent killed by
-    SIGKILL leaves no worker serving on without it."""
-    while not stop.is_set():
-        if os.getppid() != parent:
-            stop.set()
-            return
-        await asyncio.sleep(ORPHAN_CHECK_SECONDS)
 
 
 def raise_open_files() -> int:

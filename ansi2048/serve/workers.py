@@ -34,16 +34,19 @@ import sys
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import IO, Deque, Dict, List, Optional, Sequence, Tuple
+from typing import IO, Callable, Deque, Dict, List, Optional, Sequence, Tuple
 
 from ..options.parser import EXIT_ERROR, EXIT_OK
 from ..storage.history_file import utc_timestamp
+from . import takeover
 
-__all__ = ["RESTARTS", "RESTART_WINDOW", "Ready", "parse_ready", "run_workers", "worker_argv"]
+__all__ = ["RESTARTS", "RESTART_WINDOW", "Ready", "parse_ready", "run_workers", "stop_when_orphaned", "worker_argv"]
 
 # A worker that dies this often within this many seconds is not started again.
 RESTARTS = 5
 RESTART_WINDOW = 60.0
+# How often a worker looks whether its parent is still there.
+ORPHAN_CHECK_SECONDS = 1.0
 # How long a worker may take to say it is listening (its store opening first).
 READY_SECONDS = 60.0
 
@@ -137,10 +140,17 @@ class _Workers:
         return len(self._deaths) < RESTARTS or now - self._deaths[0] > RESTART_WINDOW
 
 
-async def run_workers(count: int, host: str, port: int, argv: Sequence[str], stderr: IO[str]) -> int:
+async def run_workers(count: int, host: str, port: int, data_dir: str, argv: Sequence[str], stderr: IO[str]) -> int:
     """``ansi2048 serve --workers COUNT``: the parent, until its workers end;
-    the exit status."""
+    the exit status. It takes over from a server running on ``data_dir`` and
+    this address (serve/takeover.py), and drains on SIGUSR2 as one does."""
     workers = _Workers(argv, stderr)
+    replaced = takeover.previous(data_dir, host, port)
+    if replaced is not None and not takeover.can_share(host, port) and takeover.drain(replaced):
+        # It holds the port alone (no --reuse-port): it lets go of it as it
+        # drains, and the workers take it (new connections are refused
+        # until the first one listens, about half a second).
+        replaced = None
     first, process = await workers.start(host, port)
     if first is None:
         workers.signal_all(signal.SIGTERM)
@@ -158,14 +168,25 @@ async def run_workers(count: int, host: str, port: int, argv: Sequence[str], std
     stopped = asyncio.Event()
 
     def stop(signum: int) -> None:
-        workers.stopping = True
+        workers.stopping = True  # a worker that ends now is not started again
         workers.signal_all(signum)
         stopped.set()
 
-    for signum in (signal.SIGTERM, signal.SIGINT):
+    for signum in (signal.SIGTERM, signal.SIGINT, takeover.DRAIN_SIGNAL):
         loop.add_signal_handler(signum, stop, signum)
     loop.add_signal_handler(signal.SIGHUP, workers.signal_all, signal.SIGHUP)
     workers.say(f"{first} with {count} workers")
+    takeover.record(data_dir, takeover.Running(os.getpid(), host, first.port))
+    try:
+        if replaced is not None and takeover.drain(replaced):
+            workers.say(f"taking over from the server {replaced.pid}, which drains")
+        return await _keep(workers, stop, stopped, bound_host, first.port)
+    finally:
+        takeover.forget(data_dir)
+
+
+async def _keep(workers: _Workers, stop: Callable[[int], None], stopped: asyncio.Event, host: str, port: int) -> int:
+    """The workers kept until they have all ended; the exit status."""
     statuses: List[int] = []
     while workers.running:
         ended = await _first_to_end(workers.running, stopped)
@@ -177,7 +198,7 @@ async def run_workers(count: int, host: str, port: int, argv: Sequence[str], std
         if workers.stopping:
             # A worker still starting when the signal came ends by it (its
             # handlers were not set yet): stopped as asked, all the same.
-            statuses.append(EXIT_OK if -status in (signal.SIGTERM, signal.SIGINT) else status)
+            statuses.append(EXIT_OK if -status in (signal.SIGTERM, signal.SIGINT, takeover.DRAIN_SIGNAL) else status)
             continue
         how = f"signal {-status}" if status < 0 else f"status {status}"
         if not workers.may_restart(time.monotonic()):
@@ -186,7 +207,7 @@ async def run_workers(count: int, host: str, port: int, argv: Sequence[str], std
             statuses.append(EXIT_ERROR)
             continue
         workers.say(f"worker {ended.pid} ended ({how}): starting another")
-        ready, _ = await workers.start(bound_host, first.port)
+        ready, _ = await workers.start(host, port)
         if ready is None:
             workers.say("the new worker could not start")
     return EXIT_OK if all(status == EXIT_OK for status in statuses) else EXIT_ERROR
@@ -207,3 +228,14 @@ async def _first_to_end(
         if task in done:
             return process
     return None
+
+
+async def stop_when_orphaned(parent: int, stop: asyncio.Event) -> None:
+    """Set ``stop`` once the process that started this one is gone (the
+    system makes another its parent): a ``--workers`` parent killed by
+    SIGKILL leaves no worker serving on without it."""
+    while not stop.is_set():
+        if os.getppid() != parent:
+            stop.set()
+            return
+        await asyncio.sleep(ORPHAN_CHECK_SECONDS)
