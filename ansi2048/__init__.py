@@ -71,10 +71,12 @@ Shell:
   one port, kept by a parent), ``backup`` (``--backup``: the SQLite store
   copied while it runs), ``log`` (its log, written by
   a thread: never blocking the games), ``connection`` (a client: its key or a
-  guest's login, admission, its line in the log), ``session`` (one session
-  channel: asyncssh's callbacks, the command it runs), ``commands`` (what a
-  client asks for, parsed), ``session_games`` (``play`` and ``daily``: the
-  claim, taking a game over, the game to its end), ``session_commands``
+  guest's login, admission, its line in the log), ``kexguess`` (a client's
+  wrong key-exchange guess ignored as RFC 4253 says: Dropbear's), ``session``
+  (one session channel: asyncssh's callbacks, the command it runs),
+  ``commands`` (what a client asks for, parsed), ``session_games`` (``play``
+  and ``daily``: the claim, taking a game over, the game to its end),
+  ``session_commands``
   (``stats``, ``leaderboard``, ``keys``, ``watch``, ``replay``, ``cast``),
   ``channel`` (what a session's tasks have of its channel: the link, what
   comes in, a viewer), ``game`` (a player's game: the loop's asynchronous

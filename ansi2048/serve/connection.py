@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, List, Optional, Tuple
 
 import asyncssh
 
+from .kexguess import follow_rfc_guess
 from .limits import ALLOWED_ENV, Refusal, short_fingerprint
 from .names import display_name
 from .session import SessionChannel
@@ -58,6 +59,7 @@ class ClientConnection(asyncssh.SSHServer):
         self.endings: List[str] = []
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        follow_rfc_guess(conn)  # before its first packet: Dropbear's guessed one (serve/kexguess.py)
         self._conn = conn
         self._server.connections.add(conn)
         peer = conn.get_extra_info("peername")

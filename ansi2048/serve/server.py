@@ -32,7 +32,7 @@ import asyncssh
 
 from ..options.parser import EXIT_ERROR, EXIT_OK
 from ..storage.history_file import utc_timestamp
-from . import takeover
+from . import kexguess, takeover
 from .channel import DEFAULT_STALL_SECONDS
 from .connection import ClientConnection
 from .limits import DEFAULT_LIMITS, Admission, Limits, capped_by_files
@@ -198,6 +198,9 @@ class GameServer:
             password_auth=False,
             server_version="ansi2048",
         )
+        if not kexguess.supported():
+            # Dropbear's clients among them (serve/kexguess.py): the operator is told why they cannot play.
+            self.log(f"asyncssh {asyncssh.__version__}: a client's wrong key-exchange guess ends its connection")
         address = self._listener.sockets[0].getsockname()
         self.port = int(address[1])
         return str(address[0]), self.port
