@@ -245,7 +245,7 @@ def test_serve_with_http_serves_the_page_and_stops_on_sigterm(tmp_path: Path) ->
     try:
         assert served.process.stderr is not None
         line = served.process.stderr.readline().decode()
-        found = re.fullmatch(r"browsers: (http://127\.0\.0\.1:\d+/)\n", line)
+        found = re.fullmatch(r"\S+ browsers: (http://127\.0\.0\.1:\d+/)\n", line)  # after its time
         assert found, line
         status, _, body = _get(found.group(1))
         assert status == 200 and b"/static/door.js" in body

@@ -11,12 +11,14 @@ import secrets
 import time
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING, Awaitable, Callable, Dict, Optional, Tuple, Type
+from typing import IO, TYPE_CHECKING, Awaitable, Callable, Dict, Optional, Tuple, Type
 
 from aiohttp import web
 
+from ...storage.history_file import utc_timestamp
 from ..commands import printable
 from ..store.base import StoreError
+from ..takeover import Running, listen_taking_over
 from .link_page import BAD_CODE, LINK_SECONDS, TOO_MANY, LinkTries, link_page
 from .links import COOKIE, linked_player, normal_code, redeem
 from .pages import add_pages
@@ -24,9 +26,10 @@ from .protocol import CONTENT_SECURITY_POLICY, same_origin
 from .socket import serve_socket
 
 if TYPE_CHECKING:
+    from ..cli import ServeOptions
     from ..server import GameServer
 
-__all__ = ["STATIC_FILES", "WebSite"]
+__all__ = ["STATIC_FILES", "WebSite", "open_door"]
 
 # The page's files: name -> content type. Only these are served.
 STATIC_FILES = {
@@ -97,12 +100,15 @@ class WebSite:
         self._site: Optional[web.TCPSite] = None
         self._link_tries = LinkTries()
 
-    async def start(self, host: str, port: int) -> Tuple[str, int]:
-        """Listen on ``host``:``port`` (0: a free one); where it listens."""
-        await self._runner.setup()
-        self._site = web.TCPSite(self._runner, host, port, backlog=1024)
+    async def start(self, host: str, port: int, reuse_port: bool = False) -> Tuple[str, int]:
+        """Listen on ``host``:``port`` (0: a free one; ``reuse_port``: other
+        servers may listen there too); where it listens. Tried again after an
+        OSError (a port another server lets go of: serve/takeover.py)."""
+        if self._runner.server is None:
+            await self._runner.setup()
+        self._site = web.TCPSite(self._runner, host, port, backlog=1024, reuse_port=reuse_port or None)
         await self._site.start()
-        address = self._runner.addresses[0]
+        address = self._runner.addresses[-1]
         return str(address[0]), int(address[1])
 
     async def stop_listening(self) -> None:
@@ -203,6 +209,34 @@ class WebSite:
         except Exception as error:  # a bug: this request fails, in one line, and nothing else
             self.server.log(f"web request failed: {type(error).__name__}: {error}")
             raise web.HTTPInternalServerError() from None
+
+
+async def open_door(
+    server: GameServer, options: ServeOptions, replaced: Optional[Running], stderr: IO[str], say: bool
+) -> Optional[WebSite]:
+    """The door (``--http``) started on the server's loop, taking its port
+    over from the server ``replaced`` as the SSH port is, and sharing it as
+    the SSH port is (``--reuse-port``: the workers); where it listens said on
+    ``stderr`` when ``say`` (a worker's parent says nothing of it), and in the
+    log. None when it cannot listen (said on ``stderr``)."""
+    assert options.http is not None
+    site = WebSite(server, secure=options.behind_https)
+    wanted_host, wanted_port = options.http
+    try:
+        host, port = await listen_taking_over(
+            lambda: site.start(wanted_host, wanted_port, options.reuse_port), replaced
+        )
+    except (OSError, ValueError) as error:
+        await site.close()
+        why = (error.strerror if isinstance(error, OSError) else None) or str(error)
+        stderr.write(f"ansi2048 serve: error: --http: cannot listen on {wanted_host}:{wanted_port}: {why}\n")
+        return None
+    where = f"browsers: http://{f'[{host}]' if ':' in host else host}:{port}/"
+    server.log(where)
+    if say:
+        stderr.write(f"{utc_timestamp(time.time())} {where}\n")
+        stderr.flush()
+    return site
 
 
 class _OneLine(logging.Handler):
