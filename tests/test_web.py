@@ -281,3 +281,22 @@ def test_a_pages_keys_go_through_the_input_budget(tmp_path: Path, log: LogLines)
 
         run(scenario())
         assert re.search(r" 11 keys, web; play: quit$", wait_for_log(log, "TERM="))
+
+
+@pytest.mark.posix("signals")
+def test_every_worker_serves_the_page_on_the_one_http_port(tmp_path: Path) -> None:
+    import signal
+    import socket
+
+    from .serve_support import ServeProcess
+
+    with socket.socket() as probe:  # a port free now, for --http (port 0 would give each worker its own)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    served = ServeProcess(tmp_path / "data", options=["--workers", "2", "--http", f"127.0.0.1:{port}"])
+    try:
+        for _ in range(6):  # new connections, spread by the system among the workers
+            status, _, body = _get(f"http://127.0.0.1:{port}/")
+            assert status == 200 and b"/static/door.js" in body
+    finally:
+        assert served.kill(signal.SIGTERM) == 0

@@ -382,7 +382,7 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         if options.http is not None:  # the browser door (serve/web)
             from .web.site import open_door  # aiohttp: imported only for --http
 
-            site = await open_door(server, options, replaced, stderr, say=not worker)
+            site = await open_door(server, options, replaced, stderr, say=not worker, log=log is not stderr)
             if site is None:
                 await server.stop()
                 return EXIT_ERROR

@@ -212,13 +212,14 @@ class WebSite:
 
 
 async def open_door(
-    server: GameServer, options: ServeOptions, replaced: Optional[Running], stderr: IO[str], say: bool
+    server: GameServer, options: ServeOptions, replaced: Optional[Running], stderr: IO[str], say: bool, log: bool
 ) -> Optional[WebSite]:
     """The door (``--http``) started on the server's loop, taking its port
     over from the server ``replaced`` as the SSH port is, and sharing it as
     the SSH port is (``--reuse-port``: the workers); where it listens said on
-    ``stderr`` when ``say`` (a worker's parent says nothing of it), and in the
-    log. None when it cannot listen (said on ``stderr``)."""
+    ``stderr`` when ``say`` (not a worker's: its parent says nothing of it),
+    and in the log when ``log`` (a file: the listening line is there too).
+    None when it cannot listen (said on ``stderr``)."""
     assert options.http is not None
     site = WebSite(server, secure=options.behind_https)
     wanted_host, wanted_port = options.http
@@ -232,7 +233,8 @@ async def open_door(
         stderr.write(f"ansi2048 serve: error: --http: cannot listen on {wanted_host}:{wanted_port}: {why}\n")
         return None
     where = f"browsers: http://{f'[{host}]' if ':' in host else host}:{port}/"
-    server.log(where)
+    if log:
+        server.log(where)
     if say:
         stderr.write(f"{utc_timestamp(time.time())} {where}\n")
         stderr.flush()
