@@ -143,9 +143,13 @@ def test_resizing_the_window_redraws_for_the_new_size(chromium: Any, door: WebSe
     wide = chromium.execute_script("return window.term.cols")
     chromium.set_window_size(420, 700)
     wait_screen(chromium, lambda lines: chromium.execute_script("return window.term.cols") < wide, "fewer columns")
-    # The game drew for the new size: its key line is the short one of a narrow window.
-    lines = shows(chromium, "Moves 0")
-    assert not any("wasd hjkl" in line for line in lines)
+    # The game draws for the new size: its key line is the short one of a narrow window.
+    lines = wait_screen(
+        chromium,
+        lambda lines: any("Moves 0" in line for line in lines) and any("u undo" in line for line in lines)
+        and not any("wasd hjkl" in line for line in lines),
+        "the frame drawn for the narrow window",
+    )  # fmt: skip
     assert all(len(line) <= chromium.execute_script("return window.term.cols") for line in lines)
     assert console_errors(chromium) == []
 
