@@ -300,3 +300,9 @@ def test_every_worker_serves_the_page_on_the_one_http_port(tmp_path: Path) -> No
             assert status == 200 and b"/static/door.js" in body
     finally:
         assert served.kill(signal.SIGTERM) == 0
+
+
+def test_each_web_log_line_is_dated_once(door: WebServerThread, log: LogLines) -> None:
+    _get(door.origin + "/nothing-here")
+    line = wait_for_log(log, "nothing-here")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ 127\.0\.0\.1 web GET /nothing-here 404 Not Found", line), line

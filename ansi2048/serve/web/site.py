@@ -95,7 +95,7 @@ class WebSite:
             access_log=None,
             handle_signals=False,
             shutdown_timeout=SHUTDOWN_SECONDS,
-            logger=_one_line_logger(self._log_line),  # aiohttp's own errors (a malformed request): one line each
+            logger=_one_line_logger(server.log),  # aiohttp's own errors (a malformed request): one line each
         )
         self._site: Optional[web.TCPSite] = None
         self._link_tries = LinkTries()
@@ -132,11 +132,8 @@ class WebSite:
 
     def _log(self, request: web.Request, status: int, why: str) -> None:
         path = printable(request.path, 80)
-        self._log_line(f"{request.remote or '?'} web {printable(request.method[:8])} {path} {status} {why}")
-
-    def _log_line(self, line: str) -> None:
-        when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.server.now()))
-        self.server.log(f"{when} {line}")
+        # Dated by the server's log, as every line of it.
+        self.server.log(f"{request.remote or '?'} web {printable(request.method[:8])} {path} {status} {why}")
 
     # -- handlers -------------------------------------------------------------------
 
