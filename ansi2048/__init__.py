@@ -86,8 +86,9 @@ Shell:
   (watching them), ``replay`` and ``replay_clock`` (finished games played
   back), ``daily``, ``ranked`` and ``verify`` (the day's game, its
   leaderboard, its check), ``limits`` (what a stranger may hold), ``names``,
-  ``pool`` (the AI in a pool of processes), and ``store``, the games in
-  SQLite or PostgreSQL
+  ``pool`` (the AI in a pool of processes), ``store``, the games in
+  SQLite or PostgreSQL, and ``web``, the browser door (``--http``; aiohttp,
+  loaded only there): a page whose WebSocket is an ordinary session
 - ``cli``       ``main``: picks the play mode, turns failures into exit codes
 
 Importing the package loads nothing but this docstring: ``Game`` and

@@ -37,6 +37,8 @@ class ServeOptions:
     workers: int = 1  # --workers: server processes on the port, kept by a parent (serve/workers.py)
     drain_seconds: float = 300.0  # --drain-seconds: how long a server that was taken over waits for its sessions
     ready_fd: int = -1  # --ready-fd (a worker's, from its parent): where the listening line goes
+    http: Optional[Tuple[str, int]] = None  # --http HOST:PORT: the browser door (serve/web); None: none
+    behind_https: bool = False  # --behind-https: a TLS proxy serves the door (its cookie is Secure)
     limits: Limits = field(default=DEFAULT_LIMITS)
 
 
@@ -124,6 +126,18 @@ def _parser() -> argparse.ArgumentParser:
         " by themselves for this long, then stops the rest (default 300)",
     )
     parser.add_argument("--ready-fd", type=int, default=-1, help=argparse.SUPPRESS)  # a worker's: serve/workers.py
+    parser.add_argument(
+        "--http",
+        type=parse_listen,
+        metavar="HOST:PORT",
+        help="also serve the game to browsers (a page and a WebSocket) on HOST:PORT; off unless given."
+        " Put a TLS proxy in front for the world (docs/serving.md)",
+    )
+    parser.add_argument(
+        "--behind-https",
+        action="store_true",
+        help="the --http page reaches browsers over HTTPS (a TLS proxy in front): its cookie is marked Secure",
+    )
     parser.add_argument(
         "--data-dir", metavar="DIR", help="the host key and the database (default: 'server' in the data directory)"
     )
@@ -249,6 +263,8 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
         workers=args.workers,
         drain_seconds=args.drain_seconds,
         ready_fd=args.ready_fd,
+        http=args.http,
+        behind_https=args.behind_https,
         limits=limits,
     )
 
@@ -264,6 +280,12 @@ def main(argv: Sequence[str], env: Optional[Mapping[str, str]] = None, stderr: O
     except ImportError:
         stderr.write(f"ansi2048 serve: error: the server needs asyncssh: {INSTALL}\n")
         return EXIT_ERROR
+    if options.http is not None:
+        try:
+            import aiohttp  # noqa: F401 (only whether it is there)
+        except ImportError:
+            stderr.write(f"ansi2048 serve: error: --http needs aiohttp: {INSTALL}\n")
+            return EXIT_ERROR
     import asyncio
 
     if options.verify is not None:

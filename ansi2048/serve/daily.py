@@ -36,6 +36,7 @@ __all__ = [
     "RANKED",
     "Replayed",
     "board_note",
+    "clock_text",
     "daily_board",
     "day_end",
     "day_of",
@@ -184,7 +185,8 @@ def standings(entries: Sequence[DailyEntry], over: bool = False) -> List[Standin
     return [Standing(rank, entry, machine_timing(times_of(entry))) for rank, entry in enumerate(ranked, 1)]
 
 
-def _clock(seconds: float) -> str:
+def clock_text(seconds: float) -> str:
+    """A game's time as the board shows it, H:MM:SS."""
     whole = int(seconds)
     return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
 
@@ -195,7 +197,7 @@ def _line(standing: Standing) -> str:
     mark = " *" if standing.machine else ""
     return (
         f"{standing.rank:>4}  {display_name(entry.name):<16} {entry.score:>7} {entry.biggest:>6} {entry.moves:>6}"
-        f" {_clock(entry.seconds):>8}  {state:<8} {entry.id:>5}{mark}"
+        f" {clock_text(entry.seconds):>8}  {state:<8} {entry.id:>5}{mark}"
     )
 
 

@@ -378,6 +378,14 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
             stderr.flush()
         if log is not stderr:  # --log's file: from its start, as from its stop
             server.log(f"{listening}")
+        site = None
+        if options.http is not None:  # the browser door (serve/web)
+            from .web.site import open_door  # aiohttp: imported only for --http
+
+            site = await open_door(server, options, replaced, stderr, say=not worker, log=log is not stderr)
+            if site is None:
+                await server.stop()
+                return EXIT_ERROR
         if not worker:
             takeover.record(options.data_dir, takeover.Running(os.getpid(), options.host, port))
             if replaced is not None and takeover.drain(replaced):
@@ -390,13 +398,19 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
             orphaned.cancel()
         if not stop.is_set():
             server.log(f"draining: {len(server.sessions)} sessions, for {options.drain_seconds:g} s at most")
+            if site:
+                await site.stop_listening()  # the new server's door takes the new pages
             await server.drain(options.drain_seconds, stop)
         server.log(f"stopping: {len(server.sessions)} sessions to end")
         # The sessions' objects (about 130 in reference cycles each) go with
         # the process: frozen, the collections during the stop and at exit
         # do not walk them (0.5 s for 1,000 sessions on a loaded machine).
         gc.freeze()
+        if site:
+            await site.stop_listening()  # no new page; the pages' sessions end with the others
         await server.stop()
+        if site:
+            await site.close()
     finally:
         # Bounded too: an append not committed by then was never shown.
         with suppress(asyncio.TimeoutError):

@@ -27,6 +27,7 @@ from .commands import (
     Help,
     KeysRequest,
     Leaderboard,
+    LinkRequest,
     PlayRequest,
     Replay,
     Stats,
@@ -180,6 +181,11 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
 
     # -- the session --------------------------------------------------------------
 
+    @property
+    def task(self) -> Optional[asyncio.Task[None]]:
+        """What the session runs, once started (it ends after the client has gone: saving)."""
+        return self._task
+
     def stopping(self) -> Optional[asyncio.Task[None]]:
         """The server is stopping: end the game, saying so; its task."""
         self.incoming.put_nowait(Ended(SAID_STOPPING))
@@ -272,6 +278,10 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
             return await session_commands.replay_command(self, command)
         if isinstance(command, Watch):
             return await session_commands.watch_command(self, command)
+        if isinstance(command, LinkRequest):
+            from .web.link_commands import link_command  # the browser door's (no aiohttp in it)
+
+            return await link_command(self, command)
         return self.refuse(NEEDS_TERMINAL, NO_TERMINAL)  # play and daily
 
     @property

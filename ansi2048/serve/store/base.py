@@ -21,9 +21,10 @@ claim over, and from then on the first session's appends raise
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Protocol, Tuple
+from typing import Any, List, Optional, Protocol, Sequence, Tuple
 
 from ...records.history import Record
+from .links import Statement
 
 # A ranked daily game's entry (its id) and the arrival times of the keys
 # appended with it (Store.append).
@@ -145,6 +146,12 @@ class Store(Protocol):
         """The secret stored as ``name``: ``proposed`` if none was (stored
         now, so that the first server to ask sets it for every server on
         the database), else the one stored."""
+
+    async def run_script(self, script: Sequence[Statement]) -> List[List[Tuple[Any, ...]]]:
+        """``script``'s statements in one transaction, in order; the rows
+        each returned ([] for none). For the tables of a part of the server
+        that keeps its SQL to itself, the same on both databases
+        (store/links.py)."""
 
     # -- identities ------------------------------------------------------------
 

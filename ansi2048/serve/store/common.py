@@ -12,6 +12,7 @@ from typing import Iterable, Optional, Sequence, Tuple
 from ...records.history import Record, config_key
 from .base import Prefs, SchemaTooNew
 from .daily import SCHEMA_STEP as DAILY_STEP
+from .links import SCHEMA_STEP as LINKS_STEP
 
 __all__ = [
     "DEFAULT_FILE",
@@ -102,6 +103,7 @@ _STEPS: Tuple[Tuple[str, ...], ...] = (
     # 3: secrets every server on the database shares (the daily seeds' secret:
     # several servers, one leaderboard, without copying a file between them).
     ("CREATE TABLE secrets (name TEXT PRIMARY KEY, value {blob} NOT NULL)",),
+    LINKS_STEP,  # 4: browsers linked to a player (store/links.py)
 )
 
 

@@ -44,6 +44,7 @@ from .daily import (
     entry_of as daily_entry_of,
     result_row as daily_result_row,
 )
+from .links import Statement
 from .postgres_appends import Appends
 
 if TYPE_CHECKING:
@@ -319,6 +320,13 @@ class PostgresStore:
             )
 
         await self._transaction(forget)
+
+    async def run_script(self, script: Sequence[Statement]) -> List[List[Tuple[Any, ...]]]:
+        async def run(connection: AsyncConnection[Tuple[Any, ...]]) -> List[List[Tuple[Any, ...]]]:
+            cursors = [await connection.execute(step.sql.encode(), step.parameters) for step in script]
+            return [list(await cursor.fetchall()) if cursor.description else [] for cursor in cursors]
+
+        return await self._transaction(run)
 
     async def shared_secret(self, name: str, proposed: bytes) -> bytes:
         async def keep_first(connection: AsyncConnection[Tuple[Any, ...]]) -> bytes:

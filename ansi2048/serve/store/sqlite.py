@@ -46,6 +46,7 @@ from .daily import (
     question_marks as daily_question_marks,
     result_row as daily_result_row,
 )
+from .links import Statement
 from .sqlite_writer import Writer
 
 __all__ = ["MIGRATIONS", "SQLiteStore"]
@@ -225,6 +226,12 @@ class SQLiteStore:
             connection.execute("UPDATE games SET recording = NULL WHERE player = ? AND board = ?", (player, board))
 
         await self._writer.do(forget)
+
+    async def run_script(self, script: Sequence[Statement]) -> List[List[Tuple[Any, ...]]]:
+        def run(connection: sqlite3.Connection) -> List[List[Tuple[Any, ...]]]:
+            return [connection.execute(_sql(step.sql), step.parameters).fetchall() for step in script]
+
+        return await self._writer.do(run)
 
     async def shared_secret(self, name: str, proposed: bytes) -> bytes:
         def keep_first(connection: sqlite3.Connection) -> bytes:
