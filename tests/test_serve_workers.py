@@ -35,6 +35,7 @@ def test_a_worker_is_the_parents_server_on_the_parents_port() -> None:
     options = parse_serve_options(argv[4:], {})
     assert (options.workers, options.reuse_port, options.host, options.port) == (1, True, "0.0.0.0", 4567)
     assert (options.ready_fd, options.limits.idle_seconds, options.log) == (9, 77.0, "/var/log/serve.log")
+    assert options.parent_pid == os.getpid()  # the worker stops without this process, whenever it goes
     assert parse_serve_options(worker_argv([], "::1", 22, 5)[4:], {}).host == "::1"
 
 

@@ -37,6 +37,7 @@ class ServeOptions:
     workers: int = 1  # --workers: server processes on the port, kept by a parent (serve/workers.py)
     drain_seconds: float = 300.0  # --drain-seconds: how long a server that was taken over waits for its sessions
     ready_fd: int = -1  # --ready-fd (a worker's, from its parent): where the listening line goes
+    parent_pid: int = 0  # --parent-pid (a worker's): the parent it stops without
     http: Optional[Tuple[str, int]] = None  # --http HOST:PORT: the browser door (serve/web); None: none
     behind_https: bool = False  # --behind-https: a TLS proxy serves the door (its cookie is Secure)
     limits: Limits = field(default=DEFAULT_LIMITS)
@@ -126,6 +127,7 @@ def _parser() -> argparse.ArgumentParser:
         " by themselves for this long, then stops the rest (default 300)",
     )
     parser.add_argument("--ready-fd", type=int, default=-1, help=argparse.SUPPRESS)  # a worker's: serve/workers.py
+    parser.add_argument("--parent-pid", type=int, default=0, help=argparse.SUPPRESS)  # likewise
     parser.add_argument(
         "--http",
         type=parse_listen,
@@ -263,6 +265,7 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
         workers=args.workers,
         drain_seconds=args.drain_seconds,
         ready_fd=args.ready_fd,
+        parent_pid=args.parent_pid,
         http=args.http,
         behind_https=args.behind_https,
         limits=limits,

@@ -392,7 +392,7 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
                 server.log(f"taking over from the server {replaced.pid}, which drains")
         orphaned = None
         if worker:  # it stops with its parent, even one killed outright
-            orphaned = loop.create_task(stop_when_orphaned(os.getppid(), stop))
+            orphaned = loop.create_task(stop_when_orphaned(options.parent_pid or os.getppid(), stop))
         await takeover.either(stop, draining)
         if orphaned is not None:
             orphaned.cancel()

@@ -18,7 +18,7 @@ docs/serving.md describes by hand, kept by a parent that
   all have (0 if each did).
 
 A worker is started with the parent's own arguments, then ``--workers 1
---reuse-port --listen HOST:PORT --ready-fd FD``: the last of an option wins,
+--reuse-port --listen HOST:PORT --ready-fd FD --parent-pid PID``: the last of an option wins,
 so nothing the operator gave is parsed twice or lost.
 
 What the workers do not share yet: the live views (the watch list, ``watch
@@ -90,6 +90,10 @@ def worker_argv(argv: Sequence[str], host: str, port: int, ready_fd: int) -> Lis
         listen,
         "--ready-fd",
         str(ready_fd),
+        # Named, not read from getppid() once the worker is up: a parent
+        # killed while the worker starts would leave it an orphan already.
+        "--parent-pid",
+        str(os.getpid()),
     ]
 
 
