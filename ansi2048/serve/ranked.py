@@ -38,6 +38,7 @@ from .daily import (
     keys_text,
     leaderboard_document,
     leaderboard_lines,
+    practice_seed,
     times_of,
     verdict,
 )
@@ -45,6 +46,7 @@ from .game import PlayerGame, _Paused, _Stop
 from .keeping import GuestKeeping, Keeping, StoreKeeping
 from .names import display_name
 from .pauses import Write
+from .secrecy import Deal, GameFacts, Shown, secret_line, shown
 from .store.base import Player
 
 if TYPE_CHECKING:
@@ -315,22 +317,31 @@ class Refused(Exception):
     """``keys``, ``replay``, ``cast`` or ``watch`` cannot give this game (one line)."""
 
 
-def published(entry: Optional[DailyEntry], wanted: int, now: float, command: str) -> DailyEntry:
-    """``entry`` if anyone may have its recording (``keys``) or see it played
-    back (``replay``, ``cast``): a ranked game whose day is over. Before, it
-    would give away the seed, and so the day's tiles to everyone still
-    playing: :class:`Refused`, saying when, in ``command``'s name."""
+def published(
+    entry: Optional[DailyEntry], wanted: int, now: float, command: str, viewer: Optional[int] = None
+) -> Tuple[DailyEntry, Shown]:
+    """``entry`` and what ``viewer`` may be shown of it (the secrecy rule,
+    :func:`~.secrecy.shown`): anything once its day is over; before, its own
+    player may see it played back without its seed, and nobody else may
+    have anything of it (its boards would give away the day's tiles to
+    everyone still playing): :class:`Refused`, saying when, in
+    ``command``'s name."""
     if entry is None or entry.status not in RANKED:
         raise Refused(f"{command}: no ranked game {wanted}")
-    if now < day_end(entry.day):
-        raise Refused(f"{command}: game {wanted} is of {entry.day}, whose tiles stay secret until it ends (00:00 UTC)")
-    return entry
+    showing = shown(GameFacts(Deal.RANKED, entry.day, entry.player), viewer, day_of(now))
+    if showing is Shown.NOTHING:
+        raise Refused(secret_line(command, f"game {wanted}", entry.day))
+    return entry, showing
 
 
-def keys_for(entry: Optional[DailyEntry], wanted: int, now: float) -> bytes:
+def keys_for(entry: Optional[DailyEntry], wanted: int, now: float, viewer: Optional[int]) -> bytes:
     """What ``keys ID`` gives, or :class:`Refused`: a ranked game's
-    recording, once its day is over (:func:`published`)."""
-    return keys_text(published(entry, wanted, now, "keys"))
+    recording, which holds its seed: only when everything of it may be
+    shown (:func:`published`), once its day is over."""
+    entry, showing = published(entry, wanted, now, "keys", viewer)
+    if showing is not Shown.EVERYTHING:
+        raise Refused(secret_line("keys", f"game {wanted}", entry.day))
+    return keys_text(entry)
 
 
 @dataclass(frozen=True)
@@ -344,6 +355,7 @@ class OpenedDaily:
     day: str
     day_seed: int  # r starts the day's game again (practice; in a ranked game r is asked first)
     driver: Callable[..., PlayerGame]
+    facts: GameFacts  # its deal and owner: who may watch it (serve/secrecy.py)
     guest: bool = False
 
 
@@ -356,12 +368,14 @@ async def open_daily(
     store, now = server.store, server.now()
     day = day_of(now)
     seed = day_seed(server.daily_secret, day)
+    practice = practice_seed(server.daily_secret, day)
     rows, cols, goal = DAILY
 
     if player is None:
-        guest = Session(Game(rows, cols, goal, seed))
+        guest = Session(Game(rows, cols, goal, practice))
         driver = partial(DailyGame, store=store, day=day, player=None, now=server.now)
-        return OpenedDaily(GuestKeeping(), guest, NOTE_GUEST, day, seed, driver, guest=True)
+        facts = GameFacts(Deal.PRACTICE, day)
+        return OpenedDaily(GuestKeeping(), guest, NOTE_GUEST, day, practice, driver, facts, guest=True)
     header = format_header(seed, rows, cols, goal, __version__).encode("ascii")
     entry = await store.daily_start(day, player.id, address, now, header, server.daily_per_address)
     ranked = entry is not None and entry.status == PLAYING
@@ -374,29 +388,32 @@ async def open_daily(
     if not ranked:
         # Practice is kept and resumed as any game (a game over starts the day's game again).
         kept = StoreKeeping(store, player.id, board, holder)
-        session, opening = await _open_kept(kept, header, undo=True)
+        session, opening = await _open_kept(kept, practice, undo=True)
         note = NOTE_CAPPED if entry is None else NOTE_PRACTICE.format(day=day)
-        practice = partial(DailyGame, store=store, day=day, player=player.id, now=server.now, opening=opening)
-        return OpenedDaily(kept, session, note, day, seed, practice)
+        driver = partial(DailyGame, store=store, day=day, player=player.id, now=server.now, opening=opening)
+        return OpenedDaily(kept, session, note, day, practice, driver, GameFacts(Deal.PRACTICE, day, player.id))
     assert entry is not None
     keeping = DailyKeeping(store, player.id, board, holder, entry, server.now)
     times = times_of(entry)
     keeping.last = times[-1] if times else 0
-    session, opening = await _open_kept(keeping, header, undo=False)
+    session, opening = await _open_kept(keeping, seed, undo=False)
     ranked_driver = partial(RankedGame, keeping=keeping, store=store, log=server.log, opening=opening)
-    return OpenedDaily(keeping, session, NOTE_RANKED.format(day=day), day, seed, ranked_driver)
+    facts = GameFacts(Deal.RANKED, day, player.id)
+    return OpenedDaily(keeping, session, NOTE_RANKED.format(day=day), day, seed, ranked_driver, facts)
 
 
-async def _open_kept(keeping: StoreKeeping, header: bytes, undo: bool) -> Tuple[Session, List[Write]]:
-    """The day's game in ``keeping``, resumed, or begun from ``header``
+async def _open_kept(keeping: StoreKeeping, seed: int, undo: bool) -> Tuple[Session, List[Write]]:
+    """The day's game in ``keeping``, resumed, or begun from ``seed``
     (also when the kept one is over: practice starts again); and the writes
     that needs, which the driver does before the game's first frame, pausing
     as any write of the game does (as :func:`.keeping.open_game`'s)."""
     rows, cols, goal = DAILY
+    header = format_header(seed, rows, cols, goal, __version__).encode("ascii")
     recording = await keeping.load()
     loaded = SaveFile("", rows, cols, goal, recording).load() if recording is not None else None
     opening: List[Write] = []
-    if loaded is None or (undo and loaded.game.over):
+    # Practice kept by an earlier version dealt the ranked tiles: it starts again on its own.
+    if loaded is None or (undo and (loaded.game.over or loaded.game.seed != seed)):
         opening.append(partial(keeping.rewrite, header))
         loaded = SaveFile("", rows, cols, goal, header).load()
         assert loaded is not None

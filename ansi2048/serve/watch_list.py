@@ -24,6 +24,7 @@ class Entry:
     rows: int
     cols: int
     watchers: int
+    secret: bool = False  # a ranked game of today: listed as played, not watchable (serve/secrecy.py)
 
 
 # The list's first line, longest first: the first that fits the window is
@@ -35,6 +36,8 @@ _TITLES = (
     "Enter watches, q leaves",
     "q leaves",
 )
+# After a ranked game of today on the list: it is being played, not shown.
+SECRET_MARK = "  ranked daily: replay once the day is over"
 _NONE = (
     "  No game is being played now: this list follows as they start.",
     "  No game is being played now.",
@@ -59,7 +62,8 @@ def list_lines(entries: Sequence[Entry], selected: int, width: int) -> List[str]
         for index, entry in enumerate(entries):
             mark = ">" if index == selected else " "
             board = f"{entry.rows}x{entry.cols}"
-            lines.append(f"{mark} {entry.name:<20} {entry.score:>8} {entry.biggest:>6} {board:>6} {entry.watchers:>9}")
+            line = f"{mark} {entry.name:<20} {entry.score:>8} {entry.biggest:>6} {board:>6} {entry.watchers:>9}"
+            lines.append(line + (SECRET_MARK if entry.secret else ""))
     return [line[:width] for line in lines]
 
 

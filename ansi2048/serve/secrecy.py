@@ -1,0 +1,79 @@
+"""The one rule that keeps the day's deal secret (docs/serving.md, "The
+daily leaderboard"): **nothing that reveals the day's deal reaches anyone
+before the day is over, except each player's own ranked game as they play
+it** (and, once finished, replayed to them without its seed).
+
+Every path that shows a game asks :func:`shown` what it may show: replay
+and cast (their titles, captions and headers), ``keys``, ``watch NAME`` and
+the watch list, ``stats`` and ``leaderboard`` (and their JSON), and the
+lines that refuse them. Nothing else decides. Pure: the game's facts, the
+viewer and the current day come in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Optional
+
+from .daily import day_seed
+
+__all__ = ["Deal", "GameFacts", "Shown", "facts_of_seed", "live_secret_line", "secret_line", "shown"]
+
+
+class Deal(Enum):
+    """Where a game's tiles come from."""
+
+    RANKED = "ranked"  # the day's deal (daily.day_seed): the one ranked game a player has that day
+    PRACTICE = "practice"  # the day's practice deal (daily.practice_seed): other tiles, nothing to hide
+    REGULAR = "regular"  # a seed of its own, drawn at random
+
+
+class Shown(Enum):
+    """What of a game a viewer may be shown."""
+
+    NOTHING = "nothing"  # not the game, not its moves: it is refused
+    WITHOUT_SEED = "without seed"  # its boards, but not its seed, nor its keys with the seed
+    EVERYTHING = "everything"  # its seed and keys too (ansi2048 --seed N replays it)
+
+
+@dataclass(frozen=True)
+class GameFacts:
+    """What the rule needs to know of a game."""
+
+    deal: Deal
+    day: str = ""  # YYYY-MM-DD, the day the deal is of ("" for a regular game)
+    owner: Optional[int] = None  # the player whose game it is (None: a guest's)
+
+
+def shown(game: GameFacts, viewer: Optional[int], today: str) -> Shown:
+    """What ``viewer`` (a player's id; None: a guest) may be shown of
+    ``game`` on ``today`` (the current UTC day, YYYY-MM-DD)."""
+    if game.deal is not Deal.RANKED or game.day < today:  # ISO dates sort as days do
+        return Shown.EVERYTHING
+    # The day's ranked deal, its day not over (or a day still to come).
+    if viewer is not None and viewer == game.owner:
+        return Shown.WITHOUT_SEED  # their own game: they saw its boards as they played it
+    return Shown.NOTHING
+
+
+def facts_of_seed(seed: int, owner: Optional[int], secret: bytes, today: str) -> GameFacts:
+    """The facts of a game known by its seed alone (a finished game in a
+    player's history): the day's ranked deal if it is today's; any other
+    day's is public already, and practice deals other tiles."""
+    if seed == day_seed(secret, today):
+        return GameFacts(Deal.RANKED, today, owner)
+    return GameFacts(Deal.REGULAR, "", owner)
+
+
+def secret_line(command: str, what: str, day: str) -> str:
+    """The line that refuses ``command`` of ``what`` (a game, a player's
+    game) of ``day``'s deal: when it may be seen, and no more."""
+    return f"{command}: {what} is of {day}, whose tiles stay secret until it ends (00:00 UTC)"
+
+
+def live_secret_line(name: str, day: str) -> str:
+    """Why ``name``'s ranked game of ``day`` is not watched live."""
+    return (
+        f"{name} is playing the ranked daily game of {day}: not watchable live, its tiles stay secret"
+        " until the day ends (00:00 UTC); then it replays from the leaderboard"
+    )
