@@ -426,10 +426,12 @@ async def leaderboard_output(
 ) -> List[str]:
     """What ``leaderboard [DAY] [--json]`` prints: ``day``'s board (None:
     today's) as text or one JSON document; ``me``: the caller, if a player."""
-    shown = day or day_of(now)
-    entries = await store.daily_entries(shown)
-    over = now >= day_end(shown)
+    board = day or day_of(now)
+    entries = await store.daily_entries(board)
+    # The board shows scores, never a deal; once the day's deal is public
+    # (the secrecy rule) its games are over, each as it stood.
+    over = shown(GameFacts(Deal.RANKED, board), None, day_of(now)) is Shown.EVERYTHING
     if as_json:
-        text: str = json.dumps(leaderboard_document(shown, entries, me, over), indent=1)
+        text: str = json.dumps(leaderboard_document(board, entries, me, over), indent=1)
         return text.splitlines()
-    return leaderboard_lines(shown, entries, me, over)
+    return leaderboard_lines(board, entries, me, over)
