@@ -122,8 +122,10 @@ async def replay_command(session: SessionChannel, request: Replay) -> int:
             assert link is not None
             client = CastClient(link, lambda: link.gone, session.server.clock, session.server.watch_stall)
             theme, now = prefs.theme or "classic", int(session.server.now())
+            session.if_lost = VIEWER_ENDINGS[SAID_LEFT]
             said = await stream_cast(client, playback, session.cast_env(), theme, now)
-            if said:
+            session.if_lost = None
+            if said and said != SAID_LEFT:  # a client gone has said so (session.if_lost)
                 session.ended(VIEWER_ENDINGS.get(said, said))
             return EXIT_OK
         caption = f"replay · {title} · + - speed, space pauses, q leaves"
