@@ -78,8 +78,8 @@ SHOWING = {
     ("session_commands", "watch_command"): "_watch_refusal",
     ("session_commands", "replay_command"): "_replayed",
     ("session_commands", "daily_command"): "keys_for",  # keys
-    ("ranked", "keys_for"): "published",
-    ("ranked", "published"): "shown",
+    ("secrecy", "keys_for"): "published",
+    ("secrecy", "published"): "shown",
     ("ranked", "leaderboard_output"): "shown",  # leaderboard and --json
 }
 

@@ -18,7 +18,7 @@ from ..game.engine import Game
 from ..game.keys import Action, KeyDecoder
 from ..game.session import Session
 from ..loop.events import Event, Key, Keys, Resized
-from ..records.history import config_key
+from ..records.history import daily_key
 from ..records.recording import BodyDecoder, format_header
 from ..storage.files import read_regular
 from ..storage.save_file import SaveFile
@@ -35,7 +35,6 @@ from .daily import (
     day_end,
     day_of,
     day_seed,
-    keys_text,
     leaderboard_document,
     leaderboard_lines,
     practice_seed,
@@ -46,7 +45,7 @@ from .game import PlayerGame, _Paused, _Stop
 from .keeping import GuestKeeping, Keeping, StoreKeeping
 from .names import display_name
 from .pauses import Write
-from .secrecy import Deal, GameFacts, Shown, secret_line, shown
+from .secrecy import Deal, GameFacts, Shown, shown
 from .store.base import Player
 
 if TYPE_CHECKING:
@@ -58,12 +57,9 @@ __all__ = [
     "DailyKeeping",
     "OpenedDaily",
     "RankedGame",
-    "Refused",
     "daily_secret",
-    "keys_for",
     "leaderboard_output",
     "open_daily",
-    "published",
 ]
 
 SECRET_FILE = "daily_secret"  # a secret to propose (earlier versions kept it here)
@@ -173,10 +169,12 @@ class DailyGame(PlayerGame):
         self._now = now
         self._board_keys = _BoardKeyDecoder()
         self._decoder = self._board_keys
+        self._key = daily_key(day, *DAILY)  # the day's own best, as the local daily's (not the regular 4x4's)
 
     async def _feed(self, event: Event) -> None:
         if isinstance(event, Keys) and self._board_keys.asked:
             self._board_keys.asked = False
+            await self._progress()
             entries = await self._saved(partial(self._store.daily_entries, self._day))
             await self._say(board_note(entries, self._player, self._now() >= day_end(self._day)))
             if not event.actions:
@@ -184,6 +182,9 @@ class DailyGame(PlayerGame):
                 # an empty read for a key that is no key, and say so).
                 return
         await super()._feed(event)
+
+    async def _progress(self) -> None:
+        """The player's own game as it stands, on the board (a ranked game's)."""
 
     async def _say(self, note: str) -> None:
         """``note`` on the note line, the frame drawn again."""
@@ -242,6 +243,8 @@ class RankedGame(DailyGame):
                     continue  # the answer no: the key only answered
                 if action is Action.RESTART:
                     await self._settle(FINISHED)
+                    # Ended for good: a finished game, kept in the history as a game over is.
+                    self._pending.add_to_history(self.play.session.played())
                     raise _Stop(SAID_ENDED.format(score=self._daily.entry.score))
                 await self._settle(ASSISTED)  # the loop's own note then says "assisted"
                 kept.append(action)
@@ -257,8 +260,23 @@ class RankedGame(DailyGame):
         if not self._done and self._now() >= self._end:
             raise _Stop(SAID_DAY_OVER.format(score=self.play.session.game.score))
         await super()._renew()
+        await self._progress()
+
+    async def _progress(self) -> None:
+        """The game as it stands (the server's engine played its stored
+        keys) on the board while it is played, at each claim renewal and
+        each ``b``: not zeros until it settles, when its replay decides."""
+        entry, game = self._daily.entry, self.play.session.game
+        if self._done or (entry.score, entry.moves) == (game.score, game.moves):
+            return
+        seconds = self._daily.last / 1000
+        entry = replace(entry, score=game.score, biggest=game.biggest, moves=game.moves, seconds=seconds)
+        await self._saved(partial(self._store.daily_result, entry), pause=not self._closing)
+        self._daily.entry = entry
 
     async def _close(self, said: str) -> None:
+        if not self._done and self._now() >= self._end:  # ended for good at midnight: kept as r r's is
+            self._pending.add_to_history(self.play.session.played())
         await super()._close(said)
         if not self._done:
             status = FINISHED if self._now() >= self._end else PLAYING
@@ -313,37 +331,6 @@ class RankedGame(DailyGame):
         return result, why
 
 
-class Refused(Exception):
-    """``keys``, ``replay``, ``cast`` or ``watch`` cannot give this game (one line)."""
-
-
-def published(
-    entry: Optional[DailyEntry], wanted: int, now: float, command: str, viewer: Optional[int] = None
-) -> Tuple[DailyEntry, Shown]:
-    """``entry`` and what ``viewer`` may be shown of it (the secrecy rule,
-    :func:`~.secrecy.shown`): anything once its day is over; before, its own
-    player may see it played back without its seed, and nobody else may
-    have anything of it (its boards would give away the day's tiles to
-    everyone still playing): :class:`Refused`, saying when, in
-    ``command``'s name."""
-    if entry is None or entry.status not in RANKED:
-        raise Refused(f"{command}: no ranked game {wanted}")
-    showing = shown(GameFacts(Deal.RANKED, entry.day, entry.player), viewer, day_of(now))
-    if showing is Shown.NOTHING:
-        raise Refused(secret_line(command, f"game {wanted}", entry.day))
-    return entry, showing
-
-
-def keys_for(entry: Optional[DailyEntry], wanted: int, now: float, viewer: Optional[int]) -> bytes:
-    """What ``keys ID`` gives, or :class:`Refused`: a ranked game's
-    recording, which holds its seed: only when everything of it may be
-    shown (:func:`published`), once its day is over."""
-    entry, showing = published(entry, wanted, now, "keys", viewer)
-    if showing is not Shown.EVERYTHING:
-        raise Refused(secret_line("keys", f"game {wanted}", entry.day))
-    return keys_text(entry)
-
-
 @dataclass(frozen=True)
 class OpenedDaily:
     """The day's game as a session plays it: ranked (a :class:`RankedGame`
@@ -388,7 +375,7 @@ async def open_daily(
     if not ranked:
         # Practice is kept and resumed as any game (a game over starts the day's game again).
         kept = StoreKeeping(store, player.id, board, holder)
-        session, opening = await _open_kept(kept, practice, undo=True)
+        session, opening = await _open_kept(kept, day, practice, undo=True)
         note = NOTE_CAPPED if entry is None else NOTE_PRACTICE.format(day=day)
         driver = partial(DailyGame, store=store, day=day, player=player.id, now=server.now, opening=opening)
         return OpenedDaily(kept, session, note, day, practice, driver, GameFacts(Deal.PRACTICE, day, player.id))
@@ -396,13 +383,13 @@ async def open_daily(
     keeping = DailyKeeping(store, player.id, board, holder, entry, server.now)
     times = times_of(entry)
     keeping.last = times[-1] if times else 0
-    session, opening = await _open_kept(keeping, seed, undo=False)
+    session, opening = await _open_kept(keeping, day, seed, undo=False)
     ranked_driver = partial(RankedGame, keeping=keeping, store=store, log=server.log, opening=opening)
     facts = GameFacts(Deal.RANKED, day, player.id)
     return OpenedDaily(keeping, session, NOTE_RANKED.format(day=day), day, seed, ranked_driver, facts)
 
 
-async def _open_kept(keeping: StoreKeeping, seed: int, undo: bool) -> Tuple[Session, List[Write]]:
+async def _open_kept(keeping: StoreKeeping, day: str, seed: int, undo: bool) -> Tuple[Session, List[Write]]:
     """The day's game in ``keeping``, resumed, or begun from ``seed``
     (also when the kept one is over: practice starts again); and the writes
     that needs, which the driver does before the game's first frame, pausing
@@ -417,7 +404,7 @@ async def _open_kept(keeping: StoreKeeping, seed: int, undo: bool) -> Tuple[Sess
         opening.append(partial(keeping.rewrite, header))
         loaded = SaveFile("", rows, cols, goal, header).load()
         assert loaded is not None
-    best = await keeping.best(config_key(rows, cols, goal))
+    best = await keeping.best(daily_key(day, rows, cols, goal))
     return Session(loaded.game, best, loaded.runs, undo=undo), opening
 
 

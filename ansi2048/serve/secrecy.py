@@ -13,11 +13,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Optional
+from typing import Optional, Tuple
 
-from .daily import day_seed
+from .daily import RANKED, day_of, day_seed, keys_text
+from .store.base import DailyEntry
 
-__all__ = ["Deal", "GameFacts", "Shown", "facts_of_seed", "live_secret_line", "secret_line", "shown"]
+__all__ = [
+    "Deal",
+    "GameFacts",
+    "Refused",
+    "Shown",
+    "facts_of_seed",
+    "keys_for",
+    "live_secret_line",
+    "published",
+    "secret_line",
+    "shown",
+]
 
 
 class Deal(Enum):
@@ -77,3 +89,34 @@ def live_secret_line(name: str, day: str) -> str:
         f"{name} is playing the ranked daily game of {day}: not watchable live, its tiles stay secret"
         " until the day ends (00:00 UTC); then it replays from the leaderboard"
     )
+
+
+class Refused(Exception):
+    """``keys``, ``replay``, ``cast`` or ``watch`` cannot give this game (one line)."""
+
+
+def published(
+    entry: Optional[DailyEntry], wanted: int, now: float, command: str, viewer: Optional[int] = None
+) -> Tuple[DailyEntry, Shown]:
+    """``entry`` and what ``viewer`` may be shown of it (the secrecy rule,
+    :func:`shown`): anything once its day is over; before, its own
+    player may see it played back without its seed, and nobody else may
+    have anything of it (its boards would give away the day's tiles to
+    everyone still playing): :class:`Refused`, saying when, in
+    ``command``'s name."""
+    if entry is None or entry.status not in RANKED:
+        raise Refused(f"{command}: no ranked game {wanted}")
+    showing = shown(GameFacts(Deal.RANKED, entry.day, entry.player), viewer, day_of(now))
+    if showing is Shown.NOTHING:
+        raise Refused(secret_line(command, f"game {wanted}", entry.day))
+    return entry, showing
+
+
+def keys_for(entry: Optional[DailyEntry], wanted: int, now: float, viewer: Optional[int]) -> bytes:
+    """What ``keys ID`` gives, or :class:`Refused`: a ranked game's
+    recording, which holds its seed: only when everything of it may be
+    shown (:func:`published`), once its day is over."""
+    entry, showing = published(entry, wanted, now, "keys", viewer)
+    if showing is not Shown.EVERYTHING:
+        raise Refused(secret_line("keys", f"game {wanted}", entry.day))
+    return keys_text(entry)

@@ -24,9 +24,9 @@ from .daily import day_of
 from .game import SAID_STOPPING
 from .live import LiveGame, WatchFull
 from .names import display_name
-from .ranked import Refused, keys_for, leaderboard_output, published
+from .ranked import leaderboard_output
 from .replay import SAID_LEFT, CastClient, Playback, play_replay, stream_cast
-from .secrecy import Shown, facts_of_seed, live_secret_line, secret_line, shown
+from .secrecy import Refused, Shown, facts_of_seed, keys_for, live_secret_line, published, secret_line, shown
 from .store.base import Finished, Player, Prefs
 from .watch import Refusal, no_game_of, watch_session
 
