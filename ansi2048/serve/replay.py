@@ -147,7 +147,7 @@ def _finish(done: asyncio.Future[None]) -> None:
 
 # A cast goes to its client in chunks of about this many bytes, and no
 # more is made while this much is still unsent: it is never whole in memory
-# (a 3,000-move 10x10 game's is 6.6 MB).
+# (a 3,000-move 10x10 game's is 8.7 MB).
 CAST_CHUNK = 64 * 1024
 SAID_LEFT = "client left"
 
@@ -224,7 +224,7 @@ async def stream_cast(client: CastClient, playback: Playback, env: Dict[str, str
     def send(data: bytes) -> None:  # on the cast's thread
         try:
             asyncio.run_coroutine_threadsafe(sent(data), loop).result()
-        except (OSError, concurrent.futures.CancelledError) as error:
+        except (OSError, RuntimeError, concurrent.futures.CancelledError) as error:  # gone; the loop closed
             raise BrokenPipeError(str(error)) from None
 
     await loop.run_in_executor(None, cast_text, playback, env, theme, timestamp, CastStream(send))

@@ -118,15 +118,7 @@ async def replay_command(session: SessionChannel, request: Replay) -> int:
         return session.refuse(str(full), "too many viewers", EXIT_ERROR)
     try:
         if request.cast:
-            link = session.link
-            assert link is not None
-            client = CastClient(link, lambda: link.gone, session.server.clock, session.server.watch_stall)
-            theme, now = prefs.theme or "classic", int(session.server.now())
-            session.if_lost = VIEWER_ENDINGS[SAID_LEFT]
-            said = await stream_cast(client, playback, session.cast_env(), theme, now)
-            session.if_lost = None
-            if said and said != SAID_LEFT:  # a client gone has said so (session.if_lost)
-                session.ended(VIEWER_ENDINGS.get(said, said))
+            await _cast(session, playback, prefs)
             return EXIT_OK
         caption = f"replay · {title} · + - speed, space pauses, q leaves"
         animate = wants_motion(Options(animation=prefs.animation is not False), session.client_env())
@@ -135,6 +127,22 @@ async def replay_command(session: SessionChannel, request: Replay) -> int:
         live.give_back()
     _said_as_viewer(session, said)
     return EXIT_OK
+
+
+async def _cast(session: SessionChannel, playback: Playback, prefs: Prefs) -> None:
+    """The game's asciicast streamed to the client (:func:`~.replay.stream_cast`);
+    how it ended, if not whole, in the log."""
+    link = session.link
+    assert link is not None
+    client = CastClient(link, lambda: link.gone, session.server.clock, session.server.watch_stall)
+    theme, now = prefs.theme or "classic", int(session.server.now())
+    session.if_lost = VIEWER_ENDINGS[SAID_LEFT]  # said at once if the client goes
+    try:
+        said = await stream_cast(client, playback, session.cast_env(), theme, now)
+    finally:
+        session.if_lost = None
+    if said and said != SAID_LEFT:  # a client gone has said so already
+        session.ended(VIEWER_ENDINGS[said])
 
 
 async def _replayed(session: SessionChannel, player: Optional[Player], request: Replay) -> Tuple[Playback, str]:
