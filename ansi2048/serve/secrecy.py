@@ -6,8 +6,9 @@ it** (and, once finished, replayed to them without its seed).
 Every path that shows a game asks :func:`shown` what it may show: replay
 and cast (their titles, captions and headers), ``keys``, ``watch NAME`` and
 the watch list, ``stats`` and ``leaderboard`` (and their JSON), and the
-lines that refuse them. Nothing else decides. Pure: the game's facts, the
-viewer and the current day come in."""
+lines that refuse them (:func:`published`, :func:`keys_for`, the lines
+below). Nothing else decides. Pure: the game's facts, the viewer and the
+current day come in."""
 
 from __future__ import annotations
 
