@@ -21,6 +21,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is f
 asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
 
 import ansi2048.serve  # noqa: E402
+from ansi2048 import __version__  # noqa: E402
 from ansi2048.serve.secrecy import Deal, GameFacts, Shown, facts_of_seed, shown  # noqa: E402
 from ansi2048.serve.watch_list import SECRET_MARK  # noqa: E402
 
@@ -236,3 +237,29 @@ def test_practice_deals_other_tiles_the_ranked_game_its_own(
     as_guest, as_ranked, _ = run(scenario())
     assert f"Score {practice[0]}" in as_guest and "a guest is never ranked" in as_guest
     assert f"Score {ranked[0]}" in as_ranked and "ranked game of" in as_ranked
+
+
+def test_practice_kept_by_an_earlier_version_on_the_ranked_tiles_starts_again_on_its_own(
+    served: Tuple[ServerThread, Clock],  # noqa: F811
+) -> None:
+    server, _ = served
+    dave = client_key()
+    keys = "wasdwasdwasd"
+    header = f"# ansi2048 version={__version__} seed={seed_of(DAY)} size=4x4 goal=2048\n".encode()
+
+    async def scenario() -> str:
+        async with daily_terminal(server, dave, "dave") as (chan, terminal):  # his ranked game, ended
+            chan.write(b"r")
+            await terminal.shows("r again ends it for good")
+            chan.write(b"r")
+            await terminal.closed.wait()
+        player = await player_of(server, dave)
+        board, store = f"daily-{DAY}-practice", server.store  # type: ignore[attr-defined]
+        await on_server(server, store.claim(player.id, board, "old", 60))
+        await on_server(server, store.rewrite(player.id, board, "old", header + b"ww"))  # practice on the ranked tiles
+        await on_server(server, store.release(player.id, board, "old"))
+        return await play_daily(server, dave, keys.encode(), user="dave")
+
+    screen = run(scenario())
+    assert "practice (not ranked)" in screen and f"Score {expected(keys, practice_of(DAY))[0]}" in screen
+    assert str(seed_of(DAY)) not in screen  # resumed, it showed the day's seed in its header
