@@ -262,7 +262,11 @@ class ServeProcess:
         self.line = self.process.stderr.readline().decode() if ready else ""
         import re
 
-        found = re.fullmatch(rf"listening on {re.escape(host)}:(\d+) \(host key (SHA256:\S+)\)\n", self.line)
+        dated = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ "
+        found = re.fullmatch(
+            dated + rf"listening on {re.escape(host)}:(\d+) \(host key (SHA256:\S+)\)(?: with \d+ workers)?\n",
+            self.line,
+        )
         if found is None:
             self.kill()
             raise AssertionError(f"the server did not start: {self.line!r}")

@@ -15,12 +15,12 @@ either way is refused, and of the environment a client sends only
 from __future__ import annotations
 
 import asyncio
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, List, Optional, Tuple
 
 import asyncssh
 
+from .kexguess import follow_rfc_guess
 from .limits import ALLOWED_ENV, Refusal, short_fingerprint
 from .names import display_name
 from .session import SessionChannel
@@ -59,6 +59,7 @@ class ClientConnection(asyncssh.SSHServer):
         self.endings: List[str] = []
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        follow_rfc_guess(conn)  # before its first packet: Dropbear's guessed one (serve/kexguess.py)
         self._conn = conn
         self._server.connections.add(conn)
         peer = conn.get_extra_info("peername")
@@ -96,12 +97,11 @@ class ClientConnection(asyncssh.SSHServer):
         fingerprint), in which terminal, how long, how many keys, how it
         ended. Nothing the client sent is in it as it came (TERM is made
         printable and bounded), and no key."""
-        when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._server.now()))
         window = f"{self.window[0]}x{self.window[1]}" if self.window else "-"
         seconds = self._server.clock() - self._started
         ended = "; ".join(self.endings) or "closed"
         return (
-            f"{when} {self._address} {short_fingerprint(self.fingerprint)} {self.name} TERM={self.term or '-'} {window}"
+            f"{self._address} {short_fingerprint(self.fingerprint)} {self.name} TERM={self.term or '-'} {window}"
             f" {seconds:.1f} s, {self.keys} keys, {ended}"
         )
 

@@ -150,7 +150,7 @@ class PlayerGame:
         self._unsaved = False  # play ends in a pause: the state past the saved keys is neither drawn nor kept
         self._closing = False  # play has ended: what is left to write is written, or handed over, never paused for
         # The server's paused games (a test's driver of its own: not logged); this game in them now.
-        self._pauses, self._counted = pauses or SavingPauses(lambda line: None, clock, now), False
+        self._pauses, self._counted = pauses or SavingPauses(lambda line: None, clock), False
         self._opening = list(opening)  # the writes of its opening (open_game), done before its first frame
 
     async def run(self) -> None:
