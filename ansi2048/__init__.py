@@ -84,11 +84,12 @@ Shell:
   ``pauses`` (saving paused server-wide: its log lines, records left to land),
   ``live`` (games published to their watchers), ``watch`` and ``watch_list``
   (watching them), ``replay`` and ``replay_clock`` (finished games played
-  back), ``daily``, ``ranked`` and ``verify`` (the day's game, its
-  leaderboard, its check), ``limits`` (what a stranger may hold), ``names``,
-  ``pool`` (the AI in a pool of processes), ``store``, the games in
-  SQLite or PostgreSQL, and ``web``, the browser door (``--http``; aiohttp,
-  loaded only there): a page whose WebSocket is an ordinary session
+  back; a cast streamed), ``daily``, ``ranked`` and ``verify`` (the day's
+  game, its leaderboard, its check), ``secrecy`` (the one rule on what of a
+  game anyone may see before its day is over), ``limits`` (what a stranger
+  may hold), ``names``, ``pool`` (the AI in a pool of processes), ``store``,
+  the games in SQLite or PostgreSQL, and ``web``, the browser door
+  (``--http``; aiohttp, loaded only there): a page whose WebSocket is an ordinary session
 - ``cli``       ``main``: picks the play mode, turns failures into exit codes
 
 Importing the package loads nothing but this docstring: ``Game`` and

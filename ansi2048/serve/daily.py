@@ -46,6 +46,7 @@ __all__ = [
     "leaderboard_lines",
     "machine_timing",
     "parse_day",
+    "practice_seed",
     "replay_recording",
     "same_rules",
     "standings",
@@ -91,6 +92,16 @@ def parse_day(text: str) -> str:
 def day_seed(secret: bytes, day: str) -> int:
     """The seed of ``day``'s game: 64 bits of HMAC-SHA256(secret, day)."""
     digest = hmac.new(secret, f"ansi2048 daily {day}".encode("ascii"), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def practice_seed(secret: bytes, day: str) -> int:
+    """The seed of ``day``'s practice game (a guest's, or a player's after
+    their ranked one): the same HMAC over other words, so practice deals
+    other tiles. Were it the ranked deal, anyone could search the day's
+    game with undo, hints and autoplay, then play the line found as their
+    ranked game; and it tells nothing of the ranked deal."""
+    digest = hmac.new(secret, f"ansi2048 practice {day}".encode("ascii"), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big")
 
 

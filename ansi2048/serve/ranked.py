@@ -18,7 +18,7 @@ from ..game.engine import Game
 from ..game.keys import Action, KeyDecoder
 from ..game.session import Session
 from ..loop.events import Event, Key, Keys, Resized
-from ..records.history import config_key
+from ..records.history import daily_key
 from ..records.recording import BodyDecoder, format_header
 from ..storage.files import read_regular
 from ..storage.save_file import SaveFile
@@ -35,9 +35,9 @@ from .daily import (
     day_end,
     day_of,
     day_seed,
-    keys_text,
     leaderboard_document,
     leaderboard_lines,
+    practice_seed,
     times_of,
     verdict,
 )
@@ -45,6 +45,7 @@ from .game import PlayerGame, _Paused, _Stop
 from .keeping import GuestKeeping, Keeping, StoreKeeping
 from .names import display_name
 from .pauses import Write
+from .secrecy import Deal, GameFacts, Shown, shown
 from .store.base import Player
 
 if TYPE_CHECKING:
@@ -56,12 +57,9 @@ __all__ = [
     "DailyKeeping",
     "OpenedDaily",
     "RankedGame",
-    "Refused",
     "daily_secret",
-    "keys_for",
     "leaderboard_output",
     "open_daily",
-    "published",
 ]
 
 SECRET_FILE = "daily_secret"  # a secret to propose (earlier versions kept it here)
@@ -171,10 +169,12 @@ class DailyGame(PlayerGame):
         self._now = now
         self._board_keys = _BoardKeyDecoder()
         self._decoder = self._board_keys
+        self._key = daily_key(day, *DAILY)  # the day's own best, as the local daily's (not the regular 4x4's)
 
     async def _feed(self, event: Event) -> None:
         if isinstance(event, Keys) and self._board_keys.asked:
             self._board_keys.asked = False
+            await self._progress()
             entries = await self._saved(partial(self._store.daily_entries, self._day))
             await self._say(board_note(entries, self._player, self._now() >= day_end(self._day)))
             if not event.actions:
@@ -182,6 +182,9 @@ class DailyGame(PlayerGame):
                 # an empty read for a key that is no key, and say so).
                 return
         await super()._feed(event)
+
+    async def _progress(self) -> None:
+        """The player's own game as it stands, on the board (a ranked game's)."""
 
     async def _say(self, note: str) -> None:
         """``note`` on the note line, the frame drawn again."""
@@ -240,6 +243,8 @@ class RankedGame(DailyGame):
                     continue  # the answer no: the key only answered
                 if action is Action.RESTART:
                     await self._settle(FINISHED)
+                    # Ended for good: a finished game, kept in the history as a game over is.
+                    self._pending.add_to_history(self.play.session.played())
                     raise _Stop(SAID_ENDED.format(score=self._daily.entry.score))
                 await self._settle(ASSISTED)  # the loop's own note then says "assisted"
                 kept.append(action)
@@ -255,8 +260,23 @@ class RankedGame(DailyGame):
         if not self._done and self._now() >= self._end:
             raise _Stop(SAID_DAY_OVER.format(score=self.play.session.game.score))
         await super()._renew()
+        await self._progress()
+
+    async def _progress(self) -> None:
+        """The game as it stands (the server's engine played its stored
+        keys) on the board while it is played, at each claim renewal and
+        each ``b``: not zeros until it settles, when its replay decides."""
+        entry, game = self._daily.entry, self.play.session.game
+        if self._done or (entry.score, entry.moves) == (game.score, game.moves):
+            return
+        seconds = self._daily.last / 1000
+        entry = replace(entry, score=game.score, biggest=game.biggest, moves=game.moves, seconds=seconds)
+        await self._saved(partial(self._store.daily_result, entry), pause=not self._closing)
+        self._daily.entry = entry
 
     async def _close(self, said: str) -> None:
+        if not self._done and self._now() >= self._end:  # ended for good at midnight: kept as r r's is
+            self._pending.add_to_history(self.play.session.played())
         await super()._close(said)
         if not self._done:
             status = FINISHED if self._now() >= self._end else PLAYING
@@ -311,28 +331,6 @@ class RankedGame(DailyGame):
         return result, why
 
 
-class Refused(Exception):
-    """``keys``, ``replay``, ``cast`` or ``watch`` cannot give this game (one line)."""
-
-
-def published(entry: Optional[DailyEntry], wanted: int, now: float, command: str) -> DailyEntry:
-    """``entry`` if anyone may have its recording (``keys``) or see it played
-    back (``replay``, ``cast``): a ranked game whose day is over. Before, it
-    would give away the seed, and so the day's tiles to everyone still
-    playing: :class:`Refused`, saying when, in ``command``'s name."""
-    if entry is None or entry.status not in RANKED:
-        raise Refused(f"{command}: no ranked game {wanted}")
-    if now < day_end(entry.day):
-        raise Refused(f"{command}: game {wanted} is of {entry.day}, whose tiles stay secret until it ends (00:00 UTC)")
-    return entry
-
-
-def keys_for(entry: Optional[DailyEntry], wanted: int, now: float) -> bytes:
-    """What ``keys ID`` gives, or :class:`Refused`: a ranked game's
-    recording, once its day is over (:func:`published`)."""
-    return keys_text(published(entry, wanted, now, "keys"))
-
-
 @dataclass(frozen=True)
 class OpenedDaily:
     """The day's game as a session plays it: ranked (a :class:`RankedGame`
@@ -344,6 +342,7 @@ class OpenedDaily:
     day: str
     day_seed: int  # r starts the day's game again (practice; in a ranked game r is asked first)
     driver: Callable[..., PlayerGame]
+    facts: GameFacts  # its deal and owner: who may watch it (serve/secrecy.py)
     guest: bool = False
 
 
@@ -356,12 +355,14 @@ async def open_daily(
     store, now = server.store, server.now()
     day = day_of(now)
     seed = day_seed(server.daily_secret, day)
+    practice = practice_seed(server.daily_secret, day)
     rows, cols, goal = DAILY
 
     if player is None:
-        guest = Session(Game(rows, cols, goal, seed))
+        guest = Session(Game(rows, cols, goal, practice))
         driver = partial(DailyGame, store=store, day=day, player=None, now=server.now)
-        return OpenedDaily(GuestKeeping(), guest, NOTE_GUEST, day, seed, driver, guest=True)
+        facts = GameFacts(Deal.PRACTICE, day)
+        return OpenedDaily(GuestKeeping(), guest, NOTE_GUEST, day, practice, driver, facts, guest=True)
     header = format_header(seed, rows, cols, goal, __version__).encode("ascii")
     entry = await store.daily_start(day, player.id, address, now, header, server.daily_per_address)
     ranked = entry is not None and entry.status == PLAYING
@@ -374,33 +375,36 @@ async def open_daily(
     if not ranked:
         # Practice is kept and resumed as any game (a game over starts the day's game again).
         kept = StoreKeeping(store, player.id, board, holder)
-        session, opening = await _open_kept(kept, header, undo=True)
+        session, opening = await _open_kept(kept, day, practice, undo=True)
         note = NOTE_CAPPED if entry is None else NOTE_PRACTICE.format(day=day)
-        practice = partial(DailyGame, store=store, day=day, player=player.id, now=server.now, opening=opening)
-        return OpenedDaily(kept, session, note, day, seed, practice)
+        driver = partial(DailyGame, store=store, day=day, player=player.id, now=server.now, opening=opening)
+        return OpenedDaily(kept, session, note, day, practice, driver, GameFacts(Deal.PRACTICE, day, player.id))
     assert entry is not None
     keeping = DailyKeeping(store, player.id, board, holder, entry, server.now)
     times = times_of(entry)
     keeping.last = times[-1] if times else 0
-    session, opening = await _open_kept(keeping, header, undo=False)
+    session, opening = await _open_kept(keeping, day, seed, undo=False)
     ranked_driver = partial(RankedGame, keeping=keeping, store=store, log=server.log, opening=opening)
-    return OpenedDaily(keeping, session, NOTE_RANKED.format(day=day), day, seed, ranked_driver)
+    facts = GameFacts(Deal.RANKED, day, player.id)
+    return OpenedDaily(keeping, session, NOTE_RANKED.format(day=day), day, seed, ranked_driver, facts)
 
 
-async def _open_kept(keeping: StoreKeeping, header: bytes, undo: bool) -> Tuple[Session, List[Write]]:
-    """The day's game in ``keeping``, resumed, or begun from ``header``
+async def _open_kept(keeping: StoreKeeping, day: str, seed: int, undo: bool) -> Tuple[Session, List[Write]]:
+    """The day's game in ``keeping``, resumed, or begun from ``seed``
     (also when the kept one is over: practice starts again); and the writes
     that needs, which the driver does before the game's first frame, pausing
     as any write of the game does (as :func:`.keeping.open_game`'s)."""
     rows, cols, goal = DAILY
+    header = format_header(seed, rows, cols, goal, __version__).encode("ascii")
     recording = await keeping.load()
     loaded = SaveFile("", rows, cols, goal, recording).load() if recording is not None else None
     opening: List[Write] = []
-    if loaded is None or (undo and loaded.game.over):
+    # Practice kept by an earlier version dealt the ranked tiles: it starts again on its own.
+    if loaded is None or (undo and (loaded.game.over or loaded.game.seed != seed)):
         opening.append(partial(keeping.rewrite, header))
         loaded = SaveFile("", rows, cols, goal, header).load()
         assert loaded is not None
-    best = await keeping.best(config_key(rows, cols, goal))
+    best = await keeping.best(daily_key(day, rows, cols, goal))
     return Session(loaded.game, best, loaded.runs, undo=undo), opening
 
 
@@ -409,10 +413,12 @@ async def leaderboard_output(
 ) -> List[str]:
     """What ``leaderboard [DAY] [--json]`` prints: ``day``'s board (None:
     today's) as text or one JSON document; ``me``: the caller, if a player."""
-    shown = day or day_of(now)
-    entries = await store.daily_entries(shown)
-    over = now >= day_end(shown)
+    board = day or day_of(now)
+    entries = await store.daily_entries(board)
+    # The board shows scores, never a deal; once the day's deal is public
+    # (the secrecy rule) its games are over, each as it stood.
+    over = shown(GameFacts(Deal.RANKED, board), None, day_of(now)) is Shown.EVERYTHING
     if as_json:
-        text: str = json.dumps(leaderboard_document(shown, entries, me, over), indent=1)
+        text: str = json.dumps(leaderboard_document(board, entries, me, over), indent=1)
         return text.splitlines()
-    return leaderboard_lines(shown, entries, me, over)
+    return leaderboard_lines(board, entries, me, over)

@@ -108,6 +108,9 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
         self.incoming: asyncio.Queue[Incoming] = asyncio.Queue()
         self._task: Optional[asyncio.Task[None]] = None
         self._ending_said = False  # how the session ended is in its connection's line
+        # How the session ends if its client goes now (a cast: "client left"):
+        # said at once, as the connection's line is written when it closes.
+        self.if_lost: Optional[str] = None
 
     # -- asyncssh's callbacks ---------------------------------------------------
 
@@ -170,6 +173,8 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
     def connection_lost(self, exc: Optional[Exception]) -> None:
         if self.link is not None:
             self.link.gone = True
+        if self.if_lost is not None and not self._ending_said:
+            self.ended(self.if_lost)
         self.incoming.put_nowait(Ended())
         if self._task is None:
             self._uncount()

@@ -24,7 +24,7 @@ from .commands import PlayRequest
 from .daily import DAILY
 from .game import SAID_IDLE, SAID_STOPPING, SAID_TAKEN_OVER, SAID_TOO_SLOW, SAID_UNSAVED, PlayerGame
 from .keeping import CLAIM_SECONDS, GuestKeeping, Keeping, StoreKeeping, open_game
-from .live import GUEST_NAME, PublishingScreen, watchers_note
+from .live import GUEST_NAME, REGULAR, PublishingScreen, watchers_note
 from .pauses import Write
 from .ranked import OpenedDaily, open_daily
 from .store.base import Player, Prefs
@@ -180,7 +180,7 @@ async def run_game(
     )
     game = PlayerGame(*args, opening=opening) if daily is None else daily.driver(*args)
     if not prefs.private:  # watchable (play --private: not)
-        screen.live = server.live.start(name, rows, cols)
+        screen.live = server.live.start(name, rows, cols, daily.facts if daily is not None else REGULAR)
         screen.live.on_watchers = lambda count: session.incoming.put_nowait(Warned(watchers_note(count), True))
     try:
         await game.run()

@@ -11,14 +11,14 @@ queue (:class:`~.channel.Viewer`)."""
 from __future__ import annotations
 
 import asyncio
-from typing import Optional, Tuple
+from typing import Callable, Optional, Tuple
 
 from ..render.repaint import SHOW_CURSOR, Repainter
 from .channel import POLL_SECONDS, SAID_SLOW, Ended, Typed, Viewer, next_incoming
 from .live import LiveGame, LiveGames, WatchFull
 from .watch_list import ListKey, list_keys, list_lines, watch_keys_leave
 
-__all__ = ["SAID_GONE", "follow", "no_game_of", "watch_session"]
+__all__ = ["SAID_GONE", "Refusal", "follow", "no_game_of", "watch_session"]
 
 # The list's fastest redraw (scores change with every key).
 _LIST_SECONDS = 0.25
@@ -88,17 +88,24 @@ def no_game_of(name: str) -> str:
     return f"no game of {name!r} is being played now (or it is private)"
 
 
-async def watch_session(viewer: Viewer, live: LiveGames, name: Optional[str]) -> str:
+# Why a live game may not be watched by this viewer (the secrecy rule,
+# serve/secrecy.py: a ranked game of today), or None if it may.
+Refusal = Callable[[LiveGame], Optional[str]]
+
+
+async def watch_session(viewer: Viewer, live: LiveGames, name: Optional[str], refusal: Refusal) -> str:
     """``watch`` (the list, then the game chosen) or ``watch NAME``; the
-    line to say at the end (the command has refused a NAME no game has
-    already: one that ended meanwhile is said here)."""
+    line to say at the end (the command has refused a NAME no game has, or
+    one ``refusal`` refuses, already: one that ended or began meanwhile is
+    said here)."""
     try:
         if name is not None:
             game = live.find(name)
             if game is None:
                 return no_game_of(name)
-            return await follow(viewer, game)
-        return await _list(viewer, live)
+            refused = refusal(game)
+            return refused if refused is not None else await follow(viewer, game)
+        return await _list(viewer, live, refusal)
     except WatchFull as full:
         return str(full)
     except _Said as said:
@@ -108,18 +115,20 @@ async def watch_session(viewer: Viewer, live: LiveGames, name: Optional[str]) ->
         return SAID_SLOW
 
 
-async def _list(viewer: Viewer, live: LiveGames) -> str:
+async def _list(viewer: Viewer, live: LiveGames, refusal: Refusal) -> str:
     """The list of games, live, until one is chosen (watched, then back
-    here) or the viewer leaves."""
+    here) or the viewer leaves. A game ``refusal`` refuses is listed; chosen,
+    the list says why it is not shown."""
     selected = 0
+    said = ""
     changed = live.listen()
     repainter = Repainter()
     try:
         while True:
-            entries = live.entries()
+            entries = live.entries(lambda game: refusal(game) is not None)
             selected = max(0, min(selected, len(entries) - 1))
             width, height = viewer.window()
-            lines = list_lines(entries, selected, width)[:height]
+            lines = (list_lines(entries, selected, width) + ([said[:width]] if said else []))[:height]
             viewer.write(repainter.frame(lines, width, height))
             changed.clear()
             incoming = await next_incoming(viewer.incoming, changed, 5.0)
@@ -136,7 +145,8 @@ async def _list(viewer: Viewer, live: LiveGames) -> str:
                         selected += 1
                     elif key is ListKey.CHOOSE and entries:
                         chosen = live.get(entries[max(0, min(selected, len(entries) - 1))].number)
-                        if chosen is not None:
+                        said = (refusal(chosen) if chosen is not None else None) or ""
+                        if chosen is not None and not said:
                             viewer.write(_taken_away(repainter, viewer.window()))
                             said = await follow(viewer, chosen, from_list=True)
                             if said == SAID_SLOW:
