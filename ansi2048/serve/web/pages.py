@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, List, Sequence
 
 from aiohttp import web
 
-from ..daily import FINISHED, Standing, clock_text, day_end, day_of, leaderboard_document, parse_day, standings
+from ..daily import FINISHED, Standing, clock_text, day_of, leaderboard_document, parse_day, standings
 from ..names import display_name
-from ..ranked import Refused, keys_for
+from ..secrecy import Deal, GameFacts, Refused, Shown, keys_for, shown
 
 if TYPE_CHECKING:
     from ..server import GameServer
@@ -98,13 +98,13 @@ def add_pages(app: web.Application, server: GameServer) -> None:
 
     async def page(request: web.Request) -> web.StreamResponse:
         day = day_asked(request)
-        over = server.now() >= day_end(day)
+        over = shown(GameFacts(Deal.RANKED, day), None, day_of(server.now())) is Shown.EVERYTHING  # the one rule
         table = standings(await server.store.daily_entries(day), over)
         return web.Response(text=leaderboard_html(day, table, over), content_type="text/html", charset="utf-8")
 
     async def document(request: web.Request) -> web.StreamResponse:
         day = day_asked(request)
-        over = server.now() >= day_end(day)
+        over = shown(GameFacts(Deal.RANKED, day), None, day_of(server.now())) is Shown.EVERYTHING  # the one rule
         entries = await server.store.daily_entries(day)
         text = json.dumps(leaderboard_document(day, entries, None, over), indent=1) + "\n"
         return web.Response(text=text, content_type="application/json", charset="utf-8")
@@ -115,7 +115,7 @@ def add_pages(app: web.Application, server: GameServer) -> None:
             raise web.HTTPNotFound(reason="no such game")
         entry = await server.store.daily_by_id(int(wanted))
         try:
-            recording = keys_for(entry, int(wanted), server.now())
+            recording = keys_for(entry, int(wanted), server.now(), None)  # a page names nobody: what anyone may see
         except Refused as refused:
             raise web.HTTPNotFound(reason=str(refused)) from None
         return web.Response(body=recording, content_type="text/plain", charset="utf-8")
