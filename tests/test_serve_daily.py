@@ -171,7 +171,9 @@ def test_two_players_are_ranked_by_score_and_later_games_are_practice(
     run(scenario())
 
 
-def test_a_confirmed_hint_unranks_the_game_and_undo_is_off(served: Tuple[ServerThread, Clock]) -> None:
+def test_a_confirmed_hint_ends_the_game_unranked_before_the_ai_plays_the_days_deal(
+    served: Tuple[ServerThread, Clock],
+) -> None:
     server, _ = served
     carol = client_key()
 
@@ -182,13 +184,17 @@ def test_a_confirmed_hint_unranks_the_game_and_undo_is_off(served: Tuple[ServerT
             chan.write(b"u")
             await terminal.shows("undo is off")
             chan.write(b"t")
-            await terminal.shows("t again makes it unranked")
+            await terminal.shows("t again ends it, unranked")
             chan.write(b"t")
-            await terminal.shows("assisted")
-            chan.write(b"q")
-            await terminal.closed.wait()
+            await terminal.closed.wait()  # no hint on the day's deal: the ranked game ended
+            assert "your ranked game ended unranked, score 0; daily again: practice, with the AI" in terminal.text()
         _, out, _ = await command(server, carol, "leaderboard --json")
         assert json.loads(out)["top"] == []
+        # Its player's next daily game is practice: the AI there plays other tiles.
+        async with daily_terminal(server, carol, "carol") as (chan, terminal):
+            await terminal.shows("practice")
+            chan.write(b"q")
+            await terminal.closed.wait()
 
     run(scenario())
 

@@ -70,9 +70,13 @@ BOARD_KEY = b"b"  # typed alone, in a daily game: the day's board on the note li
 DEFAULT_PER_ADDRESS = 3  # new identities one address may enter in one day's ranking
 
 # What the ranked game says, on its note line or as its last line.
-ASK_ASSIST = "ranked game: {key} again makes it unranked (any other key: it stays ranked)"
+# The AI never plays the day's ranked deal: its line could be typed into
+# another key's ranked game. A confirmed hint or autoplay ends the ranked
+# game, unranked; practice (other tiles) has the AI.
+ASK_ASSIST = "ranked: {key} again ends it, unranked (other keys: play on)"
 ASK_END = "ranked game: r again ends it for good, its score counts (any other key: play on)"
-SAID_ENDED = "your ranked game is over: score {score}. ssh ... daily plays the day's game again, for practice"
+SAID_ENDED = "your ranked game is over, score {score}; daily again plays practice, on other tiles"
+SAID_ASSISTED = "your ranked game ended unranked, score {score}; daily again: practice, with the AI"
 NOTE_RANKED = "ranked game of {day}: no undo; r twice ends it; b: the board"
 NOTE_PRACTICE = "practice (not ranked): your ranked game of {day} was played; b: the board"
 NOTE_GUEST = "practice: a guest is never ranked (connect with an SSH key)"
@@ -246,9 +250,12 @@ class RankedGame(DailyGame):
                     # Ended for good: a finished game, kept in the history as a game over is.
                     self._pending.add_to_history(self.play.session.played())
                     raise _Stop(SAID_ENDED.format(score=self._daily.entry.score))
-                await self._settle(ASSISTED)  # the loop's own note then says "assisted"
-                kept.append(action)
-                continue
+                # Ended here, unranked: kept in the history as it stands, the
+                # AI not asked (serve/secrecy.py: nothing shows the day's deal
+                # beyond what its player saw, and the AI would play it on).
+                await self._settle(ASSISTED)
+                self._pending.add_to_history(self.play.session.played())
+                raise _Stop(SAID_ASSISTED.format(score=self.play.session.game.score))
             if action in (Action.HINT, Action.AUTOPLAY, Action.RESTART):
                 self._asking = action
                 await self._say(ASK_END if action is Action.RESTART else ASK_ASSIST.format(key=action.value))
