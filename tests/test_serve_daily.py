@@ -182,7 +182,8 @@ def test_a_confirmed_hint_ends_the_game_unranked_before_the_ai_plays_the_days_de
             chan.write(b"w")
             await asyncio.sleep(0.1)
             chan.write(b"u")
-            await terminal.shows("undo is off")
+            await terminal.shows("no undo in the ranked game")  # not "--no-undo": an option nobody gave
+            assert "--no-undo" not in terminal.text()
             chan.write(b"t")
             await terminal.shows("t again ends it, unranked")
             chan.write(b"t")
