@@ -66,6 +66,13 @@ class MemoryStore:
         self.claims[(player, board)] = Claim(holder, now + ttl)
         return None
 
+    async def renew(self, player: int, board: str, holder: str, ttl: float) -> bool:
+        held = self.claims.get((player, board))
+        if held is None or held.holder != holder:
+            return False
+        self.claims[(player, board)] = Claim(holder, self._clock() + ttl)
+        return True
+
     async def release(self, player: int, board: str, holder: str) -> None:
         held = self.claims.get((player, board))
         if held is not None and held.holder == holder:

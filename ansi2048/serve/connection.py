@@ -57,6 +57,8 @@ class ClientConnection(asyncssh.SSHServer):
         self.window: Optional[Tuple[int, int]] = None
         self.keys = 0
         self.endings: List[str] = []
+        self.running = 0  # its sessions still running: its line waits for them to say how they ended
+        self._lost = False
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
@@ -89,7 +91,16 @@ class ClientConnection(asyncssh.SSHServer):
         self._end_handshake()
         if self._conn is not None:
             self._server.connections.discard(self._conn)
-        self._server.log(self._line())
+        self._lost = True
+        if not self.running:
+            self._server.log(self._line())
+
+    def session_done(self) -> None:
+        """One of its sessions has ended (and said how): once the client
+        has gone and none runs, the connection's line is logged."""
+        self.running -= 1
+        if self._lost and not self.running:
+            self._server.log(self._line())
 
     def _line(self) -> str:
         """The connection's line in the log: when, from where, who (a short

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from enum import Enum
 from typing import Optional, Tuple
 
 __all__ = [
     "ALLOWED_ENV",
     "DEFAULT_LIMITS",
     "Admission",
+    "Breach",
+    "ChannelRules",
     "InputBudget",
     "Limits",
     "Refusal",
@@ -130,6 +133,66 @@ class InputBudget:
         self._tokens -= taken
         self.dropped += len(data) - taken
         return data[:taken]
+
+
+class Breach(Enum):
+    """Why a channel is ended from the server's side (the log says the value)."""
+
+    IDLE = "idle"  # no input for the idle limit
+    SLOW = "client not reading"  # output held too long, or too much of it
+
+
+# While a channel holds output unsent, it is looked at this often: it may
+# drain (a slow reader) or stay held (one that stopped), the stall's rule.
+HELD_POLL_SECONDS = 0.25
+
+
+class ChannelRules:
+    """One session channel's idle and stalled-reader rules, whatever runs
+    on it (a game, a watcher, a replay, a prompt, nothing at all): no input
+    for ``idle_seconds``; output held unsent for ``stalled_seconds``, or
+    more than ``unsent_bytes`` of it. Pure: the time and the bytes unsent
+    are passed in; :mod:`.session` applies it to every channel from the
+    moment it opens. A window's resize is not input: a client sending only
+    resizes is idle."""
+
+    def __init__(self, limits: Limits, now: float) -> None:
+        self.idle_seconds = limits.idle_seconds
+        self.stalled_seconds = limits.stalled_seconds
+        self.unsent_bytes = limits.unsent_bytes
+        self._last_input = now
+        self._held_since: Optional[float] = None  # output unsent since then
+
+    def typed(self, now: float) -> None:
+        """The client sent input (any: what the input budget drops too)."""
+        self._last_input = now
+
+    def rested(self, now: float) -> None:
+        """The client could not type to any effect until now (saving was
+        paused): its idle time starts again."""
+        self._last_input = max(self._last_input, now)
+
+    def breach(self, now: float, unsent: int) -> Optional[Breach]:
+        """The rule broken at ``now`` with ``unsent`` bytes held, if any."""
+        if unsent == 0:
+            self._held_since = None
+        else:
+            if self._held_since is None:
+                self._held_since = now
+            if unsent > self.unsent_bytes or now - self._held_since >= self.stalled_seconds:
+                return Breach.SLOW
+        if now - self._last_input >= self.idle_seconds:
+            return Breach.IDLE
+        return None
+
+    def next_look(self, now: float, unsent: int) -> float:
+        """When to look again (:meth:`breach`): at the idle limit, or soon while output is held."""
+        due = self._last_input + self.idle_seconds
+        if unsent and self._held_since is not None:
+            due = min(due, now + HELD_POLL_SECONDS, self._held_since + self.stalled_seconds)
+        elif unsent:
+            due = min(due, now)
+        return due
 
 
 def capped_by_files(limits: Limits, open_files: int) -> Tuple[Limits, Optional[str]]:

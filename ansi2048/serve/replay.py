@@ -18,7 +18,7 @@ from typing import Dict, Optional
 from ..game.engine import Game
 from ..records.history import Record
 from ..records.recording import split_header
-from .channel import POLL_SECONDS, SAID_SLOW, Ended, Typed, Viewer, next_incoming
+from .channel import POLL_SECONDS, Ended, Typed, Viewer, next_incoming
 from .replay_clock import ReplayClock, ReplayStopped
 
 __all__ = ["Playback", "cast_text", "play_replay"]
@@ -104,8 +104,7 @@ async def play_replay(viewer: Viewer, playback: Playback, caption: str, animate:
 
     thread = threading.Thread(target=run, name="ansi2048-replay", daemon=True)
     thread.start()
-    full_since: Optional[float] = None
-    try:
+    try:  # a viewer that stops reading is dropped by its channel's rules (limits.ChannelRules): Ended
         while not done.done():
             incoming = await next_incoming(viewer.incoming, asyncio.Event(), POLL_SECONDS * 4)
             if isinstance(incoming, Ended):
@@ -121,14 +120,6 @@ async def play_replay(viewer: Viewer, playback: Playback, caption: str, animate:
                         clock.slower()
                     elif key == " ":
                         clock.pause()
-            if viewer.link.unsent() > 0:
-                full_since = full_since if full_since is not None else viewer.clock()
-                if viewer.clock() - full_since > viewer.stall:
-                    clock.stop()
-                    viewer.drop()
-                    return SAID_SLOW
-            else:
-                full_since = None
         return ""
     finally:
         clock.stop()

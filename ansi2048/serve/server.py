@@ -31,8 +31,9 @@ from typing import IO, TYPE_CHECKING, Callable, Dict, List, Optional, Set, Tuple
 import asyncssh
 
 from ..options.parser import EXIT_ERROR, EXIT_OK
-from .channel import DEFAULT_STALL_SECONDS
+from .channel import DEFAULT_STALL_SECONDS, Ended
 from .connection import ClientConnection
+from .game import SAID_TAKEN_OVER
 from .limits import DEFAULT_LIMITS, Admission, Limits, capped_by_files
 from .live import LiveGames
 from .log import LOG_BUFFER_BYTES, LOG_FLUSH_SECONDS, ServerLog
@@ -143,6 +144,15 @@ class GameServer:
     def holder(self) -> str:
         """A claim holder's name: this server's, and a session's number."""
         return f"{self._id}:{next(self._holders)}"
+
+    def taken_over(self, holder: str) -> None:
+        """Another session took over the game ``holder`` had: if ``holder``
+        is a session of this server, its play ends now (not at its next key
+        or renewal), writing nothing more. A session of another server
+        learns it at its next write or renewal."""
+        for session in self.sessions:
+            if holder in session.holders:
+                session.incoming.put_nowait(Ended(SAID_TAKEN_OVER, lost=True))
 
     def gone(self, holder: str) -> bool:
         """``holder`` was a session of a server on this machine that is no

@@ -18,7 +18,7 @@ from ..records.history import board_stats, stats_document
 from ..render.stats import stats_lines
 from ..render.style import ColorDepth
 from ..render.themes import THEMES
-from .channel import SAID_SLOW, Viewer
+from .channel import SAID_IDLE_CLOSED, SAID_SLOW, Viewer
 from .commands import NEEDS_TERMINAL, NO_TERMINAL, KeysRequest, Leaderboard, Replay, Watch
 from .daily import day_of, day_seed
 from .game import SAID_STOPPING
@@ -46,12 +46,10 @@ def as_viewer(session: SessionChannel, prefs: Prefs) -> Viewer:
     def screen(write: Callable[[str], None], size: Callable[[], Tuple[int, int]]) -> Screen:
         return Screen(write, size, depth, env, palette=palette())
 
-    chan = session.chan
-    assert chan is not None
     look = (depth, prefs.theme, env["TERM"] == "dumb")
-    viewer = Viewer(session.link, session.incoming, lambda: session.window, screen, look, session.server.watch_stall)
-    viewer.drop = chan.abort
-    return viewer
+    # A viewer that stops reading is dropped after the watchers' own stall (--watcher-stalled-seconds).
+    session.rules.stalled_seconds = session.server.watch_stall
+    return Viewer(session.link, session.incoming, lambda: session.window, screen, look)
 
 
 async def watch_command(session: SessionChannel, request: Watch) -> int:
@@ -80,7 +78,7 @@ def _said_as_viewer(session: SessionChannel, said: str) -> None:
 # How a session ended in the log: an id or a name refused (unknown, another
 # player's, a day not over), and a viewer's endings other than "done".
 REFUSED = "refused"
-VIEWER_ENDINGS = {SAID_SLOW: "client not reading", SAID_STOPPING: "server stopping"}
+VIEWER_ENDINGS = {SAID_SLOW: "client not reading", SAID_IDLE_CLOSED: "idle", SAID_STOPPING: "server stopping"}
 
 
 async def replay_command(session: SessionChannel, request: Replay) -> int:

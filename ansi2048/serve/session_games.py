@@ -19,7 +19,7 @@ from ..options.context import Options
 from ..play.screen import wants_motion
 from ..records.history import config_key
 from ..render.themes import THEMES
-from .channel import Typed
+from .channel import Ended, Typed
 from .commands import PlayRequest
 from .daily import DAILY
 from .game import SAID_IDLE, SAID_STOPPING, SAID_TAKEN_OVER, SAID_TOO_SLOW, SAID_UNSAVED, PlayerGame
@@ -95,6 +95,8 @@ async def claim(session: SessionChannel, player: Player, board: str) -> Optional
         if not server.gone(held.holder) and not await take_over(session):
             return None
         await store.claim(player.id, board, holder, CLAIM_SECONDS, take_over=True)
+        server.taken_over(held.holder)
+    session.holders.add(holder)
     return holder
 
 
@@ -119,6 +121,10 @@ async def take_over(session: SessionChannel) -> bool:
         try:
             answer = await asyncio.wait_for(session.incoming.get(), ANSWER_SECONDS)
         except asyncio.TimeoutError:
+            return False
+        if isinstance(answer, Ended) and answer.breach is not None:  # the channel's rules ended it
+            session.say(answer.said, stderr=False)  # under the prompt, where a game says its last line
+            session.ended(answer.breach.value)
             return False
         if not isinstance(answer, Resized):  # a key (or the end): the answer
             return isinstance(answer, Typed) and answer.data[:1] in (b"y", b"Y")
@@ -175,7 +181,6 @@ async def run_game(
         server.clock,
         server.now,
         screen.sent,
-        server.limits,
         server.pauses,
     )
     game = PlayerGame(*args, opening=opening) if daily is None else daily.driver(*args)

@@ -161,6 +161,14 @@ class Store(Protocol):
         """Take (or renew) the claim on the game; None when it is ours now,
         else the live claim of another holder (unless ``take_over``)."""
 
+    async def renew(self, player: int, board: str, holder: str, ttl: float) -> bool:
+        """Extend the claim ``holder`` still holds by ``ttl`` from now; False
+        (nothing written) if it holds none: another session took the game
+        over, or took it once it was free. Never takes a claim: a session
+        that lost its game must not get it back by renewing. A claim past its
+        time that no other session took is still ``holder``'s (nothing else
+        wrote the game meanwhile), and is extended."""
+
     async def release(self, player: int, board: str, holder: str) -> None: ...
 
     async def load(self, player: int, board: str) -> Optional[bytes]:

@@ -265,6 +265,16 @@ class PostgresStore:
 
         return await self._transaction(take)
 
+    async def renew(self, player: int, board: str, holder: str, ttl: float) -> bool:
+        async def extend(connection: AsyncConnection[Tuple[Any, ...]]) -> bool:
+            cursor = await connection.execute(
+                f"UPDATE games SET until = {NOW} + %s WHERE player = %s AND board = %s AND holder = %s",
+                (ttl, player, board, holder),
+            )
+            return cursor.rowcount == 1
+
+        return await self._transaction(extend)
+
     async def release(self, player: int, board: str, holder: str) -> None:
         async def let_go(connection: AsyncConnection[Tuple[Any, ...]]) -> None:
             await connection.execute(

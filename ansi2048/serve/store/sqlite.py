@@ -164,6 +164,16 @@ class SQLiteStore:
 
         return await self._writer.do(take)
 
+    async def renew(self, player: int, board: str, holder: str, ttl: float) -> bool:
+        def extend(connection: sqlite3.Connection) -> bool:
+            cursor = connection.execute(
+                "UPDATE games SET until = ? WHERE player = ? AND board = ? AND holder = ?",
+                (time.time() + ttl, player, board, holder),
+            )
+            return cursor.rowcount == 1
+
+        return await self._writer.do(extend)
+
     async def release(self, player: int, board: str, holder: str) -> None:
         def let_go(connection: sqlite3.Connection) -> None:
             connection.execute(
