@@ -9,6 +9,7 @@ caps of its own.
 
 from __future__ import annotations
 
+import ipaddress
 from collections import Counter
 from dataclasses import dataclass
 from enum import Enum
@@ -25,6 +26,7 @@ __all__ = [
     "Refusal",
     "capped_by_files",
     "short_fingerprint",
+    "source_of",
 ]
 
 # The client's environment variables the server reads; every other one is
@@ -59,13 +61,35 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
+# An IPv6 source is counted by its /64: one holder gets 2^64 addresses of it.
+IPV6_PREFIX = 64
+
+
+def source_of(address: str) -> str:
+    """What every per-address cap counts ``address`` as (sessions, logins,
+    guests, the daily ranking): an IPv4 address as itself, an IPv6 one by
+    its /64 (``2001:db8:1:2::/64``), an IPv4-mapped IPv6 one
+    (``::ffff:192.0.2.1``) as its IPv4 address; anything else (a Unix
+    socket's "?") as it is."""
+    try:
+        parsed = ipaddress.ip_address(address.partition("%")[0])  # a zone (fe80::1%eth0) is no other source
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.IPv6Network((parsed, IPV6_PREFIX), strict=False))
+    return str(parsed)
+
+
 class Refusal(Exception):
     """Over a limit: the message says which (it is shown to the client)."""
 
 
 class Admission:
     """Connections in their handshake, and sessions, counted in all and per
-    source address (and sessions per identity)."""
+    source (and sessions per identity). A source is what :func:`source_of`
+    makes of an address: the caller passes it, never the raw address."""
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits

@@ -103,9 +103,8 @@ async def claim(session: SessionChannel, player: Player, board: str) -> Optional
 async def play_daily(session: SessionChannel) -> None:
     """``daily``: the day's game, ranked or practice (:mod:`.ranked`)."""
     player = await session.player()
-    peer = session.chan.get_extra_info("peername") if session.chan is not None else None
-    address = str(peer[0]) if peer else "?"
-    opened = await open_daily(session.server, player, address, partial(claim, session))
+    # The ranking's cap per address counts sources as every per-address cap does (limits.source_of).
+    opened = await open_daily(session.server, player, session.connection.source, partial(claim, session))
     if opened is None:
         return
     name = player.name if player is not None else GUEST_NAME
