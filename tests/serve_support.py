@@ -35,8 +35,8 @@ class MemoryStore:
         self.closed = False
         self.secrets: Dict[str, bytes] = {}
 
-    async def open(self) -> None:
-        pass
+    async def open(self) -> List[str]:
+        return []
 
     async def close(self) -> None:
         self.closed = True
@@ -46,9 +46,9 @@ class MemoryStore:
 
     async def player(self, fingerprint: str, name: str) -> Player:
         if fingerprint not in self.players:
-            taken = {player.name for player in self.players.values()}
+            taken = {player.name.lower() for player in self.players.values()}  # unique without regard to case
             unique, suffix = name, 2
-            while unique in taken:
+            while unique.lower() in taken:
                 unique, suffix = f"{name}-{suffix}", suffix + 1
             self.players[fingerprint] = Player(len(self.players) + 1, fingerprint, unique)
         return self.players[fingerprint]

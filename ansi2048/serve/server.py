@@ -280,7 +280,8 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         os.makedirs(options.data_dir, mode=0o700, exist_ok=True)
         key = host_key(options.data_dir)
         store = open_store(options.db, options.data_dir)
-        await store.open()
+        for note in await store.open():
+            stderr.write(f"ansi2048 serve: {note}\n")
     except (OSError, ValueError, StoreError, asyncssh.Error) as error:
         stderr.write(f"ansi2048 serve: error: {_why(error)}\n")
         return EXIT_ERROR

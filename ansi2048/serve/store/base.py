@@ -134,9 +134,11 @@ class Store(Protocol):
     same keys as the local best-scores file (``unaided_key`` for games with
     neither undo nor the AI)."""
 
-    async def open(self) -> None:
+    async def open(self) -> List[str]:
         """Create the schema, or upgrade an older one; :class:`SchemaTooNew`
-        for a newer one; :class:`StoreUnavailable` if unreachable."""
+        for a newer one; :class:`StoreUnavailable` if unreachable. What the
+        upgrade did that the operator must hear of (a player renamed), one
+        line each, for the log."""
 
     async def close(self) -> None:
         """Commit what is pending and let go of the database."""
