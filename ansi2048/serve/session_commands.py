@@ -93,19 +93,22 @@ async def replay_command(session: SessionChannel, request: Replay) -> int:
     if not request.cast and not session.has_terminal:
         return session.refuse(NEEDS_TERMINAL, NO_TERMINAL)
     prefs = player.prefs if player is not None else Prefs()
-    if request.cast:
-        assert session.chan is not None
-        env = session.cast_env()
-        text = await asyncio.get_running_loop().run_in_executor(
-            None, cast_text, playback, env, prefs.theme or "classic", int(session.server.now())
-        )
-        session.chan.write(text.encode("utf-8"))
-        return EXIT_OK
     live = session.server.live
     try:
-        live.take()
+        live.take()  # a cast is counted as a replay is: each holds a thread (--max-watchers)
     except WatchFull as full:
         return session.refuse(str(full), "too many viewers", EXIT_ERROR)
+    if request.cast:
+        try:
+            assert session.chan is not None
+            env = session.cast_env()
+            text = await asyncio.get_running_loop().run_in_executor(
+                None, cast_text, playback, env, prefs.theme or "classic", int(session.server.now())
+            )
+            session.chan.write(text.encode("utf-8"))
+        finally:
+            live.give_back()
+        return EXIT_OK
     try:
         caption = f"replay · {title} · + - speed, space pauses, q leaves"
         animate = wants_motion(Options(animation=prefs.animation is not False), session.client_env())
