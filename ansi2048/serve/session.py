@@ -2,7 +2,12 @@
 (the pty, the window's size, the keys, within the input budget), and the
 command the session runs: the game with a terminal (:mod:`.session_games`),
 or one of the commands (:mod:`.commands`; run by :mod:`.session_commands`),
-and nothing else. What the session's tasks see of it is :mod:`.channel`'s."""
+and nothing else. What the session's tasks see of it is :mod:`.channel`'s.
+
+Every channel is under its rules (:class:`~.limits.ChannelRules`: idle,
+unsent output, a stalled reader) from the moment it opens, whatever runs on
+it, or if nothing ever does: they are applied here, to the channel, not by
+each command, so a new command cannot forget them."""
 
 from __future__ import annotations
 
