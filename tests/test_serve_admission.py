@@ -57,9 +57,8 @@ if sys.platform == "win32":  # pragma: no cover
     pytest.skip("the server is for POSIX hosts", allow_module_level=True)
 asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
 
-from .serve_support import MemoryStore, ServerThread  # noqa: E402
+from .serve_support import TIGHT, MemoryStore, ServerThread, logged  # noqa: E402
 from .test_serve import client_key, connect, open_terminal, run  # noqa: E402
-from .test_serve_limits import TIGHT, logged  # noqa: E402
 
 BOUND = 20.0  # bounds waits for what a broken server would never do
 

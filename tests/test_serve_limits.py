@@ -12,7 +12,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, List
+from typing import Any, Iterator, List
 
 import pytest
 
@@ -159,22 +159,11 @@ if sys.platform == "win32":  # pragma: no cover
     pytest.skip("the server is for POSIX hosts", allow_module_level=True)
 asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
 
-from .serve_support import MemoryStore, ServerThread  # noqa: E402
+from .serve_support import TIGHT, MemoryStore, ServerThread, logged  # noqa: E402
 from .test_serve import client_key, connect, kept_keys, open_terminal, run  # noqa: E402
 
 # Another player's address: loopback's other addresses (Linux routes all of 127/8 to lo).
 OTHER = ("127.0.0.2", 0)
-TIGHT = Limits(
-    sessions_per_address=8,
-    handshakes_per_address=10,
-    login_seconds=2.0,
-    idle_seconds=60.0,
-    input_burst=512,
-    input_rate=256,
-    unsent_bytes=64 * 1024,
-    stalled_seconds=1.0,
-    command_chars=1024,
-)
 
 
 def loopback_aliases() -> bool:
@@ -212,15 +201,6 @@ async def plays(port: int, key: Any = None, keys: bytes = b"adws", **options: An
         chan.write(b"q")
         await terminal.closed.wait()
         assert terminal.exit_status == 0
-
-
-def logged(log: io.StringIO, wanted: Callable[[str], bool]) -> str:
-    """The log once ``wanted`` of it (a connection's line is written when the
-    server sees it close, a moment after the client), or after 5 s."""
-    end = time.monotonic() + 5
-    while not wanted(log.getvalue()) and time.monotonic() < end:
-        time.sleep(0.05)
-    return log.getvalue()
 
 
 def no_escape_in(text: str) -> None:
