@@ -38,6 +38,10 @@ def test_the_rules_idle_stalled_and_unsent() -> None:
     assert rules.breach(105.0, 10) is Breach.SLOW  # held 2 s
     assert ChannelRules(RULES, 100.0).breach(100.0, 1001) is Breach.SLOW  # too much held, at once
     rules = ChannelRules(RULES, 100.0)
+    for tick in range(10):  # a frame on its way at every look, but all taken before each next frame
+        assert rules.breach(100.0 + tick, 10) is None
+        rules.drained()
+    rules = ChannelRules(RULES, 100.0)
     rules.rested(108.0)  # saving paused until then: no key could play
     assert rules.breach(117.0, 0) is None and rules.breach(118.0, 0) is Breach.IDLE
 

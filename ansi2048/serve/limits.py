@@ -191,6 +191,12 @@ class ChannelRules:
         """The client sent input (any: what the input budget drops too)."""
         self._last_input = now
 
+    def drained(self) -> None:
+        """The client had taken all output (seen as more is written): a
+        reader keeping up with frames that come faster than the looks is
+        not stalled, even if every look finds a frame on its way."""
+        self._held_since = None
+
     def rested(self, now: float) -> None:
         """The client could not type to any effect until now (saving was
         paused): its idle time starts again."""

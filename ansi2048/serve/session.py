@@ -72,7 +72,9 @@ class _Link:
     """What runs on the session writes to (see :class:`.channel.Link`):
     each write is looked at by the channel's rules (``written``)."""
 
-    def __init__(self, chan: asyncssh.SSHServerChannel[bytes], written: Callable[[], None], rested: Callable[[], None]):
+    def __init__(
+        self, chan: asyncssh.SSHServerChannel[bytes], written: Callable[[int], None], rested: Callable[[], None]
+    ) -> None:
         self._chan = chan
         self._written = written
         self.rested = rested
@@ -81,12 +83,13 @@ class _Link:
     def write(self, data: bytes) -> None:
         if self.gone:
             return
+        before = self.unsent()
         try:
             self._chan.write(data)
         except (OSError, asyncssh.Error):
             self.gone = True
             return
-        self._written()
+        self._written(before)
 
     def unsent(self) -> int:
         return int(self._chan.get_write_buffer_size())
@@ -210,10 +213,13 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
         delay = max(0.0, self.rules.next_look(now, unsent) - now)
         self._look_timer = asyncio.get_running_loop().call_later(delay, self._look)
 
-    def _written(self) -> None:
-        """Output went out: over the unsent limit, the reader is dropped at
-        once; else held output is looked at soon (it may stall)."""
+    def _written(self, before: int) -> None:
+        """Output went out (``before``: bytes unsent until then): over the
+        unsent limit, the reader is dropped at once; else held output is
+        looked at soon (it may stall)."""
         assert self.link is not None
+        if before == 0:
+            self.rules.drained()
         unsent = self.link.unsent()
         if unsent > self.rules.unsent_bytes:
             self._breach(Breach.SLOW)
