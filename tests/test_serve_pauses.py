@@ -233,7 +233,7 @@ def test_the_claims_renewal_paused_lands_and_play_goes_on(
     tmp_path: Path, store_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("ansi2048.serve.game._RENEW_SECONDS", 0.2)  # renewed often, so the test need not wait 10 s
-    served, store = serving(tmp_path, store_url, "claim")
+    served, store = serving(tmp_path, store_url, "renew")
     key = client_key()
     with served:
 

@@ -26,6 +26,7 @@ from ..play.screen import Screen
 from ..render.frame import View
 from ..render.motion import Sprite
 from .channel import Viewer
+from .names import folded
 from .secrecy import Deal, GameFacts
 from .watch_list import Entry
 
@@ -250,8 +251,8 @@ class LiveGames:
         self._listeners.discard(event)
 
     def find(self, name: str) -> Optional[LiveGame]:
-        """The newest game of the player called ``name``."""
-        named = [game for game in self._games.values() if game.name == name]
+        """The newest game of the player called ``name`` (names are unique without regard to case: names.folded)."""
+        named = [game for game in self._games.values() if folded(game.name) == folded(name)]
         return named[-1] if named else None
 
     def get(self, number: int) -> Optional[LiveGame]:

@@ -41,7 +41,7 @@ from .daily import (
     times_of,
     verdict,
 )
-from .game import PlayerGame, _Paused, _Stop
+from .game import SAID_TAKEN_OVER, PlayerGame, _Paused, _Stop
 from .keeping import GuestKeeping, Keeping, StoreKeeping
 from .names import display_name
 from .pauses import Write
@@ -285,7 +285,7 @@ class RankedGame(DailyGame):
         if not self._done and self._now() >= self._end:  # ended for good at midnight: kept as r r's is
             self._pending.add_to_history(self.play.session.played())
         await super()._close(said)
-        if not self._done:
+        if not self._done and not self._lost:  # a game taken over is settled by the session that has it
             status = FINISHED if self._now() >= self._end else PLAYING
             try:
                 await self._settle(status)
@@ -293,13 +293,19 @@ class RankedGame(DailyGame):
                 # The player has left: the server settles the result, trying
                 # until the store is back (serve/pauses.py), from what it stored.
                 self._pauses.keep_trying([self._settled_later(status)], paused.error, not self._counted)
+                self._claim_kept = True  # until it expires: the settlement checks it is still this game's
+            except _Stop:
+                pass  # taken over as it ended: the session that has the game settles it
 
     def _settled_later(self, status: str) -> Write:
         entry = self._daily.entry
 
         async def settle() -> None:
+            if not await self._daily.renew():
+                return  # taken over since: the session that has the game settles it
             recording = await self._daily.load() or b""
             await self._store.daily_result(self._result(entry, status, recording)[0])
+            await self._daily.release()  # kept for this (RankedGame._close)
 
         return settle
 
@@ -309,6 +315,12 @@ class RankedGame(DailyGame):
         read and write pause as every write of the game does (serve/pauses.py):
         once play has ended, :class:`_Paused` (the caller hands it over)."""
         entry = self._daily.entry
+        # Only the game's holder settles it, from the recording it wrote: a
+        # session that lost it (to another on another server, which it learns
+        # here at the latest) would judge another session's keys by its own board.
+        if not await self._saved(self._daily.renew, pause=not self._closing):
+            self._lost = True
+            raise _Stop(SAID_TAKEN_OVER)
         self._done = status != PLAYING
         recording = await self._saved(self._daily.load, pause=not self._closing) or b""
         result, why = self._result(entry, status, recording)

@@ -109,8 +109,7 @@ async def play_replay(viewer: Viewer, playback: Playback, caption: str, animate:
 
     thread = threading.Thread(target=run, name="ansi2048-replay", daemon=True)
     thread.start()
-    full_since: Optional[float] = None
-    try:
+    try:  # a viewer that stops reading is dropped by its channel's rules (limits.ChannelRules): Ended
         while not done.done():
             incoming = await next_incoming(viewer.incoming, asyncio.Event(), POLL_SECONDS * 4)
             if isinstance(incoming, Ended):
@@ -126,14 +125,6 @@ async def play_replay(viewer: Viewer, playback: Playback, caption: str, animate:
                         clock.slower()
                     elif key == " ":
                         clock.pause()
-            if viewer.link.unsent() > 0:
-                full_since = full_since if full_since is not None else viewer.clock()
-                if viewer.clock() - full_since > viewer.stall:
-                    clock.stop()
-                    viewer.drop()
-                    return SAID_SLOW
-            else:
-                full_since = None
         return ""
     finally:
         clock.stop()

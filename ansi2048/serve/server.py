@@ -33,9 +33,10 @@ import asyncssh
 from ..options.parser import EXIT_ERROR, EXIT_OK
 from ..storage.history_file import utc_timestamp
 from . import kexguess, takeover
-from .channel import DEFAULT_STALL_SECONDS
+from .channel import DEFAULT_STALL_SECONDS, Ended
 from .connection import ClientConnection
-from .limits import DEFAULT_LIMITS, Admission, Limits, capped_by_files
+from .game import SAID_TAKEN_OVER
+from .limits import DEFAULT_LIMITS, Admission, Limits, capped_by_files, raise_open_files
 from .live import LiveGames
 from .log import LOG_BUFFER_BYTES, LOG_FLUSH_SECONDS, ServerLog
 from .pauses import SavingPauses
@@ -156,6 +157,15 @@ class GameServer:
     def holder(self) -> str:
         """A claim holder's name: this server's, and a session's number."""
         return f"{self._id}:{next(self._holders)}"
+
+    def taken_over(self, holder: str) -> None:
+        """Another session took over the game ``holder`` had: if ``holder``
+        is a session of this server, its play ends now (not at its next key
+        or renewal), writing nothing more. A session of another server
+        learns it at its next write or renewal."""
+        for session in self.sessions:
+            if holder in session.holders:
+                session.incoming.put_nowait(Ended(SAID_TAKEN_OVER, lost=True))
 
     def gone(self, holder: str) -> bool:
         """``holder`` was a session of a server on this machine that is no
@@ -304,7 +314,8 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         os.makedirs(options.data_dir, mode=0o700, exist_ok=True)
         key = host_key(options.data_dir)
         store = open_store(options.db, options.data_dir)
-        await store.open()
+        for note in await store.open():
+            stderr.write(f"ansi2048 serve: {note}\n")
     except (OSError, ValueError, StoreError, asyncssh.Error) as error:
         stderr.write(f"ansi2048 serve: error: {_why(error)}\n")
         return EXIT_ERROR
@@ -420,23 +431,6 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         if not worker:
             takeover.forget(options.data_dir)
     return EXIT_OK
-
-
-def raise_open_files() -> int:
-    """The process's open-file limit raised to its hard limit (each
-    connection holds a socket); the limit now."""
-    import resource
-
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard == resource.RLIM_INFINITY or hard > soft:
-        wanted = hard if hard != resource.RLIM_INFINITY else 1 << 20
-        for limit in (wanted, 65536, 1 << 14):  # macOS refuses more than OPEN_MAX, however high hard is
-            try:
-                resource.setrlimit(resource.RLIMIT_NOFILE, (min(limit, wanted), hard))
-                break
-            except (ValueError, OSError):
-                continue
-    return int(resource.getrlimit(resource.RLIMIT_NOFILE)[0])
 
 
 def _why(error: BaseException) -> str:

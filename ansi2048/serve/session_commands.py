@@ -18,7 +18,7 @@ from ..records.history import Record, board_stats, stats_document
 from ..render.stats import stats_lines
 from ..render.style import ColorDepth
 from ..render.themes import THEMES
-from .channel import SAID_SLOW, Viewer
+from .channel import SAID_IDLE_CLOSED, SAID_SLOW, Viewer
 from .commands import NEEDS_TERMINAL, NO_TERMINAL, KeysRequest, Leaderboard, Replay, Watch
 from .daily import day_of
 from .game import SAID_STOPPING
@@ -47,12 +47,10 @@ def as_viewer(session: SessionChannel, prefs: Prefs) -> Viewer:
     def screen(write: Callable[[str], None], size: Callable[[], Tuple[int, int]]) -> Screen:
         return Screen(write, size, depth, env, palette=palette())
 
-    chan = session.chan
-    assert chan is not None
     look = (depth, prefs.theme, env["TERM"] == "dumb")
-    viewer = Viewer(session.link, session.incoming, lambda: session.window, screen, look, session.server.watch_stall)
-    viewer.drop = chan.abort
-    return viewer
+    # A viewer that stops reading is dropped after the watchers' own stall (--watcher-stalled-seconds).
+    session.rules.stalled_seconds = session.server.watch_stall
+    return Viewer(session.link, session.incoming, lambda: session.window, screen, look)
 
 
 async def watch_command(session: SessionChannel, request: Watch) -> int:
@@ -96,7 +94,12 @@ def _said_as_viewer(session: SessionChannel, said: str) -> None:
 # How a session ended in the log: an id or a name refused (unknown, another
 # player's, a day not over), and a viewer's endings other than "done".
 REFUSED = "refused"
-VIEWER_ENDINGS = {SAID_SLOW: "client not reading", SAID_STOPPING: "server stopping", SAID_LEFT: "client left"}
+VIEWER_ENDINGS = {
+    SAID_SLOW: "client not reading",
+    SAID_IDLE_CLOSED: "idle",
+    SAID_STOPPING: "server stopping",
+    SAID_LEFT: "client left",
+}
 
 
 async def replay_command(session: SessionChannel, request: Replay) -> int:
@@ -113,7 +116,7 @@ async def replay_command(session: SessionChannel, request: Replay) -> int:
     prefs = player.prefs if player is not None else Prefs()
     live = session.server.live
     try:
-        live.take()
+        live.take()  # a cast is counted as a replay is: each holds a thread (--max-watchers)
     except WatchFull as full:
         return session.refuse(str(full), "too many viewers", EXIT_ERROR)
     try:

@@ -135,9 +135,11 @@ class Store(Protocol):
     same keys as the local best-scores file (``unaided_key`` for games with
     neither undo nor the AI)."""
 
-    async def open(self) -> None:
+    async def open(self) -> List[str]:
         """Create the schema, or upgrade an older one; :class:`SchemaTooNew`
-        for a newer one; :class:`StoreUnavailable` if unreachable."""
+        for a newer one; :class:`StoreUnavailable` if unreachable. What the
+        upgrade did that the operator must hear of (a player renamed), one
+        line each, for the log."""
 
     async def close(self) -> None:
         """Commit what is pending and let go of the database."""
@@ -167,6 +169,14 @@ class Store(Protocol):
     async def claim(self, player: int, board: str, holder: str, ttl: float, take_over: bool = False) -> Optional[Claim]:
         """Take (or renew) the claim on the game; None when it is ours now,
         else the live claim of another holder (unless ``take_over``)."""
+
+    async def renew(self, player: int, board: str, holder: str, ttl: float) -> bool:
+        """Extend the claim ``holder`` still holds by ``ttl`` from now; False
+        (nothing written) if it holds none: another session took the game
+        over, or took it once it was free. Never takes a claim: a session
+        that lost its game must not get it back by renewing. A claim past its
+        time that no other session took is still ``holder``'s (nothing else
+        wrote the game meanwhile), and is extended."""
 
     async def release(self, player: int, board: str, holder: str) -> None: ...
 
