@@ -40,7 +40,15 @@ def test_the_rules_idle_stalled_and_unsent() -> None:
     rules = ChannelRules(RULES, 100.0)
     for tick in range(10):  # a frame on its way at every look, but all taken before each next frame
         assert rules.breach(100.0 + tick, 10) is None
-        rules.drained()
+        rules.wrote(100.0 + tick + 0.5, 0, 10)
+    rules = ChannelRules(RULES, 100.0)
+    for tick in range(20):  # a slow reader behind a full pipe (a cast to a slow link): it takes some each time
+        rules.typed(100.0 + tick)  # playing on (a cast would be idle by then: not what this shows)
+        rules.wrote(100.0 + tick, 900 - tick * 10, 950)
+        assert rules.breach(100.5 + tick, 940 - tick * 10) is None
+    # It last took some by the look at 119.5; then nothing for 2 s:
+    assert rules.breach(121.0, 950) is None and rules.breach(121.4, 950) is None
+    assert rules.breach(121.5, 950) is Breach.SLOW
     rules = ChannelRules(RULES, 100.0)
     rules.rested(108.0)  # saving paused until then: no key could play
     assert rules.breach(117.0, 0) is None and rules.breach(118.0, 0) is Breach.IDLE

@@ -1,6 +1,7 @@
 """What one stranger may hold of a public server, and the accounting of it.
 
-Pure: counts and budgets kept in dicts and numbers, the time passed in. The
+Pure but for :func:`raise_open_files` (the process's open-file limit):
+counts and budgets kept in dicts and numbers, the time passed in. The
 server's connections (:mod:`.connection`) ask :class:`Admission` before
 they let a handshake or a session start, and tells it when either ends; each
 session's input goes through an :class:`InputBudget`. asyncssh keeps no such
@@ -186,17 +187,33 @@ class ChannelRules:
         self.stalled_seconds = limits.stalled_seconds
         self.unsent_bytes = limits.unsent_bytes
         self._last_input = now
-        self._held_since: Optional[float] = None  # output unsent since then
+        self._held_since: Optional[float] = None  # output unsent, none of it taken, since then
+        self._last_unsent = 0  # the bytes unsent when last seen (a write, a look)
 
     def typed(self, now: float) -> None:
         """The client sent input (any: what the input budget drops too)."""
         self._last_input = now
 
-    def drained(self) -> None:
-        """The client had taken all output (seen as more is written): a
-        reader keeping up with frames that come faster than the looks is
-        not stalled, even if every look finds a frame on its way."""
-        self._held_since = None
+    def wrote(self, now: float, before: int, after: int) -> None:
+        """Output was written, taking what is unsent from ``before`` to
+        ``after`` bytes: what the client took since it was last seen counts
+        (a reader keeping up with frames that come faster than the looks is
+        not stalled, even if every look finds a frame on its way)."""
+        self._seen(now, before)
+        if after and self._held_since is None:
+            self._held_since = now
+        self._last_unsent = after
+
+    def _seen(self, now: float, unsent: int) -> None:
+        """``unsent`` bytes held at ``now``: the stall is counted from when
+        output was last taken. A reader that takes some (fewer bytes held
+        than when last seen: a cast streamed to a slow link, a long replay)
+        is reading, however slowly; only one that takes nothing stalls."""
+        if unsent == 0:
+            self._held_since = None
+        elif self._held_since is None or unsent < self._last_unsent:
+            self._held_since = now
+        self._last_unsent = unsent
 
     def rested(self, now: float) -> None:
         """The client could not type to any effect until now (saving was
@@ -205,13 +222,11 @@ class ChannelRules:
 
     def breach(self, now: float, unsent: int) -> Optional[Breach]:
         """The rule broken at ``now`` with ``unsent`` bytes held, if any."""
-        if unsent == 0:
-            self._held_since = None
-        else:
-            if self._held_since is None:
-                self._held_since = now
-            if unsent > self.unsent_bytes or now - self._held_since >= self.stalled_seconds:
-                return Breach.SLOW
+        self._seen(now, unsent)
+        if self._held_since is not None and (
+            unsent > self.unsent_bytes or now - self._held_since >= self.stalled_seconds
+        ):
+            return Breach.SLOW
         if now - self._last_input >= self.idle_seconds:
             return Breach.IDLE
         return None

@@ -224,9 +224,8 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
         unsent limit, the reader is dropped at once; else held output is
         looked at soon (it may stall)."""
         assert self.link is not None
-        if before == 0:
-            self.rules.drained()
         unsent = self.link.unsent()
+        self.rules.wrote(self.server.clock(), before, unsent)
         if unsent > self.rules.unsent_bytes:
             self._breach(Breach.SLOW)
         elif unsent and self._look_timer is not None and self._look_timer.when() > self._soon():
