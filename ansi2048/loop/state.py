@@ -57,11 +57,15 @@ class Autopilot:
 @dataclass(frozen=True)
 class Moving:
     """A move being shown moving: the frames still to draw, as (time from
-    ``start``, sprites), then the settled frame at ``settle``."""
+    ``start``, sprites), then the settled frame at ``settle``; ``view``, what
+    every frame of the motion shows around its sprites (built once a key: a
+    view costs more than a tick's other work; rebuilt only by what changes
+    it meanwhile, a warning or a best stored)."""
 
     start: float
     frames: Tuple[Tuple[float, Tuple[Sprite, ...]], ...]
     settle: float
+    view: View
 
 
 @dataclass(frozen=True)
