@@ -23,7 +23,7 @@ import pytest
 from ansi2048.game.engine import Direction, Game
 from ansi2048.game.keys import move_action
 from ansi2048.game.session import Session
-from ansi2048.loop.events import Draw, Effects, Keys, Tick
+from ansi2048.loop.events import BestStored, Draw, Effects, Event, Keys, Tick, Warned
 from ansi2048.loop.state import Play, Settings
 from ansi2048.loop.step import next_due, step
 from ansi2048.play.screen import Screen
@@ -137,3 +137,23 @@ if __name__ == "__main__":
     table = {case.name: digest(case) for case in cases()}
     REFERENCE.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"{len(table)} digests written to {REFERENCE}", file=sys.stderr)
+
+
+@pytest.mark.parametrize("event", [BestStored(10**6), Warned("the disk is full", saving=False)])
+def test_a_best_or_a_warning_that_comes_during_a_motion_shows_in_its_next_frame(event: Event) -> None:
+    """A key's motion frames share one view, built with the key: what
+    changes the view meanwhile shows from the next frame of the motion on."""
+    play = Play(Session(Game(seed=1)), Settings(animate=True, can_wait=True), (100, 30))
+    play, effects = step(play, Keys((move_action(Direction.LEFT),), 0.0))
+    first = [effect for effect in effects if isinstance(effect, Draw)][-1]
+    assert first.sprites is not None and (first.view.best, first.view.note) == (0, "")
+    play, effects = step(play, event)
+    assert effects == []  # no frame of its own: the motion's next one shows it
+    due = next_due(play)
+    assert due is not None
+    play, effects = step(play, Tick(due))
+    (frame,) = [effect for effect in effects if isinstance(effect, Draw)]
+    assert frame.sprites is not None
+    assert (frame.view.best, frame.view.note) == (
+        (10**6, "") if isinstance(event, BestStored) else (0, "the disk is full")
+    )
