@@ -67,6 +67,10 @@ class Phase(Enum):
     POPPED = "popped"  # a merged tile at its biggest
     APPEARING = "appearing"  # the new tile, half faded in
 
+    # Hashed by identity (members are singletons), as ColorDepth is: a phase
+    # is in the key of the cache every tile of a frame of motion looks up.
+    __hash__ = object.__hash__
+
 
 @dataclass(frozen=True)
 class Sprite:

@@ -28,11 +28,12 @@ __all__ = ["sprite_board_lines"]
 # The caches' bounds (see .lines on why each is bounded): a sprite's lines per
 # (value, phase) of a few looks; a grid piece with tiles over it, per offset
 # (a few offsets per distance slid, a few tiles, a few looks); the empty board
-# per board shape and look; the pieces a run covers, per column and look.
+# per board shape and look; a tile's lines placed, per column (a few
+# dozen columns, a few tiles, a few looks).
 _SPRITES_CACHED = 1024
 _OVERLAID_CACHED = 4096
 _EMPTY_CACHED = 64
-_COVERS_CACHED = 1024
+_PLACED_CACHED = 4096
 
 # A tile over grid pieces: (its column relative to the piece's first, its run).
 _Over = Tuple[int, Piece]
@@ -82,7 +83,6 @@ def _empty_board(rows: int, cols: int, look: _Look) -> Tuple[Line, ...]:
     return tuple(board_lines(empty, None, look.layout, look.depth, look.glyphs, look.palette))
 
 
-@lru_cache(maxsize=_COVERS_CACHED)
 def _cover(left: int, run_width: int, look: _Look, width: int) -> Tuple[Tuple[int, int], ...]:
     """The pieces of a board line that a run of ``run_width`` columns from
     column ``left`` touches (clipped to the board's ``width``): (index,
@@ -103,7 +103,22 @@ def _cover(left: int, run_width: int, look: _Look, width: int) -> Tuple[Tuple[in
     return tuple(cover)
 
 
-def _drawn_line(line: Line, overs: Sequence[Tuple[Tuple[Tuple[int, int], ...], Piece]]) -> Line:
+# A tile's line placed on a board line: the pieces it covers (:func:`_cover`), and its run.
+_Placed = Tuple[Tuple[Tuple[int, int], ...], Piece]
+
+
+@lru_cache(maxsize=_PLACED_CACHED)
+def _placed(value: int, phase: Phase, column: int, look: _Look, width: int) -> Tuple[_Placed, ...]:
+    """A tile of ``value`` in ``phase`` placed at ``column`` of its cell on
+    a board ``width`` columns wide: each of its lines, one object for equal
+    lines (see :func:`_sprite_runs`)."""
+    shift, runs = _sprite_runs(value, phase, look)
+    cover = _cover(column + shift, runs[0].width, look, width)
+    placed: Dict[int, _Placed] = {}
+    return tuple(placed.setdefault(id(run), (cover, run)) for run in runs)
+
+
+def _drawn_line(line: Line, overs: Sequence[_Placed]) -> Line:
     """``line`` with runs drawn over the pieces they cover, later ones over
     earlier ones: a piece a run covers exactly is that run, the others it
     touches are rebuilt."""
@@ -140,22 +155,22 @@ def sprite_board_lines(
     height = len(lines)
     width, _ = layout.board_size(1, cols)
     step_y, step_x = layout.tile_height + layout.row_gap, layout.tile_width + layout.col_gap
-    drawn: Dict[int, List[Tuple[Tuple[Tuple[int, int], ...], Piece]]] = {}
+    drawn: Dict[int, List[_Placed]] = {}
     for sprite in sprites:
-        shift, runs = _sprite_runs(sprite.value, sprite.phase, look)
-        top = 1 + round(sprite.row * step_y)
-        cover = _cover(layout.col_gap + round(sprite.col * step_x) + shift, runs[0].width, look, width)
-        for y, run in enumerate(runs, top):
-            if 0 <= y < height:
-                if y in drawn:
-                    drawn[y].append((cover, run))
-                else:
-                    drawn[y] = [(cover, run)]
+        placed = _placed(sprite.value, sprite.phase, layout.col_gap + round(sprite.col * step_x), look, width)
+        for y, over in enumerate(placed, 1 + round(sprite.row * step_y)):
+            overs = drawn.get(y)
+            if overs is None:
+                drawn[y] = [over]
+            else:
+                overs.append(over)
     # Lines drawn alike over the same line (a row of tiles' blank lines) are
     # one object, built once (its objects are alive meanwhile: ids are keys).
-    built: Dict[Tuple[int, Tuple[Tuple[Tuple[Tuple[int, int], ...], Piece], ...]], Line] = {}
+    built: Dict[Tuple[int, ...], Line] = {}
     for y, overs in drawn.items():
-        key = (id(lines[y]), tuple(overs))
+        if not 0 <= y < height:
+            continue
+        key = (id(lines[y]), *map(id, overs))
         line = built.get(key)
         if line is None:
             line = built[key] = _drawn_line(lines[y], overs)
