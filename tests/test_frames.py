@@ -184,6 +184,7 @@ def test_the_frame_caches_are_bounded() -> None:
         moving_module._overlaid,
         moving_module._empty_board,
         moving_module._placed,
+        moving_module._drawn_line,
         frame_module._header_line,
         frame_module._status_line,
         frame_module._note_line,

@@ -13,6 +13,7 @@ cell instead was most of what a key with motion cost (benchmarks/render.py).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -29,11 +30,14 @@ __all__ = ["sprite_board_lines"]
 # (value, phase) of a few looks; a grid piece with tiles over it, per offset
 # (a few offsets per distance slid, a few tiles, a few looks); the empty board
 # per board shape and look; a tile's lines placed, per column (a few
-# dozen columns, a few tiles, a few looks).
+# dozen columns, a few tiles, a few looks); board lines with tiles over them
+# (the rows of a few moves: a move's tiles that do not slide, and rows that
+# come back).
 _SPRITES_CACHED = 1024
 _OVERLAID_CACHED = 4096
 _EMPTY_CACHED = 64
 _PLACED_CACHED = 4096
+_LINES_CACHED = 4096
 
 # A tile over grid pieces: (its column relative to the piece's first, its run).
 _Over = Tuple[int, Piece]
@@ -77,10 +81,21 @@ def _overlaid(base: Piece, overs: Tuple[_Over, ...]) -> Piece:
     return piece(merge_spans(cells))
 
 
+@dataclass(frozen=True, eq=False)
+class _Empty:
+    """The empty board, hashed by identity (one object per shape and look
+    while cached: a cheap key); ``first[y]``, the first line that is the very
+    object of line ``y`` (a row's blank lines are one)."""
+
+    lines: Tuple[Line, ...]
+    first: Tuple[int, ...]
+
+
 @lru_cache(maxsize=_EMPTY_CACHED)
-def _empty_board(rows: int, cols: int, look: _Look) -> Tuple[Line, ...]:
+def _empty_board(rows: int, cols: int, look: _Look) -> _Empty:
     empty = ((0,) * cols,) * rows
-    return tuple(board_lines(empty, None, look.layout, look.depth, look.glyphs, look.palette))
+    lines = tuple(board_lines(empty, None, look.layout, look.depth, look.glyphs, look.palette))
+    return _Empty(lines, tuple(next(k for k, same in enumerate(lines) if same is line) for line in lines))
 
 
 def _cover(left: int, run_width: int, look: _Look, width: int) -> Tuple[Tuple[int, int], ...]:
@@ -103,8 +118,14 @@ def _cover(left: int, run_width: int, look: _Look, width: int) -> Tuple[Tuple[in
     return tuple(cover)
 
 
-# A tile's line placed on a board line: the pieces it covers (:func:`_cover`), and its run.
-_Placed = Tuple[Tuple[Tuple[int, int], ...], Piece]
+@dataclass(frozen=True, eq=False)
+class _Placed:
+    """A tile's line placed on a board line: the pieces it covers
+    (:func:`_cover`), and its run. Hashed by identity (one object per
+    tile, line and column while cached: a board line's key is cheap)."""
+
+    cover: Tuple[Tuple[int, int], ...]
+    run: Piece
 
 
 @lru_cache(maxsize=_PLACED_CACHED)
@@ -115,16 +136,22 @@ def _placed(value: int, phase: Phase, column: int, look: _Look, width: int) -> T
     shift, runs = _sprite_runs(value, phase, look)
     cover = _cover(column + shift, runs[0].width, look, width)
     placed: Dict[int, _Placed] = {}
-    return tuple(placed.setdefault(id(run), (cover, run)) for run in runs)
+    return tuple(placed.setdefault(id(run), _Placed(cover, run)) for run in runs)
 
 
-def _drawn_line(line: Line, overs: Sequence[_Placed]) -> Line:
-    """``line`` with runs drawn over the pieces they cover, later ones over
-    earlier ones: a piece a run covers exactly is that run, the others it
-    touches are rebuilt."""
+@lru_cache(maxsize=_LINES_CACHED)
+def _drawn_line(empty: _Empty, y: int, overs: Tuple[_Placed, ...]) -> Line:
+    """Line ``y`` of the ``empty`` board (the first of its equal lines) with
+    runs drawn over the pieces they cover, later ones over earlier ones: a
+    piece a run covers exactly is that run, the others it touches are
+    rebuilt. One object per line drawn alike, within a frame (a row's blank
+    lines) and from frame to frame (tiles that stay): a repaint skips it by
+    identity, or finds its change once."""
+    line = empty.lines[y]
     touched: Dict[int, List[_Over]] = {}
-    for cover, run in overs:
-        for index, offset in cover:
+    for over in overs:
+        run = over.run
+        for index, offset in over.cover:
             if index in touched:
                 touched[index].append((offset, run))
             else:
@@ -151,7 +178,8 @@ def sprite_board_lines(
     """The board in the middle of a move: the empty board, then each tile
     drawn where it is on this frame (between cells while it slides)."""
     look = _look(layout, depth, glyphs, palette)
-    lines = list(_empty_board(rows, cols, look))
+    empty = _empty_board(rows, cols, look)
+    lines = list(empty.lines)
     height = len(lines)
     width, _ = layout.board_size(1, cols)
     step_y, step_x = layout.tile_height + layout.row_gap, layout.tile_width + layout.col_gap
@@ -164,15 +192,8 @@ def sprite_board_lines(
                 drawn[y] = [over]
             else:
                 overs.append(over)
-    # Lines drawn alike over the same line (a row of tiles' blank lines) are
-    # one object, built once (its objects are alive meanwhile: ids are keys).
-    built: Dict[Tuple[int, ...], Line] = {}
+    first = empty.first
     for y, overs in drawn.items():
-        if not 0 <= y < height:
-            continue
-        key = (id(lines[y]), *map(id, overs))
-        line = built.get(key)
-        if line is None:
-            line = built[key] = _drawn_line(lines[y], overs)
-        lines[y] = line
+        if 0 <= y < height:
+            lines[y] = _drawn_line(empty, first[y], tuple(overs))
     return lines
