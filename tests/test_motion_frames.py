@@ -15,6 +15,7 @@ import hashlib
 import json
 import random
 import sys
+from dataclasses import FrozenInstanceError, fields, replace
 from pathlib import Path
 from typing import Dict, List, NamedTuple
 
@@ -24,7 +25,7 @@ from ansi2048.game.engine import Direction, Game
 from ansi2048.game.keys import move_action
 from ansi2048.game.session import Session
 from ansi2048.loop.events import BestStored, Draw, Effects, Event, Keys, Tick, Warned
-from ansi2048.loop.state import Play, Settings
+from ansi2048.loop.state import Moving, Play, Settings, view, with_moving
 from ansi2048.loop.step import next_due, step
 from ansi2048.play.screen import Screen
 from ansi2048.render.frame import build_frame
@@ -157,3 +158,17 @@ def test_a_best_or_a_warning_that_comes_during_a_motion_shows_in_its_next_frame(
     assert (frame.view.best, frame.view.note) == (
         (10**6, "") if isinstance(event, BestStored) else (0, "the disk is full")
     )
+
+
+def test_a_tick_moves_the_state_on_as_replace_would() -> None:
+    """``with_moving`` copies Play's fields instead of ``dataclasses.replace``:
+    the same value, the state it came from untouched, still frozen; and
+    Play has nothing computed at construction that a copy would skip."""
+    play = Play(Session(Game(seed=1)), Settings(animate=True, can_wait=True), (100, 30), note="n", gained=8)
+    moving = Moving(1.0, (), 0.1, view(play))
+    moved = with_moving(play, moving)
+    assert moved == replace(play, moving=moving) and moved.moving is moving
+    assert play.moving is None and moved.note == "n" and moved.gained == 8
+    with pytest.raises(FrozenInstanceError):
+        moved.moving = None  # type: ignore[misc]
+    assert not hasattr(Play, "__post_init__") and all(field.init for field in fields(Play))

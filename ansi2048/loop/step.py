@@ -58,7 +58,7 @@ from .events import (
     Warned,
     WriteBest,
 )
-from .state import Autopilot, Moving, Play, Settings, Turn, draw, playable, view
+from .state import Autopilot, Moving, Play, Settings, Turn, draw, playable, view, with_moving
 from .turns import play_keys, toggle_autoplay
 
 __all__ = [
@@ -276,12 +276,12 @@ def _finish(play: Play, turn: Turn, effects: Effects) -> Tuple[Play, Effects]:
         # A move that changes nothing: the board nudges right and back.
         shown = view(play)
         moving = Moving(turn.now, (), SHAKE_SECONDS, shown)
-        return replace(play, moving=moving), [*effects, Draw(shown, shake=1)]
+        return with_moving(play, moving), [*effects, Draw(shown, shake=1)]
     game = play.session.game
     spawn = game.spawned
     value = game.board[spawn[0]][spawn[1]] if spawn is not None else 0
     frames = motion_frames(turn.slides, game.cols, spawn, value)
-    play = replace(play, moving=Moving(turn.now, frames, SETTLE_SECONDS, view(play)))
+    play = with_moving(play, Moving(turn.now, frames, SETTLE_SECONDS, view(play)))
     return _tick(play, turn.now, effects)
 
 
@@ -289,7 +289,7 @@ def _seen_moving(play: Play) -> Play:
     """``play`` in motion, its frames showing what changed in ``play`` (a
     warning, a best) since its view was built."""
     assert play.moving is not None
-    return replace(play, moving=replace(play.moving, view=view(play)))
+    return with_moving(play, replace(play.moving, view=view(play)))
 
 
 def _farewell(play: Play) -> str:
@@ -349,7 +349,7 @@ def _tick(play: Play, now: float, before: Sequence[Effect] = ()) -> Tuple[Play, 
             play, settled = _settled_frame(play, moving.start)
             return play, effects + settled
         (_, sprites), rest = moving.frames[0], moving.frames[1:]
-        play = replace(play, moving=Moving(moving.start, rest, moving.settle, moving.view))
+        play = with_moving(play, Moving(moving.start, rest, moving.settle, moving.view))
         return play, [*effects, Draw(moving.view, sprites=sprites)]
     if play.fade_at is not None:
         play = replace(play, fade_at=None, gained=0)
