@@ -314,9 +314,11 @@ def _settled_frame(play: Play, start: float) -> Tuple[Play, Effects]:
     the AI plays: its next move comes first)."""
     fade = play.gained and play.settings.animate and play.pilot is None
     fade_at = start + GAIN_SECONDS if fade else None
+    # After a motion, its view is the settled frame's (kept up to date meanwhile).
+    shown = play.moving.view if play.moving is not None and not play.helping else None
     if play.moving is not None or play.fade_at != fade_at:
         play = replace(play, moving=None, fade_at=fade_at)
-    return play, [draw(play), _best(play)]
+    return play, [draw(play) if shown is None else Draw(shown), _best(play)]
 
 
 def _best(play: Play) -> WriteBest:
