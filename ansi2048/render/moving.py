@@ -7,8 +7,10 @@ parts of tiles over it at their offsets (:func:`_overlaid`). A move's
 tiles stop at the same few fractions of a cell on every move (the frames'
 times are fixed), so those pieces come back from move to move and game to
 game; only the pieces a tile covers are rebuilt, the rest stay the very
-pieces of the empty board (a diff skips them by identity). Drawing cell by
-cell instead was most of what a key with motion cost (benchmarks/render.py).
+pieces of the empty board (a diff skips them by identity), and a line drawn
+alike is one object within a frame and from frame to frame
+(:func:`_drawn_line`). Drawing cell by cell instead was most of what a key
+with motion cost (benchmarks/render.py).
 """
 
 from __future__ import annotations
