@@ -27,9 +27,10 @@ Core (pure):
   memory)
 - ``render``   frames: ``codes`` (control codes), ``style`` (colour depths,
   SGR, spans), ``color`` (CIEDE2000, contrast), ``palette`` and ``themes``,
-  ``lines`` (frames as values), ``board`` (layouts, tiles, the board moving
-  or under a message), ``frame`` (views, the text around), ``keymap``,
-  ``help``, ``motion`` (where tiles are during a move), ``repaint`` (in
+  ``lines`` (frames as values), ``board`` (layouts, tiles, the board under
+  a message), ``moving`` (the board moving, from cached pieces), ``frame``
+  (views, the text around), ``keymap``, ``help``, ``motion`` (where tiles
+  are during a move), ``repaint`` (in
   place, only the pieces that changed), ``stats`` (``--stats``), ``cast``
   (asciicast v2 files of the frames, ``--cast``), ``notice`` (warnings laid
   out within 80 columns, each path on a line of its own)

@@ -11,17 +11,29 @@ the moves of the game (the target: an animated move at most 3x one frame,
 at 24-bit), and what an animated move costs to build and diff, all its
 frames (3 of motion and the settled one).
 
+Last, what a key costs a server, with motion and without: the loop's step
+(``loop.step``: the key, then each tick of its motion) and every frame it
+draws through ``Screen.paint``, at 100x30, 24-bit, random moves on seed 1,
+a key every 0.25 s (4 a second: each motion runs out); per key and per
+frame drawn, in CPU time and, where valgrind is installed, in instructions
+(callgrind, without noise: the difference between runs of 2N and N keys,
+divided by N, so start-up and warming the caches are left out).
+
 Times are this process's CPU time (``time.process_time``: what a server
 pays per frame, and less moved by other work on the machine than the wall
 clock), each the best of ``--repeat`` runs of ``--frames`` frames.
 
-    python benchmarks/render.py [--frames 2000] [--repeat 5]
+    python benchmarks/render.py [--frames 2000] [--repeat 5] [--keys 300] [--no-callgrind]
+    python benchmarks/render.py --quick   # tiny counts: a check that it runs
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import re
+import shutil
+import subprocess
 import sys
 import time
 from dataclasses import replace
@@ -29,7 +41,11 @@ from typing import List, Tuple
 
 from ansi2048 import Direction, Game
 from ansi2048.game.engine import trace_move
+from ansi2048.game.keys import move_action
 from ansi2048.game.session import Session
+from ansi2048.loop.events import Draw, Effects, Keys, Tick
+from ansi2048.loop.state import Play, Settings
+from ansi2048.loop.step import next_due, step
 from ansi2048.play.screen import Screen
 from ansi2048.render.frame import View, layout_for
 from ansi2048.render.motion import motion_frames
@@ -63,12 +79,84 @@ def best_cost(depth: ColorDepth, width: int, height: int, frames: int, repeat: i
     return min(runs)
 
 
+def play_keys(count: int, motion: bool) -> Tuple[float, int]:
+    """CPU seconds that ``count`` keys took through the loop and the screen
+    (100x30, 24-bit), and the frames they drew."""
+    written: List[str] = []
+    screen = Screen(written.append, lambda: (100, 30), ColorDepth.TRUE, ENV)
+    play = Play(Session(Game(seed=1)), Settings(animate=motion, can_wait=True), (100, 30))
+    rng = random.Random(1)
+    drawn = 0
+    elapsed = 0.0
+
+    def perform(effects: Effects) -> None:
+        nonlocal drawn
+        for effect in effects:
+            if isinstance(effect, Draw):
+                screen.paint(effect.view, effect.sprites, effect.shake)
+                drawn += 1
+        written.clear()
+
+    for key in range(count):
+        if play.session.game.over:
+            play.session.game.restart()
+        event = Keys((move_action(rng.choice(list(Direction))),), key * 0.25)
+        start = time.process_time()
+        play, effects = step(play, event)
+        perform(effects)
+        due = next_due(play)
+        while due is not None and due < (key + 1) * 0.25:
+            play, effects = step(play, Tick(due))
+            perform(effects)
+            due = next_due(play)
+        elapsed += time.process_time() - start
+    return elapsed, drawn
+
+
+def instructions(count: int, motion: bool) -> int:
+    """Instructions (callgrind) of this script playing ``count`` keys."""
+    command = [sys.executable, __file__, "--play-only", str(count)] + ([] if motion else ["--no-motion"])
+    valgrind = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+    run = subprocess.run(valgrind + command, capture_output=True, text=True, check=True)
+    found = re.search(r"I\s+refs:\s+([\d,]+)", run.stderr)
+    assert found is not None, run.stderr
+    return int(found.group(1).replace(",", ""))
+
+
+def key_costs(keys: int, repeat: int, callgrind: bool) -> None:
+    print()
+    print(f"a key at 100x30, 24-bit, through the loop and the screen ({keys} keys, best of {repeat}):")
+    header = f"{'':15} {'frames/key':>10} {'ms/key':>8} {'ms/frame':>9}"
+    print(header + (f" {'instr/key':>10} {'instr/frame':>12}" if callgrind else ""))
+    for motion in (True, False):
+        seconds, drawn = min(play_keys(keys, motion) for _ in range(repeat))
+        row = f"{'with motion' if motion else 'without motion':15} {drawn / keys:10.2f}"
+        row += f" {seconds / keys * 1000:8.3f} {seconds / drawn * 1000:9.3f}"
+        if callgrind:
+            per_key = (instructions(2 * keys, motion) - instructions(keys, motion)) / keys
+            row += f" {per_key / 1e6:9.2f}M {per_key * keys / drawn / 1e6:11.2f}M"
+        print(row)
+    if not callgrind:
+        print("(instructions: valgrind not found, or --no-callgrind)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--keys", type=int, default=300, help="keys per run of the per-key figures")
+    parser.add_argument("--no-callgrind", action="store_true", help="leave out the instruction counts")
+    parser.add_argument("--quick", action="store_true", help="tiny counts, no callgrind: a check that it runs")
+    parser.add_argument("--play-only", type=int, metavar="N", help=argparse.SUPPRESS)  # callgrind's child
+    parser.add_argument("--no-motion", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.play_only is not None:
+        play_keys(args.play_only, not args.no_motion)
+        return
+    if args.quick:
+        args.frames, args.repeat, args.keys, args.no_callgrind = 10, 1, 10, True
     frames, repeat = args.frames, args.repeat
+    moves = min(300, frames)
     layout = layout_for(View.of(Session(Game(seed=1))), 100, 30)
     assert layout is not None
     seconds, size = best_cost(ColorDepth.TRUE, 100, 30, frames, repeat)
@@ -85,15 +173,16 @@ def main() -> None:
     print()
     print(
         f"{'depth':10} {'one frame':>10} {'moving':>8} {'ratio mean':>11} {'ratio max':>10}"
-        f" {'ms/move':>8}   (bytes; 300 moves at 80x30)"
+        f" {'ms/move':>8}   (bytes; {moves} moves at 80x30)"
     )
     for depth in ColorDepth:
-        one, moving, seconds = min((animated_move_bytes(depth, 300) for _ in range(repeat)), key=lambda run: run[2])
+        one, moving, seconds = min((animated_move_bytes(depth, moves) for _ in range(repeat)), key=lambda run: run[2])
         ratios = [m / o for o, m in zip(one, moving)]
         print(
             f"{depth.name:10} {sum(one) // len(one):10} {sum(moving) // len(moving):8}"
             f" {sum(ratios) / len(ratios):11.2f} {max(ratios):10.2f} {seconds / len(one) * 1000:8.3f}"
         )
+    key_costs(args.keys, repeat, not args.no_callgrind and shutil.which("valgrind") is not None)
 
 
 def animated_move_bytes(depth: ColorDepth, moves: int) -> Tuple[List[int], List[int], float]:

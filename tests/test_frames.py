@@ -20,6 +20,7 @@ from ansi2048.render import (
     frame as frame_module,
     keymap as keymap_module,
     lines as lines_module,
+    moving as moving_module,
     style as style_module,
 )
 from ansi2048.render.color import TERMINAL_PALETTES, contrast_ratio, lab, shown_rgb
@@ -179,6 +180,11 @@ def test_the_frame_caches_are_bounded() -> None:
         board_module._rule,
         board_module._look,
         board_module.dimmed,
+        moving_module._sprite_runs,
+        moving_module._overlaid,
+        moving_module._empty_board,
+        moving_module._placed,
+        moving_module._drawn_line,
         frame_module._header_line,
         frame_module._status_line,
         frame_module._note_line,

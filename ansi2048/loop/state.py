@@ -15,7 +15,19 @@ from ..render.frame import View, layout_for
 from ..render.motion import Sprite
 from .events import Draw
 
-__all__ = ["DEFAULT_PACE", "PACES", "Autopilot", "Moving", "Play", "Settings", "Turn", "draw", "playable", "view"]
+__all__ = [
+    "DEFAULT_PACE",
+    "PACES",
+    "Autopilot",
+    "Moving",
+    "Play",
+    "Settings",
+    "Turn",
+    "draw",
+    "playable",
+    "view",
+    "with_moving",
+]
 
 # Autoplay's paces, moves a second: + and - step through them. 4 is
 # watchable (a move's slide and spawn can be followed); 16 is a blur.
@@ -57,11 +69,15 @@ class Autopilot:
 @dataclass(frozen=True)
 class Moving:
     """A move being shown moving: the frames still to draw, as (time from
-    ``start``, sprites), then the settled frame at ``settle``."""
+    ``start``, sprites), then the settled frame at ``settle``; ``view``, what
+    every frame of the motion shows around its sprites (built once a key: a
+    view costs more than a tick's other work; rebuilt only by what changes
+    it meanwhile, a warning or a best stored)."""
 
     start: float
     frames: Tuple[Tuple[float, Tuple[Sprite, ...]], ...]
     settle: float
+    view: View
 
 
 @dataclass(frozen=True)
@@ -98,6 +114,17 @@ class Play:
     saving: bool = True  # the save works: a kill loses nothing it holds
     recording: bool = True  # --record follows the game (or there is none)
     over: bool = False  # quit: no key is read any more
+
+
+def with_moving(play: Play, moving: Optional[Moving]) -> Play:
+    """``play`` with ``moving``: what each frame of a motion changes. Its
+    fields copied as they are (``dataclasses.replace`` checks each of Play's
+    twenty first: a quarter of what the loop spent on a key with motion,
+    benchmarks/render.py); the same value, as Play has nothing computed at
+    construction (no ``__post_init__``, every field an ``__init__`` one)."""
+    moved = object.__new__(Play)
+    moved.__dict__.update(play.__dict__, moving=moving)
+    return moved
 
 
 def view(play: Play, ending: str = "") -> View:

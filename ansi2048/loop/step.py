@@ -58,7 +58,7 @@ from .events import (
     Warned,
     WriteBest,
 )
-from .state import Autopilot, Moving, Play, Settings, Turn, draw, playable, view
+from .state import Autopilot, Moving, Play, Settings, Turn, draw, playable, view, with_moving
 from .turns import play_keys, toggle_autoplay
 
 __all__ = [
@@ -143,12 +143,16 @@ def step(play: Play, event: Event) -> Tuple[Play, Effects]:
         return replace(play, ai_loaded=True), []
     if isinstance(event, Warned):
         play = replace(play, warning=event.message, saving=event.saving, note=event.message)
-        return play, [] if play.moving is not None or play.over else [draw(play)]
+        if play.moving is not None:
+            return _seen_moving(play), []
+        return play, [] if play.over else [draw(play)]
     if isinstance(event, BestStored):
         # Shown from the next frame on (no frame of its own: it comes back
         # right after a frame, and the next key's frame is soon enough).
         if event.best > play.session.best:
             play.session.best = event.best
+            if play.moving is not None:
+                play = _seen_moving(play)
         return play, []
     return play, [Leave()]  # Suspended
 
@@ -270,14 +274,22 @@ def _finish(play: Play, turn: Turn, effects: Effects) -> Tuple[Play, Effects]:
         return play, effects + settled
     if turn.stuck:
         # A move that changes nothing: the board nudges right and back.
-        moving = Moving(turn.now, (), SHAKE_SECONDS)
-        return replace(play, moving=moving), [*effects, Draw(view(play), shake=1)]
+        shown = view(play)
+        moving = Moving(turn.now, (), SHAKE_SECONDS, shown)
+        return with_moving(play, moving), [*effects, Draw(shown, shake=1)]
     game = play.session.game
     spawn = game.spawned
     value = game.board[spawn[0]][spawn[1]] if spawn is not None else 0
     frames = motion_frames(turn.slides, game.cols, spawn, value)
-    play = replace(play, moving=Moving(turn.now, frames, SETTLE_SECONDS))
+    play = with_moving(play, Moving(turn.now, frames, SETTLE_SECONDS, view(play)))
     return _tick(play, turn.now, effects)
+
+
+def _seen_moving(play: Play) -> Play:
+    """``play`` in motion, its frames showing what changed in ``play`` (a
+    warning, a best) since its view was built."""
+    assert play.moving is not None
+    return with_moving(play, replace(play.moving, view=view(play)))
 
 
 def _farewell(play: Play) -> str:
@@ -302,9 +314,11 @@ def _settled_frame(play: Play, start: float) -> Tuple[Play, Effects]:
     the AI plays: its next move comes first)."""
     fade = play.gained and play.settings.animate and play.pilot is None
     fade_at = start + GAIN_SECONDS if fade else None
+    # After a motion, its view is the settled frame's (kept up to date meanwhile).
+    shown = play.moving.view if play.moving is not None and not play.helping else None
     if play.moving is not None or play.fade_at != fade_at:
         play = replace(play, moving=None, fade_at=fade_at)
-    return play, [draw(play), _best(play)]
+    return play, [draw(play) if shown is None else Draw(shown), _best(play)]
 
 
 def _best(play: Play) -> WriteBest:
@@ -337,8 +351,8 @@ def _tick(play: Play, now: float, before: Sequence[Effect] = ()) -> Tuple[Play, 
             play, settled = _settled_frame(play, moving.start)
             return play, effects + settled
         (_, sprites), rest = moving.frames[0], moving.frames[1:]
-        play = replace(play, moving=replace(moving, frames=rest))
-        return play, [*effects, Draw(view(play), sprites=sprites)]
+        play = with_moving(play, Moving(moving.start, rest, moving.settle, moving.view))
+        return play, [*effects, Draw(moving.view, sprites=sprites)]
     if play.fade_at is not None:
         play = replace(play, fade_at=None, gained=0)
         return play, [*effects, draw(play)]

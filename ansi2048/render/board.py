@@ -1,6 +1,6 @@
 """The board (pure): its geometry (:class:`Layout`), its tiles line by
-line, the board in the middle of a move (sprites between cells), and the
-board under a win or game-over message (faded, the message on it)."""
+line, and the board under a win or game-over message (faded, the message
+on it); :mod:`.moving` draws it in the middle of a move."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from typing import List, Optional, Sequence, Tuple
 from ..game.engine import Board
 from .color import contrast_ratio, mix, shown_rgb
 from .lines import Canvas, Line, Piece, piece
-from .motion import Phase, Sprite
 from .palette import Palette, TilePair, basic_text, hue_keeping_xterm
 from .style import PLAIN, Color, ColorDepth, Rgb, Span, Style, merge_spans, style
 
@@ -30,7 +29,6 @@ __all__ = [
     "board_lines",
     "dimmed",
     "overlay",
-    "sprite_board_lines",
 ]
 
 
@@ -278,40 +276,6 @@ def _pieces(cells: Sequence[Span], layout: Layout) -> Line:
         at = cuts[-1]
         cuts.append(at + (layout.col_gap if (at % step) == 0 else layout.tile_width))
     return tuple(piece(merge_spans(cells[start:end])) for start, end in zip(cuts, cuts[1:]))
-
-
-def sprite_board_lines(
-    rows: int,
-    cols: int,
-    sprites: Sequence[Sprite],
-    layout: Layout,
-    depth: ColorDepth,
-    glyphs: Glyphs,
-    palette: Palette,
-) -> List[Line]:
-    """The board in the middle of a move: the empty board, then each tile
-    drawn where it is on this frame (between cells while it slides)."""
-    empty = ((0,) * cols,) * rows
-    canvas = Canvas(board_lines(empty, None, layout, depth, glyphs, palette))
-    step_y, step_x = layout.tile_height + layout.row_gap, layout.tile_width + layout.col_gap
-    for sprite in sprites:
-        top = 1 + round(sprite.row * step_y)
-        left = layout.col_gap + round(sprite.col * step_x)
-        colors: Optional[TilePair] = None
-        if sprite.phase is Phase.APPEARING and depth is not ColorDepth.NONE:
-            # Half faded in from the empty cell's colours: the original's "appear".
-            (bg, fg), (empty_bg, _) = palette.tile(sprite.value), palette.empty
-            colors = (mix(empty_bg, bg, 0.5), mix(empty_bg, fg, 0.5))
-        for line in range(layout.tile_height):
-            tile = _tile_line(sprite.value, False, line, layout, depth, glyphs, palette, colors)
-            if sprite.phase is Phase.POPPED and depth is not ColorDepth.NONE:
-                # The pop: a column wider each side, over the gap, bold.
-                pad = (" ", style(None, palette.tile(sprite.value)[0]))
-                bold = [(text, style(cell.fg, cell.bg, True)) for text, cell in tile.spans]
-                canvas.put(top + line, left - 1, piece(merge_spans([pad, *bold, pad])))
-            else:
-                canvas.put(top + line, left, tile)
-    return canvas.lines()
 
 
 @lru_cache(maxsize=_LOOKS_CACHED)

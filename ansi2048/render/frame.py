@@ -25,11 +25,11 @@ from .board import (
     board_lines,
     dimmed,
     overlay,
-    sprite_board_lines,
 )
 from .keymap import Restart, keys_line
 from .lines import Frame, Line, line_of, piece
 from .motion import Sprite
+from .moving import sprite_board_lines
 from .notice import one_line
 from .palette import Palette, TilePair, classic
 from .style import BOLD, PLAIN, ColorDepth, Span, fit, paint, printable, style

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 from typing import Optional, Sequence, Tuple
 
 from ..game.engine import Slide
@@ -66,6 +67,10 @@ class Phase(Enum):
     POPPED = "popped"  # a merged tile at its biggest
     APPEARING = "appearing"  # the new tile, half faded in
 
+    # Hashed by identity (members are singletons), as ColorDepth is: a phase
+    # is in the key of the cache every tile of a frame of motion looks up.
+    __hash__ = object.__hash__
+
 
 @dataclass(frozen=True)
 class Sprite:
@@ -78,6 +83,9 @@ class Sprite:
     phase: Phase = Phase.SLIDING
 
 
+# Cached: every move asks the same few points (the frames' times are fixed),
+# and the bisection is most of what building a move's frames costs.
+@lru_cache(maxsize=16)
 def ease_in_out(t: float) -> float:
     """CSS's ``ease-in-out`` (cubic-bezier(0.42, 0, 0.58, 1)), solved for
     its x by bisection: slow start, slow end, like the original's slide."""
