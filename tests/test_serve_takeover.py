@@ -92,6 +92,7 @@ def test_a_new_server_takes_over_and_the_old_one_keeps_its_player_until_they_lea
                 new = ServeProcess(data, port=old.port, options=[*shared, "--log", str(new_log)])
                 assert new.fingerprint == old.fingerprint  # one host key: the same server to ssh
                 said = _lines(old_log, "draining: 1 sessions")
+                await terminal.shows("server updating: play on, your game is kept")  # told once, as it drains
                 assert "taking over from the server" in _lines(
                     new_log, f"taking over from the server {old.process.pid}"
                 )

@@ -30,6 +30,7 @@ from typing import IO, TYPE_CHECKING, Callable, Dict, List, Optional, Set, Tuple
 
 import asyncssh
 
+from ..loop.events import Warned
 from ..options.parser import EXIT_ERROR, EXIT_OK
 from ..storage.history_file import utc_timestamp
 from . import kexguess, takeover
@@ -83,6 +84,8 @@ STOP_SECONDS = 3.0
 LEAVE_SECONDS = 0.5
 CLOSE_SECONDS = 0.5
 STORE_CLOSE_SECONDS = 1.0
+# What a draining server's players are told (serve/takeover.py).
+SAID_DRAINING = "server updating: play on, your game is kept"
 # How often a draining server looks whether its sessions have ended.
 DRAIN_TICK = 0.25
 # How often the stop looks at its sessions and clients again.
@@ -223,6 +226,8 @@ class GameServer:
         ``stop``: SIGTERM); :meth:`stop` then ends what is left."""
         if self._listener is not None:
             self._listener.close()
+        for session in self.sessions:  # told once, on the note line (a game's; other sessions let it pass)
+            session.incoming.put_nowait(Warned(SAID_DRAINING, True))
         deadline = self.clock() + seconds
         for _ in range(int(seconds / DRAIN_TICK) + 1):  # bounded in count as in time
             if not self.sessions or stop.is_set() or self.clock() >= deadline:
