@@ -55,6 +55,21 @@ def _say(stderr: Optional[IO[str]], line: str) -> None:
         _silence(stderr)
 
 
+def _stderr_width(stderr: Optional[IO[str]]) -> Optional[int]:
+    """The columns a diagnostic may take on standard error: its terminal's
+    width but the last column (frames leave it free too), or None when it
+    is a pipe or a file, where a diagnostic is one line whatever its length."""
+    from .terminal.streams import isatty, terminal_size
+
+    if stderr is None or not isatty(stderr):
+        return None
+    try:
+        fd = stderr.fileno()
+    except (AttributeError, ValueError, OSError):
+        return None
+    return max(20, terminal_size(fd)[0] - 1)
+
+
 def _usage_error(message: str, stderr: Optional[IO[str]]) -> int:
     _say(stderr, f"ansi2048: error: {message}\n")
     return EXIT_USAGE
@@ -117,7 +132,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     def warn(message: str) -> None:
         from .render.notice import warning_text  # only now: most runs warn of nothing
 
-        _say(stderr, warning_text(message))
+        _say(stderr, warning_text(message, _stderr_width(stderr)))
 
     # Keys typed on a terminal are the keyboard game (frames on that
     # terminal, even with stdout redirected); anything else (a pipe, a file,
