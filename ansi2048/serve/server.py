@@ -35,7 +35,7 @@ from .channel import DEFAULT_STALL_SECONDS
 from .connection import ClientConnection
 from .limits import DEFAULT_LIMITS, Admission, Limits, capped_by_files
 from .live import LiveGames
-from .log import LOG_BUFFER_BYTES, LOG_FLUSH_SECONDS, ServerLog
+from .log import LOG_BUFFER_BYTES, LOG_FLUSH_SECONDS, LibraryMessages, ServerLog
 from .pauses import SavingPauses
 from .pool import AIPool
 from .ranked import DEFAULT_PER_ADDRESS, daily_secret
@@ -296,34 +296,37 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         watch_stall=options.watcher_stall,
         limits=limits,
     )
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
-    try:
+    # The libraries' messages (asyncssh, asyncio, psycopg's pool) are lines of the
+    # same log, never written on standard error by logging itself (serve/log.py).
+    with LibraryMessages(server.log).attached():
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stop.set)
         try:
-            host, port = await server.listen(options.host, options.port, key, options.reuse_port)
-        except ValueError as error:  # asyncio: SO_REUSEPORT is not supported here
-            stderr.write(f"ansi2048 serve: error: --reuse-port: {_why(error)}\n")
-            return EXIT_ERROR
-        except OSError as error:
-            stderr.write(f"ansi2048 serve: error: cannot listen on {options.host}:{options.port}: {_why(error)}\n")
-            return EXIT_ERROR
-        shown = f"[{host}]" if ":" in host else host
-        stderr.write(f"listening on {shown}:{port} (host key {key.get_fingerprint('sha256')})\n")
-        stderr.flush()
-        await stop.wait()
-        # The sessions' objects (about 130 in reference cycles each) go with
-        # the process: frozen, the collections during the stop and at exit
-        # do not walk them (0.5 s for 1,000 sessions on a loaded machine).
-        gc.freeze()
-        await server.stop()
-    finally:
-        # Bounded too: an append not committed by then was never shown.
-        with suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(store.close(), STORE_CLOSE_SECONDS)
-        if log is not stderr:
-            log.close()
+            try:
+                host, port = await server.listen(options.host, options.port, key, options.reuse_port)
+            except ValueError as error:  # asyncio: SO_REUSEPORT is not supported here
+                stderr.write(f"ansi2048 serve: error: --reuse-port: {_why(error)}\n")
+                return EXIT_ERROR
+            except OSError as error:
+                stderr.write(f"ansi2048 serve: error: cannot listen on {options.host}:{options.port}: {_why(error)}\n")
+                return EXIT_ERROR
+            shown = f"[{host}]" if ":" in host else host
+            stderr.write(f"listening on {shown}:{port} (host key {key.get_fingerprint('sha256')})\n")
+            stderr.flush()
+            await stop.wait()
+            # The sessions' objects (about 130 in reference cycles each) go with
+            # the process: frozen, the collections during the stop and at exit
+            # do not walk them (0.5 s for 1,000 sessions on a loaded machine).
+            gc.freeze()
+            await server.stop()
+        finally:
+            # Bounded too: an append not committed by then was never shown.
+            with suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(store.close(), STORE_CLOSE_SECONDS)
+            if log is not stderr:
+                log.close()
     return EXIT_OK
 
 
