@@ -67,8 +67,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="a tiny size, seconds: that the script still runs")
     args = parser.parse_args()
-    frames, repeat = args.frames, args.repeat
+    frames, repeat = (10, 1) if args.quick else (args.frames, args.repeat)
+    moves = 10 if args.quick else 300
     layout = layout_for(View.of(Session(Game(seed=1))), 100, 30)
     assert layout is not None
     seconds, size = best_cost(ColorDepth.TRUE, 100, 30, frames, repeat)
@@ -85,10 +87,10 @@ def main() -> None:
     print()
     print(
         f"{'depth':10} {'one frame':>10} {'moving':>8} {'ratio mean':>11} {'ratio max':>10}"
-        f" {'ms/move':>8}   (bytes; 300 moves at 80x30)"
+        f" {'ms/move':>8}   (bytes; {moves} moves at 80x30)"
     )
     for depth in ColorDepth:
-        one, moving, seconds = min((animated_move_bytes(depth, 300) for _ in range(repeat)), key=lambda run: run[2])
+        one, moving, seconds = min((animated_move_bytes(depth, moves) for _ in range(repeat)), key=lambda run: run[2])
         ratios = [m / o for o, m in zip(one, moving)]
         print(
             f"{depth.name:10} {sum(one) // len(one):10} {sum(moving) // len(moving):8}"
