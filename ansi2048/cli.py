@@ -55,6 +55,21 @@ def _say(stderr: Optional[IO[str]], line: str) -> None:
         _silence(stderr)
 
 
+def _stderr_width(stderr: Optional[IO[str]]) -> Optional[int]:
+    """The columns a diagnostic may take on standard error: its terminal's
+    width but the last column (frames leave it free too), or None when it
+    is a pipe or a file, where a diagnostic is one line whatever its length."""
+    from .terminal.streams import isatty, terminal_size
+
+    if stderr is None or not isatty(stderr):
+        return None
+    try:
+        fd = stderr.fileno()
+    except (AttributeError, ValueError, OSError):
+        return None
+    return max(20, terminal_size(fd)[0] - 1)
+
+
 def _usage_error(message: str, stderr: Optional[IO[str]]) -> int:
     _say(stderr, f"ansi2048: error: {message}\n")
     return EXIT_USAGE
@@ -96,7 +111,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     from .options.config import apply_config, load_config
     from .options.context import Context
-    from .records.recording import Recorder, split_header
+    from .records.recording import MAGIC, Recorder, split_header
     from .storage.files import NotOurs, PipelineEnded, open_output
     from .terminal.signals import Hangup, ignore_ending_signals
     from .terminal.streams import isatty
@@ -117,7 +132,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     def warn(message: str) -> None:
         from .render.notice import warning_text  # only now: most runs warn of nothing
 
-        _say(stderr, warning_text(message))
+        _say(stderr, warning_text(message, _stderr_width(stderr)))
 
     # Keys typed on a terminal are the keyboard game (frames on that
     # terminal, even with stdout redirected); anything else (a pipe, a file,
@@ -140,13 +155,23 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return _usage_error(f"argument --record: {error}", stderr)
         except OSError as error:
             return _usage_error(f"argument --record: cannot write {options.record!r}: {error.strerror}", stderr)
+        try:
+            record_stream.write_early(MAGIC)  # a header that cannot be written is a recording lost
+        except OSError as error:
+            record_stream.close()
+            return _usage_error(f"argument --record: cannot write {options.record!r}: {error.strerror}", stderr)
         record_stream.ends_pipeline = not keyboard and _same_file(stdout, options.record)
     cast_writer: Optional[CastWriter] = None
     if options.cast is not None:
-        from .render.cast import CastWriter, is_ours  # only now: not needed before the first frame
+        from .render.cast import CAST_START, CastWriter, is_ours  # only now: not needed before the first frame
 
         try:
             cast_stream = open_output(options.cast, is_ours, "an asciicast or a recording", "utf-8")
+            try:
+                cast_stream.write_early(CAST_START)  # as --record's header
+            except OSError:
+                cast_stream.close()
+                raise
         except NotOurs as error:
             if record_stream is not None:
                 record_stream.close()

@@ -92,7 +92,10 @@ def main(argv: List[str]) -> int:
     parser.add_argument("--weights", help="4x4 weights file (default: the shipped one)")
     parser.add_argument("--max-moves", type=int, default=10**6, help="stop a game after this many moves")
     parser.add_argument("--per-game", action="store_true", help="also print each game as it ends, in seed order")
+    parser.add_argument("--quick", action="store_true", help="a tiny size, seconds: that the script still runs")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.games, args.max_moves = 2, 30
     rows, _, cols = args.size.partition("x")
     shape = (int(rows), int(cols or rows))
 

@@ -123,7 +123,10 @@ def split_per_key(count: int) -> Tuple[float, float]:
 def main(argv: Optional[List[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keys", type=int, default=5000)
-    count = parser.parse_args(argv).keys
+    parser.add_argument("--quick", action="store_true", help="a tiny size, seconds: that the script still runs")
+    args = parser.parse_args(argv)
+    global _RUNS
+    count, _RUNS = (30, 1) if args.quick else (args.keys, _RUNS)
     with tempfile.TemporaryDirectory() as tmp:
         empty, keys, fifo = Path(tmp, "0.keys"), Path(tmp, "n.keys"), Path(tmp, "cast.fifo")
         make_keys(empty, 0)

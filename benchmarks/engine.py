@@ -202,7 +202,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="length of one trial (default 2)")
     parser.add_argument("--trials", type=int, default=3, help="trials per engine, best counts (default 3)")
+    parser.add_argument("--quick", action="store_true", help="a tiny size, seconds: that the script still runs")
     args = parser.parse_args()
+    if args.quick:
+        args.seconds, args.trials = 0.05, 1
 
     print(f"python {platform.python_version()} ({platform.python_implementation()}), {os.cpu_count()} CPUs")
     print("4x4, random directions from random.Random(0).random, game-over check after every move,")

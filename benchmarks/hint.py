@@ -76,7 +76,10 @@ def main() -> None:
     parser.add_argument("--hints", type=int, default=200)
     parser.add_argument("--shapes", default="4x4,3x3,5x5,6x6,2x6,3x5")
     parser.add_argument("--first-after", type=float, default=1.0, help="seconds from the first frame to the first t")
+    parser.add_argument("--quick", action="store_true", help="a tiny size, seconds: that the script still runs")
     args = parser.parse_args()
+    if args.quick:
+        args.hints, args.shapes, args.first_after = 3, "3x3", 0.1
     print(f"| board | first hint ({args.first_after:g} s after the first frame) | p50 | p99 | max |")
     print("| --- | --- | --- | --- | --- |")
     for shape in args.shapes.split(","):

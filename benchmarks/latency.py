@@ -78,7 +78,9 @@ def figures(samples: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keys", type=int, default=200)
-    count = parser.parse_args().keys
+    parser.add_argument("--quick", action="store_true", help="a tiny size, seconds: that the script still runs")
+    args = parser.parse_args()
+    count = 4 if args.quick else args.keys
     print(f"python {sys.version.split()[0]}, {count} keys each, 80x30 pty, 256 colours")
     for animation in (False, True):
         first, settled = measure(count, animation)

@@ -98,7 +98,10 @@ def in_process_rate(path: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keys", type=int, default=300_000)
-    count = parser.parse_args().keys
+    parser.add_argument("--quick", action="store_true", help="a tiny size, seconds: that the script still runs")
+    args = parser.parse_args()
+    global _RUNS
+    count, _RUNS = (2000, 1) if args.quick else (args.keys, _RUNS)
     with tempfile.TemporaryDirectory() as tmp:
         empty, small, large = Path(tmp, "0.keys"), Path(tmp, "small.keys"), Path(tmp, "large.keys")
         endless = Path(tmp, "endless.keys")

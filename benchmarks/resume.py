@@ -25,9 +25,9 @@ _KEYS = (("w", Direction.UP), ("a", Direction.LEFT), ("s", Direction.DOWN), ("d"
 
 _MEASURE = """
 import resource, sys, time
-from ansi2048.storage.data_dir import Keeper
+from ansi2048.storage.data_dir import BoardStore
 start = time.perf_counter()
-keeper = Keeper({"ANSI2048_DATA_DIR": sys.argv[1]}, 4, 4, 2048, lambda message: None)
+keeper = BoardStore({"ANSI2048_DATA_DIR": sys.argv[1]}, 4, 4, 2048, lambda message: None)
 resumed = keeper.resume()
 keeper.close()
 assert resumed is not None
@@ -69,7 +69,10 @@ def run(save: Path) -> Tuple[float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="5,50", help="save sizes in megabytes, comma-separated")
+    parser.add_argument("--quick", action="store_true", help="a tiny size, seconds: that the script still runs")
     args = parser.parse_args()
+    if args.quick:
+        args.sizes = "0.02"
     with tempfile.TemporaryDirectory() as work:
         for megabytes in (float(text) for text in args.sizes.split(",")):
             save = Path(work) / "save.keys"

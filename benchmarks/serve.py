@@ -409,7 +409,10 @@ def main() -> None:
         choices=("idle", "playing"),
         help="end by stopping the server (SIGTERM) with the idle sessions held, or the last --players typing",
     )
+    parser.add_argument("--quick", action="store_true", help="a tiny size, seconds: that the script still runs")
     args = parser.parse_args()
+    if args.quick:
+        args.players, args.seconds = "2", 1.0
     if args.stop == "idle" and not args.idle:
         parser.error("--stop idle needs --idle N")
     ciphers = [args.cipher] if args.cipher else []

@@ -244,7 +244,10 @@ def main() -> None:
     parser.add_argument(
         "--fresh-venv", action="store_true", help="time a regular install of this checkout in a temporary venv"
     )
+    parser.add_argument("--quick", action="store_true", help="a tiny size, seconds: that the script still runs")
     args = parser.parse_args()
+    if args.quick:
+        args.runs, args.no_term2048 = 2, True
     if args.fresh_venv:
         sys.exit(rerun_in_fresh_venv([a for a in sys.argv[1:] if a != "--fresh-venv"]))
     global STDIN

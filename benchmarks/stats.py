@@ -36,6 +36,7 @@ print(usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
 """
 
 _BOARDS = [(4, 4), (3, 3), (5, 5), (4, 4)]  # 4x4 twice: the most played
+_RUNS = 3
 
 
 def games(count: int, rng: random.Random, one_seed: bool) -> Iterator[Record]:
@@ -79,10 +80,10 @@ def write_history(path: Path, count: int, one_seed: bool) -> int:
 
 
 def measure(data: Path, *args: str) -> Tuple[float, float]:
-    """(CPU seconds, peak MiB) of ``ansi2048 ARGS``: the best CPU of 3 runs."""
+    """(CPU seconds, peak MiB) of ``ansi2048 ARGS``: the best CPU of ``_RUNS`` runs."""
     env = {**os.environ, "ANSI2048_DATA_DIR": str(data), "NO_COLOR": "1"}
     best, peak = float("inf"), 0.0
-    for _ in range(3):
+    for _ in range(_RUNS):
         out = subprocess.run(
             [sys.executable, "-c", _MEASURE, *args], capture_output=True, check=True, text=True, env=env
         )
@@ -95,8 +96,13 @@ def measure(data: Path, *args: str) -> Tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--big", action="store_true", help="also a history of about 200 MB")
+    parser.add_argument("--quick", action="store_true", help="a tiny size, seconds: that the script still runs")
     options = parser.parse_args()
     cases = [("100k games", 100_000, False), ("8,000 games on one seed", 8_000, True)]
+    if options.quick:
+        global _RUNS
+        _RUNS = 1
+        cases = [("1,000 games", 1_000, False), ("100 games on one seed", 100, True)]
     if options.big:
         cases.append(("750k games", 750_000, False))
     for name, count, one_seed in cases:

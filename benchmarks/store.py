@@ -76,7 +76,10 @@ def main() -> None:
     parser.add_argument(
         "--most-per-commit", type=int, default=0, help="cap on appends in one commit (1: no group commit, to compare)"
     )
+    parser.add_argument("--quick", action="store_true", help="a tiny size, seconds: that the script still runs")
     args = parser.parse_args()
+    if args.quick:
+        args.db, args.sessions, args.seconds = "sqlite", "5", 0.5
     if args.most_per_commit:
         from ansi2048.serve.store import postgres_appends, sqlite_writer
 

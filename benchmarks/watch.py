@@ -105,11 +105,14 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=8.0)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--watch-port", type=int, help=argparse.SUPPRESS)  # the watchers' process
+    parser.add_argument("--quick", action="store_true", help="a tiny size, seconds: that the script still runs")
     args = parser.parse_args()
+    if args.quick:
+        args.watchers, args.seconds, args.rounds = 2, 1.0, 1
     if args.watch_port:
         asyncio.run(watch(args.watch_port, args.watchers))
         return
-    with started_server() as (server, port):
+    with started_server() as (server, port, _data, _log):
         # The player's client stands for another machine: it must not wait
         # for the shared cores behind the server's work for the watchers
         # (what is measured is whether the server delays the player's frames).

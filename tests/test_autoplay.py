@@ -188,9 +188,26 @@ def test_an_assisted_game_says_so_in_the_header() -> None:
     assert "assisted" not in text(View.of(session))[0]
     session.assisted = True
     assert "assisted" in text(View.of(session))[0]
-    # On a narrow terminal the header still fits, the marker dropped first.
+    # On a narrow terminal the header still fits, the marker kept.
     narrow = frame_lines(View.of(session), ColorDepth.NONE, 40, 30)
-    assert len(narrow[0]) < 40 and "Score" in narrow[0]
+    assert len(narrow[0]) < 40 and "Score" in narrow[0] and "assisted" in narrow[0]
+
+
+@pytest.mark.parametrize("day", ["", "2026-11-28"])
+def test_the_header_drops_the_seed_the_moves_and_the_best_before_assisted(day: str) -> None:
+    """``assisted`` says the best is not counted (issue 40, item 15): a
+    header that must drop something keeps it over the seed (or the day),
+    the moves and the best, at every width."""
+    session = Session(Game(4, 4, 2048, 4_294_967_295), best=123_456)
+    session.assisted = True
+    view = replace(View.of(session), day=day, score=98_765, moves=4_321)
+    dropped_seed = 0
+    for width in range(16, 141):
+        header = frame_lines(view, ColorDepth.NONE, width, 40)[0]
+        if any(word in header for word in ("Seed", "Daily", "Moves", "Best")):
+            assert "assisted" in header, (width, header)
+        dropped_seed += "assisted" in header and "Seed" not in header and "Daily" not in header
+    assert dropped_seed > 20  # the widths where something had to go
 
 
 # -- the save remembers the AI's help -----------------------------------------

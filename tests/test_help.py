@@ -67,7 +67,8 @@ def _help(view: View, width: int = 100, height: int = 60) -> str:
 
 def test_help_lists_every_key_the_game_takes() -> None:
     text = _help(replace(VIEW, suspends=True))  # a POSIX terminal's game
-    expected = [("t", "hint"), ("p", "autoplay"), ("+, = -", "faster"), ("?", "this help"), ("Ctrl-Z", "suspend")]
+    expected = [("t", "hint"), ("p", "autoplay"), ("+ -", "faster (+, =), slower (-)"), ("?", "this help")]
+    expected.append(("Ctrl-Z", "suspend"))
     for key, what in expected:
         assert any(line.lstrip().startswith(key) and what in line for line in text.splitlines()), (key, text)
     assert "q, Ctrl-C" in text and "wasd hjkl" in text
@@ -211,3 +212,22 @@ def test_the_loop_views_the_days_game_as_the_day_and_another_seed_as_a_new_game(
     assert view(other).restart.name == "NEW"
     ranked = Play(Session(Game(seed=99)), replace(settings, ranked=True), (80, 24))
     assert view(ranked).restart.name == "END"
+
+
+def test_no_window_ends_a_section_at_its_heading() -> None:
+    """A heading is shown only with something under it (issue 40, item 13:
+    at 60x20 the help ended on a bare ``rules``)."""
+    headings = {"keys", "rules", "marks"}
+    for width in range(20, 121, 4):
+        for height in range(4, 41):
+            lines = [line.rstrip() for line in help_lines(VIEW, ColorDepth.NONE, width, height)]
+            for index, line in enumerate(lines):
+                if line in headings:
+                    after = lines[index + 1] if index + 1 < len(lines) else ""
+                    assert after.startswith("  "), (width, height, lines)
+
+
+def test_the_autoplay_speed_keys_read_as_faster_and_slower() -> None:
+    """One key of each in the key column, each named with what it does."""
+    rows = [line.split() for line in _help(VIEW).splitlines() if "autoplay faster" in line]
+    assert rows == [["+", "-", "autoplay", "faster", "(+,", "=),", "slower", "(-)"]], rows

@@ -366,3 +366,15 @@ def test_stats_best_is_the_headers_best_an_assisted_game_sets_none_and_an_undone
     assert result.stderr == b""
     text = run_cli(["--stats"], env=env).stdout.decode()
     assert f"best {undone.score + 44} ({own.score} without undo or AI)" in text
+    assert board["assisted"] == 1 and "· 1 assisted, no best" in text  # why the median may pass the best
+
+
+def test_stats_of_assisted_games_only_say_so_rather_than_best_0(data_home: Path) -> None:
+    """Autoplay's games only (issue 40, item 17): not "best 0 · median 2952"."""
+    env = {"ANSI2048_DATA_DIR": str(data_home), "PYTHONIOENCODING": "utf-8"}
+    games = [dataclasses.replace(real_game(seed, b"wasd" * 40), ai=True) for seed in (3, 4)]
+    fill(data_home, games)
+    text = run_cli(["--stats"], env=env).stdout.decode()
+    line = next(line for line in text.splitlines() if "median" in line)
+    assert line.split("·")[0].strip() == "no best: every game assisted", line
+    assert "best 0" not in text

@@ -66,6 +66,8 @@ def test_a_resumed_game_says_so_until_the_first_key(tmp_path: Path) -> None:
     assert "resumed" not in again[1]  # gone with the first key
     # A new game over the saved one is no resumed game.
     assert "resumed" not in play(tmp_path, [b"q"], Options(new=True))[0]
+    # Nor one of no move yet (issue 40, item 17): quit before a key, then back.
+    assert "resumed" not in play(tmp_path, [b"q"])[0]
 
 
 def test_quitting_says_the_game_is_kept_instead_of_offering_keys(tmp_path: Path) -> None:

@@ -152,7 +152,7 @@ def test_a_path_longer_than_a_line_stays_whole_on_a_line_of_its_own() -> None:
 
 
 def test_the_warning_of_a_second_game_on_the_board_fits_as_printed() -> None:
-    printed = warning_text("another ansi2048 is playing this board; not saving this game")
+    printed = warning_text("another ansi2048 is playing this board; not saving this game", NOTICE_WIDTH)
     assert printed == "ansi2048: warning: another ansi2048 is playing this board; not saving this game\n"
     assert len(printed.rstrip("\n")) == 79
 
@@ -174,7 +174,7 @@ def test_every_message_in_the_source_fits_80_columns_with_realistic_paths() -> N
     assert len(found) >= 35, found  # the scan finds them (41 when this was written)
     for where, node in found:
         text, paths = _rendered(where, node)
-        _fits(warning_text(text), paths)
+        _fits(warning_text(text, NOTICE_WIDTH), paths)
 
 
 # -- messages made to happen, as printed ---------------------------------------------
@@ -209,7 +209,7 @@ def test_a_second_game_on_the_board_is_said_within_80_columns(data_folder: Path)
     second = BoardStore(env, 4, 4, 2048, said.append)
     try:
         assert len(said) == 1 and "another ansi2048" in said[0]
-        _fits(warning_text(said[0]), [])
+        _fits(warning_text(said[0], NOTICE_WIDTH), [])
     finally:
         first.close()
         second.close()
@@ -232,7 +232,7 @@ def test_what_the_data_folder_holds_badly_is_said_within_80_columns(data_folder:
         store.close()
     assert len(said) == 2, said
     for message in said:
-        printed = warning_text(message)
+        printed = warning_text(message, NOTICE_WIDTH)
         _fits(printed, _whole_paths(printed, data_folder))
         assert str(data_folder) not in printed.splitlines()[0], printed  # the path below the words
     blocked = {"ANSI2048_DATA_DIR": str(data_folder / "best.json.x" / "sub")}
@@ -240,7 +240,7 @@ def test_what_the_data_folder_holds_badly_is_said_within_80_columns(data_folder:
     said = []
     BoardStore(blocked, 4, 4, 2048, said.append).close()
     assert len(said) == 1
-    printed = warning_text(said[0])
+    printed = warning_text(said[0], NOTICE_WIDTH)
     _fits(printed, _whole_paths(printed, data_folder))
 
 
@@ -255,18 +255,79 @@ def _whole_paths(printed: str, folder: Path) -> List[str]:
     ]
 
 
-def test_stats_on_a_history_that_is_a_folder_and_a_config_not_utf8_print_within_80_columns(
-    data_folder: Path,
-) -> None:
+def _history_and_config_warnings(data_folder: Path) -> Tuple[Dict[str, str], Path, Path]:
+    """An environment in which ``--stats`` warns twice, naming a path each
+    time: a history that is a folder, a config file that is not UTF-8."""
     (data_folder / "history.jsonl").mkdir()
     config = data_folder.parent.parent.parent / ".config" / "ansi2048" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_bytes(b"theme = \xff\n")
     env: Dict[str, str] = {"ANSI2048_DATA_DIR": str(data_folder), "ANSI2048_CONFIG": str(config)}
+    return env, config, data_folder / "history.jsonl"
+
+
+def test_into_a_pipe_each_warning_is_one_line_its_path_inline(data_folder: Path) -> None:
+    """A log collector or ``grep`` sees a diagnostic whole (issue 40, item 1):
+    not wrapped at 80 columns, the path in parentheses after the words."""
+    env, config, history = _history_and_config_warnings(data_folder)
     result = run_cli(["--stats"], env=env)
     assert result.returncode == 0, result.stderr
-    printed = _printed(result.stderr, 2)
-    _fits(printed, [])
-    lines = printed.splitlines()
-    assert lines[1].strip() == str(config) and lines[3].strip() == str(data_folder / "history.jsonl"), lines
+    lines = result.stderr.decode().splitlines()
+    assert len(lines) == 2 and all(line.startswith("ansi2048: warning: ") for line in lines), lines
+    assert lines[0].endswith(f" ({config})") and lines[1].endswith(f" ({history})"), lines
     assert all(len(line) <= NOTICE_WIDTH for line in result.stdout.decode().splitlines())
+
+
+def test_a_warning_without_a_path_into_a_pipe_is_its_words_alone() -> None:
+    assert warning_text("recording stopped (No space left on device)", None) == (
+        "ansi2048: warning: recording stopped (No space left on device)\n"
+    )
+    words = "x " * 100
+    assert warning_text(f"{words}\n/a/b\n/c", None) == f"ansi2048: warning: {words} (/a/b, /c)\n"
+
+
+@pytest.mark.posix("a pty")
+def test_on_a_terminal_warnings_wrap_to_its_width_each_path_alone(data_folder: Path) -> None:
+    """Standard error a terminal 50 columns wide: the words wrap within 49
+    (its last column free), each path on a line of its own."""
+    import fcntl
+    import os
+    import struct
+    import subprocess
+    import sys
+    import termios
+
+    from .conftest import child_env
+
+    env, config, history = _history_and_config_warnings(data_folder)
+    controller, terminal = os.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 50, 0, 0))
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "ansi2048", "--stats"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=terminal,
+            env=child_env(env),
+            timeout=60,
+            check=False,
+        )
+        os.close(terminal)
+        printed = b""
+        while True:
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:  # EIO: the terminal's other side closed, all read
+                break
+            if not chunk:
+                break
+            printed += chunk
+    finally:
+        os.close(controller)
+    assert result.returncode == 0
+    lines = printed.decode().replace("\r\n", "\n").splitlines()
+    assert len(lines) > 4 and all(
+        len(line) <= 49 for line in lines if line.strip() not in (str(config), str(history))
+    ), lines
+    stripped = [line.strip() for line in lines]
+    assert str(config) in stripped and str(history) in stripped, lines

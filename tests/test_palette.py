@@ -143,3 +143,24 @@ def test_the_shortlist_picks_what_a_full_search_picks() -> None:
     palette = classic()
     colors = [palette.empty[0].rgb, palette.grid.rgb, *(bg.rgb for bg, _ in palette.tiles.values())]
     assert separated_xterm(colors) == separated_xterm(colors, shortlist=240)
+
+
+@pytest.mark.parametrize("theme", sorted(THEMES))
+def test_at_16_colours_an_empty_cell_and_a_2_differ_by_colour(theme: str) -> None:
+    """Not by the digit only (issue 40, item 14: classic's light grey and
+    white were 1.2:1 apart): 2:1 or more on every common terminal palette."""
+    palette = THEMES[theme]()
+    empty, two = palette.empty[0].basic, palette.tiles[2][0].basic
+    for name, table in TERMINAL_PALETTES.items():
+        assert contrast_ratio(table[empty], table[two]) >= 2.0, (theme, name, empty, two)
+
+
+@pytest.mark.parametrize("theme", sorted(THEMES))
+def test_the_faded_tiles_are_told_apart_at_256_colours(theme: str) -> None:
+    """Under a banner each tile keeps a colour of its own (issue 40, item 14:
+    classic's faded 4, 8 and 16 shared one, 128 to 2048 another): every two
+    stand-ins at least a just noticeable difference apart (CIEDE2000 5)."""
+    faded = dimmed(THEMES[theme]())
+    shown = {value: bg.xterm for value, (bg, _text) in [*faded.tiles.items(), (0, faded.empty), (-1, faded.beyond)]}
+    for (first, a), (second, b) in itertools.combinations(shown.items(), 2):
+        assert delta_e(lab(xterm_rgb(a)), lab(xterm_rgb(b))) >= 5.0, (theme, first, second, a, b)

@@ -69,7 +69,7 @@ class Rig:
         )
 
     def wait(self, fds: List[int], timeout: Optional[float]) -> List[int]:
-        assert fds == [IN, WAKE]
+        assert fds in ([IN, WAKE], [WAKE])  # the wake-up alone: a suspend waiting for its continue to be noted
         self.waits.append(timeout)
         if not self.ready:
             raise AssertionError("the console would block here for good")
@@ -140,6 +140,23 @@ def test_ctrl_z_typed_suspends_there_and_the_keys_after_it_count_on_return() -> 
     rig.keys(b"a")
     assert rig.console.read_actions(KeyDecoder(comments=False)) == [LEFT]
     assert rig.log == SUSPENDED
+
+
+def test_fgs_continue_noted_late_is_still_the_suspends_own_and_draws_no_second_frame() -> None:
+    """The SIGCONT's handler ran on another thread (the AI loading, under
+    load): Python notes it only once the main thread looks again, after
+    ``stop_job`` returned. It is still this suspend's continue: one redraw,
+    and the next read gives the keys (issue 40, item 18)."""
+    rig = Rig()
+    rig.continued_by_fg = False  # not noted by the time the job runs again...
+    rig.during_wait[2] = signal.SIGCONT  # ...but at the next look
+    rig.keys(b"\x1a")
+    rig.ready.append([WAKE])  # the handler's wake-up
+    rig.keys(b"a")
+    decoder = KeyDecoder(comments=False)
+    assert rig.console.read_actions(decoder) == []
+    assert rig.console.read_actions(decoder) == [LEFT]
+    assert rig.log == SUSPENDED and rig.console.pending == set()
 
 
 def test_a_stop_signal_from_outside_suspends_like_ctrl_z_and_returns_to_the_loop() -> None:

@@ -283,7 +283,7 @@ def test_stats_drawn_in_colour_read_back_off_a_terminal() -> None:
     assert len(spark) == 8 and spark[0] == "▁" and spark[-1] == "█"
     top = [line.split() for line in screen.display if line.strip()[:2].strip().isdigit() and "2026-11-22" in line]
     assert [int(row[1]) for row in top] == [500, 70, 60, 50, 40, 30, 20, 10]
-    assert top[0][-2:] == ["undo", "AI"] and top[1][-1] == "7"  # the seed, unmarked
+    assert top[0][-2:] == ["undo", "assisted"] and top[1][-1] == "7"  # the seed, unmarked
 
 
 def test_stats_plain_have_no_escapes_and_ascii_when_asked() -> None:

@@ -368,7 +368,7 @@ def play_frames(depth: ColorDepth, width: int, height: int, seed: int, count: in
         assert on_screen == [v for row in game.board for v in row if v]
         # The frame is all there is below the prompt: nothing left over from
         # a taller frame, and the cursor on the frame's last line.
-        assert screen.cursor.y == top + len(lines) - 1
+        assert screen.cursor.y == top
         assert all(not line.strip() for line in display[top + len(lines) :]), dump(display)
         assert (note in display[top + len(lines) - 2]) if note else ("replay" not in dump(display))
         session.apply(rng.choice(actions))
@@ -793,18 +793,21 @@ def test_repainter_sequences() -> None:
     first = repainter.frame(["a", "bb", "ccc"])
     # Every frame ends with ESC[J (FRAME_END): it clears what a taller frame
     # left below, and tells a reader of the output that the frame is whole.
-    assert first == "\x1b[?25la\x1b[K\nbb\x1b[K\nccc\x1b[K\x1b[J"
+    # Then back to the frame's top row, where the cursor waits for the next
+    # (a window made shorter then cuts the frame's bottom, never pushes its
+    # header into the terminal's history).
+    assert first == "\x1b[?25la\x1b[K\nbb\x1b[K\nccc\x1b[K\x1b[J\r\x1b[2A"
     second = repainter.frame(["x"])
-    assert second == "\r\x1b[2Ax\x1b[K\x1b[J"
+    assert second == "\rx\x1b[K\x1b[J"  # from the top row: no way up; one line: no way back
     third = repainter.frame(["y", "z"])
-    assert third == "\ry\x1b[K\nz\x1b[K\x1b[J"  # one line up is none: ESC[0A would mean one
-    assert repainter.close() == "\x1b[0m\x1b[?25h\n"
+    assert third == "\ry\x1b[K\nz\x1b[K\x1b[J\r\x1b[1A"
+    assert repainter.close() == "\x1b[0m\x1b[?25h\r\x1b[1B\n"  # down past the frame for the prompt
     assert repainter.close() == "\x1b[0m"  # nothing more to end
 
 
 def test_repainter_reset_and_no_hide() -> None:
     repainter = Repainter(hide_cursor=False)
-    assert repainter.frame(["a", "b"]) == "a\x1b[K\nb\x1b[K\x1b[J"
+    assert repainter.frame(["a", "b"]) == "a\x1b[K\nb\x1b[K\x1b[J\r\x1b[1A"
     repainter.reset()
     assert repainter.frame(["c"]) == "c\x1b[K\x1b[J"
     assert "?25" not in repainter.close()

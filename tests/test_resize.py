@@ -155,8 +155,7 @@ def test_frames_drawn_before_the_program_hears_of_a_resize_leave_one_board() -> 
         draw(term, repainter, session)
         display = term.screen.display
         top = find_header(display)  # exactly one header on screen
-        lines = frame_lines(View.of(session), ColorDepth.TRUE, 100, 35)
-        assert top + len(lines) - 1 == term.screen.cursor.y, dump(display)
+        assert top == term.screen.cursor.y, dump(display)
         assert read_board(display, layout_for(View.of(session), 100, 35), 4, 4) == [
             list(row) for row in session.game.board
         ]
@@ -165,14 +164,15 @@ def test_frames_drawn_before_the_program_hears_of_a_resize_leave_one_board() -> 
 
 
 def test_no_resize_never_goes_above_the_frame() -> None:
-    """The normal case: going up exactly the frame's height, never more."""
+    """The normal case: the cursor waits on the frame's top row, and the
+    next frame starts there, never above."""
     repainter = Repainter()
-    repainter.frame(["a", "b", "c"], 40, 20)
-    # Up exactly two lines; then only what changed (the same length: no erasing), the last line whole.
-    assert repainter.frame(["d", "e", "f"], 40, 20) == "\r\x1b[2Ad\r\x1b[1Be\r\x1b[1Bf\x1b[K\x1b[J"
-    # Shorter, then taller than the frame: no history to pull back from.
+    assert repainter.frame(["a", "b", "c"], 40, 20).endswith("\x1b[J\r\x1b[2A")  # back to the top row
+    # Only what changed (the same length: no erasing), the last line whole; back up.
+    assert repainter.frame(["d", "e", "f"], 40, 20) == "\rd\r\x1b[1Be\r\x1b[1Bf\x1b[K\x1b[J\r\x1b[2A"
+    # Taller than the frame: no history to pull back from.
     repainter.frame(["d", "e", "f"], 40, 30)
-    assert repainter.frame(["g"], 40, 30).startswith("\r\x1b[2A")
+    assert repainter.frame(["g"], 40, 30).startswith("\rg")
 
 
 # -- the real thing: tmux -------------------------------------------------------------
@@ -408,9 +408,10 @@ def _storm(sizes: List[Tuple[int, int]], depth: ColorDepth, keys: str) -> None:
         term.feed(repainter.frame(lines, width, height))
         expected = [line.rstrip() for line in emulate("\n".join(lines).encode(), width, height).display]
         display = [line.rstrip() for line in term.screen.display]
-        # The frame starts on the cursor's row minus its height; below: blank.
-        bottom = term.screen.cursor.y
-        top = bottom - (len(lines) - 1) if lines else bottom
+        # The frame starts on the cursor's row (it waits on the frame's top
+        # row between frames); below the frame: blank.
+        top = term.screen.cursor.y
+        bottom = top + (len(lines) - 1) if lines else top
         assert top >= 0, (width, height, dump(display))
         if lines:
             assert display[top : bottom + 1] == expected[: len(lines)], (width, height, dump(display))
@@ -442,3 +443,32 @@ def test_a_storm_of_sizes_leaves_exactly_the_last_frame(
     sizes: List[Tuple[int, int]], depth: ColorDepth, keys: str
 ) -> None:
     _storm([(90, 35), *sizes], depth, keys)
+
+
+@pytest.mark.posix("tmux")
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+def test_tmux_made_smaller_keeps_no_header_in_its_history(tmp_path: Path) -> None:
+    """160x50 to 100x30 (issue 40, item 16): tmux keeps the cursor on screen
+    by pushing the rows above it into its history. The cursor waits on the
+    frame's top row, so the frame's bottom rows go instead of its header,
+    which stayed in the scrollback above the board for good. A storm of
+    sizes after it leaves none there either."""
+    with _tmux_game(tmp_path, f"ansi2048-test-s{os.getpid()}", 30) as tmux:
+        screen = tmux.screen
+
+        def scrollback() -> str:
+            held = int(tmux.run("display-message", "-p", "-t", tmux.name, "#{history_size}"))
+            # (-E -1 with an empty history would show the screen's first row.)
+            return tmux.run("capture-pane", "-p", "-S", f"-{held}", "-E", "-1", "-t", tmux.name) if held else ""
+
+        _wait_for(lambda: "q quit" in screen(), screen)
+        tmux.resize(160, 50)
+        time.sleep(0.4)  # tmux tells the game late; its frame follows
+        tmux.run("send-keys", "-t", tmux.name, "a")
+        _wait_for(lambda: "Moves 1 " in screen() and screen().count("Score") == 1, screen)
+        for width, height in ((100, 30), (140, 44), (90, 26), (120, 40), (100, 30)):
+            tmux.resize(width, height)
+            time.sleep(0.4)
+            _wait_for(lambda: screen().count("Score") == 1 and "q quit" in screen(), screen)
+        assert "Score" not in scrollback(), scrollback()
+        assert screen().count("Score") == 1

@@ -164,13 +164,7 @@ def test_the_same_key_resumes_its_game_exactly_and_another_key_has_its_own(serve
             return terminal.text()
 
     async def resumed(key: Any) -> str:
-        async with await connect(served.port, key) as conn:
-            chan, terminal = await open_terminal(conn)
-            await terminal.shows("resumed your game")
-            text = terminal.text()
-            chan.write(b"q")
-            await terminal.closed.wait()
-            return text
+        return await _first_screen_then_quit(served.port, key, "resumed your game")
 
     async def scenario() -> None:
         first = await play(key, b"asdwq")
@@ -1009,3 +1003,27 @@ def test_the_colour_depth_comes_from_the_clients_term_and_colorterm(
 
     output = run(scenario())
     assert re.search(wanted, output) and not re.search(unwanted, output)
+
+
+def test_a_first_connection_and_a_game_of_no_moves_are_not_resumed_games(served: ServerThread) -> None:
+    """Nothing was played: no "resumed your game: 0 moves" (issue 40, item 17)."""
+    key = client_key()
+
+    async def scenario() -> None:
+        first = await _first_screen_then_quit(served.port, key, "Score")
+        assert "resumed" not in first, first
+        again = await _first_screen_then_quit(served.port, key, "Score")  # the first's game, quit before a move
+        assert "resumed" not in again and "Moves 0" in again, again
+
+    run(scenario())
+
+
+async def _first_screen_then_quit(port: int, key: Any, wanted: str) -> str:
+    """The screen of ``ssh HOST`` with ``key`` once it shows ``wanted``; then q."""
+    async with await connect(port, key) as conn:
+        chan, terminal = await open_terminal(conn)
+        await terminal.shows(wanted)
+        text = terminal.text()
+        chan.write(b"q")
+        await terminal.closed.wait()
+        return text

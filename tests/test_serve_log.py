@@ -329,3 +329,80 @@ def test_sighup_without_a_log_file_is_harmless(tmp_path: Path) -> None:
         assert server.process.poll() is None
     finally:
         assert server.kill(signal.SIGTERM) == 0
+
+
+# -- the libraries' messages --------------------------------------------------------
+
+
+def test_a_librarys_message_is_one_printable_line() -> None:
+    import logging
+
+    from ansi2048.serve.log import LibraryMessages
+
+    said: List[str] = []
+    handler = LibraryMessages(said.append)
+    try:
+        raise ConnectionResetError("peer\nreset")
+    except ConnectionResetError as error:
+        record = logging.LogRecord(
+            "asyncio", logging.ERROR, "x.py", 1, "Task %s failed\n  at step \x1b[2J%d", ("t1", 2), None
+        )
+        record.exc_info = (type(error), error, error.__traceback__)
+    record.created = NOON
+    handler.emit(record)
+    assert said == [  # undated: the server's log dates every line (GameServer.log)
+        "asyncio: error: Task t1 failed | at step ?[2J2: ConnectionResetError: peer | reset"
+    ]
+    record.msg, record.args, record.exc_info = "x" * 5000, (), None
+    handler.emit(record)
+    assert said[1].endswith("x...") and len(said[1]) < 600
+
+
+def test_the_servers_libraries_log_on_its_log_not_on_standard_error(tmp_path: Path) -> None:
+    """``ansi2048 serve`` (issue 40, item 23): what asyncssh, asyncio or
+    psycopg's pool log while it runs goes through the server's non-blocking
+    log, one dated line each, never past it (logging's last resort writes
+    on standard error at once, a traceback over many lines)."""
+    import asyncio
+    import logging
+    import signal
+
+    from ansi2048.serve.cli import parse_serve_options
+    from ansi2048.serve.server import run
+
+    options = parse_serve_options(["--listen", "127.0.0.1:0", "--data-dir", str(tmp_path / "data")], {})
+    stderr = io.StringIO()  # no descriptor: the log writes it at once
+    past_the_log = io.StringIO()
+
+    async def scenario() -> int:
+        serving = asyncio.ensure_future(run(options, stderr))
+        for _ in range(600):
+            if "listening on" in stderr.getvalue() or serving.done():
+                break
+            await asyncio.sleep(0.05)
+        assert "listening on" in stderr.getvalue(), stderr.getvalue()
+        logging.getLogger("asyncssh").warning("a packet\nof two lines")
+        try:
+            raise OSError("gone")
+        except OSError:
+            logging.getLogger("asyncio").exception("Task exception was never retrieved")
+        os.kill(os.getpid(), signal.SIGTERM)  # run's handler: the stop
+        return await asyncio.wait_for(serving, 30)
+
+    was = sys.stderr
+    sys.stderr = past_the_log  # where logging's last resort writes
+    try:
+        assert asyncio.run(scenario()) == 0
+    finally:
+        sys.stderr = was
+    lines = stderr.getvalue().splitlines()
+    stamp = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
+    assert any(re.fullmatch(f"{stamp} asyncssh: warning: a packet \\| of two lines", line) for line in lines), lines
+    assert any(
+        re.fullmatch(f"{stamp} asyncio: error: Task exception was never retrieved: OSError: gone", line)
+        for line in lines
+    ), lines
+    assert "Traceback" not in stderr.getvalue() and past_the_log.getvalue() == ""
+    assert not any(
+        isinstance(h, type(h)) and "LibraryMessages" in type(h).__name__ for h in logging.getLogger().handlers
+    )

@@ -134,3 +134,26 @@ def test_the_writer_outlives_an_event_loop_that_ended_before_its_answer(tmp_path
     # Stored, answered to nobody, and the writer still serves.
     assert run(store.load(player, BOARD), timeout=10) == b"h\nw"
     run(store.close(), timeout=10)
+
+
+@pytest.mark.posix("file modes")
+def test_the_file_and_its_wal_and_shm_are_created_for_the_servers_user_alone(tmp_path: Path) -> None:
+    """They hold the daily secret (issue 40, item 21): 0600 under the usual
+    umask, not SQLite's 0644, whatever the folder around them allows."""
+    import os
+    import stat
+
+    path = tmp_path / "serve.sqlite3"
+
+    async def scenario() -> None:
+        async with running(SQLiteStore(str(path))) as store:
+            await held_game(store)
+            modes = {name: stat.S_IMODE(os.stat(tmp_path / name).st_mode) for name in os.listdir(tmp_path)}
+            assert set(modes) >= {"serve.sqlite3", "serve.sqlite3-wal", "serve.sqlite3-shm"}, modes
+            assert all(mode == 0o600 for mode in modes.values()), {name: oct(mode) for name, mode in modes.items()}
+
+    before = os.umask(0o022)
+    try:
+        run(scenario())
+    finally:
+        os.umask(before)

@@ -167,8 +167,10 @@ def _start_recording(ctx: Context, session: Session, resumed: Resumed) -> int:
 
 
 def _resumed_note(moves: int) -> str:
-    """The note on the first frame of a resumed game (ASCII: any depth)."""
-    return f"resumed your game: {moves} move{'' if moves == 1 else 's'}"
+    """The note on the first frame of a resumed game (ASCII: any depth);
+    none for a game of no move yet, which is no game to speak of resuming
+    (a first connection's, a game quit before its first key)."""
+    return f"resumed your game: {moves} move{'' if moves == 1 else 's'}" if moves else ""
 
 
 def _command(program: str, options: Options, rows: int, cols: int) -> str:

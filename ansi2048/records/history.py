@@ -311,6 +311,7 @@ def stats_document(stats: Sequence[BoardStats], version: str) -> Dict[str, Any]:
                 "won": board.won,
                 "best": board.best,
                 "best_unaided": board.best_unaided,
+                "assisted": board.assisted,
                 "median": _number(board.median),
                 "biggest_tiles": {str(tile): count for tile, count in board.tiles},
                 "recent_scores": list(board.recent),

@@ -37,6 +37,7 @@ class BoardStats:
     # scores file's (a score reached and then undone); see play/stats.py.
     best: int
     best_unaided: int  # the same, of games without undo or the AI
+    assisted: int  # games the AI helped (a hint, autoplay): counted, but no best
     median: float
     tiles: Tuple[Tuple[int, int], ...]  # (biggest tile, games), biggest first
     recent: Tuple[int, ...]  # the last scores, oldest first
@@ -77,6 +78,7 @@ class _Board:
         self.won = 0
         self.best = 0  # of the games the AI did not help
         self.best_unaided = 0
+        self.assisted = 0
         self.scores: Dict[int, int] = {}  # games per score: as many entries as different scores
         self.tiles: Dict[int, int] = {}  # games per biggest tile
         self.recent: Deque[int] = deque(maxlen=RECENT)
@@ -89,7 +91,9 @@ class _Board:
         score = game.score
         if game.won:
             self.won += 1
-        if game.own and score > self.best:
+        if not game.own:
+            self.assisted += 1
+        elif score > self.best:
             self.best = score
         if game.unaided and score > self.best_unaided:
             self.best_unaided = score
@@ -270,6 +274,7 @@ class Tally:
                     won=board.won,
                     best=board.best,
                     best_unaided=board.best_unaided,
+                    assisted=board.assisted,
                     median=_median(board.scores, board.played),
                     tiles=tuple(sorted(board.tiles.items(), reverse=True)),
                     recent=tuple(board.recent),

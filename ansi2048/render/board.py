@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..game.engine import Board
 from .color import contrast_ratio, mix, shown_rgb
 from .lines import Canvas, Line, Piece, piece
-from .palette import Palette, TilePair, basic_text, hue_keeping_xterm
+from .palette import RAMP, Palette, TilePair, basic_text, hue_keeping_xterm, separated_xterm
 from .style import PLAIN, Color, ColorDepth, Rgb, Span, Style, merge_spans, style
 
 __all__ = [
@@ -293,16 +293,19 @@ def dimmed(palette: Palette) -> Palette:
     def readable(bg: Color, text: Color) -> bool:
         return all(contrast_ratio(b, t) >= _FADED_TEXT_CONTRAST for b, t in _shown_pairs(bg, text))
 
+    faded = {id(pair): mix(pair[0], grid, _DIM) for pair in (palette.empty, *palette.tiles.values(), palette.beyond)}
+    stand_ins = _faded_xterm(palette, list(faded.values()))
+
     def dim(pair: TilePair) -> TilePair:
-        faded = mix(pair[0], grid, _DIM)
-        # At 256 colours by the tiles' own rule: the hue kept.
-        bg = replace(faded, basic=grid.basic, xterm=hue_keeping_xterm(faded.rgb))
+        bg = replace(faded[id(pair)], basic=grid.basic, xterm=stand_ins[faded[id(pair)].rgb])
         for amount in (_DIM, 0.4, 0.2, 0.0):
             text = mix(pair[1], grid, amount) if amount else pair[1]
             if readable(bg, text):
                 break
         else:
-            text = max(_INKS, key=lambda ink: min(contrast_ratio(b, i) for b, i in _shown_pairs(bg, ink)))
+            # Black or white, whichever reads better, at each depth on its own.
+            inks = [max(_INKS, key=lambda ink: contrast_ratio(*_shown_pairs(bg, ink)[at])) for at in (0, 1)]
+            text = replace(inks[0], xterm=inks[1].xterm)
         return bg, replace(text, basic=text_code)
 
     return replace(
@@ -311,6 +314,22 @@ def dimmed(palette: Palette) -> Palette:
         beyond=dim(palette.beyond),
         empty=dim(palette.empty),
     )
+
+
+def _faded_xterm(palette: Palette, faded: List[Color]) -> Dict[Rgb, int]:
+    """The 256-colour stand-ins of the faded tiles, chosen together by the
+    tiles' own rule (:func:`separated_xterm`: the hue kept, each apart from
+    the others): one by one, the nearest of each, 4, 8 and 16 took one
+    colour and 128 to 2048 another. Hotter as the tiles grow where that can
+    be kept too (the dark themes' faded tiles are too close for both); alone
+    by that rule for a theme whose faded colours cannot all be told apart."""
+    ramp = [mix(palette.tiles[value][0], palette.grid, _DIM).rgb for value in RAMP if value in palette.tiles]
+    for kept in (ramp, []):
+        try:
+            return separated_xterm([color.rgb for color in faded], ramp=kept, found={})
+        except ValueError:
+            pass
+    return {color.rgb: hue_keeping_xterm(color.rgb) for color in faded}
 
 
 _INKS = (Color.of(0x000000, 30), Color.of(0xFFFFFF, 97))

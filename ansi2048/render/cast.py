@@ -61,6 +61,8 @@ FRAME_TIME = 1 / 30
 # Pauses longer than this play back shortened to it (asciinema's own option):
 # a player thinking for a minute should not make the viewer wait a minute.
 IDLE_TIME_LIMIT = 2.0
+# What every cast this writes begins with (its header's first field).
+CAST_START = '{"version": 2'
 # The terminal a cast is drawn for when output goes to a pipe, not a terminal.
 HEADLESS_SIZE = (80, 30)
 
@@ -109,7 +111,7 @@ def is_ours(head: bytes) -> bool:
     if not head.strip():
         return True
     first = head.partition(b"\n")[0]
-    if first.startswith(MAGIC.encode()):
+    if first.startswith(MAGIC.encode()) or first == CAST_START.encode():  # (that: a cast cut before its first frame)
         return True
     try:
         header = json.loads(first.decode("utf-8"))

@@ -217,11 +217,11 @@ def _header(
     ]
     if not assisted:
         return variants
-    # Said where the best is: this game's score does not count for it.
-    marked: List[List[Span]] = []
-    for variant in variants:
-        marked += [[*variant, ("  assisted", PLAIN)], variant]
-    return marked
+    # Said where the best is: this game's score does not count for it. It
+    # matters more than anything but the score: the seed, the moves and the
+    # best go first; the score alone, last, is all a window too narrow for
+    # both shows.
+    return [*([*variant, ("  assisted", PLAIN)] for variant in variants), score]
 
 
 def _banner(view: View, glyphs: Glyphs, palette: Palette) -> Optional[Tuple[List[str], TilePair]]:

@@ -4,7 +4,7 @@ marks, reflowed to the window, and always how to quit and how to close it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..game.keys import Action
 from .board import ASCII, UNICODE
@@ -57,10 +57,6 @@ def _text(text: str, limit: int) -> _Block:
     return _Block(tuple(((f"  {line}", PLAIN),) for line in _wrap(text, limit - 2)))
 
 
-def _heading(text: str) -> _Block:
-    return _Block((((text, BOLD),),))
-
-
 _BLANK = _Block(((("", PLAIN),),))
 
 
@@ -91,7 +87,7 @@ def help_frame(view: View, depth: ColorDepth, width: int, height: int, *, ascii_
         (named(Action.RESTART), view.restart.help(view.undo)),
         (named(Action.HINT), "hint: the AI's move, on the line under the board"),
         (named(Action.AUTOPLAY), "autoplay: the AI plays; any move takes over"),
-        (f"{named(Action.FASTER)} {named(Action.SLOWER)}", "autoplay faster, slower"),
+        _speed_row(keys),
         (named(Action.HELP), "this help"),
         (quit_key, "quit: a guest's game is not kept" if view.guest else "quit: the game is kept for next time"),
     ]
@@ -105,24 +101,47 @@ def help_frame(view: View, depth: ColorDepth, width: int, height: int, *, ascii_
     else:
         new_tile = (f"[N], {glyphs.marker} in a corner", "the tile that just appeared")
     marks = [new_tile, ("+N by the score", "the last move's points"), ("assisted", "the AI helped: no best score")]
-    column = max(len(key) for key, _ in rows + marks) + 3
+    # Each section's keys in a column of its own: a long mark does not push
+    # the keys' descriptions right (and onto more lines) in a small window.
+    key_column = max(len(key) for key, _ in rows) + 3
+    mark_column = max(len(key) for key, _ in marks) + 3
     blocks = [
         _Block((((f"ansi2048 {glyphs.dash} help", BOLD),),)),
         _BLANK,
-        _heading("keys"),
-        *[_entry(key, text, column, limit, kept=key == quit_key) for key, text in rows],
+        *_section("keys", [_entry(key, text, key_column, limit, kept=key == quit_key) for key, text in rows]),
         _BLANK,
-        _heading("rules"),
-        _text("Tiles slide as far as they go; two equal tiles merge into one.", limit),
-        _text(f"After each move a 2 (or a 4) appears. Make the {view.goal} tile!", limit),
+        *_section(
+            "rules",
+            [
+                _text("Tiles slide as far as they go; two equal tiles merge into one.", limit),
+                _text(f"After each move a 2 (or a 4) appears. Make the {view.goal} tile!", limit),
+            ],
+        ),
         _BLANK,
-        _heading("marks"),
-        *[_entry(key, text, column, limit) for key, text in marks],
+        *_section("marks", [_entry(key, text, mark_column, limit) for key, text in marks]),
         _BLANK,
         _Block((((("any key closes this help", BOLD),),)), kept=True),
     ]
     shown = _within(blocks, height - 1)
     return Frame(tuple(line_of(fit([list(spans)], limit)) for block in shown for spans in block.lines), depth)
+
+
+def _section(heading: str, blocks: List[_Block]) -> List[_Block]:
+    """A heading and its blocks, the heading one block with the first of
+    them: a window too short for it shows neither, never a heading with
+    nothing under it."""
+    first, *rest = blocks
+    return [_Block((((heading, BOLD),), *first.lines), first.kept), *rest]
+
+
+def _speed_row(keys: Dict[Action, List[str]]) -> Tuple[str, str]:
+    """Autoplay's speed keys, one row: the first key of each in the key
+    column (as the moves' are), every key named in the words."""
+    faster, slower = keys.get(Action.FASTER, []), keys.get(Action.SLOWER, [])
+    shown = " ".join(key_list[0] for key_list in (faster, slower) if key_list)
+    pairs = (("faster", faster), ("slower", slower))
+    said = [f"{what} ({', '.join(key_list)})" for what, key_list in pairs if key_list]
+    return shown, "autoplay " + ", ".join(said)
 
 
 def _within(blocks: Sequence[_Block], room: int) -> List[_Block]:

@@ -1,19 +1,22 @@
-"""Warnings and notices as the game prints them on a stream (pure): within
-an 80-column terminal, what matters read first.
+"""Warnings and notices as the game prints them on a stream (pure): one
+line each into a pipe or a file, within the window on a terminal, what
+matters read first.
 
 A message is one line of words (what happened, what the game does about
 it), then, on lines of their own, the paths it names: ``"cannot use the
 data folder (Permission denied); this game will not be saved\\n/home/..."``.
-Paths go last and alone because they are long (a data folder on macOS is
-some 55 columns before a file's name) and are copied whole: a path broken
-across lines, or in the middle of a sentence, is read by no one. In a frame
-(a note under the board) the lines are joined by spaces and cut to the
-window: the path, last, is what is cut.
+Into a pipe or a file (a log collector, ``grep``) a diagnostic is one line,
+as every tool's: the paths follow the words in parentheses. On a terminal
+the words wrap to its width and the paths go last and alone, because they
+are long (a data folder on macOS is some 55 columns before a file's name)
+and are copied whole: a path broken across lines, or in the middle of a
+sentence, is read by no one. In a frame (a note under the board) the lines
+are joined by spaces and cut to the window: the path, last, is what is cut.
 """
 
 from __future__ import annotations
 
-from typing import List
+from typing import List, Optional
 
 __all__ = ["NOTICE_WIDTH", "notice_lines", "one_line", "warning_text"]
 
@@ -48,9 +51,15 @@ def notice_lines(prefix: str, message: str, width: int = NOTICE_WIDTH) -> List[s
     return lines
 
 
-def warning_text(message: str) -> str:
-    """A warning as the game prints it on standard error, each line ended."""
-    return "".join(line + "\n" for line in notice_lines("ansi2048: warning: ", message))
+def warning_text(message: str, width: Optional[int]) -> str:
+    """A warning as the game prints it on standard error, each line ended:
+    wrapped to ``width`` columns (a terminal's), or on one line, its paths
+    inline, when ``width`` is None (a pipe or a file)."""
+    prefix = "ansi2048: warning: "
+    if width is None:
+        text, *paths = (part for part in message.split("\n") if part)
+        return f"{prefix}{text} ({', '.join(paths)})\n" if paths else f"{prefix}{text}\n"
+    return "".join(line + "\n" for line in notice_lines(prefix, message, width))
 
 
 def one_line(message: str) -> str:

@@ -274,8 +274,12 @@ def classic() -> Palette:
     keeping neighbouring values apart. Every number reads at 3:1 or more at
     every depth (:func:`readable_text`). Built on first use, cached."""
     dark, light = 0x776E65, 0xF9F6F2
-    grid: Tuple[int, int] = (0xBBADA0, 90)  # dark grey
-    empty: Tuple[int, int] = (0xCDC1B4, 37)  # light grey
+    # At 16 colours the empty cells grey and the 2 white: apart by colour,
+    # not by the digit only (light grey and white differ by 1.2:1, grey and
+    # white by 3.9:1 or more on every common terminal palette). The grid
+    # takes the light grey left over: black is 2048's and beyond's.
+    grid: Tuple[int, int] = (0xBBADA0, 37)  # light grey
+    empty: Tuple[int, int] = (0xCDC1B4, 90)  # dark grey
     # value: ((background, its 16-colour code), (text, its code))
     # The 16-colour backgrounds: the 13 of the 16 on which some text reads
     # at 3:1 on every common terminal palette (not 92, 94, 95), neighbours

@@ -69,15 +69,10 @@ class Repainter:
         self._hidden = False
         self._height = 0  # lines of the frame on screen; 0: none
         self._rows: Optional[int] = None  # the terminal's height when it was drawn
-        # Lines of earlier frames that a shorter window pushed into the
-        # terminal's history (at most; see _rows_up): a taller window brings
-        # them back above the frame on screen.
-        self._stale = 0
         # The frame on screen, for repainting only what changed: values,
         # compared as values (most lines are the very objects of the last frame).
         self._shown = _NOTHING
         self._columns: Optional[int] = None  # the terminal's width when it was drawn
-        self._stale_width = 0  # the widest line of those stale frames
         # The terminal wrapped a frame once: from then on every resize
         # clears the window (see _cleared).
         self._wrapped = False
@@ -91,31 +86,6 @@ class Repainter:
         """The visible widths of the frame's lines on screen (only a resize asks)."""
         raw = self._shown.raw
         return [line_width(line, raw) for line in self._shown.lines] or [0]
-
-    def _rows_up(self, width: Optional[int], height: Optional[int]) -> int:
-        """How far up to go from the frame's last line to erase it, on a
-        terminal now ``width`` x ``height``.
-
-        When the window gets shorter than the frame on screen, the terminal
-        (tmux, xterm, VTE) keeps the cursor on screen by pushing the lines
-        at the top into its history: the frame's top lines go there, the
-        cursor-up stops at the top row, and the new frame is drawn from it.
-        When the window grows again, the terminal pulls lines back from its
-        history, the most recent first: those stale frame lines come back
-        above the frame, so the way up must cover them too. A terminal that
-        pulls nothing back just stops the cursor-up at the top row."""
-        up = self._height - 1
-        if height is not None and self._rows is not None:
-            if height > self._rows:
-                back = min(self._stale, height - self._rows)
-                self._stale -= back
-                up += back
-            # Rows that no longer fit above the cursor went into the history.
-            pushed = max(0, up + 1 - height)
-            if pushed:
-                self._stale += pushed
-                self._stale_width = max(self._stale_width, *self._widths())
-        return up
 
     def _reflowed(self, width: Optional[int]) -> bool:
         """Whether the terminal may have wrapped the frame on screen: the
@@ -133,23 +103,22 @@ class Repainter:
         changed since (it may have joined and pulled back wrapped rows of an
         old frame from its history: where they land is anyone's guess)."""
         resized = (width, height) != (self._columns, self._rows)
-        # Old frame lines the window pushed into the history wrap there too.
-        history_wraps = bool(self._stale) and width is not None and self._stale_width >= width
-        return self._reflowed(width) or history_wraps or (self._wrapped and resized)
+        return self._reflowed(width) or (self._wrapped and resized)
 
     def frame(
         self, lines: Union[Frame, Sequence[str]], width: Optional[int] = None, height: Optional[int] = None
     ) -> str:
         """Draw ``lines`` (a :class:`~.lines.Frame`, or lines already painted);
-        the cursor is left at the end of the last one.
+        the cursor is then taken back to the frame's top row (:func:`_park`),
+        where the next frame starts.
 
-        Going back up is relative (``\\r`` then ``ESC[nA``), so it still works
-        after the first frame scrolled the screen; each line then erases the
-        rest of the old line under it, and ``ESC[J`` what a taller frame left
-        below. Lines are joined by ``\\n``: the terminal's output processing
-        (ONLCR) makes that a carriage return too. ``width`` and ``height``
-        are the terminal's size, to follow what a resize did to the old frame
-        (see ``_rows_up``); the normal case never touches the scrollback."""
+        Moves are relative (``\\r``, ``ESC[nA``), so they still work after the
+        first frame scrolled the screen; each line erases the rest of the old
+        line under it, and ``ESC[J`` what a taller frame left below. Lines
+        are joined by ``\\n``: the terminal's output processing (ONLCR) makes
+        that a carriage return too. ``width`` and ``height`` are the
+        terminal's size, to follow what a resize did to the old frame; the
+        normal case never touches the scrollback."""
         frame = lines if isinstance(lines, Frame) else Frame.of_text(lines)
         if not self._in_place:
             self._height = len(frame.lines)
@@ -174,9 +143,10 @@ class Repainter:
             out.append(CURSOR_HOME)
             self._wrapped = True
         elif self._height:
+            # From the frame's top row, where the cursor waits (_park): a
+            # shorter window cut the frame's bottom rows, a taller one pulled
+            # rows back above it from its history; the frame starts here.
             out.append("\r")
-            up = self._rows_up(width, height)
-            out.append(cursor_up(up))
         elif self._hide_cursor:
             out.append(HIDE_CURSOR)
             self._hidden = True
@@ -186,6 +156,7 @@ class Repainter:
         out.append("\n".join(_closed(line) + ERASE_LINE for line in frame.text()) or ERASE_LINE)
         # Also clears what a taller frame left below.
         out.append(FRAME_END)
+        out.append(_park(len(frame.lines)))
         # A window too small for any line (1 row, 1 column) gets an empty
         # frame: the cursor stays on the blank line where the next frame
         # starts, counted as a frame's one (empty) line so that a resize
@@ -212,7 +183,7 @@ class Repainter:
         last = len(lines) - 1
         changed = [i for i, (was, now) in enumerate(zip(shown[:last], lines)) if was is not now and was != now]
         changed.append(last)
-        out = ["\r", cursor_up(last - changed[0])]
+        out = [_next_line(changed[0])]  # from the frame's top row, where the cursor waits
         at = changed[0]
         # What turns a line into another, by the pair: a tile's blank lines
         # are one object (board.py), and their change is found once. Keyed by
@@ -225,8 +196,8 @@ class Repainter:
             # screen at once but tells the program (SIGWINCH) up to 250 ms
             # later: a move's frames drawn for the taller old size would scroll
             # the shorter screen, and rows of them go into tmux's history,
-            # which a taller window later pulls back above the board (more
-            # than _rows_up counts: the board would land below its place).
+            # which a taller window later pulls back above the board (the
+            # board would land below its place).
             if index != at:
                 out.append(_next_line(index - at))
             at = index
@@ -240,6 +211,7 @@ class Repainter:
                 text = found[pair] = _line_change(old, new, depth, frame.raw)
             out.append(text)
         out.append(FRAME_END)
+        out.append(_park(len(lines)))
         self._shown = frame
         return "".join(out)
 
@@ -254,7 +226,7 @@ class Repainter:
             out.append(SHOW_CURSOR)
             self._hidden = False
         if self._height:
-            out.append("\n")
+            out.append(_next_line(self._height - 1) + "\n")  # from the top row, below the frame
         self.reset()
         return "".join(out)
 
@@ -264,8 +236,6 @@ class Repainter:
         self._height = 0
         self._shown = _NOTHING
         self._rows = None
-        self._stale = 0
-        self._stale_width = 0
         self._wrapped = False
 
 
@@ -273,6 +243,16 @@ _NOTHING = Frame((), ColorDepth.NONE)
 
 
 @lru_cache(maxsize=64)
+def _park(lines: int) -> str:
+    """From the end of a frame of ``lines`` lines back to its top row, where
+    the cursor waits for the next: a window made shorter (tmux, xterm, VTE
+    keep the cursor on screen) then deletes rows below it, the frame's
+    bottom ones, where with the cursor on the last row it pushed the top
+    ones (the header) into the terminal's history, stray lines above the
+    board for good (issue 40, item 16)."""
+    return "\r" + cursor_up(lines - 1) if lines > 1 else ""
+
+
 def _next_line(rows: int) -> str:
     """From a line's end to the start of the line ``rows`` below."""
     return "\r" + cursor_down(rows)

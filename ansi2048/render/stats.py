@@ -69,7 +69,7 @@ def _short(text: str, room: int) -> str:
 
 
 def _marks(game: Record) -> str:
-    marks = [name for name, used in (("undo", game.undo), ("AI", game.ai)) if used]
+    marks = [name for name, used in (("undo", game.undo), ("assisted", game.ai)) if used]
     if game.daily:
         marks.append("daily")
     return " ".join(marks)
@@ -80,10 +80,18 @@ def _board_lines(
 ) -> List[str]:
     d = glyphs.dot
     headline: List[Span] = [(_board_name(board), BOLD), (f": {board.played} played {d} {board.won} won", PLAIN)]
-    scores: List[Span] = [("  best ", PLAIN), (str(board.best), BOLD)]
-    if board.best_unaided != board.best:
-        scores.append((f" ({board.best_unaided} without undo or AI)", PLAIN))
+    # An assisted game (the AI hinted or played) sets no best but is counted
+    # in the rest, as the header says of it: said so, the median of games
+    # the best leaves out does not read as a contradiction.
+    if board.best or board.assisted < board.played:
+        scores: List[Span] = [("  best ", PLAIN), (str(board.best), BOLD)]
+        if board.best_unaided != board.best:
+            scores.append((f" ({board.best_unaided} without undo or AI)", PLAIN))
+    else:
+        scores = [("  no best: every game assisted", PLAIN)]
     scores.append((f" {d} median {_median(board.median)}", PLAIN))
+    if board.assisted and board.assisted < board.played:
+        scores.append((f" {d} {board.assisted} assisted, no best", PLAIN))
     lines = [paint(headline, depth), paint(scores, depth), ""]
 
     lines.append(paint([("  Biggest tile", BOLD)], depth))

@@ -23,26 +23,37 @@ a thread stuck in a stream's write holds the stream's lock, and the
 interpreter's exit flushing ``sys.stderr`` would wait for it (a fatal
 error); the duplicate also outlives a ``--log`` file's close. A stream with
 no descriptor (memory: a test's ``StringIO``) cannot block: it is written
-at once."""
+at once.
+
+The libraries' own log messages (asyncssh, asyncio, psycopg's pool) come
+through :class:`LibraryMessages`, a :mod:`logging` handler that queues them
+here, one dated line each; without it, :mod:`logging` writes them on
+standard error itself (its last-resort handler), synchronously, a traceback
+over many lines."""
 
 from __future__ import annotations
 
+import logging
 import os
 import select
 import threading
 from collections import deque
-from contextlib import suppress
-from typing import IO, Callable, Deque, Optional
+from contextlib import contextmanager, suppress
+from typing import IO, Callable, Deque, Iterator, Optional
 
 from ..storage.history_file import utc_timestamp
+from .commands import printable
 
-__all__ = ["LOG_BUFFER_BYTES", "LOG_FLUSH_SECONDS", "ServerLog"]
+__all__ = ["LOG_BUFFER_BYTES", "LOG_FLUSH_SECONDS", "LibraryMessages", "ServerLog"]
 
 # The most the lines not yet written may hold: a few thousand lines (a
 # connection's is about 150 bytes), four pipes' worth, whatever the clients do.
 LOG_BUFFER_BYTES = 256 * 1024
 # How long the stop waits for the queued lines to be written.
 LOG_FLUSH_SECONDS = 0.5
+# The most of a library's message a line keeps: a message may quote what a
+# client sent (asyncssh names a bad packet), and a line is read by a person.
+LIBRARY_MESSAGE_CHARS = 500
 
 
 class ServerLog:
@@ -176,3 +187,41 @@ def _duplicate(stream: IO[str]) -> Optional[int]:
     with suppress(OSError, ValueError):
         stream.flush()  # what the stream holds goes first
     return os.dup(fd)
+
+
+class LibraryMessages(logging.Handler):
+    """A :mod:`logging` handler that gives each message of the libraries the
+    server runs on (asyncssh, asyncio, psycopg's pool: anything below the
+    root logger, at its level, WARNING unless changed) to ``line`` as one
+    line (which the server's log dates): the logger's name, the level, the message, and the
+    exception's last line if any (no traceback: one line each, a person
+    reads it and ``grep`` finds it whole), printable ASCII and bounded.
+    :meth:`attached` installs it for a ``with`` block."""
+
+    def __init__(self, line: Callable[[str], None]) -> None:
+        super().__init__()
+        self._line = line
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = record.getMessage()
+            if record.exc_info and record.exc_info[1] is not None:
+                error = record.exc_info[1]
+                text += f": {type(error).__name__}: {error}" if str(error) else f": {type(error).__name__}"
+        except Exception:  # a library's bad format string must not reach standard error either
+            text = f"(unreadable message: {record.msg!r})"
+        words = " | ".join(part.strip() for part in text.splitlines() if part.strip())
+        kept = printable(words, LIBRARY_MESSAGE_CHARS)
+        self._line(f"{record.name}: {record.levelname.lower()}: {kept}")  # dated by the server's log
+
+    @contextmanager
+    def attached(self) -> Iterator[None]:
+        """While the ``with`` block runs, this is a handler of the root
+        logger: every library's messages come here, and logging's last
+        resort (synchronous, on standard error) is never used."""
+        root = logging.getLogger()
+        root.addHandler(self)
+        try:
+            yield
+        finally:
+            root.removeHandler(self)

@@ -39,7 +39,7 @@ from .connection import ClientConnection
 from .game import SAID_TAKEN_OVER
 from .limits import DEFAULT_LIMITS, Admission, Limits, capped_by_files, raise_open_files
 from .live import LiveGames
-from .log import LOG_BUFFER_BYTES, LOG_FLUSH_SECONDS, ServerLog
+from .log import LOG_BUFFER_BYTES, LOG_FLUSH_SECONDS, LibraryMessages, ServerLog
 from .pauses import SavingPauses
 from .pool import AIPool
 from .ranked import DEFAULT_PER_ADDRESS, daily_secret
@@ -346,95 +346,98 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         watch_stall=options.watcher_stall,
         limits=limits,
     )
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
+    # The libraries' messages (asyncssh, asyncio, psycopg's pool) are lines of the
+    # same log, never written on standard error by logging itself (serve/log.py).
+    with LibraryMessages(server.log).attached():
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stop.set)
 
-    def reopen_log() -> None:
-        # SIGHUP: logrotate's "the file moved, write a new one"; any other
-        # sender is harmless (it once killed the server, and its players).
-        nonlocal log
-        if not options.log:
-            server.log("SIGHUP: the log is standard error, nothing to reopen")
-            return
+        def reopen_log() -> None:
+            # SIGHUP: logrotate's "the file moved, write a new one"; any other
+            # sender is harmless (it once killed the server, and its players).
+            nonlocal log
+            if not options.log:
+                server.log("SIGHUP: the log is standard error, nothing to reopen")
+                return
+            try:
+                reopened = open(options.log, "a", encoding="utf-8")  # noqa: SIM115 (open while the server runs)
+            except OSError as error:
+                server.log(f"SIGHUP: cannot reopen the log: {_why(error)}")
+                return
+            server.reopen_log(reopened)
+            log.close()  # the log writes through its own duplicate of the old descriptor, closed by its thread
+            log = reopened
+            server.log("SIGHUP: the log reopened")
+
+        loop.add_signal_handler(signal.SIGHUP, reopen_log)
+        draining = asyncio.Event()  # SIGUSR2: a new server took over (serve/takeover.py)
+        loop.add_signal_handler(takeover.DRAIN_SIGNAL, draining.set)
+        worker = options.ready_fd >= 0  # its parent does what a server does for the data directory
+        replaced = None if worker else takeover.previous(options.data_dir, options.host, options.port)
         try:
-            reopened = open(options.log, "a", encoding="utf-8")  # noqa: SIM115 (open while the server runs)
-        except OSError as error:
-            server.log(f"SIGHUP: cannot reopen the log: {_why(error)}")
-            return
-        server.reopen_log(reopened)
-        log.close()  # the log writes through its own duplicate of the old descriptor, closed by its thread
-        log = reopened
-        server.log("SIGHUP: the log reopened")
-
-    loop.add_signal_handler(signal.SIGHUP, reopen_log)
-    draining = asyncio.Event()  # SIGUSR2: a new server took over (serve/takeover.py)
-    loop.add_signal_handler(takeover.DRAIN_SIGNAL, draining.set)
-    worker = options.ready_fd >= 0  # its parent does what a server does for the data directory
-    replaced = None if worker else takeover.previous(options.data_dir, options.host, options.port)
-    try:
-        try:
-            host, port = await takeover.listen_taking_over(
-                lambda: server.listen(options.host, options.port, key, options.reuse_port), replaced
-            )
-        except ValueError as error:  # asyncio: SO_REUSEPORT is not supported here
-            stderr.write(f"ansi2048 serve: error: --reuse-port: {_why(error)}\n")
-            return EXIT_ERROR
-        except OSError as error:
-            stderr.write(f"ansi2048 serve: error: cannot listen on {options.host}:{options.port}: {_why(error)}\n")
-            return EXIT_ERROR
-        shown = f"[{host}]" if ":" in host else host
-        listening = f"listening on {shown}:{port} (host key {key.get_fingerprint('sha256')})"
-        if options.ready_fd >= 0:  # a worker: its parent says it, once for all (serve/workers.py)
-            with suppress(OSError), open(options.ready_fd, "w", encoding="utf-8") as ready:
-                ready.write(f"{listening}\n")
-        else:
-            stderr.write(f"{utc_timestamp(time.time())} {listening}\n")
-            stderr.flush()
-        if log is not stderr:  # --log's file: from its start, as from its stop
-            server.log(f"{listening}")
-        site = None
-        if options.http is not None:  # the browser door (serve/web)
-            from .web.site import open_door  # aiohttp: imported only for --http
-
-            site = await open_door(server, options, replaced, stderr, say=not worker, log=log is not stderr)
-            if site is None:
-                await server.stop()
+            try:
+                host, port = await takeover.listen_taking_over(
+                    lambda: server.listen(options.host, options.port, key, options.reuse_port), replaced
+                )
+            except ValueError as error:  # asyncio: SO_REUSEPORT is not supported here
+                stderr.write(f"ansi2048 serve: error: --reuse-port: {_why(error)}\n")
                 return EXIT_ERROR
-        if not worker:
-            takeover.record(options.data_dir, takeover.Running(os.getpid(), options.host, port))
-            if replaced is not None and takeover.drain(replaced):
-                server.log(f"taking over from the server {replaced.pid}, which drains")
-        orphaned = None
-        if worker:  # it stops with its parent, even one killed outright
-            orphaned = loop.create_task(stop_when_orphaned(options.parent_pid or os.getppid(), stop))
-        await takeover.either(stop, draining)
-        if orphaned is not None:
-            orphaned.cancel()
-        if not stop.is_set():
-            server.log(f"draining: {len(server.sessions)} sessions, for {options.drain_seconds:g} s at most")
+            except OSError as error:
+                stderr.write(f"ansi2048 serve: error: cannot listen on {options.host}:{options.port}: {_why(error)}\n")
+                return EXIT_ERROR
+            shown = f"[{host}]" if ":" in host else host
+            listening = f"listening on {shown}:{port} (host key {key.get_fingerprint('sha256')})"
+            if options.ready_fd >= 0:  # a worker: its parent says it, once for all (serve/workers.py)
+                with suppress(OSError), open(options.ready_fd, "w", encoding="utf-8") as ready:
+                    ready.write(f"{listening}\n")
+            else:
+                stderr.write(f"{utc_timestamp(time.time())} {listening}\n")
+                stderr.flush()
+            if log is not stderr:  # --log's file: from its start, as from its stop
+                server.log(f"{listening}")
+            site = None
+            if options.http is not None:  # the browser door (serve/web)
+                from .web.site import open_door  # aiohttp: imported only for --http
+
+                site = await open_door(server, options, replaced, stderr, say=not worker, log=log is not stderr)
+                if site is None:
+                    await server.stop()
+                    return EXIT_ERROR
+            if not worker:
+                takeover.record(options.data_dir, takeover.Running(os.getpid(), options.host, port))
+                if replaced is not None and takeover.drain(replaced):
+                    server.log(f"taking over from the server {replaced.pid}, which drains")
+            orphaned = None
+            if worker:  # it stops with its parent, even one killed outright
+                orphaned = loop.create_task(stop_when_orphaned(options.parent_pid or os.getppid(), stop))
+            await takeover.either(stop, draining)
+            if orphaned is not None:
+                orphaned.cancel()
+            if not stop.is_set():
+                server.log(f"draining: {len(server.sessions)} sessions, for {options.drain_seconds:g} s at most")
+                if site:
+                    await site.stop_listening()  # the new server's door takes the new pages
+                await server.drain(options.drain_seconds, stop)
+            server.log(f"stopping: {len(server.sessions)} sessions to end")
+            # The sessions' objects (about 130 in reference cycles each) go with
+            # the process: frozen, the collections during the stop and at exit
+            # do not walk them (0.5 s for 1,000 sessions on a loaded machine).
+            gc.freeze()
             if site:
-                await site.stop_listening()  # the new server's door takes the new pages
-            await server.drain(options.drain_seconds, stop)
-        server.log(f"stopping: {len(server.sessions)} sessions to end")
-        # The sessions' objects (about 130 in reference cycles each) go with
-        # the process: frozen, the collections during the stop and at exit
-        # do not walk them (0.5 s for 1,000 sessions on a loaded machine).
-        gc.freeze()
-        if site:
-            await site.stop_listening()  # no new page; the pages' sessions end with the others
-        await server.stop()
-        if site:
-            await site.close()
-    finally:
-        # Bounded too: an append not committed by then was never shown.
-        with suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(store.close(), STORE_CLOSE_SECONDS)
-        if log is not stderr:
-            log.close()
-        if not worker:
-            takeover.forget(options.data_dir)
+                await site.stop_listening()  # no new page; the pages' sessions end with the others
+            await server.stop()
+            if site:
+                await site.close()
+        finally:
+            # Bounded too: an append not committed by then was never shown.
+            with suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(store.close(), STORE_CLOSE_SECONDS)
+            if log is not stderr:
+                log.close()
+            if not worker:
+                takeover.forget(options.data_dir)
     return EXIT_OK
 
 

@@ -256,6 +256,7 @@ class OutputSink:
         self.name = name
         self._encoding = encoding
         self._pending = bytearray()
+        self._written_early = ""  # what write_early sent ahead of the writer
         self.ends_pipeline = False
         if _NONBLOCK:  # POSIX; Windows has neither the flag nor FIFOs
             os.set_blocking(fd, blocking)
@@ -263,11 +264,26 @@ class OutputSink:
     def fileno(self) -> int:
         return self._fd
 
+    def write_early(self, start: str) -> None:
+        """Write ``start``, the first characters every file of this kind
+        begins with, now, before the game: a target that cannot take them
+        (``/dev/full``, a file in ``/proc``) is refused as a bad option
+        (OSError) rather than found out once the game is under way, the
+        output the user asked for lost. The writer's first write, which
+        begins with them, does not write them again."""
+        self.write(start)
+        self.flush()
+        self._written_early = start
+
     def write(self, text: str) -> int:
         if self._fd < 0:
             raise ValueError("write to a closed output")
+        length = len(text)
+        if self._written_early:
+            assert text.startswith(self._written_early), "the writer begins otherwise than it said"
+            text, self._written_early = text[len(self._written_early) :], ""
         self._pending += text.encode(self._encoding)
-        return len(text)
+        return length
 
     def flush(self) -> None:
         view = memoryview(self._pending)

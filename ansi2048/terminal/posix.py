@@ -31,6 +31,11 @@ __all__ = [
 
 _T = TypeVar("_T")
 
+# The longest a suspend waits, once continued, for the handler of the
+# SIGCONT that continued it to note it (it comes at once; the bound is for
+# a continue that somehow never shows, so that the game still comes back).
+CONTINUE_NOTED_SECONDS = 0.5
+
 
 def retry_eintr(call: Callable[..., _T], *args: Any) -> _T:
     """``call(*args)``, again for as long as a signal interrupts it. Python
@@ -159,9 +164,29 @@ class PosixConsole:
         self.hooks.leave()
         self.terminal.leave()
         self._stop_job()  # returns once the job is continued
+        self._await_continue()
         self.terminal.enter()
         self.pending.discard(signal.SIGCONT)  # that continue is this one's: dealt with
         self.hooks.redraw()
+
+    def _await_continue(self) -> None:
+        """Wait until the SIGCONT that continued the job is noted, so that
+        it is taken as this suspend's own. Every thread of the stopped
+        process wakes on it and the kernel runs its handler on whichever
+        runs first: another thread (the AI loading ahead, under load) may
+        get it after the main thread is on its way, and Python notes it
+        only when the main thread next looks. Noted after the suspend, it
+        would look like someone else's continue and the frame be drawn a
+        second time (a help just drawn again, seen as closed and redrawn).
+        The handler wakes ``wake_fd`` wherever it runs; Python notes the
+        signal before the loop's condition is read again."""
+        deadline = self._clock() + CONTINUE_NOTED_SECONDS
+        while signal.SIGCONT not in self.pending:
+            left = deadline - self._clock()
+            if left <= 0:
+                return
+            if self.wake_fd in self._wait([self.wake_fd], left):
+                self.drain_wakeups()
 
     def handle_signals(self) -> None:
         """Act on the signals noted, in this order: a stop, a continue from

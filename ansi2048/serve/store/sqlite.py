@@ -15,6 +15,7 @@ read and its write.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from pathlib import Path
@@ -84,6 +85,11 @@ class SQLiteStore:
 
     def _connect(self) -> sqlite3.Connection:
         Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        # The file holds the daily secret and every player's keys: created
+        # 0600 here, not by SQLite (0644 less the umask), so that only the
+        # server's user reads it whatever its folder's mode; SQLite gives
+        # the -wal and -shm files it makes beside it the file's own mode.
+        os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
         # isolation_level=None: no implicit transactions; the writer says BEGIN IMMEDIATE itself.
         connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
