@@ -42,7 +42,7 @@ from .daily import (
     verdict,
 )
 from .game import PlayerGame, _Paused, _Stop
-from .keeping import GuestKeeping, Keeping, StoreKeeping
+from .keeping import GuestKeeping, Keeping, StoreKeeping, load_recording
 from .names import display_name
 from .pauses import Write
 from .store.base import Player
@@ -394,7 +394,7 @@ async def _open_kept(keeping: StoreKeeping, header: bytes, undo: bool) -> Tuple[
     as any write of the game does (as :func:`.keeping.open_game`'s)."""
     rows, cols, goal = DAILY
     recording = await keeping.load()
-    loaded = SaveFile("", rows, cols, goal, recording).load() if recording is not None else None
+    loaded = await load_recording(SaveFile("", rows, cols, goal, recording)) if recording is not None else None
     opening: List[Write] = []
     if loaded is None or (undo and loaded.game.over):
         opening.append(partial(keeping.rewrite, header))
