@@ -7,15 +7,23 @@ from __future__ import annotations
 
 import asyncio
 import random
+import sqlite3
+from contextlib import closing
+from dataclasses import replace
+from pathlib import Path
 from typing import List, Optional
 
 from ansi2048 import __version__
 from ansi2048.game.engine import Direction, Game
 from ansi2048.records.recording import format_header
 from ansi2048.serve.keeping import GuestKeeping, open_game, replay_step
+from ansi2048.serve.store.base import DailyEntry, Store
+from ansi2048.serve.store.daily import machine_timing, times_list
+from ansi2048.serve.store.sqlite import MIGRATIONS, SQLiteStore
 from ansi2048.storage.save_file import SaveFile
 
 from .databases import run
+from .test_store import opened, running
 
 _KEYS = {Direction.UP: "w", Direction.LEFT: "a", Direction.DOWN: "s", Direction.RIGHT: "d"}
 
@@ -97,3 +105,86 @@ def test_resuming_a_long_game_lets_other_sessions_run_between_its_steps() -> Non
 
     # The replay yielded at least once a step (its 20 steps, and the compaction's).
     assert run(resume_beside_a_bystander()) >= 20
+
+
+# -- the leaderboard: machine timing settled once, the board read without recordings ------------
+
+DAY = "2026-11-26"
+NOON = 1_796_040_000.0  # 2026-11-26 12:00 UTC
+BOARD = "daily-2026-11-26"
+SCRIPTED = "".join(f" {150 * key}" for key in range(1, 151))  # a key every 150 ms: no person's timing
+PERSON = "".join(f" {sum([90, 400, 150, 1200, 230, 80, 610][: key % 7]) + key * 700}" for key in range(150))
+
+
+async def _ranked(store: Store, name: str, times: str, score: int) -> DailyEntry:
+    """``name``'s ranked game of DAY, its keys' ``times`` appended with its keys."""
+    player = (await store.player(f"SHA256:{name}", name)).id
+    begun = await store.daily_start(DAY, player, f"address of {name}", NOON, b"h\n", 1)
+    assert begun is not None and await store.claim(player, BOARD, name, 60) is None
+    await store.rewrite(player, BOARD, name, b"h\n")
+    await store.append(player, BOARD, name, b"w" * len(times.split()), (begun.id, times))
+    return replace(begun, score=score)
+
+
+def test_machine_timing_is_found_when_a_game_settles_and_equals_the_rule_on_its_times(
+    store_url: str, tmp_path: Path
+) -> None:
+    async def scenario() -> None:
+        async with opened(store_url, tmp_path) as store:
+            scripted = await _ranked(store, "bot", SCRIPTED, 900)
+            person = await _ranked(store, "ann", PERSON, 800)
+            for entry in (scripted, person):
+                assert (await store.daily_by_id(entry.id)).machine is None  # type: ignore[union-attr]
+                await store.daily_result(replace(entry, status="finished"))
+            assert machine_timing(times_list(SCRIPTED)) and not machine_timing(times_list(PERSON))
+            settled = [await store.daily_by_id(entry.id) for entry in (scripted, person)]
+            assert [entry.machine for entry in settled if entry is not None] == [True, False]
+            board = await store.daily_board(DAY, None, 10)
+            assert [(s.entry.name, s.machine) for s in board.top] == [("bot", True), ("ann", False)]
+            # Keys since the game settled: the verdict is not known again until found from the times.
+            await store.append(person.player, BOARD, "ann", b"w", (person.id, " 999999"))
+            assert (await store.daily_by_id(person.id)).machine is None  # type: ignore[union-attr]
+            assert [s.machine for s in (await store.daily_board(DAY, None, 10)).top] == [True, False]
+
+    run(scenario())
+
+
+def test_an_older_database_upgraded_has_its_board_marked_from_the_stored_times(tmp_path: Path) -> None:
+    path = str(tmp_path / "old.sqlite3")
+
+    async def scenario() -> None:
+        async with running(SQLiteStore(path, migrations=MIGRATIONS[:3])):
+            pass  # a database of version 3, whose ranked games were settled without a verdict
+        with closing(sqlite3.connect(path)) as db, db:
+            assert "machine" not in [column[1] for column in db.execute("PRAGMA table_info(daily)")]
+            player = db.execute("INSERT INTO players (fingerprint, name) VALUES ('SHA256:bot', 'bot')").lastrowid
+            db.execute(
+                "INSERT INTO daily (day, player, address, started, status, recording, times, score)"
+                " VALUES (?, ?, 'a', ?, 'finished', ?, ?, 900)",
+                (DAY, player, NOON, b"h\n", SCRIPTED),
+            )
+        async with running(SQLiteStore(path)) as upgraded:
+            (entry,) = await upgraded.daily_entries(DAY)
+            assert entry.machine is None
+            (standing,) = (await upgraded.daily_board(DAY, player, 10)).top
+            assert standing.machine and standing.entry.name == "bot"
+
+    run(scenario())
+
+
+def test_the_board_asks_the_database_for_no_recording_and_no_times(tmp_path: Path) -> None:
+    path = str(tmp_path / "board.sqlite3")
+    statements: List[str] = []
+
+    async def scenario() -> None:
+        async with running(SQLiteStore(path)) as store:
+            for number in range(12):
+                entry = await _ranked(store, f"p{number}", SCRIPTED, 100 * number)
+                await store.daily_result(replace(entry, status="finished", recording=b"h\n" + b"w" * 5000))
+            await store._writer.do(lambda connection: connection.set_trace_callback(statements.append))
+            board = await store.daily_board(DAY, entry.player - 11, 10)
+            assert board.ranked == 12 and board.mine is not None and board.mine.rank == 12
+
+    run(scenario())
+    reads = [statement for statement in statements if statement.lstrip().upper().startswith("SELECT")]
+    assert reads and not any("recording" in read or "times" in read for read in reads), reads

@@ -29,6 +29,7 @@ from .daily import (
     MISMATCH,
     PLAYING,
     RANKED,
+    TOP,
     board_note,
     cells_text,
     daily_board,
@@ -69,6 +70,7 @@ SECRET_NAME = "daily"  # its name in the database
 SECRET_BYTES = 32
 SECRET_LONGEST = 4096  # a file bigger than this is no secret of ours
 BOARD_KEY = b"b"  # typed alone, in a daily game: the day's board on the note line
+BOARD_NOTE_TOP = 3  # the games that line names
 DEFAULT_PER_ADDRESS = 3  # new identities one address may enter in one day's ranking
 
 # What the ranked game says, on its note line or as its last line.
@@ -175,8 +177,8 @@ class DailyGame(PlayerGame):
     async def _feed(self, event: Event) -> None:
         if isinstance(event, Keys) and self._board_keys.asked:
             self._board_keys.asked = False
-            entries = await self._saved(partial(self._store.daily_entries, self._day))
-            await self._say(board_note(entries, self._player, self._now() >= day_end(self._day)))
+            board = await self._saved(partial(self._store.daily_board, self._day, self._player, BOARD_NOTE_TOP))
+            await self._say(board_note(board))
             if not event.actions:
                 # b was the whole read: the loop gets no key (it would take
                 # an empty read for a key that is no key, and say so).
@@ -410,9 +412,9 @@ async def leaderboard_output(
     """What ``leaderboard [DAY] [--json]`` prints: ``day``'s board (None:
     today's) as text or one JSON document; ``me``: the caller, if a player."""
     shown = day or day_of(now)
-    entries = await store.daily_entries(shown)
+    board = await store.daily_board(shown, me, TOP)
     over = now >= day_end(shown)
     if as_json:
-        text: str = json.dumps(leaderboard_document(shown, entries, me, over), indent=1)
+        text: str = json.dumps(leaderboard_document(shown, board, over), indent=1)
         return text.splitlines()
-    return leaderboard_lines(shown, entries, me, over)
+    return leaderboard_lines(shown, board, me, over)

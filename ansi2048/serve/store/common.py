@@ -11,7 +11,7 @@ from typing import Iterable, Optional, Sequence, Tuple
 
 from ...records.history import Record, config_key
 from .base import Prefs, SchemaTooNew
-from .daily import SCHEMA_STEP as DAILY_STEP
+from .daily import MACHINE_STEP, SCHEMA_STEP as DAILY_STEP
 
 __all__ = [
     "DEFAULT_FILE",
@@ -102,6 +102,7 @@ _STEPS: Tuple[Tuple[str, ...], ...] = (
     # 3: secrets every server on the database shares (the daily seeds' secret:
     # several servers, one leaderboard, without copying a file between them).
     ("CREATE TABLE secrets (name TEXT PRIMARY KEY, value {blob} NOT NULL)",),
+    MACHINE_STEP,  # 4: the daily board's key-timing verdict kept, and its order indexed (store/daily.py)
 )
 
 

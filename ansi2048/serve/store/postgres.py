@@ -21,7 +21,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from ...records.history import Record
-from .base import Claim, ClaimLost, DailyEntry, DailyTimes, Finished, Player, Prefs, StoreError, StoreUnavailable
+from .base import (
+    Claim,
+    ClaimLost,
+    DailyTimes,
+    Finished,
+    Player,
+    Prefs,
+    StoreError,
+    StoreUnavailable,
+)
 from .common import (
     POSTGRES,
     Migration,
@@ -33,18 +42,8 @@ from .common import (
     prefs_of,
     prefs_row,
 )
-from .daily import (
-    COUNT_ADDRESS as daily_COUNT_ADDRESS,
-    INSERT as daily_INSERT,
-    RESULT as daily_RESULT,
-    SELECT_ALL as daily_SELECT_ALL,
-    SELECT_BY_ID as daily_SELECT_BY_ID,
-    SELECT_DAY as daily_SELECT_DAY,
-    SELECT_ENTRY as daily_SELECT_ENTRY,
-    entry_of as daily_entry_of,
-    result_row as daily_result_row,
-)
 from .postgres_appends import Appends
+from .postgres_daily import LOCKS, DailyOnPostgres
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
@@ -60,7 +59,7 @@ STATEMENT_TIMEOUT = 10.0  # seconds a statement may take (a lock held elsewhere,
 # up on within about 15 s rather than the system's default of hours; the URL
 # may set these itself.
 SILENCE = {"keepalives_idle": "5", "keepalives_interval": "2", "keepalives_count": "3", "tcp_user_timeout": "15000"}
-SCHEMA_LOCK = 20482048  # the advisory lock held while the schema is checked and upgraded
+SCHEMA_LOCK = LOCKS  # the advisory lock held while the schema is checked and upgraded
 NAME_ATTEMPTS = 100  # names tried before giving up, each taken by another server meanwhile
 
 MIGRATIONS = migrations(POSTGRES)
@@ -73,7 +72,7 @@ def _first_line(error: Exception) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-class PostgresStore:
+class PostgresStore(DailyOnPostgres):
     """:class:`~.base.Store` on the PostgreSQL database at ``url``
     (``postgresql://USER@HOST/DB``, any libpq connection URI).
 
@@ -384,55 +383,3 @@ class PostgresStore:
 
         line = await self._transaction(read)
         return None if line is None else Record.from_json(line)
-
-    # -- the daily leaderboard (the SQL: store/daily.py) ----------------------------
-
-    async def daily_start(
-        self, day: str, player: int, address: str, started: float, recording: bytes, most_per_address: int
-    ) -> Optional[DailyEntry]:
-        async def begin(connection: AsyncConnection[Tuple[Any, ...]]) -> Optional[DailyEntry]:
-            # One day's ranking is entered one player at a time, so that two
-            # servers cannot both let an address past its cap.
-            await connection.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (SCHEMA_LOCK, day))
-            found = await (await connection.execute(daily_SELECT_ENTRY, (day, player))).fetchone()
-            if found is not None:
-                return daily_entry_of(found)
-            counted = await (await connection.execute(daily_COUNT_ADDRESS, (day, address, player))).fetchone()
-            assert counted is not None
-            if int(counted[0]) >= most_per_address:
-                return None
-            await connection.execute(daily_INSERT, (day, player, address, started, "playing", recording))
-            row = await (await connection.execute(daily_SELECT_ENTRY, (day, player))).fetchone()
-            assert row is not None
-            return daily_entry_of(row)
-
-        return await self._transaction(begin)
-
-    async def daily_entry(self, day: str, player: int) -> Optional[DailyEntry]:
-        return await self._daily_one(daily_SELECT_ENTRY, (day, player))
-
-    async def daily_by_id(self, entry: int) -> Optional[DailyEntry]:
-        return await self._daily_one(daily_SELECT_BY_ID, (entry,))
-
-    async def _daily_one(self, sql: str, parameters: Tuple[Any, ...]) -> Optional[DailyEntry]:
-        async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> Optional[DailyEntry]:
-            row = await (await connection.execute(sql, parameters)).fetchone()
-            return None if row is None else daily_entry_of(row)
-
-        return await self._transaction(read)
-
-    async def daily_entries(self, day: Optional[str] = None) -> List[DailyEntry]:
-        async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> List[DailyEntry]:
-            if day is None:
-                cursor = await connection.execute(daily_SELECT_ALL)
-            else:
-                cursor = await connection.execute(daily_SELECT_DAY, (day,))
-            return [daily_entry_of(row) for row in await cursor.fetchall()]
-
-        return await self._transaction(read)
-
-    async def daily_result(self, entry: DailyEntry) -> None:
-        async def write(connection: AsyncConnection[Tuple[Any, ...]]) -> None:
-            await connection.execute(daily_RESULT, daily_result_row(entry))
-
-        await self._transaction(write)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, List, Optional, Sequence, Tuple
 
 from ...records.history import Record
-from .base import Claim, ClaimLost, DailyEntry, DailyTimes, Finished, Player, Prefs
+from .base import Claim, ClaimLost, DailyBoard, DailyEntry, DailyTimes, Finished, Player, Prefs
 from .common import (
     SQLITE,
     Migration,
@@ -42,9 +42,11 @@ from .daily import (
     SELECT_BY_ID as daily_SELECT_BY_ID,
     SELECT_DAY as daily_SELECT_DAY,
     SELECT_ENTRY as daily_SELECT_ENTRY,
+    SELECT_TIMES as daily_SELECT_TIMES,
     entry_of as daily_entry_of,
     question_marks as daily_question_marks,
-    result_row as daily_result_row,
+    read_board,
+    settled_row as daily_settled_row,
 )
 from .sqlite_writer import Writer
 
@@ -324,9 +326,18 @@ class SQLiteStore:
 
         return await self._writer.do(read)
 
+    async def daily_board(self, day: str, me: Optional[int], top: int) -> DailyBoard:
+        async def fetch(sql: str, parameters: Tuple[Any, ...]) -> List[Sequence[Any]]:
+            return await self._writer.do(lambda connection: connection.execute(_sql(sql), parameters).fetchall())
+
+        return await read_board(fetch, day, me, top)
+
     async def daily_result(self, entry: DailyEntry) -> None:
-        row = daily_result_row(entry)
-        await self._writer.do(lambda connection: connection.execute(_sql(daily_RESULT), row) and None)
+        def write(connection: sqlite3.Connection) -> None:
+            row = connection.execute(_sql(daily_SELECT_TIMES), (entry.id,)).fetchone()
+            connection.execute(_sql(daily_RESULT), daily_settled_row(entry, "" if row is None else str(row[0])))
+
+        await self._writer.do(write)
 
 
 def _sql(statement: str) -> str:
