@@ -29,6 +29,7 @@ import os
 import random
 import sqlite3
 import statistics
+import sys
 import time
 from contextlib import closing
 from typing import Any, Awaitable, Callable, List, Tuple
@@ -187,8 +188,12 @@ def main() -> None:
     if args.tiny:
         args.moves, args.entries, args.keys, args.repeat = 2000, 20, 200, 1
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
-    with started_server() as (_, port, data, _log):
-        asyncio.run(measure(port, data, args.moves, args.entries, args.keys, args.repeat))
+    with started_server() as (_, port, data, log):
+        try:
+            asyncio.run(measure(port, data, args.moves, args.entries, args.keys, args.repeat))
+        except (OSError, asyncssh.Error):
+            print("the server's log:", *log[-20:], sep="\n  ", file=sys.stderr)
+            raise
 
 
 if __name__ == "__main__":

@@ -13,11 +13,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import List, Optional
 
+import pytest
+
 from ansi2048 import __version__
 from ansi2048.game.engine import Direction, Game
 from ansi2048.records.recording import format_header
 from ansi2048.serve.keeping import GuestKeeping, open_game, replay_step
-from ansi2048.serve.store.base import DailyEntry, Store
+from ansi2048.serve.store.base import DailyEntry, Store, StoreError
 from ansi2048.serve.store.daily import machine_timing, times_list
 from ansi2048.serve.store.sqlite import MIGRATIONS, SQLiteStore
 from ansi2048.storage.save_file import SaveFile
@@ -181,10 +183,51 @@ def test_the_board_asks_the_database_for_no_recording_and_no_times(tmp_path: Pat
             for number in range(12):
                 entry = await _ranked(store, f"p{number}", SCRIPTED, 100 * number)
                 await store.daily_result(replace(entry, status="finished", recording=b"h\n" + b"w" * 5000))
-            await store._writer.do(lambda connection: connection.set_trace_callback(statements.append))
+            await store._reader.do(lambda connection: connection.set_trace_callback(statements.append))
             board = await store.daily_board(DAY, entry.player - 11, 10)
             assert board.ranked == 12 and board.mine is not None and board.mine.rank == 12
 
     run(scenario())
     reads = [statement for statement in statements if statement.lstrip().upper().startswith("SELECT")]
     assert reads and not any("recording" in read or "times" in read for read in reads), reads
+
+
+# -- SQLite: reads on a connection of their own ----------------------------------------------
+
+
+def test_sqlite_reads_run_on_a_connection_of_their_own_while_the_writer_waits(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    store = SQLiteStore(str(path), busy_timeout=60)
+
+    async def scenario() -> None:
+        async with running(store):
+            player = (await store.player("SHA256:a", "a")).id
+            assert await store.claim(player, "4x4-2048", "s", 60) is None
+            await store.rewrite(player, "4x4-2048", "s", b"h\n")
+            blocker = sqlite3.connect(path, isolation_level=None)
+            blocker.execute("BEGIN IMMEDIATE")  # another writer of the file: the store's waits for it
+            try:
+                appending = asyncio.ensure_future(store.append(player, "4x4-2048", "s", b"w"))
+                await asyncio.sleep(0.05)  # the writer has taken the append and waits for the lock
+                # The reader answers meanwhile, from what was committed.
+                assert await asyncio.wait_for(store.load(player, "4x4-2048"), 20) == b"h\n"
+                assert await asyncio.wait_for(store.daily_board("2026-11-26", player, 10), 20) is not None
+                assert not appending.done()
+            finally:
+                blocker.execute("COMMIT")
+                blocker.close()
+            await appending
+            assert await store.load(player, "4x4-2048") == b"h\nw"  # a read after a write sees it
+            pragmas = "PRAGMA journal_mode", "PRAGMA synchronous", "PRAGMA query_only"
+
+            def settings(connection: sqlite3.Connection) -> List[object]:
+                return [id(connection), *(connection.execute(pragma).fetchone()[0] for pragma in pragmas)]
+
+            writer, reader = await store._writer.do(settings), await store._reader.do(settings)
+            assert writer[0] != reader[0]  # two connections
+            assert writer[1:] == ["wal", 2, 0]  # WAL, synchronous=FULL, writes
+            assert (reader[1], reader[3]) == ("wal", 1)  # the reader only reads
+            with pytest.raises(StoreError):
+                await store._reader.do(lambda connection: connection.execute("DELETE FROM items"))
+
+    run(scenario())

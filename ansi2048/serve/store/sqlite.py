@@ -11,6 +11,12 @@ only a killed server. ``busy_timeout``: another process writing the file
 ``BEGIN IMMEDIATE``: the write lock is taken when the transaction starts,
 so a read-then-write (a claim, a new name) cannot be overtaken between its
 read and its write.
+
+Reads that write nothing (a game's recording, the history, the daily board)
+run on a second connection, the reader's (a thread of its own, the same
+:class:`~.sqlite_writer.Writer` in read transactions, ``query_only``): they
+never wait for the writer's commits, nor make its transactions longer.
+A read begun after a write returned sees it (the write had committed).
 """
 
 from __future__ import annotations
@@ -72,6 +78,7 @@ class SQLiteStore:
         self.busy_timeout = busy_timeout
         self.migrations = tuple(migrations)
         self._writer = Writer(self._connect)
+        self._reader = Writer(self._connect_reader, begin="BEGIN", name="ansi2048-store-reader")
 
     @property
     def commits(self) -> int:
@@ -94,6 +101,17 @@ class SQLiteStore:
             raise
         return connection
 
+    def _connect_reader(self) -> sqlite3.Connection:
+        """The reader's connection: the file's settings are the writer's (WAL is the file's own)."""
+        connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            connection.execute(f"PRAGMA busy_timeout = {round(self.busy_timeout * 1000)}")
+            connection.execute("PRAGMA query_only = ON")
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+
     # -- the Store ---------------------------------------------------------------
 
     async def open(self) -> None:
@@ -102,6 +120,7 @@ class SQLiteStore:
         self._writer.start()
         try:
             await self._writer.do(self._migrate)
+            self._reader.start()  # once the schema is there
         except BaseException:
             await self.close()
             raise
@@ -117,6 +136,7 @@ class SQLiteStore:
         connection.execute("INSERT INTO schema_version VALUES (?)", (max(found, len(self.migrations)),))
 
     async def close(self) -> None:
+        await self._reader.stop()
         await self._writer.stop()
 
     async def player(self, fingerprint: str, name: str) -> Player:
@@ -190,7 +210,7 @@ class SQLiteStore:
                 return None
             return b"".join([bytes(row[0] or b"") if row else b"", *items])
 
-        return await self._writer.do(read)
+        return await self._reader.do(read)
 
     @staticmethod
     def _check_holder(connection: sqlite3.Connection, player: int, board: str, holder: str) -> None:
@@ -242,7 +262,7 @@ class SQLiteStore:
             row = connection.execute("SELECT score FROM bests WHERE player = ? AND key = ?", (player, key)).fetchone()
             return 0 if row is None else int(row[0])
 
-        return await self._writer.do(read)
+        return await self._reader.do(read)
 
     async def record_best(self, player: int, key: str, score: int) -> int:
         def keep_max(connection: sqlite3.Connection) -> int:
@@ -275,7 +295,7 @@ class SQLiteStore:
             ).fetchall()
             return list(reversed(rows))
 
-        return [Finished(int(game), Record.from_json(line)) for game, line in await self._writer.do(read)]
+        return [Finished(int(game), Record.from_json(line)) for game, line in await self._reader.do(read)]
 
     async def finished(self, player: int, game: int) -> Optional[Record]:
         def read(connection: sqlite3.Connection) -> Optional[str]:
@@ -283,7 +303,7 @@ class SQLiteStore:
             row = found.fetchone()
             return None if row is None else str(row[0])
 
-        line = await self._writer.do(read)
+        line = await self._reader.do(read)
         return None if line is None else Record.from_json(line)
 
     # -- the daily leaderboard (the SQL: store/daily.py) ----------------------------
@@ -314,7 +334,7 @@ class SQLiteStore:
             row = connection.execute(_sql(sql), parameters).fetchone()
             return None if row is None else daily_entry_of(row)
 
-        return await self._writer.do(read)
+        return await self._reader.do(read)
 
     async def daily_entries(self, day: Optional[str] = None) -> List[DailyEntry]:
         def read(connection: sqlite3.Connection) -> List[DailyEntry]:
@@ -324,11 +344,11 @@ class SQLiteStore:
                 rows = connection.execute(_sql(daily_SELECT_DAY), (day,)).fetchall()
             return [daily_entry_of(row) for row in rows]
 
-        return await self._writer.do(read)
+        return await self._reader.do(read)
 
     async def daily_board(self, day: str, me: Optional[int], top: int) -> DailyBoard:
         async def fetch(sql: str, parameters: Tuple[Any, ...]) -> List[Sequence[Any]]:
-            return await self._writer.do(lambda connection: connection.execute(_sql(sql), parameters).fetchall())
+            return await self._reader.do(lambda connection: connection.execute(_sql(sql), parameters).fetchall())
 
         return await read_board(fetch, day, me, top)
 
