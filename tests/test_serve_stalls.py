@@ -11,13 +11,15 @@ import sqlite3
 from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import pytest
 
 from ansi2048 import __version__
 from ansi2048.game.engine import Direction, Game
+from ansi2048.records.history import Record, board_stats
 from ansi2048.records.recording import format_header
+from ansi2048.records.tally import BoardStats
 from ansi2048.serve.keeping import GuestKeeping, open_game, replay_step
 from ansi2048.serve.store.base import DailyEntry, Store, StoreError
 from ansi2048.serve.store.daily import machine_timing, times_list
@@ -229,5 +231,84 @@ def test_sqlite_reads_run_on_a_connection_of_their_own_while_the_writer_waits(tm
             assert (reader[1], reader[3]) == ("wal", 1)  # the reader only reads
             with pytest.raises(StoreError):
                 await store._reader.do(lambda connection: connection.execute("DELETE FROM items"))
+
+    run(scenario())
+
+
+# -- stats: aggregated by the database ---------------------------------------------------------
+
+HELD = 7  # the seed held back (today's daily, in the server)
+
+
+def a_history(count: int, seed: int) -> List[Record]:
+    """Made-up records as a server keeps them: two boards, few seeds, scores
+    that tie, and games kept again further on (their keys continue, or repeat)."""
+    rng = random.Random(seed)
+    records: List[Record] = []
+    for number in range(count):
+        earlier = [record for record in records[-40:] if rng.random() < 0.3]
+        if earlier and rng.random() < 0.35:
+            base = earlier[-1]
+            rows, cols, goal, game_seed = base.rows, base.cols, base.goal, base.seed
+            keys = base.keys + "".join(rng.choice("wasdu") for _ in range(rng.randrange(0, 6)))
+        else:
+            rows, cols, goal = rng.choice([(4, 4, 2048), (3, 3, 256), (5, 5, 2048)])
+            game_seed = rng.randrange(1, 12)
+            keys = "".join(rng.choice("wasd") for _ in range(rng.randrange(6, 16)))
+        ai = rng.random() < 0.2
+        records.append(
+            Record(
+                rows=rows, cols=cols, goal=goal, seed=game_seed, keys=keys, score=rng.randrange(0, 160, 8),
+                moves=len(keys), biggest=rng.choice([8, 16, 32]), won=rng.random() < 0.3, over=True,
+                undo="u" in keys, ai=ai, date=f"2026-11-{1 + number % 28:02d}T10:00:00Z", daily=None,
+            )
+        )  # fmt: skip
+    return records
+
+
+def tallied(records: List[Record]) -> Tuple[List[BoardStats], int]:
+    """What ``stats`` showed before: the records parsed and tallied, those of HELD left out; and their count."""
+    return board_stats([r for r in records if r.seed != HELD]), sum(1 for r in records if r.seed == HELD)
+
+
+async def _forget_tallies(store: Store) -> None:
+    """The history as a database stored before version 4 left it: nothing tallied."""
+    sql = "UPDATE history SET seed = NULL, biggest = NULL, won = NULL, ai = NULL, unaided = NULL, counted = NULL"
+    if isinstance(store, SQLiteStore):
+        await store._writer.do(lambda connection: connection.execute(sql))
+    else:
+        await store._transaction(lambda connection: connection.execute(sql))  # type: ignore[attr-defined]
+
+
+def test_stats_from_the_database_equal_the_tally_of_the_parsed_history(store_url: str, tmp_path: Path) -> None:
+    records = a_history(400, seed=3)
+    others = a_history(60, seed=4)
+    expected, held = tallied(records)
+    assert held and any(
+        later.keys.startswith(earlier.keys) and later.seed == earlier.seed and later.board == earlier.board
+        for at, later in enumerate(records)
+        for earlier in records[:at]
+    )  # the history has games kept again, and games held back
+
+    async def scenario() -> None:
+        async with opened(store_url, tmp_path) as store:
+            player = (await store.player("SHA256:p", "p")).id
+            other = (await store.player("SHA256:o", "o")).id
+            for record in records[:250]:
+                await store.keep(player, record)
+            for record in others:
+                await store.keep(other, record)
+            assert await store.stats(player, HELD) == tallied(records[:250])
+            # Records stored before the tallies existed are tallied when first needed, and those kept meanwhile.
+            await _forget_tallies(store)
+            for record in records[250:]:
+                await store.keep(player, record)
+            assert await store.stats(player, HELD) == (expected, held)
+            for record in a_history(30, seed=5):  # kept once tallied: decided as each is kept
+                records.append(record)
+                await store.keep(player, record)
+            assert await store.stats(player, HELD) == tallied(records)
+            assert await store.stats(other, HELD) == tallied(others)
+            assert await store.stats(other + 100, HELD) == ([], 0)
 
     run(scenario())

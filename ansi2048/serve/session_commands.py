@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import suppress
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
 
 import asyncssh
 
 from ..options.context import Options
 from ..options.parser import EXIT_ERROR, EXIT_OK
 from ..play.screen import Screen, wants_motion
-from ..records.history import board_stats, stats_document
+from ..records.history import stats_document
+from ..records.tally import BoardStats
 from ..render.stats import stats_lines
 from ..render.style import ColorDepth
 from ..render.themes import THEMES
@@ -150,15 +151,17 @@ async def stats_command(session: SessionChannel, as_json: bool) -> int:
     """``stats [--json]``: the player's records (``--stats``'s), then their
     last finished games with the ids ``replay`` and ``cast`` take."""
     player = await session.player()
-    kept = await session.server.store.history(player.id) if player is not None else []
     # The statistics show each top game's seed; a game of today's daily seed
     # (ranked or practice) would give the day's tiles away to anyone it is
-    # shown to: such games count once the day is over.
+    # shown to: such games count once the day is over. The database
+    # aggregates them: a history of any length is never read whole.
     server = session.server
     secret = day_seed(server.daily_secret, day_of(server.now()))
-    stats = board_stats([finished.record for finished in kept if finished.record.seed != secret])
-    held = sum(1 for finished in kept if finished.record.seed == secret)
-    last = kept[-LAST_LISTED:][::-1]
+    stats: List[BoardStats] = []
+    held, last = 0, []
+    if player is not None:
+        stats, held = await server.store.stats(player.id, secret)
+        last = (await server.store.history(player.id, LAST_LISTED))[::-1]
     if as_json:
         import json
 
@@ -178,7 +181,7 @@ async def stats_command(session: SessionChannel, as_json: bool) -> int:
         lines = stats_lines(stats, ColorDepth.NONE, width, replayable=False)
     else:
         guest = " (as a guest, nothing is kept: connect with an SSH key)" if player is None else ""
-        lines = [f"No finished games yet.{guest}" if not kept else "No finished games counted yet."]
+        lines = [f"No finished games yet.{guest}" if not last else "No finished games counted yet."]
     if held:
         lines.append(f"{held} of today's daily games count once the day is over (its tiles are secret).")
     if last:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Protocol, Tuple
 
 from ...records.history import Record
+from ...records.tally import BoardStats
 
 # A ranked daily game's entry (its id) and the arrival times of the keys
 # appended with it (Store.append).
@@ -221,6 +222,11 @@ class Store(Protocol):
 
     async def history(self, player: int, limit: Optional[int] = None) -> List[Finished]:
         """The player's finished games, oldest first (the newest ``limit``)."""
+
+    async def stats(self, player: int, held_seed: int) -> Tuple[List[BoardStats], int]:
+        """The player's statistics per board, aggregated by the database, as
+        :func:`~ansi2048.records.history.board_stats` gives them of their
+        records but those of ``held_seed``; and how many of those there are."""
 
     async def finished(self, player: int, game: int) -> Optional[Record]:
         """The player's finished game of id ``game``; None if they have none

@@ -9,9 +9,9 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence, Tuple
 
-from ...records.history import Record, config_key
 from .base import Prefs, SchemaTooNew
 from .daily import MACHINE_STEP, SCHEMA_STEP as DAILY_STEP
+from .tallies import TALLY_STEP
 
 __all__ = [
     "DEFAULT_FILE",
@@ -21,7 +21,6 @@ __all__ = [
     "Migration",
     "Row",
     "distinct_name",
-    "history_row",
     "migrations",
     "pending_migrations",
     "prefs_of",
@@ -102,7 +101,9 @@ _STEPS: Tuple[Tuple[str, ...], ...] = (
     # 3: secrets every server on the database shares (the daily seeds' secret:
     # several servers, one leaderboard, without copying a file between them).
     ("CREATE TABLE secrets (name TEXT PRIMARY KEY, value {blob} NOT NULL)",),
-    MACHINE_STEP,  # 4: the daily board's key-timing verdict kept, and its order indexed (store/daily.py)
+    # 4: the daily board's key-timing verdict kept, and its order indexed (store/daily.py); what
+    # the statistics need of each record beside it, and whether it counts (store/tallies.py).
+    (*MACHINE_STEP, *TALLY_STEP),
 )
 
 
@@ -154,18 +155,3 @@ def prefs_row(prefs: Prefs) -> Row:
 def prefs_of(row: Row) -> Prefs:
     theme, color, animation, private = row
     return Prefs(theme, color, None if animation is None else bool(animation), bool(private))
-
-
-@dataclass(frozen=True)
-class HistoryRow:
-    """A finished game as stored: its board and score beside the record's
-    line, so that rankings can be queried without parsing every line."""
-
-    board: str
-    score: int
-    daily: Optional[str]
-    line: str
-
-
-def history_row(record: Record) -> HistoryRow:
-    return HistoryRow(config_key(record.rows, record.cols, record.goal), record.score, record.daily, record.to_json())

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from ...records.history import Record
+from ...records.tally import BoardStats
 from .base import (
     Claim,
     ClaimLost,
@@ -35,7 +36,6 @@ from .common import (
     POSTGRES,
     Migration,
     distinct_name,
-    history_row,
     migrations,
     name_pattern,
     pending_migrations,
@@ -44,6 +44,7 @@ from .common import (
 )
 from .postgres_appends import Appends
 from .postgres_daily import LOCKS, DailyOnPostgres
+from .tallies import keep_plan, run_plan_async, stats_plan, tally_plan
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
@@ -354,15 +355,12 @@ class PostgresStore(DailyOnPostgres):
         return await self._transaction(keep_max)
 
     async def keep(self, player: int, record: Record) -> None:
-        row = history_row(record)
+        await self._transaction(lambda connection: run_plan_async(keep_plan(player, record), _rows_of(connection)))
 
-        async def add(connection: AsyncConnection[Tuple[Any, ...]]) -> None:
-            await connection.execute(
-                "INSERT INTO history (player, board, score, daily, record) VALUES (%s, %s, %s, %s, %s)",
-                (player, row.board, row.score, row.daily, row.line),
-            )
-
-        await self._transaction(add)
+    async def stats(self, player: int, held_seed: int) -> Tuple[List[BoardStats], int]:
+        await self._transaction(lambda connection: run_plan_async(tally_plan(player), _rows_of(connection)))
+        plan = stats_plan(player, held_seed)
+        return await self._transaction(lambda connection: run_plan_async(plan, _rows_of(connection)))
 
     async def history(self, player: int, limit: Optional[int] = None) -> List[Finished]:
         async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> List[Tuple[Any, ...]]:
@@ -383,3 +381,15 @@ class PostgresStore(DailyOnPostgres):
 
         line = await self._transaction(read)
         return None if line is None else Record.from_json(line)
+
+
+def _rows_of(
+    connection: AsyncConnection[Tuple[Any, ...]],
+) -> Callable[[str, Tuple[Any, ...]], Awaitable[List[Sequence[Any]]]]:
+    """A plan's statements run on ``connection``: each one's rows (none for a write)."""
+
+    async def execute(sql: str, parameters: Tuple[Any, ...]) -> List[Sequence[Any]]:
+        cursor = await connection.execute(sql, parameters)
+        return list(await cursor.fetchall()) if cursor.description is not None else []
+
+    return execute

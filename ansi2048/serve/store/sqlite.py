@@ -23,16 +23,17 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any, List, Optional, Sequence, Tuple
 
 from ...records.history import Record
+from ...records.tally import BoardStats
 from .base import Claim, ClaimLost, DailyBoard, DailyEntry, DailyTimes, Finished, Player, Prefs
 from .common import (
     SQLITE,
     Migration,
     distinct_name,
-    history_row,
     migrations,
     name_pattern,
     pending_migrations,
@@ -55,6 +56,7 @@ from .daily import (
     settled_row as daily_settled_row,
 )
 from .sqlite_writer import Writer
+from .tallies import keep_plan, run_plan, stats_plan, tally_plan
 
 __all__ = ["MIGRATIONS", "SQLiteStore"]
 
@@ -277,15 +279,13 @@ class SQLiteStore:
         return await self._writer.do(keep_max)
 
     async def keep(self, player: int, record: Record) -> None:
-        row = history_row(record)
+        await self._writer.do(lambda connection: run_plan(keep_plan(player, record), partial(_rows, connection)))
 
-        def add(connection: sqlite3.Connection) -> None:
-            connection.execute(
-                "INSERT INTO history (player, board, score, daily, record) VALUES (?, ?, ?, ?, ?)",
-                (player, row.board, row.score, row.daily, row.line),
-            )
-
-        await self._writer.do(add)
+    async def stats(self, player: int, held_seed: int) -> Tuple[List[BoardStats], int]:
+        await self._writer.do(lambda connection: run_plan(tally_plan(player), partial(_rows, connection)))
+        return await self._reader.do(
+            lambda connection: run_plan(stats_plan(player, held_seed), partial(_rows, connection))
+        )
 
     async def history(self, player: int, limit: Optional[int] = None) -> List[Finished]:
         def read(connection: sqlite3.Connection) -> List[Tuple[int, str]]:
@@ -362,3 +362,7 @@ class SQLiteStore:
 
 def _sql(statement: str) -> str:
     return daily_question_marks(statement)
+
+
+def _rows(connection: sqlite3.Connection, sql: str, parameters: Tuple[Any, ...]) -> List[Sequence[Any]]:
+    return connection.execute(_sql(sql), parameters).fetchall()
