@@ -20,6 +20,7 @@ from ansi2048.game.engine import Direction, Game
 from ansi2048.records.history import Record, board_stats
 from ansi2048.records.recording import format_header
 from ansi2048.records.tally import BoardStats
+from ansi2048.serve.daily import verdict, verdict_steps
 from ansi2048.serve.keeping import GuestKeeping, open_game, replay_step
 from ansi2048.serve.store.base import DailyEntry, Store, StoreError
 from ansi2048.serve.store.daily import machine_timing, times_list
@@ -33,12 +34,12 @@ _KEYS = {Direction.UP: "w", Direction.LEFT: "a", Direction.DOWN: "s", Direction.
 
 
 def played(rows: int, cols: int, moves: int, restarts: bool = False) -> bytes:
-    """A recording of ``moves`` real moves (and ``r`` now and then with ``restarts``)."""
+    """A recording of ``moves`` real moves (``r`` when a game is over, and now and then with ``restarts``)."""
     rng = random.Random(1)
     game = Game(rows, cols, 2048, seed=5)
     keys: List[str] = []
     while len(keys) < moves:
-        if restarts and len(keys) % 997 == 996:
+        if game.over or (restarts and len(keys) % 997 == 996):
             game.restart()
             keys.append("r")
             continue
@@ -312,3 +313,21 @@ def test_stats_from_the_database_equal_the_tally_of_the_parsed_history(store_url
             assert await store.stats(other + 100, HELD) == ([], 0)
 
     run(scenario())
+
+
+def test_a_ranked_games_verdict_is_replayed_in_steps_and_equals_the_whole_one() -> None:
+    recording = played(4, 4, 300)
+    whole = SaveFile("", 4, 4, 2048, recording).load()
+    assert whole is not None
+    cells = " ".join(str(cell) for cell in whole.game.cells)
+    steps = verdict_steps(recording, whole.game.score, cells, every=10)
+    count = 0
+    while True:
+        try:
+            next(steps)
+            count += 1
+        except StopIteration as done:
+            assert done.value == verdict(recording, whole.game.score, cells)
+            assert done.value[1] == "" and done.value[0].moves == whole.game.moves
+            break
+    assert count >= 30

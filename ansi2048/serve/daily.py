@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .. import __version__
 from ..records.recording import split_header
-from ..storage.save_file import SaveFile
+from ..storage.save_file import SaveFile, Steps, finish
 from .names import display_name
 from .store.base import DailyBoard, DailyEntry, Standing
 from .store.daily import FINISHED, PLAYING, RANKED, machine_timing, times_list
@@ -48,6 +48,7 @@ __all__ = [
     "replay_recording",
     "same_rules",
     "verdict",
+    "verdict_steps",
 ]
 
 DAILY = (4, 4, 2048)  # rows, columns, goal; and beyond: play goes on past the goal
@@ -106,10 +107,15 @@ def cells_text(cells: Sequence[int]) -> str:
 def replay_recording(recording: bytes) -> Replayed:
     """``recording`` replayed from its header's seed through the engine, as
     a saved game is (strictly); ValueError (the reason) if it cannot be."""
+    return finish(replay_steps(recording))
+
+
+def replay_steps(recording: bytes, every: int = 0) -> Steps[Replayed]:
+    """:func:`replay_recording` in steps of ``every`` items (``SaveFile.load_steps``)."""
     header, _ = split_header(recording)
     if header is None or header.rows is None or header.cols is None or header.goal is None:
         raise ValueError("no valid header")
-    loaded = SaveFile("", header.rows, header.cols, header.goal, recording).load()
+    loaded = yield from SaveFile("", header.rows, header.cols, header.goal, recording).load_steps(every)
     assert loaded is not None  # a recording in memory is always there
     game = loaded.game
     return Replayed(game.score, game.biggest, game.moves, game.over, cells_text(game.cells))
@@ -124,8 +130,13 @@ def same_rules(recording: bytes) -> bool:
 def verdict(recording: bytes, score: int, cells: str) -> Tuple[Optional[Replayed], str]:
     """The replay of ``recording`` and why it may not be ranked as the game
     the player saw (``score``, ``cells``): "" when it may."""
+    return finish(verdict_steps(recording, score, cells))
+
+
+def verdict_steps(recording: bytes, score: int, cells: str, every: int = 0) -> Steps[Tuple[Optional[Replayed], str]]:
+    """:func:`verdict` in steps of ``every`` items of the replay, for the event loop to run between."""
     try:
-        replayed = replay_recording(recording)
+        replayed = yield from replay_steps(recording, every)
     except ValueError as error:
         return None, str(error)
     if not same_rules(recording):

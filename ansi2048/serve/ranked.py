@@ -40,10 +40,10 @@ from .daily import (
     leaderboard_document,
     leaderboard_lines,
     times_of,
-    verdict,
+    verdict_steps,
 )
 from .game import PlayerGame, _Paused, _Stop
-from .keeping import GuestKeeping, Keeping, StoreKeeping, load_recording
+from .keeping import GuestKeeping, Keeping, StoreKeeping, load_recording, replay_step, stepped
 from .names import display_name
 from .pauses import Write
 from .store.base import Player
@@ -274,7 +274,7 @@ class RankedGame(DailyGame):
 
         async def settle() -> None:
             recording = await self._daily.load() or b""
-            await self._store.daily_result(self._result(entry, status, recording)[0])
+            await self._store.daily_result((await self._result(entry, status, recording))[0])
 
         return settle
 
@@ -286,7 +286,7 @@ class RankedGame(DailyGame):
         entry = self._daily.entry
         self._done = status != PLAYING
         recording = await self._saved(self._daily.load, pause=not self._closing) or b""
-        result, why = self._result(entry, status, recording)
+        result, why = await self._result(entry, status, recording)
         if why and status in RANKED:
             self._done = True
             self._log(
@@ -297,12 +297,15 @@ class RankedGame(DailyGame):
         await self._saved(partial(self._store.daily_result, result), pause=not self._closing)
         self._daily.entry = result
 
-    def _result(self, entry: DailyEntry, status: str, recording: bytes) -> Tuple[DailyEntry, str]:
+    async def _result(self, entry: DailyEntry, status: str, recording: bytes) -> Tuple[DailyEntry, str]:
         """``entry`` settled as ``status`` from the stored ``recording``, and
         why its replay does not match the game the player saw ("" if it does;
         then a ranked status is MISMATCH)."""
         game = self.play.session.game
-        replayed, why = verdict(recording, game.score, cells_text(game.cells))
+        rows, cols, _ = DAILY
+        replayed, why = await stepped(
+            verdict_steps(recording, game.score, cells_text(game.cells), replay_step(rows, cols))
+        )
         if why and status in RANKED:
             status = MISMATCH
         result = replace(entry, status=status, recording=recording, seconds=self._daily.last / 1000)
