@@ -11,7 +11,7 @@ import sqlite3
 from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import List, Optional, Tuple, TypeVar
 
 import pytest
 
@@ -25,11 +25,12 @@ from ansi2048.serve.keeping import GuestKeeping, open_game, replay_step
 from ansi2048.serve.store.base import DailyEntry, Store, StoreError
 from ansi2048.serve.store.daily import machine_timing, times_list
 from ansi2048.serve.store.sqlite import MIGRATIONS, SQLiteStore
-from ansi2048.storage.save_file import SaveFile
+from ansi2048.storage.save_file import SaveFile, Steps
 
 from .databases import run
 from .test_store import opened, running
 
+T = TypeVar("T")
 _KEYS = {Direction.UP: "w", Direction.LEFT: "a", Direction.DOWN: "s", Direction.RIGHT: "d"}
 
 
@@ -50,6 +51,18 @@ def played(rows: int, cols: int, moves: int, restarts: bool = False) -> bytes:
     return (header + "".join(keys)).encode("ascii")
 
 
+def run_counting(steps: Steps[T]) -> Tuple[T, int]:
+    """What ``steps`` gives, and how many steps it took."""
+    count = 0
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            result: T = done.value
+            return result, count
+        count += 1
+
+
 class _Recorded(GuestKeeping):
     """A keeping that holds one recording (a player's game, as the store gives it)."""
 
@@ -63,15 +76,7 @@ class _Recorded(GuestKeeping):
 def test_a_long_resume_is_replayed_in_steps_and_equals_the_whole_replay() -> None:
     recording = played(10, 10, 3000)
     whole = SaveFile("", 10, 10, 2048, recording).load()
-    steps = SaveFile("", 10, 10, 2048, recording).load_steps(every=100)
-    count = 0
-    while True:
-        try:
-            next(steps)
-            count += 1
-        except StopIteration as done:
-            stepped = done.value
-            break
+    stepped, count = run_counting(SaveFile("", 10, 10, 2048, recording).load_steps(every=100))
     assert count >= 30  # 3,000 moves in steps of 100
     assert whole is not None and stepped is not None
     assert (stepped.game.cells, stepped.game.score, stepped.game.moves) == (
@@ -320,14 +325,7 @@ def test_a_ranked_games_verdict_is_replayed_in_steps_and_equals_the_whole_one() 
     whole = SaveFile("", 4, 4, 2048, recording).load()
     assert whole is not None
     cells = " ".join(str(cell) for cell in whole.game.cells)
-    steps = verdict_steps(recording, whole.game.score, cells, every=10)
-    count = 0
-    while True:
-        try:
-            next(steps)
-            count += 1
-        except StopIteration as done:
-            assert done.value == verdict(recording, whole.game.score, cells)
-            assert done.value[1] == "" and done.value[0].moves == whole.game.moves
-            break
+    (replayed, why), count = run_counting(verdict_steps(recording, whole.game.score, cells, every=10))
+    assert (replayed, why) == verdict(recording, whole.game.score, cells)
+    assert why == "" and replayed is not None and replayed.moves == whole.game.moves
     assert count >= 30
