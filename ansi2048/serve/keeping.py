@@ -13,6 +13,7 @@ store cannot take them, as it does for every write of play
 from __future__ import annotations
 
 import asyncio
+import time
 from functools import partial
 from typing import Callable, List, Optional, Protocol, Tuple, TypeVar
 
@@ -177,6 +178,10 @@ async def stepped(steps: Steps[T]) -> T:
         except StopIteration as done:
             result: T = done.value
             return result
+        # The interpreter's lock let go for a moment: the store's threads
+        # (the commit another player's frame waits for) run now, not only at
+        # the interpreter's forced switches (5 ms apart, at every statement).
+        time.sleep(0)
         await asyncio.sleep(0)
 
 
