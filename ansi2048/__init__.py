@@ -18,7 +18,8 @@ Core (pure):
   rule), ``engine`` (board, in-place slide, undo, each tile's path in a
   move), ``keys`` (bytes to actions, one decoder for keyboard, pipes and
   SSH), ``session`` (the state machine around a game: win, best, quit,
-  runs), ``protocol`` (the JSON Lines objects a bot reads, ``--json``)
+  runs), ``protocol`` (the JSON Lines objects a bot reads, ``--json``),
+  ``race`` (a race's rules: its lobby, its ends, its order)
 - ``records``  ``recording`` (the recording format, header splitting,
   replay, the writer) and ``history`` (history records and their JSON
   lines, the statistics and top 10 of a list of them, the daily seed) and
@@ -66,12 +67,16 @@ Shell:
   ``stats`` (``--stats`` and ``--replay-best``)
 - ``serve``     ``ansi2048 serve``: the game over SSH (asyncssh, loaded only
   there): ``cli`` (its options), ``server`` (the server's state, host key,
-  listening and stopping; ``run``), ``log`` (its log, written by
+  listening and stopping; ``run``), ``workers`` (``--workers``: servers on
+  one port, kept by a parent), ``backup`` (``--backup``: the SQLite store
+  copied while it runs), ``log`` (its log, written by
   a thread: never blocking the games), ``connection`` (a client: its key or a
-  guest's login, admission, its line in the log), ``session`` (one session
-  channel: asyncssh's callbacks, the command it runs), ``commands`` (what a
-  client asks for, parsed), ``session_games`` (``play`` and ``daily``: the
-  claim, taking a game over, the game to its end), ``session_commands``
+  guest's login, admission, its line in the log), ``kexguess`` (a client's
+  wrong key-exchange guess ignored as RFC 4253 says: Dropbear's), ``session``
+  (one session channel: asyncssh's callbacks, the command it runs),
+  ``commands`` (what a client asks for, parsed), ``session_games`` (``play``
+  and ``daily``: the claim, taking a game over, the game to its end),
+  ``session_commands``
   (``stats``, ``leaderboard``, ``keys``, ``watch``, ``replay``, ``cast``),
   ``channel`` (what a session's tasks have of its channel: the link, what
   comes in, a viewer), ``game`` (a player's game: the loop's asynchronous
@@ -79,10 +84,12 @@ Shell:
   ``pauses`` (saving paused server-wide: its log lines, records left to land),
   ``live`` (games published to their watchers), ``watch`` and ``watch_list``
   (watching them), ``replay`` and ``replay_clock`` (finished games played
-  back), ``daily``, ``ranked`` and ``verify`` (the day's game, its
-  leaderboard, its check), ``limits`` (what a stranger may hold), ``names``,
-  ``pool`` (the AI in a pool of processes), and ``store``, the games in
-  SQLite or PostgreSQL
+  back; a cast streamed), ``daily``, ``ranked`` and ``verify`` (the day's
+  game, its leaderboard, its check), ``secrecy`` (the one rule on what of a
+  game anyone may see before its day is over), ``limits`` (what a stranger
+  may hold), ``names``, ``pool`` (the AI in a pool of processes), ``store``,
+  the games in SQLite or PostgreSQL, and ``web``, the browser door
+  (``--http``; aiohttp, loaded only there): a page whose WebSocket is an ordinary session
 - ``cli``       ``main``: picks the play mode, turns failures into exit codes
 
 Importing the package loads nothing but this docstring: ``Game`` and

@@ -65,10 +65,36 @@ _STOPPING = SAID_STOPPING.encode()
 STOP_WAIT = 60.0
 
 
+def _stat(pid: int) -> List[str]:
+    """The fields of /proc/PID/stat after the command's name (empty: gone)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return []
+
+
+def _tree(pid: int) -> List[int]:
+    """``pid`` and every process under it (--workers' workers, the AI's pools)."""
+    parents = {
+        int(entry): int(fields[1]) for entry in os.listdir("/proc") if entry.isdigit() and (fields := _stat(int(entry)))
+    }
+    tree, added = [pid], True
+    while added:
+        below = [child for child, parent in parents.items() if parent in tree and child not in tree]
+        tree += below
+        added = bool(below)
+    return tree
+
+
 def server_cpu(pid: int) -> float:
-    """The process's user + system seconds so far (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User + system seconds so far of the server's processes (Linux /proc):
+    ended workers are counted in their parent's children's times."""
+    ticks = 0
+    for process in _tree(pid):
+        fields = _stat(process)
+        if fields:
+            ticks += int(fields[11]) + int(fields[12]) + (int(fields[13]) + int(fields[14]) if process == pid else 0)
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 class _Player(asyncssh.SSHClientSession):  # type: ignore[misc]
@@ -101,11 +127,15 @@ def source(number: int) -> Tuple[str, int]:
 
 
 def server_memory(pid: int) -> int:
-    """The process's resident set, in bytes (Linux /proc)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    return 0
+    """The resident sets of the server's processes, in bytes (Linux /proc)."""
+    resident = 0
+    for process in _tree(pid):
+        try:
+            lines = Path(f"/proc/{process}/status").read_text().splitlines()
+        except OSError:
+            continue
+        resident += sum(int(line.split()[1]) * 1024 for line in lines if line.startswith("VmRSS:"))
+    return resident
 
 
 async def join(
@@ -373,6 +403,7 @@ def main() -> None:
         " by default their keys are spread evenly over the period",
     )
     parser.add_argument("--idle", type=int, default=0, help="idle sessions to hold (0: none)")
+    parser.add_argument("--workers", default="1", help="the server's --workers (N, or auto)")
     parser.add_argument(
         "--stop",
         choices=("idle", "playing"),
@@ -382,10 +413,10 @@ def main() -> None:
     if args.stop == "idle" and not args.idle:
         parser.error("--stop idle needs --idle N")
     ciphers = [args.cipher] if args.cipher else []
-    with started_server() as (server, port, data, log):
+    with started_server(args.workers) as (server, port, data, log):
         cipher = args.cipher or "asyncssh's default order"
         print(
-            f"ansi2048 serve, SQLite, loopback, {args.rate:g} keys/s a player"
+            f"ansi2048 serve --workers {args.workers}, SQLite, loopback, {args.rate:g} keys/s a player"
             + (" all in step" if args.lockstep else " spread over each period")
             + f", {args.seconds:g} s, cipher: {cipher}"
             + (", and one player on autoplay at 16 moves/s" if args.autoplay else "")
@@ -433,7 +464,7 @@ def _drain(stream: Any, log: List[str]) -> None:
 
 
 @contextmanager
-def started_server() -> Iterator[Tuple[subprocess.Popen[bytes], int, str, List[str]]]:
+def started_server(workers: str = "1") -> Iterator[Tuple[subprocess.Popen[bytes], int, str, List[str]]]:
     """``ansi2048 serve`` on a free loopback port, SQLite in a temporary
     directory, its session caps raised past the load: it, its port, the
     data directory, and its log lines so far (read by a thread)."""
@@ -442,6 +473,7 @@ def started_server() -> Iterator[Tuple[subprocess.Popen[bytes], int, str, List[s
             [
                 *(sys.executable, "-m", "ansi2048", "serve", "--listen", "127.0.0.1:0", "--data-dir", data),
                 *("--max-sessions", "20000", "--max-logins", "1000", "--max-logins-per-address", "1000"),
+                *("--workers", workers),
             ],
             stderr=subprocess.PIPE,
         )
@@ -450,7 +482,7 @@ def started_server() -> Iterator[Tuple[subprocess.Popen[bytes], int, str, List[s
             line = server.stderr.readline().decode()
             while line.startswith("ansi2048 serve: "):  # a note (the open-file limit), then the address
                 line = server.stderr.readline().decode()
-            found = re.match(r"listening on 127\.0\.0\.1:(\d+)", line)
+            found = re.search(r"Z listening on 127\.0\.0\.1:(\d+)", line)
             assert found, line
             log: List[str] = []
             threading.Thread(target=_drain, args=(server.stderr, log), daemon=True).start()

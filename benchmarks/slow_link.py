@@ -125,7 +125,7 @@ def round_over(link: SlowLink, work: Path) -> Dict[str, float]:
     )
     try:
         assert server.stderr is not None
-        found = re.match(rb"listening on \S+:(\d+) ", server.stderr.readline())
+        found = re.search(rb"Z listening on \S+:(\d+) ", server.stderr.readline())
         if found is None:
             raise RuntimeError("the server did not start")
         key = work / "key"

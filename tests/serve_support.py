@@ -4,18 +4,55 @@ SSH keys made with ssh-keygen, and the real OpenSSH client's command line."""
 
 from __future__ import annotations
 
+import io
 import subprocess
 import time
 from contextlib import suppress
 from pathlib import Path
 from typing import Any, Callable, Coroutine, Dict, List, Optional, Sequence, Tuple, TypeVar
 
-from ansi2048.records.history import Record
+from ansi2048.records.history import Record, board_stats
+from ansi2048.records.tally import BoardStats
+from ansi2048.serve.limits import Limits
 from ansi2048.serve.store.base import Claim, ClaimLost, Finished, Player, Prefs
 
-__all__ = ["MemoryStore", "ServeProcess", "ServerThread", "Terminal", "make_key", "session_class", "ssh_command"]
+__all__ = [
+    "TIGHT",
+    "MemoryStore",
+    "ServeProcess",
+    "ServerThread",
+    "Terminal",
+    "logged",
+    "make_key",
+    "session_class",
+    "ssh_command",
+]
 
 T = TypeVar("T")
+
+
+# Limits a hostile client meets soon (tests/test_serve_limits.py and the
+# tests of every channel's rules).
+TIGHT = Limits(
+    sessions_per_address=8,
+    handshakes_per_address=10,
+    login_seconds=2.0,
+    idle_seconds=60.0,
+    input_burst=512,
+    input_rate=256,
+    unsent_bytes=64 * 1024,
+    stalled_seconds=1.0,
+    command_chars=1024,
+)
+
+
+def logged(log: io.StringIO, wanted: Callable[[str], bool]) -> str:
+    """The log once ``wanted`` of it (a connection's line is written when the
+    server sees it close, a moment after the client), or after 5 s."""
+    end = time.monotonic() + 5
+    while not wanted(log.getvalue()) and time.monotonic() < end:
+        time.sleep(0.05)
+    return log.getvalue()
 
 
 class MemoryStore:
@@ -35,8 +72,8 @@ class MemoryStore:
         self.closed = False
         self.secrets: Dict[str, bytes] = {}
 
-    async def open(self) -> None:
-        pass
+    async def open(self) -> List[str]:
+        return []
 
     async def close(self) -> None:
         self.closed = True
@@ -46,9 +83,9 @@ class MemoryStore:
 
     async def player(self, fingerprint: str, name: str) -> Player:
         if fingerprint not in self.players:
-            taken = {player.name for player in self.players.values()}
+            taken = {player.name.lower() for player in self.players.values()}  # unique without regard to case
             unique, suffix = name, 2
-            while unique in taken:
+            while unique.lower() in taken:
                 unique, suffix = f"{name}-{suffix}", suffix + 1
             self.players[fingerprint] = Player(len(self.players) + 1, fingerprint, unique)
         return self.players[fingerprint]
@@ -65,6 +102,13 @@ class MemoryStore:
             return held
         self.claims[(player, board)] = Claim(holder, now + ttl)
         return None
+
+    async def renew(self, player: int, board: str, holder: str, ttl: float) -> bool:
+        held = self.claims.get((player, board))
+        if held is None or held.holder != holder:
+            return False
+        self.claims[(player, board)] = Claim(holder, self._clock() + ttl)
+        return True
 
     async def release(self, player: int, board: str, holder: str) -> None:
         held = self.claims.get((player, board))
@@ -110,6 +154,11 @@ class MemoryStore:
 
     async def finished(self, player: int, game: int) -> Optional[Record]:
         return next((kept.record for kept in self.records.get(player, []) if kept.id == game), None)
+
+    async def stats(self, player: int, held_seed: int) -> Tuple[List[BoardStats], int]:
+        records = [kept.record for kept in self.records.get(player, [])]
+        held = sum(1 for record in records if record.seed == held_seed)
+        return board_stats([record for record in records if record.seed != held_seed]), held
 
 
 def make_key(path: Path) -> Path:
@@ -262,7 +311,11 @@ class ServeProcess:
         self.line = self.process.stderr.readline().decode() if ready else ""
         import re
 
-        found = re.fullmatch(rf"listening on {re.escape(host)}:(\d+) \(host key (SHA256:\S+)\)\n", self.line)
+        dated = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ "
+        found = re.fullmatch(
+            dated + rf"listening on {re.escape(host)}:(\d+) \(host key (SHA256:\S+)\)(?: with \d+ workers)?\n",
+            self.line,
+        )
         if found is None:
             self.kill()
             raise AssertionError(f"the server did not start: {self.line!r}")

@@ -209,3 +209,13 @@ def test_man_renders_the_page_without_a_warning(tmp_path: Path) -> None:
     for action in build_parser()._actions:
         for name in action.option_strings:
             assert name in shown
+
+
+def test_the_systemd_unit_shown_in_serving_md_is_the_one_in_docs() -> None:
+    # .ci/run checks docs/ansi2048.service with systemd-analyze verify; the
+    # page shows it whole, so the two must not drift apart.
+    unit = (ROOT / "docs" / "ansi2048.service").read_text(encoding="utf-8")
+    page = (ROOT / "docs" / "serving.md").read_text(encoding="utf-8")
+    shown = re.search(r"## A systemd unit\n.*?```ini\n(.*?)```\n", page, re.DOTALL)
+    assert shown is not None and shown.group(1) == unit
+    assert "ExecReload=/bin/kill -HUP $MAINPID" in unit  # the log's reopening (serve: SIGHUP)

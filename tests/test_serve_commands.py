@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, List
 
 import pytest
@@ -133,7 +134,49 @@ def test_serve_without_asyncssh_says_how_to_install_it(tmp_path: object) -> None
     code = "import sys; sys.modules['asyncssh'] = None; from ansi2048.cli import main; sys.exit(main(['serve']))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env(), timeout=60)
     assert done.returncode == 1 and not done.stdout
-    assert done.stderr == 'ansi2048 serve: error: the server needs asyncssh: pip install "ansi2048[serve]"\n'
+    assert done.stderr == (
+        'ansi2048 serve: error: the server needs asyncssh: pip install ".[serve]" from a clone (or "ansi2048[serve]")\n'
+    )
+
+
+def _serve(*args: str, code: str = "pass") -> Any:
+    """``ansi2048 serve ARGS`` in a child (``code`` run first), its output kept."""
+    import subprocess
+    import sys
+
+    from .conftest import child_env
+
+    run = f"import sys; {code}; from ansi2048.cli import main; sys.exit(main(['serve', *sys.argv[1:]]))"
+    return subprocess.run(
+        [sys.executable, "-c", run, *args], capture_output=True, text=True, env=child_env(), timeout=60
+    )
+
+
+def test_serve_without_the_postgres_driver_says_which_extra_to_install(tmp_path: Path) -> None:
+    done = _serve(
+        "--data-dir", str(tmp_path), "--db", "postgresql://nobody@127.0.0.1:1/none",
+        code="sys.modules['psycopg'] = None",
+    )  # fmt: skip
+    assert done.returncode == 1 and not done.stdout
+    assert done.stderr == (
+        "ansi2048 serve: error: postgresql:// needs the postgres extra:"
+        ' pip install ".[postgres]" from a clone (or "ansi2048[postgres]")\n'
+    )
+
+
+@pytest.mark.parametrize("key", [b"garbage", b"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n"])
+def test_a_broken_host_key_is_one_line_naming_the_file(tmp_path: Path, key: bytes) -> None:
+    path = tmp_path / "ssh_host_ed25519_key"
+    path.write_bytes(key)
+    done = _serve("--data-dir", str(tmp_path), "--listen", "127.0.0.1:0")
+    assert done.returncode == 1 and not done.stdout and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith(f"ansi2048 serve: error: the host key {path} cannot be read (")
+    assert path.read_bytes() == key  # never replaced: the players' known_hosts name it
+
+
+def test_verify_without_a_day_checks_every_day(tmp_path: Path) -> None:
+    done = _serve("--data-dir", str(tmp_path), "--verify")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "0 ranked games replayed, 0 changed\n", "")
 
 
 def test_the_local_game_never_imports_the_server() -> None:

@@ -16,7 +16,7 @@ import sys
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterator, List, Tuple
+from typing import Any, AsyncIterator, Iterator, List, Optional, Tuple
 
 import pytest
 
@@ -60,9 +60,15 @@ def seed_of(day: str) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-def expected(keys: str) -> Tuple[int, int, Tuple[int, ...]]:
-    """Score, moves and board of the day's game after ``keys``, by the engine alone."""
-    game = Game(4, 4, 2048, seed_of(DAY))
+def practice_of(day: str) -> int:
+    """The day's practice seed as docs/serving.md defines it: other tiles."""
+    digest = hmac.new(SECRET, f"ansi2048 practice {day}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def expected(keys: str, seed: Optional[int] = None) -> Tuple[int, int, Tuple[int, ...]]:
+    """Score, moves and board of the day's game (or of ``seed``'s) after ``keys``, by the engine alone."""
+    game = Game(4, 4, 2048, seed_of(DAY) if seed is None else seed)
     for key in keys:
         game.move(Action(key).direction)  # type: ignore[arg-type]
     return game.score, game.moves, tuple(game.cells)
@@ -165,7 +171,9 @@ def test_two_players_are_ranked_by_score_and_later_games_are_practice(
     run(scenario())
 
 
-def test_a_confirmed_hint_unranks_the_game_and_undo_is_off(served: Tuple[ServerThread, Clock]) -> None:
+def test_a_confirmed_hint_ends_the_game_unranked_before_the_ai_plays_the_days_deal(
+    served: Tuple[ServerThread, Clock],
+) -> None:
     server, _ = served
     carol = client_key()
 
@@ -174,15 +182,20 @@ def test_a_confirmed_hint_unranks_the_game_and_undo_is_off(served: Tuple[ServerT
             chan.write(b"w")
             await asyncio.sleep(0.1)
             chan.write(b"u")
-            await terminal.shows("undo is off")
+            await terminal.shows("no undo in the ranked game")  # not "--no-undo": an option nobody gave
+            assert "--no-undo" not in terminal.text()
             chan.write(b"t")
-            await terminal.shows("t again makes it unranked")
+            await terminal.shows("t again ends it, unranked")
             chan.write(b"t")
-            await terminal.shows("assisted")
-            chan.write(b"q")
-            await terminal.closed.wait()
+            await terminal.closed.wait()  # no hint on the day's deal: the ranked game ended
+            assert "your ranked game ended unranked, score 0; daily again: practice, with the AI" in terminal.text()
         _, out, _ = await command(server, carol, "leaderboard --json")
         assert json.loads(out)["top"] == []
+        # Its player's next daily game is practice: the AI there plays other tiles.
+        async with daily_terminal(server, carol, "carol") as (chan, terminal):
+            await terminal.shows("practice")
+            chan.write(b"q")
+            await terminal.closed.wait()
 
     run(scenario())
 
@@ -203,9 +216,10 @@ def test_r_twice_ends_the_ranked_game_for_good(served: Tuple[ServerThread, Clock
         _, out, _ = await command(server, dave, "leaderboard --json")
         (row,) = json.loads(out)["top"]
         assert row["finished"] and row["score"] == expected("sa")[0]
-        # Again that day: practice, on the same tiles, and the board does not change.
+        # Again that day: practice, on the practice tiles, and the board does not change.
         screen = await play_daily(server, dave, b"wasdwasdwasd", user="dave")
-        assert "practice (not ranked)" in screen and f"Score {expected('wasdwasdwasd')[0]}" in screen
+        practiced = expected("wasdwasdwasd", practice_of(DAY))
+        assert "practice (not ranked)" in screen and f"Score {practiced[0]}" in screen
         assert "r restart" in screen and "r new" not in screen  # in practice r starts the day's game again
         _, again, _ = await command(server, dave, "leaderboard --json")
         assert json.loads(again)["top"] == [row]

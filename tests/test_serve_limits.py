@@ -12,13 +12,52 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, List
+from typing import Any, Iterator, List
 
 import pytest
 
-from ansi2048.serve.limits import Admission, InputBudget, Limits, Refusal, capped_by_files, short_fingerprint
+from ansi2048.serve.limits import (
+    Admission,
+    InputBudget,
+    Limits,
+    Refusal,
+    capped_by_files,
+    short_fingerprint,
+    source_of,
+)
 
 # -- the accounting (pure) --------------------------------------------------------
+
+
+def test_an_ipv6_source_counts_by_its_64_and_a_mapped_ipv4_as_its_ipv4() -> None:
+    assert source_of("192.0.2.7") == "192.0.2.7"
+    assert source_of("2001:db8:1:2:aaaa:bbbb:cccc:dddd") == "2001:db8:1:2::/64"
+    assert source_of("2001:0db8:0001:0002::1") == "2001:db8:1:2::/64"  # however it is spelled
+    assert source_of("2001:db8:1:3::1") == "2001:db8:1:3::/64"  # the next /64: another source
+    assert source_of("::ffff:192.0.2.7") == "192.0.2.7"
+    assert source_of("::1") == "::/64"
+    assert source_of("fe80::1%eth0") == "fe80::/64"
+    assert source_of("?") == "?"  # no address (a Unix socket): as it is
+
+
+def test_every_per_address_cap_counts_a_64_as_one_address() -> None:
+    # 2^64 addresses of one /64 get the share of one address: logins, sessions, guests.
+    limits = Limits(handshakes_per_address=2, sessions_per_address=3, sessions_per_identity=2)
+    admission = Admission(limits)
+    sources = [source_of(f"2001:db8:1:2::{n:x}") for n in range(1, 10)]
+    admission.start_handshake(sources[0])
+    admission.start_handshake(sources[1])
+    with pytest.raises(Refusal):
+        admission.start_handshake(sources[2])
+    admission.start_handshake(source_of("2001:db8:1:3::1"))  # another /64
+    admission.start_session(sources[3], "SHA256:a")
+    admission.start_session(sources[4], f"guest@{sources[4]}", guest=True)
+    admission.start_session(sources[5], f"guest@{sources[5]}", guest=True)
+    with pytest.raises(Refusal, match="too many sessions from your address"):
+        admission.start_session(sources[6], "SHA256:b")
+    assert admission.identities[f"guest@{sources[8]}"] == 2  # guests of the /64 are one guest identity
+    admission.start_session(source_of("::ffff:192.0.2.1"), "SHA256:c")
+    assert admission.sessions["192.0.2.1"] == 1
 
 
 def test_logins_are_capped_in_all_and_per_address_and_freed_when_they_end() -> None:
@@ -120,22 +159,11 @@ if sys.platform == "win32":  # pragma: no cover
     pytest.skip("the server is for POSIX hosts", allow_module_level=True)
 asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
 
-from .serve_support import MemoryStore, ServerThread  # noqa: E402
+from .serve_support import TIGHT, MemoryStore, ServerThread, logged  # noqa: E402
 from .test_serve import client_key, connect, kept_keys, open_terminal, run  # noqa: E402
 
 # Another player's address: loopback's other addresses (Linux routes all of 127/8 to lo).
 OTHER = ("127.0.0.2", 0)
-TIGHT = Limits(
-    sessions_per_address=8,
-    handshakes_per_address=10,
-    login_seconds=2.0,
-    idle_seconds=60.0,
-    input_burst=512,
-    input_rate=256,
-    unsent_bytes=64 * 1024,
-    stalled_seconds=1.0,
-    command_chars=1024,
-)
 
 
 def loopback_aliases() -> bool:
@@ -173,15 +201,6 @@ async def plays(port: int, key: Any = None, keys: bytes = b"adws", **options: An
         chan.write(b"q")
         await terminal.closed.wait()
         assert terminal.exit_status == 0
-
-
-def logged(log: io.StringIO, wanted: Callable[[str], bool]) -> str:
-    """The log once ``wanted`` of it (a connection's line is written when the
-    server sees it close, a moment after the client), or after 5 s."""
-    end = time.monotonic() + 5
-    while not wanted(log.getvalue()) and time.monotonic() < end:
-        time.sleep(0.05)
-    return log.getvalue()
 
 
 def no_escape_in(text: str) -> None:

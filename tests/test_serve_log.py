@@ -236,3 +236,96 @@ def test_a_server_whose_log_pipe_is_full_keeps_serving_and_says_what_it_dropped(
     assert len(said) == 1 and said[0] is not None, lines
     assert 0 < len(connections) < CONNECTIONS, lines
     assert len(connections) + int(said[0].group(1)) == CONNECTIONS
+
+
+# -- SIGHUP: the log file reopened (logrotate) -----------------------------------
+
+
+def test_reopen_sends_the_next_lines_to_the_new_file_and_loses_none(tmp_path: Path) -> None:
+    first, second = tmp_path / "serve.log", tmp_path / "serve.log.new"
+    with open(first, "a", encoding="utf-8") as stream:
+        log = ServerLog(stream, lambda: NOON)
+        log.line("before")
+    with open(second, "a", encoding="utf-8") as stream:
+        log.reopen(stream)  # the caller closes it at once: the log holds its own descriptor
+    for number in range(50):
+        log.line(f"after {number}")
+    log.close()
+    assert written(log)
+    old, new = first.read_text().splitlines(), second.read_text().splitlines()
+    assert old + new == ["before"] + [f"after {n}" for n in range(50)]  # in order, none twice, none lost
+    # Every line from the reopen on is in the new file (one queued before it
+    # but not yet written goes there too: the log never writes to a file it
+    # was told to leave).
+    assert new[-50:] == [f"after {n}" for n in range(50)]
+
+
+def _wait_for_line(path: Path, text: str, timeout: float = 30) -> List[str]:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        lines = path.read_text().splitlines() if path.exists() else []
+        if any(text in line for line in lines):
+            return lines
+        time.sleep(0.05)
+    raise AssertionError(f"no line with {text!r} in {path}: {lines}")
+
+
+def test_sighup_reopens_the_log_file_and_the_game_goes_on(tmp_path: Path) -> None:
+    import signal
+
+    import pexpect
+
+    from .conftest import child_env
+    from .serve_support import SCREEN_WAIT, ServeProcess, make_key, ssh_command
+
+    logged, rotated = tmp_path / "serve.log", tmp_path / "serve.log.1"
+    key = make_key(tmp_path / "key")
+    server = ServeProcess(tmp_path / "data", options=["--log", str(logged)])
+    try:
+        started = _wait_for_line(logged, "listening on")
+        assert re.fullmatch(
+            r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ listening on 127\.0\.0\.1:\d+ \(host key SHA256:\S+\)", started[0]
+        )
+        command = ssh_command(server.port, key, "play", "--no-animation")
+        player = pexpect.spawn(
+            command[0],
+            command[1:],
+            env=child_env({"TERM": "xterm-256color"}),
+            dimensions=(24, 80),
+            timeout=SCREEN_WAIT,
+        )
+        player.expect("Score")
+        logged.rename(rotated)  # what logrotate does, before it sends SIGHUP
+        server.process.send_signal(signal.SIGHUP)
+        reopened = _wait_for_line(logged, "SIGHUP: the log reopened")
+        assert server.process.poll() is None  # HUP no longer ends the server
+        player.send("q")  # the player connected across the HUP plays on, and leaves as usual
+        player.expect(pexpect.EOF)
+        player.close()
+        assert player.exitstatus == 0
+        after = _wait_for_line(logged, "play: quit")
+        assert server.kill(signal.SIGTERM) == 0
+        after = _wait_for_line(logged, "stopping:")
+    finally:
+        server.kill()
+    assert all(re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ ", line) for line in after), after  # every line dated
+    assert [line for line in reopened if "listening on" in line] == []  # the new file starts at the reopen
+    assert "listening on" in rotated.read_text() and "play: quit" not in rotated.read_text()
+
+
+def test_sighup_without_a_log_file_is_harmless(tmp_path: Path) -> None:
+    import signal
+
+    from .serve_support import ServeProcess
+
+    server = ServeProcess(tmp_path / "data")
+    try:
+        server.process.send_signal(signal.SIGHUP)
+        assert server.process.stderr is not None
+        said = server.process.stderr.readline().decode()
+        assert re.fullmatch(
+            r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ SIGHUP: the log is standard error, nothing to reopen\n", said
+        )
+        assert server.process.poll() is None
+    finally:
+        assert server.kill(signal.SIGTERM) == 0

@@ -63,11 +63,12 @@ def test_a_ranked_daily_game_is_replayed_and_cast_once_its_day_is_over_never_bef
         _, out, _ = await command(server, bob, "leaderboard --json")
         (row,) = json.loads(out)["top"]
         game = int(row["id"])
-        # Before midnight: refused, even to its own player (the seed would show).
+        # Before midnight: refused to others; its own player sees it without its seed.
         early = {
             "replay": await on_terminal(server, bob, f"replay {game}"),
             "cast": await command(server, bob, f"cast {game}"),
             "own": await on_terminal(server, alice, f"replay {game}"),
+            "own cast": await command(server, alice, f"cast {game}"),
             "unknown": await command(server, bob, f"cast {game + 1000}"),
         }
         clock.now = NEXT_DAY
@@ -79,7 +80,13 @@ def test_a_ranked_daily_game_is_replayed_and_cast_once_its_day_is_over_never_bef
         return game, early, replayed, bytes(cast.stdout), (int(cast.exit_status), "", bytes(cast.stderr).decode())
 
     game_id, early, replayed, cast, cast_status = run(scenario())
-    for name in ("replay", "cast", "own"):
+    secret = str(seed_of(DAY))
+    status, out, err = early["own"]
+    assert (status, err) == (0, "") and f"Daily {DAY}" in out and secret not in out
+    status, out, err = early["own cast"]
+    assert (status, err) == (0, "") and secret not in out
+    assert json.loads(out.splitlines()[0])["title"] == f"ansi2048 replay 4x4 daily {DAY}"
+    for name in ("replay", "cast"):
         status, out, err = early[name]
         said, end = ("cast", "\n") if name == "cast" else ("replay", "\r\n")
         assert (status, out) == (2, "")
@@ -95,7 +102,7 @@ def test_a_ranked_daily_game_is_replayed_and_cast_once_its_day_is_over_never_bef
     assert cast_status == (0, "", "")
     lines = cast.decode().splitlines()
     head = json.loads(lines[0])
-    assert head["version"] == 2
+    assert head["version"] == 2 and head["title"] == f"ansi2048 replay 4x4 seed {secret}"  # the day over: all of it
     events: Any = [json.loads(line) for line in lines[1:]]
     assert all(event[1] == "o" for event in events)
     screen = emulate("".join(event[2] for event in events).encode(), head["width"], head["height"])

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 import pytest
 
@@ -51,7 +51,9 @@ class SshPlayer:
     """``ssh`` on a pty playing the server, what it shows read through pyte;
     ``arrivals``: when each piece of output came (monotonic time, and the
     length of ``output`` with it). ``prefix`` runs ``ssh`` through another
-    program (``ip netns exec NAME``: tests/slow_link.py), to ``host``."""
+    program (``ip netns exec NAME``: tests/slow_link.py), to ``host``.
+    ``command``: another client's whole command line instead of ``ssh``'s
+    (tests/test_serve_clients.py: PuTTY's plink, Dropbear's dbclient)."""
 
     def __init__(
         self,
@@ -63,12 +65,14 @@ class SshPlayer:
         term: str = "xterm-256color",
         host: str = "127.0.0.1",
         prefix: Sequence[str] = (),
+        command: Sequence[str] = (),
+        env: Optional[Dict[str, str]] = None,
     ) -> None:
-        command = [*prefix, *ssh_command(port, key, *args, user=user, host=host)]
+        command = [*prefix, *(command or ssh_command(port, key, *args, user=user, host=host))]
         self.child: PtyChild = spawn(
             command[0],
             command[1:],
-            env=child_env({"TERM": term}),
+            env=child_env({"TERM": term, **(env or {})}),
             dimensions=(size[1], size[0]),
         )
         self.child.delaybeforesend = None

@@ -163,8 +163,8 @@ def test_an_older_database_upgraded_has_its_board_marked_from_the_stored_times(t
     path = str(tmp_path / "old.sqlite3")
 
     async def scenario() -> None:
-        async with running(SQLiteStore(path, migrations=MIGRATIONS[:3])):
-            pass  # a database of version 3, whose ranked games were settled without a verdict
+        async with running(SQLiteStore(path, migrations=MIGRATIONS[:5])):
+            pass  # a database of version 5, whose ranked games were settled without a verdict
         with closing(sqlite3.connect(path)) as db, db:
             assert "machine" not in [column[1] for column in db.execute("PRAGMA table_info(daily)")]
             player = db.execute("INSERT INTO players (fingerprint, name) VALUES ('SHA256:bot', 'bot')").lastrowid

@@ -660,3 +660,14 @@ def test_two_players_of_one_user_name_are_watched_by_their_store_names(served: S
             conn.close()
 
     run(scenario())
+
+
+def test_watch_finds_a_name_without_regard_to_case_as_names_are_unique_so() -> None:
+    # A second player can never be "Dana" beside "dana" (the store folds
+    # names): "watch Dana" is dana's game, whoever typed the name.
+    live = LiveGames()
+    dana = live.start("dana", 4, 4)
+    other = live.start("Dana2", 4, 4)
+    assert live.find("Dana") is dana and live.find("DANA") is dana
+    assert live.find("dana2") is other
+    assert live.find("dan") is None

@@ -92,13 +92,74 @@ def test_a_name_held_by_another_key_gets_a_distinct_suffix(store_url: str, tmp_p
     run(scenario())
 
 
+def test_names_are_unique_without_regard_to_case(store_url: str, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with opened(store_url, tmp_path) as store:
+            assert (await store.player("SHA256:1", "dana")).name == "dana"
+            impostor = (await store.player("SHA256:2", "Dana")).name
+            again = (await store.player("SHA256:3", "DANA2")).name
+            names = ["dana", impostor, again]
+            assert len({name.lower() for name in names}) == 3, names
+            assert impostor.lower().startswith("dana") and again.lower().startswith("dana2")
+            assert (await store.player("SHA256:2", "dana")).name == impostor  # a key keeps its name
+
+    run(scenario())
+
+
+def test_a_store_with_names_equal_but_for_case_is_upgraded_keeping_every_player(
+    store_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def scenario() -> None:
+        # Names as ansi2048 before version 5 of the schema gave them: told apart by case.
+        with monkeypatch.context() as before:
+            for store_module in ("sqlite", "postgres"):
+                before.setattr(f"ansi2048.serve.store.{store_module}.distinct_name", lambda name, taken: name)
+            await older_names(store_url, tmp_path)
+        new = open_store(store_url, str(tmp_path))
+        notes = await new.open()
+        try:
+            names = [(await new.player(f"SHA256:{n}", "unused")).name for n in range(4)]
+            assert names[0] == "dana" and names[3] == "Dana2"  # the first of each name keeps it
+            assert len({name.lower() for name in names}) == 4, names
+            ids = [(await new.player(f"SHA256:{n}", "x")).id for n in range(4)]
+            assert len(set(ids)) == 4  # every player kept
+            assert await new.load(ids[1], BOARD) == HEADER  # with their games
+            assert len(notes) == 2 and all("renamed" in note for note in notes)
+            assert "'Dana'" in notes[0] and repr(names[1]) in notes[0]
+            assert "'DANA'" in notes[1] and repr(names[2]) in notes[1]
+            assert (await new.player("SHA256:new", "dAnA")).name.lower() not in {name.lower() for name in names}
+        finally:
+            await new.close()
+        again = open_store(store_url, str(tmp_path))
+        assert await again.open() == []  # upgraded once
+        await again.close()
+
+    run(scenario())
+
+
+async def older_names(store_url: str, tmp_path: Path) -> None:
+    """A database of schema version 3 holding dana, Dana, DANA and Dana2, Dana's game on BOARD."""
+    old = open_store(store_url, str(tmp_path))
+    old.migrations = old.migrations[:3]  # type: ignore[attr-defined]
+    await old.open()
+    ids = [(await old.player(f"SHA256:{n}", name)).id for n, name in enumerate(["dana", "Dana", "DANA", "Dana2"])]
+    assert [(await old.player(f"SHA256:{n}", "x")).name for n in range(4)] == ["dana", "Dana", "DANA", "Dana2"]
+    assert await old.claim(ids[1], BOARD, "s", 60) is None
+    await old.rewrite(ids[1], BOARD, "s", HEADER)
+    await old.close()
+
+
 def test_two_servers_racing_for_one_name_get_distinct_names(store_url: str, tmp_path: Path) -> None:
     async def scenario() -> None:
         async with opened(store_url, tmp_path) as one, opened(store_url, tmp_path) as two:
             players = await asyncio.gather(
-                *(server.player(f"SHA256:{n}-{i}", "eve") for n in range(10) for i, server in enumerate((one, two)))
+                *(
+                    server.player(f"SHA256:{n}-{i}", "eve" if n % 2 else "Eve")
+                    for n in range(10)
+                    for i, server in enumerate((one, two))
+                )
             )
-        names = sorted(player.name for player in players)
+        names = sorted(player.name.lower() for player in players)
         assert names == sorted(["eve", *(f"eve{n}" for n in range(2, 21))])
 
     run(scenario())
@@ -429,7 +490,7 @@ def test_an_older_schema_is_upgraded_once_and_a_newer_one_refused(store_url: str
         with pytest.raises(SchemaTooNew) as refused:
             await older.open()
         assert str(refused.value) == (
-            "the database's schema is version 5, newer than this ansi2048's 4: upgrade ansi2048 to serve it"
+            "the database's schema is version 7, newer than this ansi2048's 6: upgrade ansi2048 to serve it"
         )
         await older.close()  # closing a store that failed to open is harmless
 

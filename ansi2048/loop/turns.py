@@ -15,10 +15,20 @@ from ..records.recording import Item, Reseed
 from .events import AddToHistory, Append, Effects, Key, RecordKeys, Report, StopRecording
 from .state import PACES, Autopilot, Play, Turn
 
-__all__ = ["NOTHING_TO_UNDO", "NO_TIMER_NOTE", "NO_UNDO_NOTE", "assist_key", "play_keys", "toggle_autoplay"]
+__all__ = [
+    "NOTHING_TO_UNDO",
+    "NO_TIMER_NOTE",
+    "NO_UNDO_NOTE",
+    "RANKED_NO_UNDO_NOTE",
+    "assist_key",
+    "play_keys",
+    "toggle_autoplay",
+]
 
 # Shown for one frame when u is pressed in a game without undo.
 NO_UNDO_NOTE = "undo is off (--no-undo)"
+# ...and in a ranked daily game over SSH, where no such option was given.
+RANKED_NO_UNDO_NOTE = "no undo in the ranked game"
 # Said when autoplay is asked of a console that cannot time its moves.
 NO_TIMER_NOTE = "autoplay needs a console that can wait for keys"
 # Said when u finds nothing to undo (like "can't move left").
@@ -118,7 +128,7 @@ def play_keys(
         _, moved, spawn, ended, refusal = outcome
         if refusal:
             # Not recorded: replayed where undo is on, it would undo.
-            refused = NO_UNDO_NOTE
+            refused = RANKED_NO_UNDO_NOTE if settings.ranked else NO_UNDO_NOTE
             continue
         if saving and moved:
             saved.append(item)

@@ -121,8 +121,10 @@ def _is_regular_file(stream: IO[Any]) -> bool:
         return False
 
 
-def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
-    """Play the keys on stdin, or ``keys`` (a recording) if given."""
+def play_piped(ctx: Context, keys: Optional[bytes] = None, day: str = "") -> int:
+    """Play the keys on stdin, or ``keys`` (a recording) if given. ``day``:
+    the game is that day's served daily game, whose seed is not to be shown
+    (a cast of it over SSH): the title, caption and header name the day."""
     # Given keys (--replay-best) are a recording whose header names its game.
     options, stdout = (daily_options(ctx) if keys is None else ctx.options), ctx.stdout
     reader: Union[ChunkReader, _Given] = _Given(keys) if keys is not None else ChunkReader(ctx.stdin.fileno())
@@ -132,7 +134,8 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
     ctx.recorder.start(game.seed, game.rows, game.cols, game.goal)
     # Frames go to a terminal to watch, or only into the --cast file.
     watching = isatty(stdout) and not options.json
-    screen, size = _replay_screen(ctx, options, game, watching)
+    named = f"daily {day}" if day else f"seed {game.seed}"
+    screen, size = _replay_screen(ctx, options, game, watching, f"ansi2048 replay {game.rows}x{game.cols} {named}")
     delay = options.delay or 0.0
     settings = Settings(
         # A replay watched slowly enough (--delay) shows its moves moving too.
@@ -140,8 +143,10 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None) -> int:
         can_wait=False,
         replay=True,
         report=options.json,
+        day=day,
+        day_seed=game.seed if day else None,
     )
-    caption = f"replay · seed {game.seed}" if screen is not None else ""
+    caption = f"replay · {named}" if screen is not None else ""
     # No save; and without --record, no key need go to the recorder.
     recording = options.record is not None
     play = Play(session, settings, size(), note=caption, warning=caption, saving=False, recording=recording)
@@ -335,7 +340,7 @@ def _game_of(
 
 
 def _replay_screen(
-    ctx: Context, options: Options, game: Game, watching: bool
+    ctx: Context, options: Options, game: Game, watching: bool, title: str
 ) -> Tuple[Optional[Screen], Callable[[], Tuple[int, int]]]:
     """The screen a replay is drawn on: the terminal (``watching``), or only
     the ``--cast`` file, drawn as this terminal would show it; none without
@@ -356,7 +361,7 @@ def _replay_screen(
     if ctx.cast is not None:
         # --delay 0 is no pace at all: the cast keeps the time the replay took.
         ctx.cast.step = REPLAY_STEP if options.delay is None else options.delay
-        frames = ctx.cast.tee(write, size, f"ansi2048 replay {game.rows}x{game.cols} seed {game.seed}")
+        frames = ctx.cast.tee(write, size, title)
     return Screen(frames, size, depth, ctx.env, palette=palette_for(options)), size
 
 

@@ -7,6 +7,7 @@ pure core the keyboard game drives, split by role (the package docstring of
 ``session_games``, ``session_commands``, ``commands``), a player's game
 (``game``, ``keeping``, ``pauses``, ``channel``), watching and replays (``live``,
 ``watch``, ``watch_list``, ``replay``, ``replay_clock``), the daily game
-(``daily``, ``ranked``, ``verify``), ``limits``, ``names``, ``pool``, and
-``store``, the storage interface and its databases.
+(``daily``, ``ranked``, ``verify``), ``limits``, ``names``, ``pool``,
+``store``, the storage interface and its databases, and ``web``, the
+browser door (``--http``).
 """

@@ -7,16 +7,18 @@ viewer's side of it (:class:`Viewer`). The asyncssh side that fills them is
 from __future__ import annotations
 
 import asyncio
-import time
 from dataclasses import dataclass
 from typing import Callable, Hashable, List, Optional, Protocol, Tuple, Union
 
 from ..loop.events import Resized, Warned
 from ..play.screen import Screen
+from .limits import Breach
 
 __all__ = [
+    "BREACH_SAID",
     "DEFAULT_STALL_SECONDS",
     "POLL_SECONDS",
+    "SAID_IDLE_CLOSED",
     "SAID_SLOW",
     "Ended",
     "Incoming",
@@ -27,11 +29,15 @@ __all__ = [
     "typed_ahead",
 ]
 
-# Seconds a watcher's channel may stay full (it stopped reading) before it is dropped.
+# Seconds a watcher's channel may stay full (it stopped reading) before it
+# is dropped (its channel's stalled-reader rule: --watcher-stalled-seconds).
 DEFAULT_STALL_SECONDS = 10.0
 # How often a waiting watcher looks at its channel again.
 POLL_SECONDS = 0.05
 SAID_SLOW = "your connection cannot take the frames; watching stopped"
+SAID_IDLE_CLOSED = "no key for a while: the session is closed"
+# What a channel ended by its rules says, unless what runs on it says its own (game.py).
+BREACH_SAID = {Breach.IDLE: SAID_IDLE_CLOSED, Breach.SLOW: SAID_SLOW}
 
 
 class Link(Protocol):
@@ -45,6 +51,9 @@ class Link(Protocol):
     def drop(self) -> None:
         """Disconnect the client at once (it stopped reading: nothing more it is sent gets there)."""
 
+    def rested(self) -> None:
+        """The client could not play until now (saving paused): its idle time starts again."""
+
 
 @dataclass(frozen=True)
 class Typed:
@@ -56,9 +65,12 @@ class Typed:
 @dataclass(frozen=True)
 class Ended:
     """Play ends from outside: the connection is gone (``said`` empty), or the
-    server says ``said`` on the line below the board."""
+    server says ``said`` on the line below the board. ``lost``: another
+    session took the game over (its claim is gone: nothing more is written)."""
 
     said: str = ""
+    lost: bool = False
+    breach: Optional[Breach] = None  # the channel's rules ended it (limits.ChannelRules)
 
 
 # Warned: a line for the note from the server (how many are watching).
@@ -114,11 +126,6 @@ class Viewer:
     # the same look share the drawing of a frame (LiveGame.draw).
     new_screen: Callable[[Callable[[str], None], Callable[[], Tuple[int, int]]], Screen]
     look: Hashable
-    stall: float = DEFAULT_STALL_SECONDS
-    clock: Callable[[], float] = time.monotonic
-    # Close the connection at once, what it holds unsent dropped (a viewer
-    # that stopped reading would never take the rest, nor the close after it).
-    drop: Callable[[], None] = lambda: None
 
     def write(self, text: str) -> None:
         # The client's terminal is raw: LF becomes CR LF here, as a pty would.

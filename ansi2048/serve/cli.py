@@ -11,13 +11,13 @@ import sys
 from dataclasses import dataclass, field, fields
 from typing import IO, Callable, Mapping, NoReturn, Optional, Sequence, Tuple
 
-from ..options.parser import EXIT_ERROR, EXIT_USAGE
+from ..options.parser import EXIT_ERROR, EXIT_OK, EXIT_USAGE
 from .limits import DEFAULT_LIMITS, Limits
 
 __all__ = ["DEFAULT_LISTEN", "ServeOptions", "main", "parse_listen", "parse_serve_options"]
 
 DEFAULT_LISTEN = ("127.0.0.1", 2048)  # an operator opens it to the world on purpose
-INSTALL = 'pip install "ansi2048[serve]"'
+INSTALL = 'pip install ".[serve]" from a clone (or "ansi2048[serve]")'
 
 
 @dataclass(frozen=True)
@@ -28,11 +28,18 @@ class ServeOptions:
     db: str  # --db: a database URL (store.open_store); "" is the SQLite file in data_dir
     daily_per_address: int = 3  # --daily-per-address (ranked.DEFAULT_PER_ADDRESS)
     verify: Optional[str] = None  # --verify [DAY]: "" every day; None: serve
+    backup: str = ""  # --backup FILE: copy the SQLite store there, and do not serve
     watchers_per_game: int = 20  # --max-watchers-per-game
     watchers: int = 200  # --max-watchers: watchers and replays in all
     watcher_stall: float = 10.0  # --watcher-stalled-seconds (channel.DEFAULT_STALL_SECONDS)
     log: str = ""  # --log: the file the connections' lines are appended to ("": standard error)
     reuse_port: bool = False  # --reuse-port: other servers may listen on the same port (SO_REUSEPORT)
+    workers: int = 1  # --workers: server processes on the port, kept by a parent (serve/workers.py)
+    drain_seconds: float = 300.0  # --drain-seconds: how long a server that was taken over waits for its sessions
+    ready_fd: int = -1  # --ready-fd (a worker's, from its parent): where the listening line goes
+    parent_pid: int = 0  # --parent-pid (a worker's): the parent it stops without
+    http: Optional[Tuple[str, int]] = None  # --http HOST:PORT: the browser door (serve/web); None: none
+    behind_https: bool = False  # --behind-https: a TLS proxy serves the door (its cookie is Secure)
     limits: Limits = field(default=DEFAULT_LIMITS)
 
 
@@ -104,6 +111,36 @@ def _parser() -> argparse.ArgumentParser:
         " them (SO_REUSEPORT: Linux, BSD, macOS). Give them one --data-dir or the same host key, and one --db",
     )
     parser.add_argument(
+        "--workers",
+        type=_workers,
+        default=1,
+        metavar="N",
+        help="server processes on the port, each on a core of its own, kept by one parent that starts another in"
+        " place of one that dies (default 1; auto: one per core)",
+    )
+    parser.add_argument(
+        "--drain-seconds",
+        type=_positive(float, zero=True),
+        default=300.0,
+        metavar="S",
+        help="once a new server on the same data directory and address takes over, the old one lets its sessions end"
+        " by themselves for this long, then stops the rest (default 300)",
+    )
+    parser.add_argument("--ready-fd", type=int, default=-1, help=argparse.SUPPRESS)  # a worker's: serve/workers.py
+    parser.add_argument("--parent-pid", type=int, default=0, help=argparse.SUPPRESS)  # likewise
+    parser.add_argument(
+        "--http",
+        type=parse_listen,
+        metavar="HOST:PORT",
+        help="also serve the game to browsers (a page and a WebSocket) on HOST:PORT; off unless given."
+        " Put a TLS proxy in front for the world (docs/serving.md)",
+    )
+    parser.add_argument(
+        "--behind-https",
+        action="store_true",
+        help="the --http page reaches browsers over HTTPS (a TLS proxy in front): its cookie is marked Secure",
+    )
+    parser.add_argument(
         "--data-dir", metavar="DIR", help="the host key and the database (default: 'server' in the data directory)"
     )
     parser.add_argument(
@@ -122,10 +159,19 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--verify",
         nargs="?",
-        const="",
+        # Not a string: argparse passes a string const through `type` too,
+        # and _day("") is no date.
+        const=EVERY_DAY,
         type=_day,
         metavar="DAY",
         help="replay every stored ranked daily game (of DAY, YYYY-MM-DD) and report any whose result changed",
+    )
+    parser.add_argument(
+        "--backup",
+        metavar="FILE",
+        default="",
+        help="do not serve: write a consistent copy of the SQLite database to FILE, while servers run (PostgreSQL:"
+        " pg_dump)",
     )
     parser.add_argument(
         "--max-watchers-per-game",
@@ -172,6 +218,14 @@ def _count(text: str) -> int:
     return int(text)
 
 
+def _workers(text: str) -> int:
+    if text == "auto":
+        return max(1, os.cpu_count() or 1)
+    if not text.isdigit() or not 1 <= int(text) <= 256:
+        raise argparse.ArgumentTypeError(f"expected a number from 1 to 256, or auto, got {text[:20]!r}")
+    return int(text)
+
+
 def _day(text: str) -> str:
     from .daily import parse_day
 
@@ -179,6 +233,13 @@ def _day(text: str) -> str:
         return parse_day(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+class _EveryDay:
+    """``--verify`` with no day: every day (``ServeOptions.verify == ""``)."""
+
+
+EVERY_DAY = _EveryDay()
 
 
 def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOptions:
@@ -194,12 +255,19 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
         os.path.abspath(where),
         args.db,
         daily_per_address=args.daily_per_address,
-        verify=args.verify,
+        verify="" if args.verify is EVERY_DAY else args.verify,
+        backup=args.backup,
         watchers_per_game=args.max_watchers_per_game,
         watchers=args.max_watchers,
         watcher_stall=args.watcher_stalled_seconds,
         log=args.log,
         reuse_port=args.reuse_port,
+        workers=args.workers,
+        drain_seconds=args.drain_seconds,
+        ready_fd=args.ready_fd,
+        parent_pid=args.parent_pid,
+        http=args.http,
+        behind_https=args.behind_https,
         limits=limits,
     )
 
@@ -208,17 +276,51 @@ def main(argv: Sequence[str], env: Optional[Mapping[str, str]] = None, stderr: O
     env = os.environ if env is None else env
     stderr = sys.stderr if stderr is None else stderr
     options = parse_serve_options(argv, env)
+    if options.backup:  # SQLite's own: asyncssh is not needed for it
+        return _backup(options, sys.stdout, stderr)
     try:
         import asyncssh  # noqa: F401 (only whether it is there)
     except ImportError:
         stderr.write(f"ansi2048 serve: error: the server needs asyncssh: {INSTALL}\n")
         return EXIT_ERROR
+    if options.http is not None:
+        try:
+            import aiohttp  # noqa: F401 (only whether it is there)
+        except ImportError:
+            stderr.write(f"ansi2048 serve: error: --http needs aiohttp: {INSTALL}\n")
+            return EXIT_ERROR
     import asyncio
 
     if options.verify is not None:
         from .verify import verify
 
         return asyncio.run(verify(options.db, options.data_dir, options.verify or None, sys.stdout, stderr))
+    if options.workers > 1:
+        from .workers import run_workers
+
+        return asyncio.run(run_workers(options.workers, options.host, options.port, options.data_dir, argv, stderr))
     from .server import run
 
     return asyncio.run(run(options, stderr))
+
+
+def _backup(options: ServeOptions, stdout: IO[str], stderr: IO[str]) -> int:
+    """``--backup FILE``: the store's copy, and one line saying what it holds."""
+    import sqlite3
+
+    from .backup import backup_sqlite
+    from .store import open_store
+    from .store.base import StoreError
+    from .store.sqlite import SQLiteStore
+
+    try:
+        store = open_store(options.db, options.data_dir)
+        if not isinstance(store, SQLiteStore):
+            raise StoreError("--backup copies a SQLite database; back up PostgreSQL with pg_dump (docs/storage.md)")
+        copied = backup_sqlite(store.path, options.backup)
+    except (OSError, ValueError, StoreError, sqlite3.Error) as error:
+        why = f"{error.filename}: {error.strerror}" if isinstance(error, OSError) and error.strerror else str(error)
+        stderr.write(f"ansi2048 serve: error: --backup: {why}\n")
+        return EXIT_ERROR
+    stdout.write(f"backed up {store.path} to {options.backup}: {copied}\n")
+    return EXIT_OK

@@ -27,6 +27,7 @@ __all__ = [
     "Help",
     "KeysRequest",
     "Leaderboard",
+    "LinkRequest",
     "PlayRequest",
     "Replay",
     "Stats",
@@ -117,7 +118,15 @@ class Replay:
 GAME_ID = re.compile(r"(g?)([0-9]{1,18})")
 
 
-Command = Union[PlayRequest, Stats, Help, Daily, Leaderboard, KeysRequest, Watch, Replay]
+@dataclass(frozen=True)
+class LinkRequest:
+    """``link``, ``links`` or ``unlink N``: browsers playing as this key's player (serve/web/link_commands.py)."""
+
+    action: str
+    number: int = 0  # unlink's
+
+
+Command = Union[PlayRequest, Stats, Help, Daily, Leaderboard, KeysRequest, Watch, Replay, LinkRequest]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -184,6 +193,8 @@ def parse_command(command: Optional[str]) -> Command:
         if found is None:
             return Replay(cast=name == "cast")
         return Replay(int(found.group(2)), daily=not found.group(1), cast=name == "cast")
+    if name in ("link", "links", "unlink"):
+        return _link_command(name, args)
     if name != "play":
         raise CommandError(f"unknown command {printable(name)!r} (see: help)")
     parsed = _play_parser().parse_args(args)
@@ -233,6 +244,16 @@ def _daily_command(name: str, args: List[str]) -> Union[Daily, Leaderboard, Keys
     return KeysRequest(parser.parse_args(args).entry)
 
 
+def _link_command(name: str, args: List[str]) -> LinkRequest:
+    if name != "unlink":
+        if args:
+            raise CommandError(f"{name} takes no arguments")
+        return LinkRequest(name)
+    if len(args) != 1 or not args[0].isascii() or not args[0].isdigit() or len(args[0]) > 6:
+        raise CommandError("unlink: expected one browser's number, as links lists them")
+    return LinkRequest(name, int(args[0]))
+
+
 def printable(text: str, longest: int = 40) -> str:
     """A client's words as they may be repeated (to them, or in the log):
     printable ASCII, short."""
@@ -254,7 +275,8 @@ def help_text(port: int) -> str:
         f"  {ssh} watch [NAME]     the games played now, live (or NAME's)\n"
         f"  {ssh} replay [ID]      your last finished game, or game ID:\n"
         "      yours as stats lists them (g7), or a ranked daily game's on the\n"
-        "      leaderboard (12) once its day is over; + - speed, space, q\n"
+        "      leaderboard (12) once its day is over (yours at once, without\n"
+        "      its seed); + - speed, space, q\n"
         f"  {plain} cast [ID] > game.cast   the same as an asciicast v2 file\n"
         f"  {ssh} stats [--json]   your records, your last games' ids\n"
         f"  {ssh} daily            the day's game, the same tiles for all;\n"
@@ -264,6 +286,8 @@ def help_text(port: int) -> str:
         f"  ssh -p {port} HOST keys ID   a ranked game's keys once its day is over;\n"
         "      ansi2048 --json < game.keys replays it. * on the board: key timing no\n"
         "      person types (100+ keys, gaps under 0.25 s varying under 20%)\n"
+        f"  ssh -p {port} HOST link   a one-time code: the server's web page, given it,\n"
+        "      plays as you; links lists your browsers, unlink N unlinks one\n"
         f"  {ssh} help             this list\n"
         "Keys: arrows, w a s d or h j k l move; u undo; r new game; t hint; p autoplay;\n"
         "? help; q or Ctrl-C quits, your game kept. Without a key you play as a guest:\n"

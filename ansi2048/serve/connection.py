@@ -8,20 +8,21 @@ gets in through keyboard-interactive with no prompt, as a guest whose game is
 not kept. The display name is the SSH user name reduced (:mod:`.names`).
 
 A connection opens session channels (:mod:`.session`), within the
-admission's limits (:mod:`.limits`), and nothing else: port forwarding
+admission's limits (:mod:`.limits`; its address counted as its source,
+:func:`.limits.source_of`: an IPv6 address by its /64), and nothing else: port forwarding
 either way is refused, and of the environment a client sends only
 :data:`.limits.ALLOWED_ENV` is kept."""
 
 from __future__ import annotations
 
 import asyncio
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, List, Optional, Tuple
 
 import asyncssh
 
-from .limits import ALLOWED_ENV, Refusal, short_fingerprint
+from .kexguess import follow_rfc_guess
+from .limits import ALLOWED_ENV, Refusal, short_fingerprint, source_of
 from .names import display_name
 from .session import SessionChannel
 
@@ -48,6 +49,7 @@ class ClientConnection(asyncssh.SSHServer):
         self._key: Optional[asyncssh.SSHKey] = None
         self._guest = False
         self._address = "?"
+        self.source = "?"
         self._started = server.clock()
         self._logging_in = False  # counted among the handshakes
         self.fingerprint: Optional[str] = None
@@ -57,14 +59,18 @@ class ClientConnection(asyncssh.SSHServer):
         self.window: Optional[Tuple[int, int]] = None
         self.keys = 0
         self.endings: List[str] = []
+        self.running = 0  # its sessions still running: its line waits for them to say how they ended
+        self._lost = False
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        follow_rfc_guess(conn)  # before its first packet: Dropbear's guessed one (serve/kexguess.py)
         self._conn = conn
         self._server.connections.add(conn)
         peer = conn.get_extra_info("peername")
         self._address = str(peer[0]) if peer else "?"
+        self.source = source_of(self._address)  # what the per-address caps count it as
         try:
-            self._server.admission.start_handshake(self._address)
+            self._server.admission.start_handshake(self.source)
         except Refusal as refusal:
             # Closed before its handshake costs anything: asyncssh sends its
             # version line first, then the connection goes.
@@ -81,7 +87,7 @@ class ClientConnection(asyncssh.SSHServer):
     def _end_handshake(self) -> None:
         if self._logging_in:
             self._logging_in = False
-            self._server.admission.end_handshake(self._address)
+            self._server.admission.end_handshake(self.source)
 
     def connection_lost(self, exc: Optional[Exception]) -> None:
         if self._logging_in:
@@ -89,19 +95,27 @@ class ClientConnection(asyncssh.SSHServer):
         self._end_handshake()
         if self._conn is not None:
             self._server.connections.discard(self._conn)
-        self._server.log(self._line())
+        self._lost = True
+        if not self.running:
+            self._server.log(self._line())
+
+    def session_done(self) -> None:
+        """One of its sessions has ended (and said how): once the client
+        has gone and none runs, the connection's line is logged."""
+        self.running -= 1
+        if self._lost and not self.running:
+            self._server.log(self._line())
 
     def _line(self) -> str:
         """The connection's line in the log: when, from where, who (a short
         fingerprint), in which terminal, how long, how many keys, how it
         ended. Nothing the client sent is in it as it came (TERM is made
         printable and bounded), and no key."""
-        when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._server.now()))
         window = f"{self.window[0]}x{self.window[1]}" if self.window else "-"
         seconds = self._server.clock() - self._started
         ended = "; ".join(self.endings) or "closed"
         return (
-            f"{when} {self._address} {short_fingerprint(self.fingerprint)} {self.name} TERM={self.term or '-'} {window}"
+            f"{self._address} {short_fingerprint(self.fingerprint)} {self.name} TERM={self.term or '-'} {window}"
             f" {seconds:.1f} s, {self.keys} keys, {ended}"
         )
 
@@ -133,15 +147,15 @@ class ClientConnection(asyncssh.SSHServer):
         user = self._conn.get_extra_info("username") or ""
         self.name = display_name(user)
         fingerprint = self.fingerprint
-        counted = fingerprint or f"guest@{self._address}"
+        counted = fingerprint or f"guest@{self.source}"
         try:
-            self._server.admission.start_session(self._address, counted, guest=fingerprint is None)
+            self._server.admission.start_session(self.source, counted, guest=fingerprint is None)
         except Refusal as refusal:
             self.endings.append(f"session refused: {refusal}")
             raise asyncssh.ChannelOpenError(asyncssh.OPEN_RESOURCE_SHORTAGE, str(refusal)) from None
         chan = self._conn.create_server_channel()
         _keep_allowed_env(chan)
-        session = SessionChannel(self._server, Identity(fingerprint, self.name), self, (self._address, counted))
+        session = SessionChannel(self._server, Identity(fingerprint, self.name), self, (self.source, counted))
         return chan, session
 
     # Refused, always: this server runs the game and nothing else.

@@ -36,6 +36,7 @@ __all__ = [
     "RANKED",
     "Replayed",
     "board_note",
+    "clock_text",
     "daily_board",
     "day_end",
     "day_of",
@@ -45,6 +46,7 @@ __all__ = [
     "leaderboard_lines",
     "machine_timing",
     "parse_day",
+    "practice_seed",
     "replay_recording",
     "same_rules",
     "verdict",
@@ -80,6 +82,16 @@ def parse_day(text: str) -> str:
 def day_seed(secret: bytes, day: str) -> int:
     """The seed of ``day``'s game: 64 bits of HMAC-SHA256(secret, day)."""
     digest = hmac.new(secret, f"ansi2048 daily {day}".encode("ascii"), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def practice_seed(secret: bytes, day: str) -> int:
+    """The seed of ``day``'s practice game (a guest's, or a player's after
+    their ranked one): the same HMAC over other words, so practice deals
+    other tiles. Were it the ranked deal, anyone could search the day's
+    game with undo, hints and autoplay, then play the line found as their
+    ranked game; and it tells nothing of the ranked deal."""
+    digest = hmac.new(secret, f"ansi2048 practice {day}".encode("ascii"), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big")
 
 
@@ -153,7 +165,8 @@ def times_of(entry: DailyEntry) -> List[int]:
 # -- the board ---------------------------------------------------------------------
 
 
-def _clock(seconds: float) -> str:
+def clock_text(seconds: float) -> str:
+    """A game's time as the board shows it, H:MM:SS."""
     whole = int(seconds)
     return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
 
@@ -170,7 +183,7 @@ def _line(standing: Standing, over: bool) -> str:
     mark = " *" if standing.machine else ""
     return (
         f"{standing.rank:>4}  {display_name(entry.name):<16} {entry.score:>7} {entry.biggest:>6} {entry.moves:>6}"
-        f" {_clock(entry.seconds):>8}  {state:<8} {entry.id:>5}{mark}"
+        f" {clock_text(entry.seconds):>8}  {state:<8} {entry.id:>5}{mark}"
     )
 
 

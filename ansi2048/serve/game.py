@@ -42,7 +42,7 @@ from ..records.history import config_key, unaided_key
 from ..records.recording import Recorder
 from .channel import Ended, Incoming, Link, Typed, typed_ahead
 from .keeping import CLAIM_SECONDS, Keeping, Pending
-from .limits import DEFAULT_LIMITS, Limits
+from .limits import Breach
 from .pauses import PAUSE_FIRST, SavingPauses, Write, next_wait
 from .pool import AIPool, Busy
 from .store.base import ClaimLost, StoreUnavailable
@@ -81,6 +81,8 @@ SAID_PAUSED = "saving has paused: the database is away; your keys wait"
 # (the server keeps trying: :meth:`~.pauses.SavingPauses.keep_trying`).
 SAID_RECORD_LATER = "your game is kept as you saw it; its record is saved when the database is back"
 SAID_IDLE = "no key for a while: your game is kept; connect again to resume it"
+# What a game says when its channel's rules end it (limits.ChannelRules).
+_BREACH_SAID = {Breach.IDLE: SAID_IDLE, Breach.SLOW: SAID_TOO_SLOW}
 
 
 class _Stop(Exception):
@@ -119,13 +121,11 @@ class PlayerGame:
         clock: Callable[[], float],
         now: Callable[[], float],
         sent: Callable[[], None] = lambda: None,
-        limits: Limits = DEFAULT_LIMITS,
         pauses: Optional[SavingPauses] = None,
         opening: Sequence[Write] = (),
     ) -> None:
         self.play = play
         self._sent = sent  # told after each write of frames (watchers get them then: watch.py)
-        self.limits = limits
         self.keys = 0  # keys played (for the log: how many, never which)
         self.said = ""  # what ended play, said to the player ("": they quit, or left)
         self._screen = screen
@@ -143,14 +143,13 @@ class PlayerGame:
         self._performer = Performer(screen, self._pending, Recorder(None, lambda message: None), best)
         self._renew_at = clock() + _RENEW_SECONDS
         self._lost = False  # the claim went to another session: nothing more is written to the game
-        self._last_key = clock()
-        self._stalled_since: Optional[float] = None  # output held unsent since then
+        self._claim_kept = False  # a write of the game handed to the server needs the claim: not released
         # What the client's terminal shows (the last frames sent), for the pause (_pause).
         self._shown_mark = screen.mark()
         self._unsaved = False  # play ends in a pause: the state past the saved keys is neither drawn nor kept
         self._closing = False  # play has ended: what is left to write is written, or handed over, never paused for
         # The server's paused games (a test's driver of its own: not logged); this game in them now.
-        self._pauses, self._counted = pauses or SavingPauses(lambda line: None, clock, now), False
+        self._pauses, self._counted = pauses or SavingPauses(lambda line: None, clock), False
         self._opening = list(opening)  # the writes of its opening (open_game), done before its first frame
 
     async def run(self) -> None:
@@ -168,25 +167,20 @@ class PlayerGame:
         finally:
             self.said = said
             await self._close(said)
+            await self._let_go()
 
     async def _until_over(self) -> str:
         """Play until the player quits (""), or until the end comes from outside."""
         escape_at: Optional[float] = None  # a lone ESC's wait for the rest of its sequence
-        limits = self.limits
         while not self.play.over:
-            stall_end = None if self._stalled_since is None else self._stalled_since + limits.stalled_seconds
-            idle_end = self._last_key + limits.idle_seconds
-            wake = [when for when in (next_due(self.play), self._renew_at, escape_at, stall_end) if when is not None]
-            timeout = max(0.0, min(idle_end, *wake) - self._clock())
+            wake = [when for when in (next_due(self.play), escape_at) if when is not None]
+            timeout = max(0.0, min([self._renew_at, *wake]) - self._clock())
             try:
                 incoming: Optional[Incoming] = await asyncio.wait_for(self._incoming.get(), timeout)
             except asyncio.TimeoutError:
                 incoming = None
             now = self._clock()
-            self._check_output(now)
             if incoming is None:
-                if now >= self._last_key + limits.idle_seconds:
-                    raise _Stop(SAID_IDLE)
                 if now >= self._renew_at:
                     await self._renew()
                 if escape_at is not None and now >= escape_at:
@@ -197,11 +191,10 @@ class PlayerGame:
                 if due is not None and now >= due:
                     await self._feed(Tick(now))
             elif isinstance(incoming, Ended):
-                return incoming.said
+                return self._ended(incoming)
             elif isinstance(incoming, (Resized, Warned)):
                 await self._feed(incoming)
             else:
-                self._last_key = now
                 actions = self._decoder.feed(typed_ahead(self._incoming, incoming.data))
                 self.keys += len(actions)
                 escape_at = now + ESC_TIMEOUT if self._decoder.pending else None
@@ -209,19 +202,12 @@ class PlayerGame:
                     await self._feed(Keys(tuple(actions), now))
         return ""
 
-    def _check_output(self, now: float) -> None:
-        """A client that keeps output unsent too long, or too much of it,
-        has stopped reading: play ends (its game is kept) and it is
-        disconnected, so that its buffers go."""
-        unsent = self._link.unsent()
-        if unsent == 0:
-            self._stalled_since = None
-            return
-        if self._stalled_since is None:
-            self._stalled_since = now
-        if unsent > self.limits.unsent_bytes or now - self._stalled_since >= self.limits.stalled_seconds:
-            self._link.drop()
-            raise _Stop(SAID_TOO_SLOW)
+    def _ended(self, ended: Ended) -> str:
+        """What to say as play ends from outside: the channel's rules (idle,
+        a client not reading: its game is kept, said so), a take-over
+        (nothing more is written), the server stopping, the client gone."""
+        self._lost = self._lost or ended.lost
+        return _BREACH_SAID[ended.breach] if ended.breach is not None else ended.said
 
     async def _renew(self) -> None:
         self._renew_at = self._clock() + _RENEW_SECONDS
@@ -279,6 +265,10 @@ class PlayerGame:
         keeps trying them (:meth:`~.pauses.SavingPauses.keep_trying`): the
         player is told (:data:`SAID_RECORD_LATER`)."""
         pending, keeping, key = self._pending, self._keeping, self._key
+        if self._lost:  # another session has the game: what this one did since is neither kept nor shown
+            pending.drop()
+            self._frames.clear()
+            return []
         if pending.items:
             items = bytes(pending.items)
             pending.items.clear()
@@ -296,19 +286,18 @@ class PlayerGame:
             try:
                 stored = await self._saved(write, pause=not self._closing)
             except _Paused as paused:
-                self._pauses.keep_trying(writes[index:], paused.error, game=not self._counted)
+                if not self._lost:  # a game taken over meanwhile is the other session's to write
+                    self._pauses.keep_trying(writes[index:], paused.error, game=not self._counted)
                 self._uncount()
                 raise _Stop(SAID_RECORD_LATER if paused.said == SAID_UNSAVED else paused.said) from None
             if index >= first_best and isinstance(stored, int) and stored > bests[index - first_best]:
                 answers.append(BestStored(stored))
         self._send()  # after a pause: the notice undone
-        self._check_output(self._clock())
         return answers
 
     async def _append(self, items: bytes) -> None:
         """The keys to the store, returning once it has them."""
-        if not self._lost:
-            await self._saved(partial(self._keeping.append, items))
+        await self._saved(partial(self._keeping.append, items))
 
     async def _saved(self, write: Callable[[], Awaitable[T]], pause: bool = True) -> T:
         """What ``write`` (of a step's keys, a game ended, a best) gives,
@@ -335,11 +324,9 @@ class PlayerGame:
         frame as it was sent comes back and the held frames follow: play goes on.
 
         The notice is a frame of its own, drawn from the screen's mark of
-        what the terminal shows (not written behind the repainter's back,
-        nor drawn from the game, whose state is already past the held
+        what the terminal shows (the game's state is already past the held
         keys): the held frames are the difference from that mark, so the
-        notice is undone before they go, and the repainter's idea of the
-        screen is right at each write.
+        notice is undone before they go.
 
         The game is in the server's paused games (:mod:`.pauses`: the log's
         lines) until the write lands, or play ends (:meth:`_uncount`)."""
@@ -360,7 +347,7 @@ class PlayerGame:
         while True:
             try:
                 said = await self._paused_input(wait, later)
-            except _Stop as stop:  # the claim lost, the client not reading
+            except _Stop as stop:  # the claim lost
                 raise _Paused(stop.said, error) from None
             if said is not None:
                 raise _Paused(said, error)
@@ -378,7 +365,7 @@ class PlayerGame:
         self._frames.append(held)
         self._screen.rewind(after)
         self._unsaved = False
-        self._last_key = self._clock()  # the pause was not the player's idleness
+        self._link.rested()  # the pause was not the player's idleness
         for event in later.values():
             self._incoming.put_nowait(event)
         return result
@@ -388,7 +375,6 @@ class PlayerGame:
         end = self._clock() + wait
         while True:
             now = self._clock()
-            self._check_output(now)
             if now >= self._renew_at:
                 await self._renew()  # the claim outlives the pause (a long one would lose it)
             if now >= end:
@@ -398,7 +384,7 @@ class PlayerGame:
             except asyncio.TimeoutError:
                 continue
             if isinstance(incoming, Ended):
-                return incoming.said
+                return self._ended(incoming)
             if isinstance(incoming, Typed):
                 # Decoded, so a sequence split around the pause stays whole; played, never.
                 if Action.QUIT in self._decoder.feed(incoming.data):
@@ -429,7 +415,7 @@ class PlayerGame:
         with the cursor below the board, and ``said`` under it."""
         self._closing = True
         try:
-            if not self._unsaved:
+            if not self._unsaved and not self._lost:
                 for effect in closing_effects(self.play):
                     self._performer.perform(effect)
                 await self._flush()
@@ -445,6 +431,9 @@ class PlayerGame:
             self._link.write(text.encode("utf-8", "replace"))
             self._sent()
             self._uncount()
-            if not self._lost:
-                with suppress(StoreUnavailable):  # then the claim expires by itself
-                    await self._keeping.release()
+
+    async def _let_go(self) -> None:
+        """The claim released (not if another session has it, nor while a write handed to the server needs it)."""
+        if not self._lost and not self._claim_kept:
+            with suppress(StoreUnavailable):  # then the claim expires by itself
+                await self._keeping.release()

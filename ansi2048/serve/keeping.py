@@ -27,7 +27,7 @@ from ..records.recording import Item, format_header
 from ..storage.history_file import utc_timestamp
 from ..storage.save_file import Loaded, SaveFile, Steps, saved_bytes
 from .pauses import Write
-from .store.base import Claim, Store
+from .store.base import Store
 
 __all__ = ["CLAIM_SECONDS", "GuestKeeping", "Keeping", "Pending", "StoreKeeping", "load_recording", "open_game"]
 
@@ -131,8 +131,7 @@ class StoreKeeping:
             await self._store.keep(self._player, record)
 
     async def renew(self) -> bool:
-        held: Optional[Claim] = await self._store.claim(self._player, self._board, self._holder, CLAIM_SECONDS)
-        return held is None
+        return await self._store.renew(self._player, self._board, self._holder, CLAIM_SECONDS)
 
     async def release(self) -> None:
         await self._store.release(self._player, self._board, self._holder)
@@ -168,6 +167,11 @@ class Pending:
 
     def record_unaided(self, score: int) -> None:
         self.unaided.append(score)
+
+    def drop(self) -> None:
+        """Forget what is held (the game went to another session: none of it is this one's to write)."""
+        self.items.clear()
+        self.records, self.bests, self.unaided = [], [], []
 
 
 async def stepped(steps: Steps[T]) -> T:

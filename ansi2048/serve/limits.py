@@ -9,19 +9,25 @@ caps of its own.
 
 from __future__ import annotations
 
+import ipaddress
 from collections import Counter
 from dataclasses import dataclass
+from enum import Enum
 from typing import Optional, Tuple
 
 __all__ = [
     "ALLOWED_ENV",
     "DEFAULT_LIMITS",
     "Admission",
+    "Breach",
+    "ChannelRules",
     "InputBudget",
     "Limits",
     "Refusal",
     "capped_by_files",
+    "raise_open_files",
     "short_fingerprint",
+    "source_of",
 ]
 
 # The client's environment variables the server reads; every other one is
@@ -56,13 +62,35 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
+# An IPv6 source is counted by its /64: one holder gets 2^64 addresses of it.
+IPV6_PREFIX = 64
+
+
+def source_of(address: str) -> str:
+    """What every per-address cap counts ``address`` as (sessions, logins,
+    guests, the daily ranking): an IPv4 address as itself, an IPv6 one by
+    its /64 (``2001:db8:1:2::/64``), an IPv4-mapped IPv6 one
+    (``::ffff:192.0.2.1``) as its IPv4 address; anything else (a Unix
+    socket's "?") as it is."""
+    try:
+        parsed = ipaddress.ip_address(address.partition("%")[0])  # a zone (fe80::1%eth0) is no other source
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.IPv6Network((parsed, IPV6_PREFIX), strict=False))
+    return str(parsed)
+
+
 class Refusal(Exception):
     """Over a limit: the message says which (it is shown to the client)."""
 
 
 class Admission:
     """Connections in their handshake, and sessions, counted in all and per
-    source address (and sessions per identity)."""
+    source (and sessions per identity). A source is what :func:`source_of`
+    makes of an address: the caller passes it, never the raw address."""
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
@@ -130,6 +158,90 @@ class InputBudget:
         self._tokens -= taken
         self.dropped += len(data) - taken
         return data[:taken]
+
+
+class Breach(Enum):
+    """Why a channel is ended from the server's side (the log says the value)."""
+
+    IDLE = "idle"  # no input for the idle limit
+    SLOW = "client not reading"  # output held too long, or too much of it
+
+
+# While a channel holds output unsent, it is looked at this often: it may
+# drain (a slow reader) or stay held (one that stopped), the stall's rule.
+HELD_POLL_SECONDS = 0.25
+
+
+class ChannelRules:
+    """One session channel's idle and stalled-reader rules, whatever runs
+    on it (a game, a watcher, a replay, a prompt, nothing at all): no input
+    for ``idle_seconds``; output held unsent for ``stalled_seconds``, or
+    more than ``unsent_bytes`` of it. Pure: the time and the bytes unsent
+    are passed in; :mod:`.session` applies it to every channel from the
+    moment it opens. A window's resize is not input: a client sending only
+    resizes is idle."""
+
+    def __init__(self, limits: Limits, now: float) -> None:
+        self.idle_seconds = limits.idle_seconds
+        self.stalled_seconds = limits.stalled_seconds
+        self.unsent_bytes = limits.unsent_bytes
+        self._last_input = now
+        self._held_since: Optional[float] = None  # output unsent since then
+
+    def typed(self, now: float) -> None:
+        """The client sent input (any: what the input budget drops too)."""
+        self._last_input = now
+
+    def drained(self) -> None:
+        """The client had taken all output (seen as more is written): a
+        reader keeping up with frames that come faster than the looks is
+        not stalled, even if every look finds a frame on its way."""
+        self._held_since = None
+
+    def rested(self, now: float) -> None:
+        """The client could not type to any effect until now (saving was
+        paused): its idle time starts again."""
+        self._last_input = max(self._last_input, now)
+
+    def breach(self, now: float, unsent: int) -> Optional[Breach]:
+        """The rule broken at ``now`` with ``unsent`` bytes held, if any."""
+        if unsent == 0:
+            self._held_since = None
+        else:
+            if self._held_since is None:
+                self._held_since = now
+            if unsent > self.unsent_bytes or now - self._held_since >= self.stalled_seconds:
+                return Breach.SLOW
+        if now - self._last_input >= self.idle_seconds:
+            return Breach.IDLE
+        return None
+
+    def next_look(self, now: float, unsent: int) -> float:
+        """When to look again (:meth:`breach`): at the idle limit, or soon while output is held."""
+        due = self._last_input + self.idle_seconds
+        if unsent and self._held_since is not None:
+            due = min(due, now + HELD_POLL_SECONDS, self._held_since + self.stalled_seconds)
+        elif unsent:
+            due = min(due, now)
+        return due
+
+
+def raise_open_files() -> int:
+    """The process's open-file limit raised to its hard limit (each
+    connection holds a socket); the limit now. The one function here that
+    acts on the process: what :func:`capped_by_files` is given."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > soft:
+        wanted = hard if hard != resource.RLIM_INFINITY else 1 << 20
+        for limit in (wanted, 65536, 1 << 14):  # macOS refuses more than OPEN_MAX, however high hard is
+            try:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (min(limit, wanted), hard))
+                break
+            except (ValueError, OSError):
+                continue
+    return int(resource.getrlimit(resource.RLIMIT_NOFILE)[0])
 
 
 def capped_by_files(limits: Limits, open_files: int) -> Tuple[Limits, Optional[str]]:

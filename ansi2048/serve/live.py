@@ -26,10 +26,13 @@ from ..play.screen import Screen
 from ..render.frame import View
 from ..render.motion import Sprite
 from .channel import Viewer
+from .names import folded
+from .secrecy import Deal, GameFacts
 from .watch_list import Entry
 
 __all__ = [
     "GUEST_NAME",
+    "REGULAR",
     "LiveGame",
     "LiveGames",
     "PublishingScreen",
@@ -39,6 +42,7 @@ __all__ = [
 ]
 
 GUEST_NAME = "guest"  # how a guest's game is listed
+REGULAR = GameFacts(Deal.REGULAR)  # a game of a seed of its own: anyone may watch it
 
 
 class WatchFull(Exception):
@@ -70,9 +74,10 @@ Frame = Tuple[View, Optional[Tuple[Sprite, ...]], int]
 class LiveGame:
     """One game being played, as its watchers see it."""
 
-    def __init__(self, number: int, name: str, rows: int, cols: int, owner: LiveGames) -> None:
+    def __init__(self, number: int, name: str, rows: int, cols: int, owner: LiveGames, facts: GameFacts) -> None:
         self.number = number
         self.name = name
+        self.facts = facts  # whose game, on which deal: who may watch it (:mod:`.secrecy`)
         self.rows, self.cols = rows, cols
         self.latest: Optional[Frame] = None
         self.ended = False
@@ -214,8 +219,8 @@ class LiveGames:
         self._next = 1
         self._listeners: Set[asyncio.Event] = set()
 
-    def start(self, name: str, rows: int, cols: int) -> LiveGame:
-        game = LiveGame(self._next, name, rows, cols, self)
+    def start(self, name: str, rows: int, cols: int, facts: GameFacts = REGULAR) -> LiveGame:
+        game = LiveGame(self._next, name, rows, cols, self, facts)
         self._games[self._next] = game
         self._next += 1
         self.touch()
@@ -246,20 +251,23 @@ class LiveGames:
         self._listeners.discard(event)
 
     def find(self, name: str) -> Optional[LiveGame]:
-        """The newest game of the player called ``name``."""
-        named = [game for game in self._games.values() if game.name == name]
+        """The newest game of the player called ``name`` (names are unique without regard to case: names.folded)."""
+        named = [game for game in self._games.values() if folded(game.name) == folded(name)]
         return named[-1] if named else None
 
     def get(self, number: int) -> Optional[LiveGame]:
         return self._games.get(number)
 
-    def entries(self) -> List[Entry]:
+    def entries(self, hidden: Callable[[LiveGame], bool] = lambda game: False) -> List[Entry]:
+        """The list's entries; a game ``hidden`` says may not be watched is
+        listed as being played, no more."""
         entries = []
         for game in self._games.values():
             view = game.latest[0] if game.latest is not None else None
             score = view.score if view is not None else 0
             biggest = max((max(row) for row in view.board), default=0) if view is not None else 0
-            entries.append(Entry(game.number, game.name, score, biggest, game.rows, game.cols, game.watchers))
+            entry = Entry(game.number, game.name, score, biggest, game.rows, game.cols, game.watchers)
+            entries.append(replace(entry, secret=True) if hidden(game) else entry)
         return entries
 
 

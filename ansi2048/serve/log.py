@@ -61,16 +61,31 @@ class ServerLog:
         self._closing = False
         self._changed = threading.Condition()
         self._fd: Optional[int] = None
+        self._next_fd: Optional[int] = None  # reopen's: the writer takes it up before its next batch
         self._writer: Optional[threading.Thread] = None
-        try:
-            fd = stream.fileno()
-        except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is an OSError
+        fd = _duplicate(stream)
+        if fd is None:
             return  # no descriptor: memory, written at once
-        with suppress(OSError, ValueError):
-            stream.flush()  # what the stream holds goes first
-        self._fd = os.dup(fd)
+        self._fd = fd
         self._writer = threading.Thread(target=self._write_queued, name="ansi2048 serve log", daemon=True)
         self._writer.start()
+
+    def reopen(self, stream: IO[str]) -> None:
+        """Write to ``stream`` from the next line on (SIGHUP, once logrotate
+        has moved ``--log``'s file away): the lines queued before it go to
+        the new file too, none is lost. The caller may close ``stream``: the
+        log writes through a duplicate of its descriptor, as at the start."""
+        fd = _duplicate(stream)
+        if self._writer is None or fd is None:
+            if fd is not None:
+                os.close(fd)
+            self._stream = stream
+            return
+        with self._changed:
+            if self._next_fd is not None:  # two reopens before the writer woke: the last wins
+                os.close(self._next_fd)
+            self._next_fd = fd
+            self._changed.notify()
 
     def line(self, text: str) -> None:
         """Queue ``text`` and a line feed; dropped (and counted) if the
@@ -109,7 +124,7 @@ class ServerLog:
         assert self._fd is not None
         while True:
             with self._changed:
-                while not self._queue:
+                while not self._queue and self._next_fd is None:
                     if self.dropped:  # the queue drained: say so now, not at the next line
                         self._queue_locked(self._said_dropped())
                         self.dropped = 0
@@ -118,6 +133,11 @@ class ServerLog:
                         os.close(self._fd)
                         return
                     self._changed.wait()
+                if self._next_fd is not None:  # reopened: what is queued goes to the new file
+                    os.close(self._fd)
+                    self._fd, self._next_fd = self._next_fd, None
+                    if not self._queue:
+                        continue
                 batch = b"".join(self._queue)
                 self._queue.clear()
             view = memoryview(batch)
@@ -144,3 +164,15 @@ class ServerLog:
         """Every line queued has been written (or given up on: the reader
         gone), after :meth:`close`."""
         return self._writer is None or not self._writer.is_alive()
+
+
+def _duplicate(stream: IO[str]) -> Optional[int]:
+    """A duplicate of ``stream``'s descriptor, what it holds flushed first;
+    None for a stream with none (memory)."""
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is an OSError
+        return None
+    with suppress(OSError, ValueError):
+        stream.flush()  # what the stream holds goes first
+    return os.dup(fd)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MAX_NAME", "NAMELESS", "display_name"]
+__all__ = ["MAX_NAME", "NAMELESS", "display_name", "folded"]
 
 # As ssh-chat does: short enough for a score line, long enough to tell apart.
 MAX_NAME = 16
@@ -28,3 +28,11 @@ def display_name(user: str) -> str:
     """``user`` reduced to the allowed characters, at most :data:`MAX_NAME`
     of them; :data:`NAMELESS` when nothing is left."""
     return _NOT_ALLOWED.sub("", _SEQUENCE.sub("", user))[:MAX_NAME] or NAMELESS
+
+
+def folded(name: str) -> str:
+    """What two names must not share to be told apart: ``Dana`` and
+    ``dana`` are one name (a display name keeps ASCII only, so no letter of
+    another script is left to look like one of these: case is the fold
+    left). The store keeps names unique by it, and ``watch NAME`` finds by it."""
+    return name.lower()

@@ -26,7 +26,6 @@ import asyncio
 from contextlib import suppress
 from typing import Awaitable, Callable, List, Optional
 
-from ..storage.history_file import utc_timestamp
 from .commands import printable
 from .store.base import StoreError, StoreUnavailable
 
@@ -55,13 +54,12 @@ def next_wait(wait: float) -> float:
 
 class SavingPauses:
     """The games whose saving has paused, counted server-wide; ``log``
-    writes a line to the server's log, ``clock`` is monotonic seconds and
-    ``now`` seconds since the epoch (for the lines' dates)."""
+    writes a line to the server's log (which dates it), ``clock`` is
+    monotonic seconds."""
 
-    def __init__(self, log: Callable[[str], None], clock: Callable[[], float], now: Callable[[], float]) -> None:
+    def __init__(self, log: Callable[[str], None], clock: Callable[[], float]) -> None:
         self._log = log
         self._clock = clock
-        self._now = now
         self.paused = 0  # games (and handed-over writes) waiting for the store now
         self._since: Optional[float] = None  # when the outage began (the first pause)
         self._games = 0  # pauses in this outage
@@ -75,7 +73,7 @@ class SavingPauses:
         if self._since is None:
             self._since = self._clock()
             self._games = 0
-            self._log(f"{utc_timestamp(self._now())} saving paused: the store is unavailable: {_why(error)}")
+            self._log(f"saving paused: the store is unavailable: {_why(error)}")
         self.paused += 1
         self._games += int(game)
 
@@ -86,8 +84,7 @@ class SavingPauses:
             seconds = self._clock() - self._since
             self._since = None
             games = "1 game" if self._games == 1 else f"{self._games} games"
-            when = utc_timestamp(self._now())
-            self._log(f"{when} saving resumed: the store is back after {seconds:.1f} s ({games} paused)")
+            self._log(f"saving resumed: the store is back after {seconds:.1f} s ({games} paused)")
 
     def keep_trying(self, writes: List[Write], error: StoreUnavailable, game: bool) -> None:
         """``writes`` (a game's record and bests) outlive their session:
@@ -118,7 +115,7 @@ class SavingPauses:
                     wait = next_wait(wait)
                     break
                 except StoreError as error:  # refused for good, not away: trying again would not help
-                    self._log(f"{utc_timestamp(self._now())} saving: a finished game's write not kept: {_why(error)}")
+                    self._log(f"saving: a finished game's write not kept: {_why(error)}")
                 if self._left and self._left[0] is write:  # (close may have taken the list meanwhile)
                     self._left.pop(0)
         self._retrying = None
@@ -141,7 +138,7 @@ class SavingPauses:
             except (StoreUnavailable, asyncio.TimeoutError):
                 lost += 1
         if lost:
-            self._log(f"{utc_timestamp(self._now())} saving stopped: {lost} writes of finished games not kept")
+            self._log(f"saving stopped: {lost} writes of finished games not kept")
 
 
 def _why(error: StoreError) -> str:

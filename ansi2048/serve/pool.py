@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import signal
-from concurrent.futures import ProcessPoolExecutor
-from typing import TYPE_CHECKING, Optional, Tuple
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING, Callable, Optional, Tuple
 
 from ..game.engine import Board, Direction
 
@@ -27,6 +28,11 @@ __all__ = ["AIPool", "Busy"]
 _WAITING_PER_WORKER = 2
 
 _player: Optional[Player] = None  # a worker's own AI, made on its first question
+# What a worker answers: a move (None: none changes the board) and a warning ("" if none).
+Answer = Tuple[Optional[Direction], str]
+# A new executor's own first question (loading the AI in its worker): a 4x4 board of one tile.
+_WARM_UP_BOARD: Board = ((2, 0, 0, 0), (0, 0, 0, 0), (0, 0, 0, 0), (0, 0, 0, 0))
+_WARM_UP_GOAL = 2048
 
 
 class Busy(Exception):
@@ -39,7 +45,7 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _answer(board: Board, goal: int) -> Tuple[Optional[Direction], str]:
+def _answer(board: Board, goal: int) -> Answer:
     """In a worker: the AI's move on ``board`` and its warning ("" if none)."""
     global _player
     if _player is None:
@@ -53,14 +59,29 @@ def _answer(board: Board, goal: int) -> Tuple[Optional[Direction], str]:
 
 
 class AIPool:
-    """``workers`` processes answering the AI's questions; started on first use."""
+    """``workers`` processes answering the AI's questions; started on first use.
 
-    def __init__(self, workers: int) -> None:
+    A worker that dies (the OOM killer, a kill -9) breaks the whole
+    executor: every question in flight and every later one would fail. The
+    pool then starts a new executor, and until its workers have loaded the
+    AI (a first question of their own) it says :class:`Busy`, as it does
+    when full: the player is told the AI is busy and plays on.
+
+    A question counts against the bound from its asking until its worker is
+    done with it, not until its asker stopped waiting: a question given up
+    on (``asyncio.wait_for``'s timeout) still occupies a worker, and new
+    ones must not pile up behind it. ``job`` answers a question in a worker
+    (a module-level function: the spawned workers import it)."""
+
+    def __init__(self, workers: int, job: Callable[[Board, int], Answer] = _answer) -> None:
         self._workers = max(1, workers)
         self._limit = self._workers * (1 + _WAITING_PER_WORKER)
         self._in_flight = 0
+        self._job = job
         self._executor: Optional[ProcessPoolExecutor] = None
+        self._warming: Optional[Future[Answer]] = None  # a new executor's first question, its own
         self.ready = False  # a question has been answered: the AI is loaded
+        self.rebuilt = 0  # executors started again after a worker died
 
     def _pool(self) -> ProcessPoolExecutor:
         if self._executor is None:
@@ -68,18 +89,46 @@ class AIPool:
             self._executor = ProcessPoolExecutor(self._workers, mp_context=context, initializer=_ignore_interrupts)
         return self._executor
 
-    async def move(self, board: Board, goal: int) -> Tuple[Optional[Direction], str]:
+    @property
+    def in_flight(self) -> int:
+        """Questions a worker has not finished (those given up on included)."""
+        return self._in_flight
+
+    async def move(self, board: Board, goal: int) -> Answer:
         """The AI's move on ``board`` (None: no move changes it) and its
-        warning; :class:`Busy` at once when too many questions wait."""
-        if self._in_flight >= self._limit:
+        warning; :class:`Busy` at once when too many questions wait, or
+        while the pool starts again after a worker died."""
+        if self._in_flight >= self._limit or (self._warming is not None and not self._warming.done()):
             raise Busy
-        self._in_flight += 1
+        loop = asyncio.get_running_loop()
+        executor = self._pool()
         try:
-            answer = await asyncio.get_running_loop().run_in_executor(self._pool(), _answer, board, goal)
-        finally:
-            self._in_flight -= 1
+            job = executor.submit(self._job, board, goal)
+        except BrokenProcessPool:
+            self._start_again(executor)
+            raise Busy from None
+        self._in_flight += 1
+        # Counted until the worker is done with it, whoever still waits (the callback runs on the executor's thread).
+        job.add_done_callback(lambda _: loop.call_soon_threadsafe(self._finished))
+        try:
+            answer = await asyncio.wrap_future(job)
+        except BrokenProcessPool:
+            self._start_again(executor)
+            raise Busy from None
         self.ready = True
         return answer
+
+    def _finished(self) -> None:
+        self._in_flight -= 1
+
+    def _start_again(self, broken: ProcessPoolExecutor) -> None:
+        """A worker of ``broken`` died: a new executor, warming up (once, however many questions found it broken)."""
+        if self._executor is not broken:
+            return
+        broken.shutdown(wait=False, cancel_futures=True)
+        self._executor = None
+        self.rebuilt += 1
+        self._warming = self._pool().submit(self._job, _WARM_UP_BOARD, _WARM_UP_GOAL)
 
     def close(self) -> None:
         """Stop the workers, not waiting for questions in flight."""

@@ -18,7 +18,7 @@ from ..game.engine import Game
 from ..game.keys import Action, KeyDecoder
 from ..game.session import Session
 from ..loop.events import Event, Key, Keys, Resized
-from ..records.history import config_key
+from ..records.history import daily_key
 from ..records.recording import BodyDecoder, format_header
 from ..storage.files import read_regular
 from ..storage.save_file import SaveFile
@@ -36,16 +36,17 @@ from .daily import (
     day_end,
     day_of,
     day_seed,
-    keys_text,
     leaderboard_document,
     leaderboard_lines,
+    practice_seed,
     times_of,
     verdict_steps,
 )
-from .game import PlayerGame, _Paused, _Stop
+from .game import SAID_TAKEN_OVER, PlayerGame, _Paused, _Stop
 from .keeping import GuestKeeping, Keeping, StoreKeeping, load_recording, replay_step, stepped
 from .names import display_name
 from .pauses import Write
+from .secrecy import Deal, GameFacts, Shown, shown
 from .store.base import Player
 
 if TYPE_CHECKING:
@@ -57,12 +58,9 @@ __all__ = [
     "DailyKeeping",
     "OpenedDaily",
     "RankedGame",
-    "Refused",
     "daily_secret",
-    "keys_for",
     "leaderboard_output",
     "open_daily",
-    "published",
 ]
 
 SECRET_FILE = "daily_secret"  # a secret to propose (earlier versions kept it here)
@@ -74,9 +72,13 @@ BOARD_NOTE_TOP = 3  # the games that line names
 DEFAULT_PER_ADDRESS = 3  # new identities one address may enter in one day's ranking
 
 # What the ranked game says, on its note line or as its last line.
-ASK_ASSIST = "ranked game: {key} again makes it unranked (any other key: it stays ranked)"
+# The AI never plays the day's ranked deal: its line could be typed into
+# another key's ranked game. A confirmed hint or autoplay ends the ranked
+# game, unranked; practice (other tiles) has the AI.
+ASK_ASSIST = "ranked: {key} again ends it, unranked (other keys: play on)"
 ASK_END = "ranked game: r again ends it for good, its score counts (any other key: play on)"
-SAID_ENDED = "your ranked game is over: score {score}. ssh ... daily plays the day's game again, for practice"
+SAID_ENDED = "your ranked game is over, score {score}; daily again plays practice, on other tiles"
+SAID_ASSISTED = "your ranked game ended unranked, score {score}; daily again: practice, with the AI"
 NOTE_RANKED = "ranked game of {day}: no undo; r twice ends it; b: the board"
 NOTE_PRACTICE = "practice (not ranked): your ranked game of {day} was played; b: the board"
 NOTE_GUEST = "practice: a guest is never ranked (connect with an SSH key)"
@@ -173,10 +175,12 @@ class DailyGame(PlayerGame):
         self._now = now
         self._board_keys = _BoardKeyDecoder()
         self._decoder = self._board_keys
+        self._key = daily_key(day, *DAILY)  # the day's own best, as the local daily's (not the regular 4x4's)
 
     async def _feed(self, event: Event) -> None:
         if isinstance(event, Keys) and self._board_keys.asked:
             self._board_keys.asked = False
+            await self._progress()
             board = await self._saved(partial(self._store.daily_board, self._day, self._player, BOARD_NOTE_TOP))
             await self._say(board_note(board))
             if not event.actions:
@@ -184,6 +188,9 @@ class DailyGame(PlayerGame):
                 # an empty read for a key that is no key, and say so).
                 return
         await super()._feed(event)
+
+    async def _progress(self) -> None:
+        """The player's own game as it stands, on the board (a ranked game's)."""
 
     async def _say(self, note: str) -> None:
         """``note`` on the note line, the frame drawn again."""
@@ -242,10 +249,15 @@ class RankedGame(DailyGame):
                     continue  # the answer no: the key only answered
                 if action is Action.RESTART:
                     await self._settle(FINISHED)
+                    # Ended for good: a finished game, kept in the history as a game over is.
+                    self._pending.add_to_history(self.play.session.played())
                     raise _Stop(SAID_ENDED.format(score=self._daily.entry.score))
-                await self._settle(ASSISTED)  # the loop's own note then says "assisted"
-                kept.append(action)
-                continue
+                # Ended here, unranked: kept in the history as it stands, the
+                # AI not asked (serve/secrecy.py: nothing shows the day's deal
+                # beyond what its player saw, and the AI would play it on).
+                await self._settle(ASSISTED)
+                self._pending.add_to_history(self.play.session.played())
+                raise _Stop(SAID_ASSISTED.format(score=self.play.session.game.score))
             if action in (Action.HINT, Action.AUTOPLAY, Action.RESTART):
                 self._asking = action
                 await self._say(ASK_END if action is Action.RESTART else ASK_ASSIST.format(key=action.value))
@@ -257,10 +269,25 @@ class RankedGame(DailyGame):
         if not self._done and self._now() >= self._end:
             raise _Stop(SAID_DAY_OVER.format(score=self.play.session.game.score))
         await super()._renew()
+        await self._progress()
+
+    async def _progress(self) -> None:
+        """The game as it stands (the server's engine played its stored
+        keys) on the board while it is played, at each claim renewal and
+        each ``b``: not zeros until it settles, when its replay decides."""
+        entry, game = self._daily.entry, self.play.session.game
+        if self._done or (entry.score, entry.moves) == (game.score, game.moves):
+            return
+        seconds = self._daily.last / 1000
+        entry = replace(entry, score=game.score, biggest=game.biggest, moves=game.moves, seconds=seconds)
+        await self._saved(partial(self._store.daily_result, entry), pause=not self._closing)
+        self._daily.entry = entry
 
     async def _close(self, said: str) -> None:
+        if not self._done and self._now() >= self._end:  # ended for good at midnight: kept as r r's is
+            self._pending.add_to_history(self.play.session.played())
         await super()._close(said)
-        if not self._done:
+        if not self._done and not self._lost:  # a game taken over is settled by the session that has it
             status = FINISHED if self._now() >= self._end else PLAYING
             try:
                 await self._settle(status)
@@ -268,13 +295,19 @@ class RankedGame(DailyGame):
                 # The player has left: the server settles the result, trying
                 # until the store is back (serve/pauses.py), from what it stored.
                 self._pauses.keep_trying([self._settled_later(status)], paused.error, not self._counted)
+                self._claim_kept = True  # until it expires: the settlement checks it is still this game's
+            except _Stop:
+                pass  # taken over as it ended: the session that has the game settles it
 
     def _settled_later(self, status: str) -> Write:
         entry = self._daily.entry
 
         async def settle() -> None:
+            if not await self._daily.renew():
+                return  # taken over since: the session that has the game settles it
             recording = await self._daily.load() or b""
             await self._store.daily_result((await self._result(entry, status, recording))[0])
+            await self._daily.release()  # kept for this (RankedGame._close)
 
         return settle
 
@@ -284,6 +317,12 @@ class RankedGame(DailyGame):
         read and write pause as every write of the game does (serve/pauses.py):
         once play has ended, :class:`_Paused` (the caller hands it over)."""
         entry = self._daily.entry
+        # Only the game's holder settles it, from the recording it wrote: a
+        # session that lost it (to another on another server, which it learns
+        # here at the latest) would judge another session's keys by its own board.
+        if not await self._saved(self._daily.renew, pause=not self._closing):
+            self._lost = True
+            raise _Stop(SAID_TAKEN_OVER)
         self._done = status != PLAYING
         recording = await self._saved(self._daily.load, pause=not self._closing) or b""
         result, why = await self._result(entry, status, recording)
@@ -316,28 +355,6 @@ class RankedGame(DailyGame):
         return result, why
 
 
-class Refused(Exception):
-    """``keys``, ``replay``, ``cast`` or ``watch`` cannot give this game (one line)."""
-
-
-def published(entry: Optional[DailyEntry], wanted: int, now: float, command: str) -> DailyEntry:
-    """``entry`` if anyone may have its recording (``keys``) or see it played
-    back (``replay``, ``cast``): a ranked game whose day is over. Before, it
-    would give away the seed, and so the day's tiles to everyone still
-    playing: :class:`Refused`, saying when, in ``command``'s name."""
-    if entry is None or entry.status not in RANKED:
-        raise Refused(f"{command}: no ranked game {wanted}")
-    if now < day_end(entry.day):
-        raise Refused(f"{command}: game {wanted} is of {entry.day}, whose tiles stay secret until it ends (00:00 UTC)")
-    return entry
-
-
-def keys_for(entry: Optional[DailyEntry], wanted: int, now: float) -> bytes:
-    """What ``keys ID`` gives, or :class:`Refused`: a ranked game's
-    recording, once its day is over (:func:`published`)."""
-    return keys_text(published(entry, wanted, now, "keys"))
-
-
 @dataclass(frozen=True)
 class OpenedDaily:
     """The day's game as a session plays it: ranked (a :class:`RankedGame`
@@ -349,6 +366,7 @@ class OpenedDaily:
     day: str
     day_seed: int  # r starts the day's game again (practice; in a ranked game r is asked first)
     driver: Callable[..., PlayerGame]
+    facts: GameFacts  # its deal and owner: who may watch it (serve/secrecy.py)
     guest: bool = False
 
 
@@ -361,12 +379,14 @@ async def open_daily(
     store, now = server.store, server.now()
     day = day_of(now)
     seed = day_seed(server.daily_secret, day)
+    practice = practice_seed(server.daily_secret, day)
     rows, cols, goal = DAILY
 
     if player is None:
-        guest = Session(Game(rows, cols, goal, seed))
+        guest = Session(Game(rows, cols, goal, practice))
         driver = partial(DailyGame, store=store, day=day, player=None, now=server.now)
-        return OpenedDaily(GuestKeeping(), guest, NOTE_GUEST, day, seed, driver, guest=True)
+        facts = GameFacts(Deal.PRACTICE, day)
+        return OpenedDaily(GuestKeeping(), guest, NOTE_GUEST, day, practice, driver, facts, guest=True)
     header = format_header(seed, rows, cols, goal, __version__).encode("ascii")
     entry = await store.daily_start(day, player.id, address, now, header, server.daily_per_address)
     ranked = entry is not None and entry.status == PLAYING
@@ -379,33 +399,36 @@ async def open_daily(
     if not ranked:
         # Practice is kept and resumed as any game (a game over starts the day's game again).
         kept = StoreKeeping(store, player.id, board, holder)
-        session, opening = await _open_kept(kept, header, undo=True)
+        session, opening = await _open_kept(kept, day, practice, undo=True)
         note = NOTE_CAPPED if entry is None else NOTE_PRACTICE.format(day=day)
-        practice = partial(DailyGame, store=store, day=day, player=player.id, now=server.now, opening=opening)
-        return OpenedDaily(kept, session, note, day, seed, practice)
+        driver = partial(DailyGame, store=store, day=day, player=player.id, now=server.now, opening=opening)
+        return OpenedDaily(kept, session, note, day, practice, driver, GameFacts(Deal.PRACTICE, day, player.id))
     assert entry is not None
     keeping = DailyKeeping(store, player.id, board, holder, entry, server.now)
     times = times_of(entry)
     keeping.last = times[-1] if times else 0
-    session, opening = await _open_kept(keeping, header, undo=False)
+    session, opening = await _open_kept(keeping, day, seed, undo=False)
     ranked_driver = partial(RankedGame, keeping=keeping, store=store, log=server.log, opening=opening)
-    return OpenedDaily(keeping, session, NOTE_RANKED.format(day=day), day, seed, ranked_driver)
+    facts = GameFacts(Deal.RANKED, day, player.id)
+    return OpenedDaily(keeping, session, NOTE_RANKED.format(day=day), day, seed, ranked_driver, facts)
 
 
-async def _open_kept(keeping: StoreKeeping, header: bytes, undo: bool) -> Tuple[Session, List[Write]]:
-    """The day's game in ``keeping``, resumed, or begun from ``header``
+async def _open_kept(keeping: StoreKeeping, day: str, seed: int, undo: bool) -> Tuple[Session, List[Write]]:
+    """The day's game in ``keeping``, resumed, or begun from ``seed``
     (also when the kept one is over: practice starts again); and the writes
     that needs, which the driver does before the game's first frame, pausing
     as any write of the game does (as :func:`.keeping.open_game`'s)."""
     rows, cols, goal = DAILY
+    header = format_header(seed, rows, cols, goal, __version__).encode("ascii")
     recording = await keeping.load()
     loaded = await load_recording(SaveFile("", rows, cols, goal, recording)) if recording is not None else None
     opening: List[Write] = []
-    if loaded is None or (undo and loaded.game.over):
+    # Practice kept by an earlier version dealt the ranked tiles: it starts again on its own.
+    if loaded is None or (undo and (loaded.game.over or loaded.game.seed != seed)):
         opening.append(partial(keeping.rewrite, header))
         loaded = SaveFile("", rows, cols, goal, header).load()
         assert loaded is not None
-    best = await keeping.best(config_key(rows, cols, goal))
+    best = await keeping.best(daily_key(day, rows, cols, goal))
     return Session(loaded.game, best, loaded.runs, undo=undo), opening
 
 
@@ -414,10 +437,12 @@ async def leaderboard_output(
 ) -> List[str]:
     """What ``leaderboard [DAY] [--json]`` prints: ``day``'s board (None:
     today's) as text or one JSON document; ``me``: the caller, if a player."""
-    shown = day or day_of(now)
-    board = await store.daily_board(shown, me, TOP)
-    over = now >= day_end(shown)
+    day = day or day_of(now)
+    board = await store.daily_board(day, me, TOP)
+    # The board shows scores, never a deal; once the day's deal is public
+    # (the secrecy rule) its games are over, each as it stood.
+    over = shown(GameFacts(Deal.RANKED, day), None, day_of(now)) is Shown.EVERYTHING
     if as_json:
-        text: str = json.dumps(leaderboard_document(shown, board, over), indent=1)
+        text: str = json.dumps(leaderboard_document(day, board, over), indent=1)
         return text.splitlines()
-    return leaderboard_lines(shown, board, me, over)
+    return leaderboard_lines(day, board, me, over)

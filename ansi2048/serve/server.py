@@ -31,9 +31,12 @@ from typing import IO, TYPE_CHECKING, Callable, Dict, List, Optional, Set, Tuple
 import asyncssh
 
 from ..options.parser import EXIT_ERROR, EXIT_OK
-from .channel import DEFAULT_STALL_SECONDS
+from ..storage.history_file import utc_timestamp
+from . import kexguess, takeover
+from .channel import DEFAULT_STALL_SECONDS, Ended
 from .connection import ClientConnection
-from .limits import DEFAULT_LIMITS, Admission, Limits, capped_by_files
+from .game import SAID_TAKEN_OVER
+from .limits import DEFAULT_LIMITS, Admission, Limits, capped_by_files, raise_open_files
 from .live import LiveGames
 from .log import LOG_BUFFER_BYTES, LOG_FLUSH_SECONDS, ServerLog
 from .pauses import SavingPauses
@@ -41,6 +44,7 @@ from .pool import AIPool
 from .ranked import DEFAULT_PER_ADDRESS, daily_secret
 from .store import open_store
 from .store.base import Store, StoreError
+from .workers import stop_when_orphaned
 
 if TYPE_CHECKING:
     from .cli import ServeOptions  # which imports this module, when it runs the server
@@ -56,8 +60,10 @@ BACKLOG = 1024
 # The ciphers offered. The client's order picks among them (RFC 4253 7.1),
 # and OpenSSH's and asyncssh's clients put chacha20-poly1305 first, which
 # costs 46 us a 1.5 KB packet here against 9 us for AES-GCM: it is not
-# offered, so they use AES-GCM (in OpenSSH since 6.2, 2013). Measured with
-# benchmarks/serve.py: 100 players' p99 key-to-first-frame about halved.
+# offered, so they use AES: asyncssh's clients AES-GCM, OpenSSH's (whose
+# order puts the CTR modes before GCM) aes128-ctr with an EtM MAC, both on
+# the processor's AES instructions. Measured with benchmarks/serve.py (its
+# asyncssh clients): 100 players' p99 key-to-first-frame about halved.
 CIPHERS = ("aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "aes128-ctr", "aes192-ctr", "aes256-ctr")
 # Unanswered keepalives before a silent client is disconnected.
 KEEPALIVES_MISSED = 3
@@ -77,6 +83,8 @@ STOP_SECONDS = 3.0
 LEAVE_SECONDS = 0.5
 CLOSE_SECONDS = 0.5
 STORE_CLOSE_SECONDS = 1.0
+# How often a draining server looks whether its sessions have ended.
+DRAIN_TICK = 0.25
 # How often the stop looks at its sessions and clients again.
 STOP_TICK = 0.02
 
@@ -89,6 +97,12 @@ def host_key(data_dir: str) -> asyncssh.SSHKey:
         return asyncssh.read_private_key(path)
     except FileNotFoundError:
         pass
+    except (OSError, ValueError) as error:  # asyncssh's KeyImportError is a ValueError
+        # asyncssh's own words ("Invalid private key", "Missing PEM footer")
+        # name neither the file nor what it is for.
+        why = error.strerror if isinstance(error, OSError) and error.strerror else str(error) or type(error).__name__
+        fix = "restore it, or move it away to make a new one"
+        raise ValueError(f"the host key {path} cannot be read ({why}): {fix}") from None
     key = asyncssh.generate_private_key("ssh-ed25519")
     # O_EXCL: a key another server made meanwhile is not overwritten.
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -138,11 +152,20 @@ class GameServer:
         self._listener: Optional[asyncssh.SSHAcceptor] = None
         self.connections: Set[asyncssh.SSHServerConnection] = set()
         # The games whose saving has paused, and the log's lines about it.
-        self.pauses = SavingPauses(self.log, clock, now)
+        self.pauses = SavingPauses(self.log, clock)
 
     def holder(self) -> str:
         """A claim holder's name: this server's, and a session's number."""
         return f"{self._id}:{next(self._holders)}"
+
+    def taken_over(self, holder: str) -> None:
+        """Another session took over the game ``holder`` had: if ``holder``
+        is a session of this server, its play ends now (not at its next key
+        or renewal), writing nothing more. A session of another server
+        learns it at its next write or renewal."""
+        for session in self.sessions:
+            if holder in session.holders:
+                session.incoming.put_nowait(Ended(SAID_TAKEN_OVER, lost=True))
 
     def gone(self, holder: str) -> bool:
         """``holder`` was a session of a server on this machine that is no
@@ -187,9 +210,24 @@ class GameServer:
             password_auth=False,
             server_version="ansi2048",
         )
+        if not kexguess.supported():
+            # Dropbear's clients among them (serve/kexguess.py): the operator is told why they cannot play.
+            self.log(f"asyncssh {asyncssh.__version__}: a client's wrong key-exchange guess ends its connection")
         address = self._listener.sockets[0].getsockname()
         self.port = int(address[1])
         return str(address[0]), self.port
+
+    async def drain(self, seconds: float, stop: asyncio.Event) -> None:
+        """A new server has taken over: accept no more connections, and let
+        the sessions end by themselves, for ``seconds`` at most (or until
+        ``stop``: SIGTERM); :meth:`stop` then ends what is left."""
+        if self._listener is not None:
+            self._listener.close()
+        deadline = self.clock() + seconds
+        for _ in range(int(seconds / DRAIN_TICK) + 1):  # bounded in count as in time
+            if not self.sessions or stop.is_set() or self.clock() >= deadline:
+                return
+            await asyncio.sleep(DRAIN_TICK)
 
     async def stop(self) -> None:
         """Stop listening; every game saved and its player told, all at
@@ -252,11 +290,17 @@ class GameServer:
                     break
                 await asyncio.sleep(STOP_TICK)
 
+    def reopen_log(self, stream: IO[str]) -> None:
+        """The log's lines go to ``stream`` from now on (SIGHUP: serve/log.py)."""
+        if self._log is not None:
+            self._log.reopen(stream)
+
     def log(self, line: str) -> None:
         """One line on the server's log (standard error, or --log's file),
-        queued: it never blocks (serve/log.py)."""
+        dated here, for every line alike (UTC, to the second), and queued: it
+        never blocks (serve/log.py)."""
         if self._log is not None:
-            self._log.line(line)
+            self._log.line(f"{utc_timestamp(self.now())} {line}")
 
 
 async def run(options: ServeOptions, stderr: IO[str]) -> int:
@@ -270,7 +314,8 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         os.makedirs(options.data_dir, mode=0o700, exist_ok=True)
         key = host_key(options.data_dir)
         store = open_store(options.db, options.data_dir)
-        await store.open()
+        for note in await store.open():
+            stderr.write(f"ansi2048 serve: {note}\n")
     except (OSError, ValueError, StoreError, asyncssh.Error) as error:
         stderr.write(f"ansi2048 serve: error: {_why(error)}\n")
         return EXIT_ERROR
@@ -300,9 +345,34 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
+
+    def reopen_log() -> None:
+        # SIGHUP: logrotate's "the file moved, write a new one"; any other
+        # sender is harmless (it once killed the server, and its players).
+        nonlocal log
+        if not options.log:
+            server.log("SIGHUP: the log is standard error, nothing to reopen")
+            return
+        try:
+            reopened = open(options.log, "a", encoding="utf-8")  # noqa: SIM115 (open while the server runs)
+        except OSError as error:
+            server.log(f"SIGHUP: cannot reopen the log: {_why(error)}")
+            return
+        server.reopen_log(reopened)
+        log.close()  # the log writes through its own duplicate of the old descriptor, closed by its thread
+        log = reopened
+        server.log("SIGHUP: the log reopened")
+
+    loop.add_signal_handler(signal.SIGHUP, reopen_log)
+    draining = asyncio.Event()  # SIGUSR2: a new server took over (serve/takeover.py)
+    loop.add_signal_handler(takeover.DRAIN_SIGNAL, draining.set)
+    worker = options.ready_fd >= 0  # its parent does what a server does for the data directory
+    replaced = None if worker else takeover.previous(options.data_dir, options.host, options.port)
     try:
         try:
-            host, port = await server.listen(options.host, options.port, key, options.reuse_port)
+            host, port = await takeover.listen_taking_over(
+                lambda: server.listen(options.host, options.port, key, options.reuse_port), replaced
+            )
         except ValueError as error:  # asyncio: SO_REUSEPORT is not supported here
             stderr.write(f"ansi2048 serve: error: --reuse-port: {_why(error)}\n")
             return EXIT_ERROR
@@ -310,38 +380,57 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
             stderr.write(f"ansi2048 serve: error: cannot listen on {options.host}:{options.port}: {_why(error)}\n")
             return EXIT_ERROR
         shown = f"[{host}]" if ":" in host else host
-        stderr.write(f"listening on {shown}:{port} (host key {key.get_fingerprint('sha256')})\n")
-        stderr.flush()
-        await stop.wait()
+        listening = f"listening on {shown}:{port} (host key {key.get_fingerprint('sha256')})"
+        if options.ready_fd >= 0:  # a worker: its parent says it, once for all (serve/workers.py)
+            with suppress(OSError), open(options.ready_fd, "w", encoding="utf-8") as ready:
+                ready.write(f"{listening}\n")
+        else:
+            stderr.write(f"{utc_timestamp(time.time())} {listening}\n")
+            stderr.flush()
+        if log is not stderr:  # --log's file: from its start, as from its stop
+            server.log(f"{listening}")
+        site = None
+        if options.http is not None:  # the browser door (serve/web)
+            from .web.site import open_door  # aiohttp: imported only for --http
+
+            site = await open_door(server, options, replaced, stderr, say=not worker, log=log is not stderr)
+            if site is None:
+                await server.stop()
+                return EXIT_ERROR
+        if not worker:
+            takeover.record(options.data_dir, takeover.Running(os.getpid(), options.host, port))
+            if replaced is not None and takeover.drain(replaced):
+                server.log(f"taking over from the server {replaced.pid}, which drains")
+        orphaned = None
+        if worker:  # it stops with its parent, even one killed outright
+            orphaned = loop.create_task(stop_when_orphaned(options.parent_pid or os.getppid(), stop))
+        await takeover.either(stop, draining)
+        if orphaned is not None:
+            orphaned.cancel()
+        if not stop.is_set():
+            server.log(f"draining: {len(server.sessions)} sessions, for {options.drain_seconds:g} s at most")
+            if site:
+                await site.stop_listening()  # the new server's door takes the new pages
+            await server.drain(options.drain_seconds, stop)
+        server.log(f"stopping: {len(server.sessions)} sessions to end")
         # The sessions' objects (about 130 in reference cycles each) go with
         # the process: frozen, the collections during the stop and at exit
         # do not walk them (0.5 s for 1,000 sessions on a loaded machine).
         gc.freeze()
+        if site:
+            await site.stop_listening()  # no new page; the pages' sessions end with the others
         await server.stop()
+        if site:
+            await site.close()
     finally:
         # Bounded too: an append not committed by then was never shown.
         with suppress(asyncio.TimeoutError):
             await asyncio.wait_for(store.close(), STORE_CLOSE_SECONDS)
         if log is not stderr:
             log.close()
+        if not worker:
+            takeover.forget(options.data_dir)
     return EXIT_OK
-
-
-def raise_open_files() -> int:
-    """The process's open-file limit raised to its hard limit (each
-    connection holds a socket); the limit now."""
-    import resource
-
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard == resource.RLIM_INFINITY or hard > soft:
-        wanted = hard if hard != resource.RLIM_INFINITY else 1 << 20
-        for limit in (wanted, 65536, 1 << 14):  # macOS refuses more than OPEN_MAX, however high hard is
-            try:
-                resource.setrlimit(resource.RLIMIT_NOFILE, (min(limit, wanted), hard))
-                break
-            except (ValueError, OSError):
-                continue
-    return int(resource.getrlimit(resource.RLIMIT_NOFILE)[0])
 
 
 def _why(error: BaseException) -> str:

@@ -2,13 +2,18 @@
 (the pty, the window's size, the keys, within the input budget), and the
 command the session runs: the game with a terminal (:mod:`.session_games`),
 or one of the commands (:mod:`.commands`; run by :mod:`.session_commands`),
-and nothing else. What the session's tasks see of it is :mod:`.channel`'s."""
+and nothing else. What the session's tasks see of it is :mod:`.channel`'s.
+
+Every channel is under its rules (:class:`~.limits.ChannelRules`: idle,
+unsent output, a stalled reader) from the moment it opens, whatever runs on
+it, or if nothing ever does: they are applied here, to the channel, not by
+each command, so a new command cannot forget them."""
 
 from __future__ import annotations
 
 import asyncio
 from contextlib import suppress
-from typing import TYPE_CHECKING, Dict, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Mapping, Optional, Set, Tuple
 
 import asyncssh
 
@@ -16,7 +21,7 @@ from ..loop.events import Resized
 from ..options.parser import EXIT_ERROR, EXIT_OK, EXIT_USAGE
 from ..render.style import ColorDepth, choose_depth
 from . import session_commands, session_games
-from .channel import Ended, Incoming, Typed
+from .channel import BREACH_SAID, Ended, Incoming, Typed
 from .commands import (
     COLOR_DEPTHS,
     NEEDS_TERMINAL,
@@ -27,6 +32,7 @@ from .commands import (
     Help,
     KeysRequest,
     Leaderboard,
+    LinkRequest,
     PlayRequest,
     Replay,
     Stats,
@@ -36,7 +42,7 @@ from .commands import (
     printable,
 )
 from .game import SAID_STOPPING
-from .limits import InputBudget
+from .limits import HELD_POLL_SECONDS, Breach, ChannelRules, InputBudget
 from .store.base import Player, StoreError
 
 if TYPE_CHECKING:
@@ -64,26 +70,35 @@ def clamp_window(width: int, height: int) -> Tuple[int, int]:
 
 
 class _Link:
-    """The game's side of the SSH channel (see :class:`.channel.Link`)."""
+    """What runs on the session writes to (see :class:`.channel.Link`):
+    each write is looked at by the channel's rules (``written``)."""
 
-    def __init__(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
+    def __init__(
+        self, chan: asyncssh.SSHServerChannel[bytes], written: Callable[[int], None], rested: Callable[[], None]
+    ) -> None:
         self._chan = chan
+        self._written = written
+        self.rested = rested
         self.gone = False
 
     def write(self, data: bytes) -> None:
         if self.gone:
             return
+        before = self.unsent()
         try:
             self._chan.write(data)
         except (OSError, asyncssh.Error):
             self.gone = True
+            return
+        self._written(before)
 
     def unsent(self) -> int:
         return int(self._chan.get_write_buffer_size())
 
     def drop(self) -> None:
-        self.gone = True
-        self._chan.get_extra_info("connection").abort()
+        if not self.gone:
+            self.gone = True
+            self._chan.get_extra_info("connection").abort()
 
 
 class SessionChannel(asyncssh.SSHServerSession[bytes]):
@@ -107,12 +122,21 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
         self.incoming: asyncio.Queue[Incoming] = asyncio.Queue()
         self._task: Optional[asyncio.Task[None]] = None
         self._ending_said = False  # how the session ended is in its connection's line
+        # How the session ends if its client goes now (a cast: "client left"):
+        # said at once, as the connection's line is written when it closes.
+        self.if_lost: Optional[str] = None
+        self.holders: Set[str] = set()  # the claims it took (server.taken_over finds it by them)
+        # Idle, unsent and stalled-reader rules of this channel, from its opening (_look).
+        self.rules = ChannelRules(server.limits, server.clock())
+        self._look_timer: Optional[asyncio.TimerHandle] = None
+        self._breached = False
 
     # -- asyncssh's callbacks ---------------------------------------------------
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self.chan = chan
-        self.link = _Link(chan)
+        self.link = _Link(chan, self._written, lambda: self.rules.rested(self.server.clock()))
+        self._look()  # the channel's rules apply from now, whatever it asks for (or never does)
 
     def pty_requested(
         self, term_type: str, term_size: Tuple[int, int, int, int], term_modes: Mapping[int, int]
@@ -140,8 +164,10 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
     def session_started(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._serve())
         self.server.sessions.add(self)
+        self.connection.running += 1
 
     def data_received(self, data: bytes, datatype: Optional[int]) -> None:
+        self.rules.typed(self.server.clock())
         played = self._input.admit(data, self.server.clock())
         if played:
             self.incoming.put_nowait(Typed(played))
@@ -167,11 +193,68 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
         return True
 
     def connection_lost(self, exc: Optional[Exception]) -> None:
+        if self._look_timer is not None:
+            self._look_timer.cancel()
+            self._look_timer = None
         if self.link is not None:
             self.link.gone = True
+        if self.if_lost is not None and not self._ending_said:
+            self.ended(self.if_lost)
         self.incoming.put_nowait(Ended())
         if self._task is None:
             self._uncount()
+
+    # -- the channel's rules (limits.ChannelRules), on every channel -----------------
+
+    def _look(self) -> None:
+        """The rules looked at now; then again when they next may break."""
+        self._look_timer = None
+        if self.link is None or self.link.gone or self._breached:
+            return
+        now, unsent = self.server.clock(), self.link.unsent()
+        breach = self.rules.breach(now, unsent)
+        if breach is not None:
+            self._breach(breach)
+            return
+        delay = max(0.0, self.rules.next_look(now, unsent) - now)
+        self._look_timer = asyncio.get_running_loop().call_later(delay, self._look)
+
+    def _written(self, before: int) -> None:
+        """Output went out (``before``: bytes unsent until then): over the
+        unsent limit, the reader is dropped at once; else held output is
+        looked at soon (it may stall)."""
+        assert self.link is not None
+        if before == 0:
+            self.rules.drained()
+        unsent = self.link.unsent()
+        if unsent > self.rules.unsent_bytes:
+            self._breach(Breach.SLOW)
+        elif unsent and self._look_timer is not None and self._look_timer.when() > self._soon():
+            self._look_timer.cancel()
+            self._look()
+
+    def _soon(self) -> float:
+        return asyncio.get_running_loop().time() + HELD_POLL_SECONDS
+
+    def _breach(self, breach: Breach) -> None:
+        """The channel broke a rule: what runs on it ends, saying why (a
+        reader that stopped is disconnected at once: what it holds unsent
+        goes); a channel running nothing is closed. Either way its slots
+        are given back as it closes."""
+        if self._breached or self.link is None or self.chan is None:
+            return
+        self._breached = True
+        if self._look_timer is not None:
+            self._look_timer.cancel()
+            self._look_timer = None
+        if breach is Breach.SLOW:
+            self.link.drop()
+        if self._task is None or self._task.done():
+            self.connection.endings.append(f"{'channel' if self._task is None else 'session'}: {breach.value}")
+            with suppress(OSError, asyncssh.Error):
+                self.chan.close()
+        else:
+            self.incoming.put_nowait(Ended(BREACH_SAID[breach], breach=breach))
 
     def _uncount(self) -> None:
         if self._counted is not None:
@@ -179,6 +262,11 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
             self._counted = None
 
     # -- the session --------------------------------------------------------------
+
+    @property
+    def task(self) -> Optional[asyncio.Task[None]]:
+        """What the session runs, once started (it ends after the client has gone: saving)."""
+        return self._task
 
     def stopping(self) -> Optional[asyncio.Task[None]]:
         """The server is stopping: end the game, saying so; its task."""
@@ -204,6 +292,7 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
         finally:
             self.server.sessions.discard(self)
             self._uncount()
+            self.connection.session_done()
             if self.link is not None and not self.link.gone:
                 with suppress(OSError, asyncssh.Error):
                     chan.exit(status)
@@ -272,6 +361,10 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
             return await session_commands.replay_command(self, command)
         if isinstance(command, Watch):
             return await session_commands.watch_command(self, command)
+        if isinstance(command, LinkRequest):
+            from .web.link_commands import link_command  # the browser door's (no aiohttp in it)
+
+            return await link_command(self, command)
         return self.refuse(NEEDS_TERMINAL, NO_TERMINAL)  # play and daily
 
     @property

@@ -5,8 +5,8 @@ client), and ``watch`` and ``replay [ID]`` (the session as a viewer:
 
 from __future__ import annotations
 
-import asyncio
 from contextlib import suppress
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
 
 import asyncssh
@@ -19,16 +19,27 @@ from ..records.tally import BoardStats
 from ..render.stats import stats_lines
 from ..render.style import ColorDepth
 from ..render.themes import THEMES
-from .channel import SAID_SLOW, Viewer
+from .channel import SAID_IDLE_CLOSED, SAID_SLOW, Viewer
 from .commands import NEEDS_TERMINAL, NO_TERMINAL, KeysRequest, Leaderboard, Replay, Watch
-from .daily import day_of, day_seed
+from .daily import day_of
 from .game import SAID_STOPPING
-from .live import WatchFull
+from .live import LiveGame, WatchFull
 from .names import display_name
-from .ranked import Refused, keys_for, leaderboard_output, published
-from .replay import Playback, cast_text, play_replay
+from .ranked import leaderboard_output
+from .replay import SAID_LEFT, CastClient, Playback, play_replay, stream_cast
+from .secrecy import (
+    Refused,
+    Shown,
+    facts_of_seed,
+    keys_for,
+    live_secret_line,
+    published,
+    secret_line,
+    secret_seed,
+    shown,
+)
 from .store.base import Finished, Player, Prefs
-from .watch import no_game_of, watch_session
+from .watch import Refusal, no_game_of, watch_session
 
 if TYPE_CHECKING:
     from .session import SessionChannel  # which imports this module, to run its commands
@@ -47,27 +58,40 @@ def as_viewer(session: SessionChannel, prefs: Prefs) -> Viewer:
     def screen(write: Callable[[str], None], size: Callable[[], Tuple[int, int]]) -> Screen:
         return Screen(write, size, depth, env, palette=palette())
 
-    chan = session.chan
-    assert chan is not None
     look = (depth, prefs.theme, env["TERM"] == "dumb")
-    viewer = Viewer(session.link, session.incoming, lambda: session.window, screen, look, session.server.watch_stall)
-    viewer.drop = chan.abort
-    return viewer
+    # A viewer that stops reading is dropped after the watchers' own stall (--watcher-stalled-seconds).
+    session.rules.stalled_seconds = session.server.watch_stall
+    return Viewer(session.link, session.incoming, lambda: session.window, screen, look)
 
 
 async def watch_command(session: SessionChannel, request: Watch) -> int:
     """``watch [NAME]``: a player named who is not playing is told first,
     then a session without a terminal."""
-    if request.name is not None and session.server.live.find(request.name) is None:
-        return session.refuse(f"watch: {no_game_of(request.name)}", REFUSED)
+    player = await session.player()
+    refusal = _watch_refusal(session, player)
+    if request.name is not None:
+        game = session.server.live.find(request.name)
+        refused = f"watch: {no_game_of(request.name)}" if game is None else refusal(game)
+        if refused is not None:
+            return session.refuse(refused, REFUSED)
     if not session.has_terminal:
         return session.refuse(NEEDS_TERMINAL, NO_TERMINAL)
-    player = await session.player()
-    said = await watch_session(
-        as_viewer(session, player.prefs if player else Prefs()), session.server.live, request.name
-    )
+    viewer = as_viewer(session, player.prefs if player else Prefs())
+    said = await watch_session(viewer, session.server.live, request.name, refusal)
     _said_as_viewer(session, said)
     return EXIT_OK
+
+
+def _watch_refusal(session: SessionChannel, player: Optional[Player]) -> Refusal:
+    """Why ``player`` may not watch a live game now (the secrecy rule)."""
+    viewer = player.id if player is not None else None
+
+    def refusal(game: LiveGame) -> Optional[str]:
+        if shown(game.facts, viewer, day_of(session.server.now())) is not Shown.NOTHING:
+            return None
+        return f"watch: {live_secret_line(game.name, game.facts.day)}"
+
+    return refusal
 
 
 def _said_as_viewer(session: SessionChannel, said: str) -> None:
@@ -81,13 +105,18 @@ def _said_as_viewer(session: SessionChannel, said: str) -> None:
 # How a session ended in the log: an id or a name refused (unknown, another
 # player's, a day not over), and a viewer's endings other than "done".
 REFUSED = "refused"
-VIEWER_ENDINGS = {SAID_SLOW: "client not reading", SAID_STOPPING: "server stopping"}
+VIEWER_ENDINGS = {
+    SAID_SLOW: "client not reading",
+    SAID_IDLE_CLOSED: "idle",
+    SAID_STOPPING: "server stopping",
+    SAID_LEFT: "client left",
+}
 
 
 async def replay_command(session: SessionChannel, request: Replay) -> int:
     """``replay [ID]`` / ``cast [ID]``: a finished game (:func:`_replayed`),
     refused first if the id names none; then ``replay`` needs a terminal,
-    ``cast`` none."""
+    ``cast`` none. Either takes one of the server's viewer places."""
     player = await session.player()
     try:
         playback, title = await _replayed(session, player, request)
@@ -96,20 +125,15 @@ async def replay_command(session: SessionChannel, request: Replay) -> int:
     if not request.cast and not session.has_terminal:
         return session.refuse(NEEDS_TERMINAL, NO_TERMINAL)
     prefs = player.prefs if player is not None else Prefs()
-    if request.cast:
-        assert session.chan is not None
-        env = session.cast_env()
-        text = await asyncio.get_running_loop().run_in_executor(
-            None, cast_text, playback, env, prefs.theme or "classic", int(session.server.now())
-        )
-        session.chan.write(text.encode("utf-8"))
-        return EXIT_OK
     live = session.server.live
     try:
-        live.take()
+        live.take()  # a cast is counted as a replay is: each holds a thread (--max-watchers)
     except WatchFull as full:
         return session.refuse(str(full), "too many viewers", EXIT_ERROR)
     try:
+        if request.cast:
+            await _cast(session, playback, prefs)
+            return EXIT_OK
         caption = f"replay · {title} · + - speed, space pauses, q leaves"
         animate = wants_motion(Options(animation=prefs.animation is not False), session.client_env())
         said = await play_replay(as_viewer(session, prefs), playback, caption, animate)
@@ -119,18 +143,38 @@ async def replay_command(session: SessionChannel, request: Replay) -> int:
     return EXIT_OK
 
 
+async def _cast(session: SessionChannel, playback: Playback, prefs: Prefs) -> None:
+    """The game's asciicast streamed to the client (:func:`~.replay.stream_cast`);
+    how it ended, if not whole, in the log."""
+    link = session.link
+    assert link is not None
+    client = CastClient(link, lambda: link.gone, session.server.clock, session.server.watch_stall)
+    theme, now = prefs.theme or "classic", int(session.server.now())
+    session.if_lost = VIEWER_ENDINGS[SAID_LEFT]  # said at once if the client goes
+    try:
+        said = await stream_cast(client, playback, session.cast_env(), theme, now)
+    finally:
+        session.if_lost = None
+    if said and said != SAID_LEFT:  # a client gone has said so already
+        session.ended(VIEWER_ENDINGS[said])
+
+
 async def _replayed(session: SessionChannel, player: Optional[Player], request: Replay) -> Tuple[Playback, str]:
     """The game ``request`` names and its title on the caption, or
-    :class:`Refused` (one line): a ranked daily game once its day is over
-    (the rule of ``keys``, :func:`published`), or one of the player's own
-    games (another player's is not found, never shown)."""
-    store, name = session.server.store, "cast" if request.cast else "replay"
+    :class:`Refused` (one line): a ranked daily game as the secrecy rule
+    lets the viewer see it (:func:`published`), or one of the player's own
+    games (another player's is not found, never shown); a game of the day's
+    deal without its seed."""
+    server = session.server
+    store, name, viewer = server.store, "cast" if request.cast else "replay", player.id if player else None
     if request.daily:
         assert request.game is not None
-        entry = published(await store.daily_by_id(request.game), request.game, session.server.now(), name)
+        entry, showing = published(await store.daily_by_id(request.game), request.game, server.now(), name, viewer)
         playback = Playback.of_recording(entry.recording)
         if playback is None:
             raise Refused(f"{name}: game {request.game} has no recording that replays")
+        if showing is not Shown.EVERYTHING:
+            playback = replace(playback, day=entry.day)
         return playback, f"{display_name(entry.name)}, daily game of {entry.day}"
     if player is None:
         raise Refused(f"{name}: a guest has no games kept (connect with an SSH key)")
@@ -144,23 +188,33 @@ async def _replayed(session: SessionChannel, player: Optional[Player], request: 
         if found is None:
             raise Refused(f"{name}: you have no game g{request.game} (stats lists yours)")
         record = found
-    return Playback.of_record(record), record.date
+    playback = Playback.of_record(record)
+    facts = facts_of_seed(record.seed, player.id, server.daily_secret, day_of(server.now()))
+    showing = shown(facts, viewer, day_of(server.now()))
+    if showing is Shown.NOTHING:  # never: one's own game; the rule decides all the same
+        raise Refused(secret_line(name, "this game", facts.day))
+    if showing is not Shown.EVERYTHING:
+        playback = replace(playback, day=facts.day)
+    return playback, record.date
 
 
 async def stats_command(session: SessionChannel, as_json: bool) -> int:
     """``stats [--json]``: the player's records (``--stats``'s), then their
     last finished games with the ids ``replay`` and ``cast`` take."""
     player = await session.player()
-    # The statistics show each top game's seed; a game of today's daily seed
-    # (ranked or practice) would give the day's tiles away to anyone it is
-    # shown to: such games count once the day is over. The database
-    # aggregates them: a history of any length is never read whole.
+    # The statistics show each top game's seed: a game whose seed may not be
+    # shown (the day's ranked deal, :mod:`.secrecy`) counts once the day is
+    # over. Only today's ranked deal is known by its seed alone to be such a
+    # game (facts_of_seed); the database aggregates the others, so a history
+    # of any length is never read whole.
     server = session.server
-    secret = day_seed(server.daily_secret, day_of(server.now()))
+    today, viewer = day_of(server.now()), player.id if player is not None else None
+    todays = secret_seed(server.daily_secret, today)
+    public = shown(facts_of_seed(todays, viewer, server.daily_secret, today), viewer, today) is Shown.EVERYTHING
     stats: List[BoardStats] = []
     held, last = 0, []
     if player is not None:
-        stats, held = await server.store.stats(player.id, secret)
+        stats, held = await server.store.stats(player.id, NO_SEED if public else todays)
         last = (await server.store.history(player.id, LAST_LISTED))[::-1]
     if as_json:
         import json
@@ -192,6 +246,7 @@ async def stats_command(session: SessionChannel, as_json: bool) -> int:
 
 
 # stats lists this many of the player's last games, with their ids.
+NO_SEED = -1  # held back from stats when no seed is: no game has it
 LAST_LISTED = 5
 
 
@@ -221,8 +276,9 @@ async def daily_command(session: SessionChannel, command: Union[Leaderboard, Key
     server = session.server
     if isinstance(command, KeysRequest):
         entry = await server.store.daily_by_id(command.entry)
+        asking = await session.player()
         try:
-            recording = keys_for(entry, command.entry, server.now())
+            recording = keys_for(entry, command.entry, server.now(), asking.id if asking is not None else None)
         except Refused as refused:
             return session.refuse(str(refused), REFUSED)
         assert session.chan is not None

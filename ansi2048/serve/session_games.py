@@ -19,12 +19,12 @@ from ..options.context import Options
 from ..play.screen import wants_motion
 from ..records.history import config_key
 from ..render.themes import THEMES
-from .channel import Typed
+from .channel import Ended, Typed
 from .commands import PlayRequest
 from .daily import DAILY
 from .game import SAID_IDLE, SAID_STOPPING, SAID_TAKEN_OVER, SAID_TOO_SLOW, SAID_UNSAVED, PlayerGame
 from .keeping import CLAIM_SECONDS, GuestKeeping, Keeping, StoreKeeping, open_game
-from .live import GUEST_NAME, PublishingScreen, watchers_note
+from .live import GUEST_NAME, REGULAR, PublishingScreen, watchers_note
 from .pauses import Write
 from .ranked import OpenedDaily, open_daily
 from .store.base import Player, Prefs
@@ -95,15 +95,16 @@ async def claim(session: SessionChannel, player: Player, board: str) -> Optional
         if not server.gone(held.holder) and not await take_over(session):
             return None
         await store.claim(player.id, board, holder, CLAIM_SECONDS, take_over=True)
+        server.taken_over(held.holder)
+    session.holders.add(holder)
     return holder
 
 
 async def play_daily(session: SessionChannel) -> None:
     """``daily``: the day's game, ranked or practice (:mod:`.ranked`)."""
     player = await session.player()
-    peer = session.chan.get_extra_info("peername") if session.chan is not None else None
-    address = str(peer[0]) if peer else "?"
-    opened = await open_daily(session.server, player, address, partial(claim, session))
+    # The ranking's cap per address counts sources as every per-address cap does (limits.source_of).
+    opened = await open_daily(session.server, player, session.connection.source, partial(claim, session))
     if opened is None:
         return
     name = player.name if player is not None else GUEST_NAME
@@ -119,6 +120,10 @@ async def take_over(session: SessionChannel) -> bool:
         try:
             answer = await asyncio.wait_for(session.incoming.get(), ANSWER_SECONDS)
         except asyncio.TimeoutError:
+            return False
+        if isinstance(answer, Ended) and answer.breach is not None:  # the channel's rules ended it
+            session.say(answer.said, stderr=False)  # under the prompt, where a game says its last line
+            session.ended(answer.breach.value)
             return False
         if not isinstance(answer, Resized):  # a key (or the end): the answer
             return isinstance(answer, Typed) and answer.data[:1] in (b"y", b"Y")
@@ -175,12 +180,11 @@ async def run_game(
         server.clock,
         server.now,
         screen.sent,
-        server.limits,
         server.pauses,
     )
     game = PlayerGame(*args, opening=opening) if daily is None else daily.driver(*args)
     if not prefs.private:  # watchable (play --private: not)
-        screen.live = server.live.start(name, rows, cols)
+        screen.live = server.live.start(name, rows, cols, daily.facts if daily is not None else REGULAR)
         screen.live.on_watchers = lambda count: session.incoming.put_nowait(Warned(watchers_note(count), True))
     try:
         await game.run()

@@ -2,8 +2,9 @@
 the game chosen) and ``watch NAME``, each a task of the watcher's session.
 
 A watcher draws only when its channel has sent everything before (frames in
-between are skipped: it gets the newest), and one whose channel stays full
-for its ``stall`` seconds is dropped. The games and their drawing are
+between are skipped: it gets the newest); one whose channel stays full is
+dropped by its channel's rules (:class:`~.limits.ChannelRules`, as every
+channel is), which end the watch with :class:`~.channel.Ended`. The games and their drawing are
 :mod:`.live`'s; the list's lines and keys are :mod:`.watch_list`'s, pure and
 tested without a socket; the tasks take the session's link and incoming
 queue (:class:`~.channel.Viewer`)."""
@@ -11,22 +12,18 @@ queue (:class:`~.channel.Viewer`)."""
 from __future__ import annotations
 
 import asyncio
-from typing import Optional, Tuple
+from typing import Callable, Optional, Tuple
 
 from ..render.repaint import SHOW_CURSOR, Repainter
-from .channel import POLL_SECONDS, SAID_SLOW, Ended, Typed, Viewer, next_incoming
+from .channel import POLL_SECONDS, Ended, Typed, Viewer, next_incoming
 from .live import LiveGame, LiveGames, WatchFull
 from .watch_list import ListKey, list_keys, list_lines, watch_keys_leave
 
-__all__ = ["SAID_GONE", "follow", "no_game_of", "watch_session"]
+__all__ = ["SAID_GONE", "Refusal", "follow", "no_game_of", "watch_session"]
 
 # The list's fastest redraw (scores change with every key).
 _LIST_SECONDS = 0.25
 SAID_GONE = "the game you watched has ended"
-
-
-class _Dropped(Exception):
-    """The viewer's channel stayed full: it stopped reading."""
 
 
 def _taken_away(repainter: Repainter, window: Tuple[int, int]) -> str:
@@ -45,7 +42,6 @@ async def follow(viewer: Viewer, game: LiveGame, from_list: bool = False) -> str
     left = False
     painted = game.fresh(viewer)
     dirty = True
-    full_since: Optional[float] = None
     try:
         while True:
             incoming = await next_incoming(viewer.incoming, wake, POLL_SECONDS if dirty else 1.0)
@@ -59,12 +55,7 @@ async def follow(viewer: Viewer, game: LiveGame, from_list: bool = False) -> str
                 dirty = True
             if dirty and game.latest is not None:
                 if viewer.link.unsent() > 0:  # its channel has not sent the last frame: skip to the newest
-                    now = viewer.clock()
-                    full_since = full_since if full_since is not None else now
-                    if now - full_since > viewer.stall:
-                        raise _Dropped()
                     continue
-                full_since = None
                 async with game.turn:
                     painted, text = game.draw(painted, viewer.window())
                     viewer.write(text)
@@ -88,42 +79,49 @@ def no_game_of(name: str) -> str:
     return f"no game of {name!r} is being played now (or it is private)"
 
 
-async def watch_session(viewer: Viewer, live: LiveGames, name: Optional[str]) -> str:
+# Why a live game may not be watched by this viewer (the secrecy rule,
+# serve/secrecy.py: a ranked game of today), or None if it may.
+Refusal = Callable[[LiveGame], Optional[str]]
+
+
+async def watch_session(viewer: Viewer, live: LiveGames, name: Optional[str], refusal: Refusal) -> str:
     """``watch`` (the list, then the game chosen) or ``watch NAME``; the
-    line to say at the end (the command has refused a NAME no game has
-    already: one that ended meanwhile is said here)."""
+    line to say at the end (the command has refused a NAME no game has, or
+    one ``refusal`` refuses, already: one that ended or began meanwhile is
+    said here)."""
     try:
         if name is not None:
             game = live.find(name)
             if game is None:
                 return no_game_of(name)
-            return await follow(viewer, game)
-        return await _list(viewer, live)
+            refused = refusal(game)
+            return refused if refused is not None else await follow(viewer, game)
+        return await _list(viewer, live, refusal)
     except WatchFull as full:
         return str(full)
     except _Said as said:
         return said.said
-    except _Dropped:
-        viewer.drop()
-        return SAID_SLOW
 
 
-async def _list(viewer: Viewer, live: LiveGames) -> str:
+async def _list(viewer: Viewer, live: LiveGames, refusal: Refusal) -> str:
     """The list of games, live, until one is chosen (watched, then back
-    here) or the viewer leaves."""
+    here) or the viewer leaves. A game ``refusal`` refuses is listed; chosen,
+    the list says why it is not shown."""
     selected = 0
+    said = ""
     changed = live.listen()
     repainter = Repainter()
     try:
         while True:
-            entries = live.entries()
+            entries = live.entries(lambda game: refusal(game) is not None)
             selected = max(0, min(selected, len(entries) - 1))
             width, height = viewer.window()
-            lines = list_lines(entries, selected, width)[:height]
+            lines = (list_lines(entries, selected, width) + ([said[:width]] if said else []))[:height]
             viewer.write(repainter.frame(lines, width, height))
             changed.clear()
             incoming = await next_incoming(viewer.incoming, changed, 5.0)
             if isinstance(incoming, Ended):
+                viewer.write(repainter.close())  # what is said goes under the list
                 return incoming.said
             if isinstance(incoming, Typed):
                 for key in list_keys(incoming.data):
@@ -136,11 +134,10 @@ async def _list(viewer: Viewer, live: LiveGames) -> str:
                         selected += 1
                     elif key is ListKey.CHOOSE and entries:
                         chosen = live.get(entries[max(0, min(selected, len(entries) - 1))].number)
-                        if chosen is not None:
+                        said = (refusal(chosen) if chosen is not None else None) or ""
+                        if chosen is not None and not said:
                             viewer.write(_taken_away(repainter, viewer.window()))
-                            said = await follow(viewer, chosen, from_list=True)
-                            if said == SAID_SLOW:
-                                return said
+                            await follow(viewer, chosen, from_list=True)  # its end from outside: _Said
                             repainter = Repainter()
                         break
             elif incoming is None:

@@ -24,6 +24,7 @@ class Entry:
     rows: int
     cols: int
     watchers: int
+    secret: bool = False  # a ranked game of today: listed as played, not watchable (serve/secrecy.py)
 
 
 # The list's first line, longest first: the first that fits the window is
@@ -35,6 +36,9 @@ _TITLES = (
     "Enter watches, q leaves",
     "q leaves",
 )
+# In place of a ranked game of today's watchers: it is being played, and
+# replays once the day is over (serve/secrecy.py); it fits 80 columns.
+SECRET_MARK = " (replay after 00:00 UTC)"
 _NONE = (
     "  No game is being played now: this list follows as they start.",
     "  No game is being played now.",
@@ -59,7 +63,8 @@ def list_lines(entries: Sequence[Entry], selected: int, width: int) -> List[str]
         for index, entry in enumerate(entries):
             mark = ">" if index == selected else " "
             board = f"{entry.rows}x{entry.cols}"
-            lines.append(f"{mark} {entry.name:<20} {entry.score:>8} {entry.biggest:>6} {board:>6} {entry.watchers:>9}")
+            watching = f"{'ranked':>9}{SECRET_MARK}" if entry.secret else f"{entry.watchers:>9}"
+            lines.append(f"{mark} {entry.name:<20} {entry.score:>8} {entry.biggest:>6} {board:>6} {watching}")
     return [line[:width] for line in lines]
 
 

@@ -5,6 +5,7 @@ from the ``--db`` URL."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 from urllib.parse import unquote, urlsplit
@@ -29,6 +30,9 @@ def open_store(url: str, data_dir: str) -> Store:
         return SQLiteStore(os.path.join(data_dir, DEFAULT_FILE))
     scheme = url.split(":", 1)[0].lower() if ":" in url else ""
     if scheme in ("postgresql", "postgres"):
+        if not all(importlib.util.find_spec(name) for name in ("psycopg", "psycopg_pool")):
+            install = 'pip install ".[postgres]" from a clone (or "ansi2048[postgres]")'
+            raise StoreError(f"{scheme}:// needs the postgres extra: {install}")
         from .postgres import PostgresStore
 
         return PostgresStore(url)

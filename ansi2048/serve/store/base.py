@@ -21,10 +21,11 @@ claim over, and from then on the first session's appends raise
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Protocol, Tuple
+from typing import Any, List, Optional, Protocol, Sequence, Tuple
 
 from ...records.history import Record
 from ...records.tally import BoardStats
+from .links import Statement
 
 # A ranked daily game's entry (its id) and the arrival times of the keys
 # appended with it (Store.append).
@@ -161,9 +162,11 @@ class Store(Protocol):
     same keys as the local best-scores file (``unaided_key`` for games with
     neither undo nor the AI)."""
 
-    async def open(self) -> None:
+    async def open(self) -> List[str]:
         """Create the schema, or upgrade an older one; :class:`SchemaTooNew`
-        for a newer one; :class:`StoreUnavailable` if unreachable."""
+        for a newer one; :class:`StoreUnavailable` if unreachable. What the
+        upgrade did that the operator must hear of (a player renamed), one
+        line each, for the log."""
 
     async def close(self) -> None:
         """Commit what is pending and let go of the database."""
@@ -172,6 +175,12 @@ class Store(Protocol):
         """The secret stored as ``name``: ``proposed`` if none was (stored
         now, so that the first server to ask sets it for every server on
         the database), else the one stored."""
+
+    async def run_script(self, script: Sequence[Statement]) -> List[List[Tuple[Any, ...]]]:
+        """``script``'s statements in one transaction, in order; the rows
+        each returned ([] for none). For the tables of a part of the server
+        that keeps its SQL to itself, the same on both databases
+        (store/links.py)."""
 
     # -- identities ------------------------------------------------------------
 
@@ -187,6 +196,14 @@ class Store(Protocol):
     async def claim(self, player: int, board: str, holder: str, ttl: float, take_over: bool = False) -> Optional[Claim]:
         """Take (or renew) the claim on the game; None when it is ours now,
         else the live claim of another holder (unless ``take_over``)."""
+
+    async def renew(self, player: int, board: str, holder: str, ttl: float) -> bool:
+        """Extend the claim ``holder`` still holds by ``ttl`` from now; False
+        (nothing written) if it holds none: another session took the game
+        over, or took it once it was free. Never takes a claim: a session
+        that lost its game must not get it back by renewing. A claim past its
+        time that no other session took is still ``holder``'s (nothing else
+        wrote the game meanwhile), and is extended."""
 
     async def release(self, player: int, board: str, holder: str) -> None: ...
 

@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
+from ..names import folded
 from .base import Prefs, SchemaTooNew
 from .daily import MACHINE_STEP, SCHEMA_STEP as DAILY_STEP
+from .links import SCHEMA_STEP as LINKS_STEP
 from .tallies import TALLY_STEP
 
 __all__ = [
     "DEFAULT_FILE",
+    "FOLD_NAMES",
     "POSTGRES",
     "SQLITE",
     "Dialect",
@@ -22,9 +25,11 @@ __all__ = [
     "Row",
     "distinct_name",
     "migrations",
+    "names_to_fold",
     "pending_migrations",
     "prefs_of",
     "prefs_row",
+    "renamed_note",
 ]
 
 DEFAULT_FILE = "serve.sqlite3"  # the SQLite database in the server's data directory
@@ -52,6 +57,10 @@ POSTGRES = Dialect(
     real="DOUBLE PRECISION",
     blob="BYTEA",
 )
+
+# A schema step's statement that is no SQL: the store renames the later of
+# names equal without regard to case (names_to_fold) in its place.
+FOLD_NAMES = "-- fold names"
 
 # The schema's steps, one tuple of statements per version, the same on every
 # database but for the types (:class:`Dialect`). Never edit a step that was
@@ -101,7 +110,11 @@ _STEPS: Tuple[Tuple[str, ...], ...] = (
     # 3: secrets every server on the database shares (the daily seeds' secret:
     # several servers, one leaderboard, without copying a file between them).
     ("CREATE TABLE secrets (name TEXT PRIMARY KEY, value {blob} NOT NULL)",),
-    # 4: the daily board's key-timing verdict kept, and its order indexed (store/daily.py); what
+    LINKS_STEP,  # 4: browsers linked to a player (store/links.py)
+    # 5: names unique without regard to case: the later of two names equal
+    # but for case renamed first (names_to_fold, logged), then the index.
+    (FOLD_NAMES, "CREATE UNIQUE INDEX players_folded_name ON players (lower(name))"),
+    # 6: the daily board's key-timing verdict kept, and its order indexed (store/daily.py); what
     # the statistics need of each record beside it, and whether it counts (store/tallies.py).
     (*MACHINE_STEP, *TALLY_STEP),
 )
@@ -129,22 +142,47 @@ def pending_migrations(found: int, migrations: Sequence[Migration]) -> Sequence[
 
 
 def distinct_name(name: str, taken: Iterable[str]) -> str:
-    """``name``, or if another key holds it the first of ``name2``,
+    """``name``, or if another key holds it (without regard to case:
+    :func:`~ansi2048.serve.names.folded`) the first of ``name2``,
     ``name3``, ... that none does."""
-    held = set(taken)
-    if name not in held:
+    held = {folded(other) for other in taken}
+    if folded(name) not in held:
         return name
     suffix = 2
-    while f"{name}{suffix}" in held:
+    while folded(f"{name}{suffix}") in held:
         suffix += 1
     return f"{name}{suffix}"
 
 
 def name_pattern(name: str) -> re.Pattern[str]:
     """The names :func:`distinct_name` may choose for ``name``: it, and it
-    followed by digits (the names a query found starting with ``name`` are
-    filtered by this)."""
-    return re.compile(re.escape(name) + r"[0-9]*")
+    followed by digits, in any case (the names a query found starting with
+    ``name``, folded, are filtered by this)."""
+    return re.compile(re.escape(name) + r"[0-9]*", re.IGNORECASE)
+
+
+def renamed_note(old: str, new: str) -> str:
+    """The line the server logs for a player renamed on upgrade (:func:`names_to_fold`)."""
+    return f"schema upgrade: player {old!r} renamed {new!r}: another player had the name in another case"
+
+
+def names_to_fold(players: Sequence[Tuple[int, str]]) -> List[Tuple[int, str, str]]:
+    """A database written before names were unique without regard to case
+    may hold ``dana`` and ``Dana``: each player is kept, with their games;
+    the first (by id) keeps the name, each later one is renamed as a new
+    key asking for it would be (:func:`distinct_name`). ``players``: (id,
+    name) of every player; the renames, (id, old name, new name), in order."""
+    taken = [name for _, name in players]
+    first: Dict[str, int] = {}
+    renames: List[Tuple[int, str, str]] = []
+    for player, name in sorted(players):
+        if first.setdefault(folded(name), player) == player:
+            continue
+        new = distinct_name(name, taken)
+        taken.append(new)
+        first[folded(new)] = player
+        renames.append((player, name, new))
+    return renames
 
 
 def prefs_row(prefs: Prefs) -> Row:

@@ -18,6 +18,7 @@ both upgrade it. Times are the database's clock, which every server shares.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from ...records.history import Record
@@ -38,12 +39,13 @@ from .common import (
     distinct_name,
     migrations,
     name_pattern,
-    pending_migrations,
     prefs_of,
     prefs_row,
 )
+from .links import Statement
 from .postgres_appends import Appends
-from .postgres_daily import LOCKS, DailyOnPostgres
+from .postgres_daily import DailyOnPostgres
+from .postgres_schema import migrate
 from .tallies import keep_plan, run_plan_async, stats_plan, tally_plan
 
 if TYPE_CHECKING:
@@ -60,7 +62,6 @@ STATEMENT_TIMEOUT = 10.0  # seconds a statement may take (a lock held elsewhere,
 # up on within about 15 s rather than the system's default of hours; the URL
 # may set these itself.
 SILENCE = {"keepalives_idle": "5", "keepalives_interval": "2", "keepalives_count": "3", "tcp_user_timeout": "15000"}
-SCHEMA_LOCK = LOCKS  # the advisory lock held while the schema is checked and upgraded
 NAME_ATTEMPTS = 100  # names tried before giving up, each taken by another server meanwhile
 
 MIGRATIONS = migrations(POSTGRES)
@@ -122,9 +123,9 @@ class PostgresStore(DailyOnPostgres):
         except psycopg.Error as error:  # a constraint: the caller's mistake, not the database's state
             raise StoreError(f"the database refused it: {_first_line(error)}") from error
 
-    async def open(self) -> None:
+    async def open(self) -> List[str]:
         if self._pool is not None:
-            return
+            return []
         from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
         # A connection the database dropped (restarted) is found out before
@@ -147,12 +148,13 @@ class PostgresStore(DailyOnPostgres):
             raise StoreUnavailable(f"cannot connect to the database at {self._where()}") from error
         self._pool = pool
         try:
-            await self._transaction(self._migrate)
+            notes = await self._transaction(partial(migrate, migrations=self.migrations))
         except BaseException:
             self._pool = None
             await pool.close()
             raise
         self._appends.start()
+        return notes
 
     def _silence(self) -> Dict[str, str]:
         """:data:`SILENCE`'s settings the URL does not make itself (TCP only: a Unix socket never goes silent)."""
@@ -179,17 +181,6 @@ class PostgresStore(DailyOnPostgres):
         except Exception:
             return "(an unreadable URL)"
         return f"{parts.get('user', '')}@{parts.get('host', '')}/{parts.get('dbname', '')}"
-
-    async def _migrate(self, connection: AsyncConnection[Tuple[Any, ...]]) -> None:
-        await connection.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
-        await connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-        row = await (await connection.execute("SELECT version FROM schema_version")).fetchone()
-        found = 0 if row is None else int(row[0])
-        for step in pending_migrations(found, self.migrations):
-            for statement in step:
-                await connection.execute(statement.encode())
-        await connection.execute("DELETE FROM schema_version")
-        await connection.execute("INSERT INTO schema_version VALUES (%s)", (max(found, len(self.migrations)),))
 
     async def close(self) -> None:
         await self._appends.stop()
@@ -219,7 +210,7 @@ class PostgresStore(DailyOnPostgres):
                 if row is not None:
                     return Player(int(row[0]), fingerprint, row[1], prefs_of(row[2:]))
                 cursor = await connection.execute(
-                    "SELECT name FROM players WHERE left(name, %s) = %s", (len(name), name)
+                    "SELECT name FROM players WHERE lower(left(name, %s)) = lower(%s)", (len(name), name)
                 )
                 taken = [other for (other,) in await cursor.fetchall() if pattern.fullmatch(other)]
                 chosen = distinct_name(name, taken)
@@ -264,6 +255,16 @@ class PostgresStore(DailyOnPostgres):
             return Claim(row[0], float(row[1]))
 
         return await self._transaction(take)
+
+    async def renew(self, player: int, board: str, holder: str, ttl: float) -> bool:
+        async def extend(connection: AsyncConnection[Tuple[Any, ...]]) -> bool:
+            cursor = await connection.execute(
+                f"UPDATE games SET until = {NOW} + %s WHERE player = %s AND board = %s AND holder = %s",
+                (ttl, player, board, holder),
+            )
+            return cursor.rowcount == 1
+
+        return await self._transaction(extend)
 
     async def release(self, player: int, board: str, holder: str) -> None:
         async def let_go(connection: AsyncConnection[Tuple[Any, ...]]) -> None:
@@ -319,6 +320,13 @@ class PostgresStore(DailyOnPostgres):
             )
 
         await self._transaction(forget)
+
+    async def run_script(self, script: Sequence[Statement]) -> List[List[Tuple[Any, ...]]]:
+        async def run(connection: AsyncConnection[Tuple[Any, ...]]) -> List[List[Tuple[Any, ...]]]:
+            cursors = [await connection.execute(step.sql.encode(), step.parameters) for step in script]
+            return [list(await cursor.fetchall()) if cursor.description else [] for cursor in cursors]
+
+        return await self._transaction(run)
 
     async def shared_secret(self, name: str, proposed: bytes) -> bytes:
         async def keep_first(connection: AsyncConnection[Tuple[Any, ...]]) -> bytes:

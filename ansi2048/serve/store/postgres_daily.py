@@ -19,17 +19,14 @@ from .daily import (
     read_board,
     settled_row,
 )
+from .postgres_schema import SCHEMA_LOCK
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
 
-__all__ = ["LOCKS", "DailyOnPostgres"]
+__all__ = ["DailyOnPostgres"]
 
 T = TypeVar("T")
-
-# The first key of the store's advisory locks: the schema's upgrade, and a
-# day's ranking entered one player at a time (with the day as second key).
-LOCKS = 20482048
 
 
 class DailyOnPostgres:
@@ -45,7 +42,7 @@ class DailyOnPostgres:
         async def begin(connection: AsyncConnection[Tuple[Any, ...]]) -> Optional[DailyEntry]:
             # One day's ranking is entered one player at a time, so that two
             # servers cannot both let an address past its cap.
-            await connection.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (LOCKS, day))
+            await connection.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (SCHEMA_LOCK, day))
             found = await (await connection.execute(SELECT_ENTRY, (day, player))).fetchone()
             if found is not None:
                 return entry_of(found)

@@ -31,14 +31,17 @@ from ...records.history import Record
 from ...records.tally import BoardStats
 from .base import Claim, ClaimLost, DailyBoard, DailyEntry, DailyTimes, Finished, Player, Prefs
 from .common import (
+    FOLD_NAMES,
     SQLITE,
     Migration,
     distinct_name,
     migrations,
     name_pattern,
+    names_to_fold,
     pending_migrations,
     prefs_of,
     prefs_row,
+    renamed_note,
 )
 from .daily import (
     ADD_TIMES as daily_ADD_TIMES,
@@ -55,6 +58,7 @@ from .daily import (
     read_board,
     settled_row as daily_settled_row,
 )
+from .links import Statement
 from .sqlite_writer import Writer
 from .tallies import keep_plan, run_plan, stats_plan, tally_plan
 
@@ -116,26 +120,35 @@ class SQLiteStore:
 
     # -- the Store ---------------------------------------------------------------
 
-    async def open(self) -> None:
+    async def open(self) -> List[str]:
         if self._writer.running:
-            return
+            return []
         self._writer.start()
         try:
-            await self._writer.do(self._migrate)
+            notes = await self._writer.do(self._migrate)
             self._reader.start()  # once the schema is there
+            return notes
         except BaseException:
             await self.close()
             raise
 
-    def _migrate(self, connection: sqlite3.Connection) -> None:
+    def _migrate(self, connection: sqlite3.Connection) -> List[str]:
         connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
         row = connection.execute("SELECT version FROM schema_version").fetchone()
         found = 0 if row is None else int(row[0])
+        notes: List[str] = []
         for step in pending_migrations(found, self.migrations):
             for statement in step:
-                connection.execute(statement)
+                if statement == FOLD_NAMES:
+                    players = connection.execute("SELECT id, name FROM players").fetchall()
+                    for player, old, new in names_to_fold(players):
+                        connection.execute("UPDATE players SET name = ? WHERE id = ?", (new, player))
+                        notes.append(renamed_note(old, new))
+                else:
+                    connection.execute(statement)
         connection.execute("DELETE FROM schema_version")
         connection.execute("INSERT INTO schema_version VALUES (?)", (max(found, len(self.migrations)),))
+        return notes
 
     async def close(self) -> None:
         await self._reader.stop()
@@ -150,7 +163,7 @@ class SQLiteStore:
             if row is None:
                 pattern = name_pattern(name)
                 starting = connection.execute(
-                    "SELECT name FROM players WHERE substr(name, 1, ?) = ?", (len(name), name)
+                    "SELECT name FROM players WHERE lower(substr(name, 1, ?)) = lower(?)", (len(name), name)
                 )
                 taken = [other for (other,) in starting if pattern.fullmatch(other)]
                 chosen = distinct_name(name, taken)
@@ -187,6 +200,16 @@ class SQLiteStore:
             return None
 
         return await self._writer.do(take)
+
+    async def renew(self, player: int, board: str, holder: str, ttl: float) -> bool:
+        def extend(connection: sqlite3.Connection) -> bool:
+            cursor = connection.execute(
+                "UPDATE games SET until = ? WHERE player = ? AND board = ? AND holder = ?",
+                (time.time() + ttl, player, board, holder),
+            )
+            return cursor.rowcount == 1
+
+        return await self._writer.do(extend)
 
     async def release(self, player: int, board: str, holder: str) -> None:
         def let_go(connection: sqlite3.Connection) -> None:
@@ -249,6 +272,12 @@ class SQLiteStore:
             connection.execute("UPDATE games SET recording = NULL WHERE player = ? AND board = ?", (player, board))
 
         await self._writer.do(forget)
+
+    async def run_script(self, script: Sequence[Statement]) -> List[List[Tuple[Any, ...]]]:
+        def run(connection: sqlite3.Connection) -> List[List[Tuple[Any, ...]]]:
+            return [connection.execute(_sql(step.sql), step.parameters).fetchall() for step in script]
+
+        return await self._writer.do(run)
 
     async def shared_secret(self, name: str, proposed: bytes) -> bytes:
         def keep_first(connection: sqlite3.Connection) -> bytes:

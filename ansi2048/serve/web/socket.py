@@ -1,0 +1,238 @@
+"""A WebSocket as the SSH channel and connection a session drives: the
+page's session is a :class:`~..session.SessionChannel` like any SSH
+client's (the same command table, limits, store, claims, log line), fed by
+:func:`serve_socket` from the page's messages (:mod:`.protocol`) and
+writing to a :class:`SocketChannel`, which has what the session and the
+server use of asyncssh's channel and connection (write, the unsent bytes,
+exit, the peer, abort)."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import suppress
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
+
+from aiohttp import WebSocketError, WSCloseCode, WSMsgType, web
+
+from ..connection import ClientConnection, Identity
+from ..limits import Refusal
+from ..session import SessionChannel
+from .protocol import MESSAGE_BYTES, Continue, Keys, Pause, Resize, exit_message, parse_up
+
+if TYPE_CHECKING:
+    from ..server import GameServer
+
+__all__ = ["TERM", "SocketChannel", "serve_socket"]
+
+# What the page's terminal is: xterm.js draws 24-bit colour.
+TERM = "xterm-256color"
+ENV = {"COLORTERM": "truecolor"}
+# Output is sent in frames of at most this many bytes (a frame of the game is a few KB).
+CHUNK_BYTES = 64 * 1024
+# Seconds the page has to send its terminal's size, after the socket opens.
+SIZE_SECONDS = 10.0
+# Seconds the connection's log line waits for its session to end (it saves its game first).
+ENDING_SECONDS = 5.0
+# Seconds a refused page has to take the reason.
+REFUSAL_SECONDS = 2.0
+
+
+class SocketChannel:
+    """The WebSocket as asyncssh's channel and connection are to a session
+    and to the server's stop: what is written waits in ``_out`` until the
+    sender (:meth:`send_all`) has it on the socket; a page that asked to
+    pause (or does not read) leaves it there, and :meth:`get_write_buffer_size`
+    says how much, as asyncssh's does for an SSH client that does not read."""
+
+    def __init__(self, socket: web.WebSocketResponse, peer: Tuple[str, int], abort: Any) -> None:
+        self._socket = socket
+        self._peer = peer
+        self._abort = abort  # the transport's abort: the connection cut at once
+        self._out = bytearray()
+        self._in_flight = 0
+        self._wake = asyncio.Event()
+        self.paused = False
+        self.status: Optional[int] = None  # the session's exit status, once it exited
+        self.closed = False
+
+    # -- what the session uses of asyncssh's channel ----------------------------
+
+    def write(self, data: bytes) -> None:
+        if self.closed:
+            raise OSError("the page is gone")  # as asyncssh's closed channel: the link marks itself gone
+        self._out += data
+        self._wake.set()
+
+    write_stderr = write  # a terminal has one stream
+
+    def get_write_buffer_size(self) -> int:
+        return len(self._out) + self._in_flight
+
+    def get_environment(self) -> Dict[str, str]:
+        return dict(ENV)
+
+    def exit(self, status: int) -> None:
+        self.status = status
+        self._wake.set()
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        if name == "connection":
+            return self
+        if name == "peername":
+            return self._peer
+        return default
+
+    # -- what the server uses of asyncssh's connection ----------------------------
+
+    def abort(self) -> None:
+        """Cut the connection at once, what it holds unsent dropped (a page
+        that stopped reading would never take it)."""
+        self.closed = True
+        self._out.clear()
+        self._abort()
+        self._wake.set()
+
+    def close(self) -> None:
+        self.abort()
+
+    # -- flow control and the sender ------------------------------------------------
+
+    def pause(self, paused: bool) -> None:
+        self.paused = paused
+        self._wake.set()
+
+    async def send_all(self) -> None:
+        """Send what is written, as the page takes it, until the session
+        exits (then its status, and the socket closes) or the page goes."""
+        socket = self._socket
+        while not self.closed:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._out and not self.paused and not self.closed:
+                chunk = bytes(self._out[:CHUNK_BYTES])
+                del self._out[:CHUNK_BYTES]
+                self._in_flight = len(chunk)
+                try:
+                    await socket.send_bytes(chunk)
+                except (ConnectionError, RuntimeError):
+                    self.closed = True
+                finally:
+                    self._in_flight = 0
+            if self.status is not None and not self._out and not self.closed:
+                with suppress(ConnectionError, RuntimeError):
+                    await socket.send_str(exit_message(self.status))
+                    await socket.close()
+                self.closed = True
+
+
+async def serve_socket(
+    server: GameServer, request: web.Request, fingerprint: Optional[str], name: str, command: Optional[str] = None
+) -> web.WebSocketResponse:
+    """One page's session, from the socket's opening to its end: the game
+    on a terminal (or ``command``, as ``ssh -t HOST COMMAND`` runs it),
+    played as the player ``fingerprint`` names (None: a guest)."""
+    keepalive = server.limits.keepalive_seconds
+    socket = web.WebSocketResponse(max_msg_size=MESSAGE_BYTES, heartbeat=keepalive or None)
+    await socket.prepare(request)
+    transport = request.transport
+    peer = _peer(request)
+    channel = SocketChannel(socket, peer, transport.abort if transport is not None else lambda: None)
+    record = ClientConnection(server)  # the connection's accounting and its line in the log
+    record.connection_made(channel)  # type: ignore[arg-type]  # asyncssh's connection, as far as it is used
+    record.endings.append("web")
+    sender = asyncio.get_running_loop().create_task(channel.send_all())
+    session: Optional[SessionChannel] = None
+    try:
+        if len(record.endings) > 1:  # refused (too many logging in): cut already
+            return socket
+        size = await _first_size(socket, server.limits.login_seconds)
+        record.auth_completed()
+        if size is None:
+            record.endings.append("no terminal size in time")
+            return socket
+        session = _open_session(server, record, channel, (fingerprint, name), size, command)
+        if session is not None:
+            await _read(socket, channel, session, record)
+        return socket
+    finally:
+        if session is not None:
+            session.connection_lost(None)
+            if session.task is not None:  # its ending (saved, how) in the connection's line, as an SSH client's
+                with suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                    await asyncio.wait_for(asyncio.shield(session.task), ENDING_SECONDS)
+        elif channel.status is not None and not channel.closed:  # refused: the page is told why, briefly
+            with suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(sender), REFUSAL_SECONDS)
+        sender.cancel()
+        record.connection_lost(None)
+
+
+def _open_session(
+    server: GameServer,
+    record: ClientConnection,
+    channel: SocketChannel,
+    who: Tuple[Optional[str], str],
+    size: Resize,
+    command: Optional[str],
+) -> Optional[SessionChannel]:
+    """The page's session started on a terminal of ``size`` (``who``: the
+    key's fingerprint, None for a guest, and the name), or None when the
+    server's limits refuse it (the page is told why)."""
+    fingerprint, name = who
+    address = channel.get_extra_info("peername")[0]
+    record.fingerprint, record.name = fingerprint, name
+    counted = fingerprint or f"guest@{address}"
+    try:
+        server.admission.start_session(address, counted, guest=fingerprint is None)
+    except Refusal as refusal:
+        record.endings.append(f"session refused: {refusal}")
+        channel.write(f"ansi2048: {refusal}\r\n".encode())
+        channel.exit(1)
+        return None
+    session = SessionChannel(server, Identity(fingerprint, name), record, (address, counted))
+    session.connection_made(channel)  # type: ignore[arg-type]
+    session.pty_requested(TERM, (size.columns, size.lines, 0, 0), {})
+    if command is None:
+        session.shell_requested()
+    else:
+        session.exec_requested(command)
+    session.session_started()
+    return session
+
+
+async def _first_size(socket: web.WebSocketResponse, seconds: float) -> Optional[Resize]:
+    """The terminal's size, the page's first message; None if it sends
+    something else first, or nothing in time."""
+    try:
+        message = await socket.receive(timeout=min(seconds, SIZE_SECONDS))
+    except asyncio.TimeoutError:
+        return None
+    up = parse_up(message.data) if message.type == WSMsgType.TEXT else None
+    return up if isinstance(up, Resize) else None
+
+
+async def _read(
+    socket: web.WebSocketResponse, channel: SocketChannel, session: SessionChannel, record: ClientConnection
+) -> None:
+    """The page's messages, to the session, until the socket closes."""
+    async for message in socket:
+        if message.type == WSMsgType.ERROR:  # then the socket closes
+            too_big = isinstance(message.data, WebSocketError) and message.data.code == WSCloseCode.MESSAGE_TOO_BIG
+            record.endings.append("message too large" if too_big else "bad WebSocket frame")
+            continue
+        if message.type != WSMsgType.TEXT:
+            continue  # binary frames mean nothing up
+        up = parse_up(message.data)
+        if isinstance(up, Keys):
+            session.data_received(up.data, None)
+        elif isinstance(up, Resize):
+            session.terminal_size_changed(up.columns, up.lines, 0, 0)
+        elif isinstance(up, Pause):
+            channel.pause(True)
+        elif isinstance(up, Continue):
+            channel.pause(False)
+
+
+def _peer(request: web.Request) -> Tuple[str, int]:
+    peer = request.transport.get_extra_info("peername") if request.transport is not None else None
+    return (str(peer[0]), int(peer[1])) if peer else ("?", 0)
