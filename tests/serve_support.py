@@ -11,7 +11,8 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any, Callable, Coroutine, Dict, List, Optional, Sequence, Tuple, TypeVar
 
-from ansi2048.records.history import Record
+from ansi2048.records.history import Record, board_stats
+from ansi2048.records.tally import BoardStats
 from ansi2048.serve.limits import Limits
 from ansi2048.serve.store.base import Claim, ClaimLost, Finished, Player, Prefs
 
@@ -153,6 +154,11 @@ class MemoryStore:
 
     async def finished(self, player: int, game: int) -> Optional[Record]:
         return next((kept.record for kept in self.records.get(player, []) if kept.id == game), None)
+
+    async def stats(self, player: int, held_seed: int) -> Tuple[List[BoardStats], int]:
+        records = [kept.record for kept in self.records.get(player, [])]
+        held = sum(1 for record in records if record.seed == held_seed)
+        return board_stats([record for record in records if record.seed != held_seed]), held
 
 
 def make_key(path: Path) -> Path:

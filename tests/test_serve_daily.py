@@ -28,19 +28,19 @@ from ansi2048.game.engine import Game  # noqa: E402
 from ansi2048.game.keys import Action  # noqa: E402
 from ansi2048.serve.commands import CommandError, Daily, KeysRequest, Leaderboard, parse_command  # noqa: E402
 from ansi2048.serve.daily import (  # noqa: E402
+    board_note,
     day_end,
     day_of,
     day_seed,
     leaderboard_document,
     leaderboard_lines,
     machine_timing,
-    standings,
     verdict,
 )
 from ansi2048.serve.log import ServerLog  # noqa: E402
 from ansi2048.serve.ranked import SECRET_FILE, daily_secret  # noqa: E402
 from ansi2048.serve.store import open_store  # noqa: E402
-from ansi2048.serve.store.base import ClaimLost, DailyEntry  # noqa: E402
+from ansi2048.serve.store.base import ClaimLost, DailyBoard, DailyEntry, Standing  # noqa: E402
 from ansi2048.serve.verify import verify  # noqa: E402
 
 from .conftest import child_env  # noqa: E402
@@ -374,27 +374,46 @@ def entry(player: int, name: str, score: int, moves: int, status: str = "playing
     return DailyEntry(player, DAY, player, name, "10.0.0.1", NOON + player, status, b"", score=score, moves=moves)
 
 
-def test_the_board_ranks_by_score_then_fewer_moves_and_leaves_out_the_unranked() -> None:
-    entries = [
-        entry(1, "ann", 500, 60),
-        entry(2, "ben", 900, 80),
-        entry(3, "cid", 500, 50),
-        entry(4, "dee", 2000, 90, "assisted"),
-        entry(5, "eve", 3000, 90, "mismatch"),
-    ]
-    assert [(s.rank, s.entry.name) for s in standings(entries)] == [(1, "ben"), (2, "cid"), (3, "ann")]
-    document = leaderboard_document(DAY, entries, 1, over=True)
+def board_of(*entries: DailyEntry) -> DailyBoard:
+    return DailyBoard(len(entries), tuple(Standing(rank, e, False) for rank, e in enumerate(entries, 1)), None)
+
+
+def test_the_board_ranks_by_score_then_fewer_moves_and_leaves_out_the_unranked(store_url: str, tmp_path: Path) -> None:
+    games = [("ann", 500, 60, "playing"), ("ben", 900, 80, "finished"), ("cid", 500, 50, "playing")]
+    games += [("dee", 2000, 90, "assisted"), ("eve", 3000, 90, "mismatch")]
+
+    async def scenario() -> Tuple[DailyBoard, DailyBoard]:
+        async with opened(store_url, tmp_path) as store:
+            ids = []
+            for number, (name, score, moves, status) in enumerate(games):
+                player = (await store.player(f"SHA256:{name}", name)).id
+                ids.append(player)
+                begun = await store.daily_start(DAY, player, f"10.0.0.{number}", NOON + number, b"h\n", 9)
+                assert begun is not None
+                await store.daily_result(replace(begun, status=status, score=score, moves=moves))
+            return await store.daily_board(DAY, ids[0], 10), await store.daily_board(DAY, ids[0], 2)
+
+    board, short = run(scenario())
+    assert board.ranked == 3 and [(s.rank, s.entry.name) for s in board.top] == [(1, "ben"), (2, "cid"), (3, "ann")]
+    # Beyond the top asked for, the player's own standing is still given, ranked.
+    assert [s.entry.name for s in short.top] == ["ben", "cid"] and short.mine == board.top[2]
+    assert all(s.entry.recording == b"" and s.entry.times == "" for s in board.top)  # read without them
+    document = leaderboard_document(DAY, board, over=True)
     assert document["you"]["rank"] == 3 and all(row["finished"] for row in document["top"])
-    assert leaderboard_lines(DAY, entries, 1, over=False)[-1] == "Your rank: 3 of 3"
+    assert leaderboard_lines(DAY, board, board.top[2].entry.player, over=False)[-1] == "Your rank: 3 of 3"
+    assert leaderboard_lines(DAY, short, board.top[2].entry.player, over=False)[-3:-1] == [
+        "  ...",
+        "   3  ann                  500      0     60  0:00:00  playing      1",
+    ]
 
 
 HOSTILE = "\x1b]0;owned\x07\x1b[2J\x9b31m\u202egnp.exe\u2066x\x85y\x00z"
 
 
 def test_no_text_a_player_controls_reaches_another_terminal_as_a_control_character() -> None:
-    named = [entry(1, HOSTILE, 10, 1), entry(2, "ok" + HOSTILE, 20, 2)]
-    lines = leaderboard_lines(DAY, named, None, over=False)
-    document = json.dumps(leaderboard_document(DAY, named, None, over=False), ensure_ascii=False)
+    named = board_of(entry(2, "ok" + HOSTILE, 20, 2), entry(1, HOSTILE, 10, 1))
+    lines = [*leaderboard_lines(DAY, named, None, over=False), board_note(named)]
+    document = json.dumps(leaderboard_document(DAY, named, over=False), ensure_ascii=False)
     for text in (*lines, document):
         assert all(" " <= ch <= "~" or ch in "\n" for ch in text), repr(text)
     for words in (f"leaderboard {HOSTILE}", f"keys {HOSTILE}", f"daily {HOSTILE}", f"{HOSTILE} x"):
@@ -444,8 +463,8 @@ def test_the_store_keeps_one_ranked_game_per_player_and_day_within_the_address_c
             assert await store.load(ids[0], board) == b"h\nwas"
             result = replace(first, status="finished", recording=b"h\nwasd", score=12, biggest=8, moves=4, cells="1 2")
             await store.daily_result(result)
-            assert await store.daily_by_id(first.id) == replace(result, times=" 10 20 35")
-            assert await store.daily_entry(DAY, ids[0]) == replace(result, times=" 10 20 35")
+            assert await store.daily_by_id(first.id) == replace(result, times=" 10 20 35", machine=False)
+            assert await store.daily_entry(DAY, ids[0]) == replace(result, times=" 10 20 35", machine=False)
             assert [e.player for e in await store.daily_entries(DAY)] == [ids[0], ids[1], ids[2]]
             assert len(await store.daily_entries()) == 4
             assert await store.daily_by_id(999) is None

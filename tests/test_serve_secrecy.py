@@ -66,9 +66,9 @@ def test_the_rule_hides_todays_ranked_deal_from_all_but_its_player_and_never_its
 # What may compute a day's deal or its end, and why none of them shows a game.
 DEAL_MAKERS = {
     ("secrecy", "facts_of_seed", "day_seed"),  # the rule's own facts
+    ("secrecy", "secret_seed", "day_seed"),  # the seed stats has the database leave out (after asking the rule)
     ("ranked", "open_daily", "day_seed"),  # the day's game dealt to its player
     ("ranked", "open_daily", "practice_seed"),  # practice dealt
-    ("ranked", "DailyGame._feed", "day_end"),  # the board note: games still open at midnight count as they stood
     ("ranked", "RankedGame.__init__", "day_end"),  # the ranked game ends at midnight
 }
 # The paths that show a game, and what each asks (the rule, or a helper that asks it).

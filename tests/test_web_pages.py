@@ -8,6 +8,7 @@ import json
 import re
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator, List, Optional
 
@@ -16,8 +17,8 @@ import pytest
 pytest.importorskip("asyncssh", exc_type=ImportError)
 pytest.importorskip("aiohttp", exc_type=ImportError)
 
-from ansi2048.serve.daily import day_of, standings
-from ansi2048.serve.store.base import DailyEntry
+from ansi2048.serve.daily import day_of
+from ansi2048.serve.store.base import DailyBoard, DailyEntry, Standing
 from ansi2048.serve.web.pages import leaderboard_html
 from ansi2048.serve.web.protocol import CONTENT_SECURITY_POLICY
 
@@ -54,6 +55,14 @@ class DailyStore(MemoryStore):
     async def daily_by_id(self, wanted: int) -> Optional[DailyEntry]:
         return next((known for known in self.entries if known.id == wanted), None)
 
+    async def daily_board(self, day: str, me: Optional[int], top: int) -> DailyBoard:
+        ranked = sorted(
+            (known for known in self.entries if known.day == day and known.status in ("playing", "finished")),
+            key=lambda known: (-known.score, known.moves, known.started, known.id),
+        )
+        table = [Standing(rank, replace(known, recording=b"", times=""), False) for rank, known in enumerate(ranked, 1)]
+        return DailyBoard(len(table), tuple(table[:top]), next((s for s in table if s.entry.player == me), None))
+
 
 @pytest.fixture
 def log() -> LogLines:
@@ -68,7 +77,7 @@ def door(tmp_path: Path, log: LogLines) -> Iterator[WebServerThread]:
 
 def test_a_name_is_escaped_on_the_page() -> None:
     hostile = entry(1, PAST, '<script>alert("x")</script>&amp;<img src=x onerror=y>', 10)
-    page = leaderboard_html(PAST, standings([hostile], over=True), over=True)
+    page = leaderboard_html(PAST, [Standing(1, hostile, False)], over=True)
     assert "<script" not in page and "<img" not in page and "onerror=y>" not in page
     assert "&amp;amp;" not in page  # escaped once, after the name was reduced
 

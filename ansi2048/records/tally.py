@@ -17,7 +17,7 @@ from ..game.engine import UNDO_DEPTH
 if TYPE_CHECKING:
     from .history import Record
 
-__all__ = ["RECENT", "TOP", "WINDOW", "Board", "BoardStats", "Fetch", "Tally"]
+__all__ = ["RECENT", "TOP", "WINDOW", "Board", "BoardStats", "Fetch", "Tally", "median"]
 
 TOP = 10  # games in a board's top list
 RECENT = 30  # scores in the sparkline
@@ -275,7 +275,7 @@ class Tally:
                     best=board.best,
                     best_unaided=board.best_unaided,
                     assisted=board.assisted,
-                    median=_median(board.scores, board.played),
+                    median=median(board.scores, board.played),
                     tiles=tuple(sorted(board.tiles.items(), reverse=True)),
                     recent=tuple(board.recent),
                     top=tuple(self.top(key, fetch)),
@@ -292,7 +292,7 @@ class Tally:
         return [where for _, where in sorted(self._listing)]
 
 
-def _median(counts: Mapping[int, int], total: int) -> float:
+def median(counts: Mapping[int, int], total: int) -> float:
     """The median of ``total`` scores given as {score: how many}, exact for
     whole numbers of any size (statistics.median goes through float)."""
     low_at, high_at = (total - 1) // 2, total // 2  # the middle one or two, counted from 0

@@ -19,15 +19,15 @@ from __future__ import annotations
 import datetime
 import hashlib
 import hmac
-import statistics
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .. import __version__
 from ..records.recording import split_header
-from ..storage.save_file import SaveFile
+from ..storage.save_file import SaveFile, Steps, finish
 from .names import display_name
-from .store.base import DailyEntry
+from .store.base import DailyBoard, DailyEntry, Standing
+from .store.daily import FINISHED, PLAYING, RANKED, machine_timing, times_list
 
 __all__ = [
     "DAILY",
@@ -49,23 +49,13 @@ __all__ = [
     "practice_seed",
     "replay_recording",
     "same_rules",
-    "standings",
     "verdict",
+    "verdict_steps",
 ]
 
 DAILY = (4, 4, 2048)  # rows, columns, goal; and beyond: play goes on past the goal
-PLAYING, FINISHED, ASSISTED, MISMATCH = "playing", "finished", "assisted", "mismatch"
-RANKED = (PLAYING, FINISHED)  # the statuses the board shows
+ASSISTED, MISMATCH = "assisted", "mismatch"
 TOP = 10  # the board's length
-
-# Key timing no person types: at least this many keys whose gaps have a
-# median under MACHINE_GAP seconds and vary by less than MACHINE_SPREAD
-# (their standard deviation over their mean). A person's gaps wander (a
-# thought, a glance, a burst); a script's, or a held-down key's repeat, do
-# not. Such games are marked on the board, not hidden.
-MACHINE_KEYS = 100
-MACHINE_GAP = 0.25
-MACHINE_SPREAD = 0.2
 
 
 def day_of(now: float) -> str:
@@ -129,10 +119,15 @@ def cells_text(cells: Sequence[int]) -> str:
 def replay_recording(recording: bytes) -> Replayed:
     """``recording`` replayed from its header's seed through the engine, as
     a saved game is (strictly); ValueError (the reason) if it cannot be."""
+    return finish(replay_steps(recording))
+
+
+def replay_steps(recording: bytes, every: int = 0) -> Steps[Replayed]:
+    """:func:`replay_recording` in steps of ``every`` items (``SaveFile.load_steps``)."""
     header, _ = split_header(recording)
     if header is None or header.rows is None or header.cols is None or header.goal is None:
         raise ValueError("no valid header")
-    loaded = SaveFile("", header.rows, header.cols, header.goal, recording).load()
+    loaded = yield from SaveFile("", header.rows, header.cols, header.goal, recording).load_steps(every)
     assert loaded is not None  # a recording in memory is always there
     game = loaded.game
     return Replayed(game.score, game.biggest, game.moves, game.over, cells_text(game.cells))
@@ -147,8 +142,13 @@ def same_rules(recording: bytes) -> bool:
 def verdict(recording: bytes, score: int, cells: str) -> Tuple[Optional[Replayed], str]:
     """The replay of ``recording`` and why it may not be ranked as the game
     the player saw (``score``, ``cells``): "" when it may."""
+    return finish(verdict_steps(recording, score, cells))
+
+
+def verdict_steps(recording: bytes, score: int, cells: str, every: int = 0) -> Steps[Tuple[Optional[Replayed], str]]:
+    """:func:`verdict` in steps of ``every`` items of the replay, for the event loop to run between."""
     try:
-        replayed = replay_recording(recording)
+        replayed = yield from replay_steps(recording, every)
     except ValueError as error:
         return None, str(error)
     if not same_rules(recording):
@@ -158,42 +158,11 @@ def verdict(recording: bytes, score: int, cells: str) -> Tuple[Optional[Replayed
     return replayed, ""
 
 
-def machine_timing(times: Sequence[int]) -> bool:
-    """Key arrival times (ms) no person types (the rule above)."""
-    if len(times) < MACHINE_KEYS:
-        return False
-    gaps = [(later - earlier) / 1000 for earlier, later in zip(times, times[1:])]
-    mean = statistics.fmean(gaps)
-    if statistics.median(gaps) >= MACHINE_GAP or mean <= 0:
-        return mean <= 0  # every key in one burst: pasted
-    return statistics.pstdev(gaps) / mean < MACHINE_SPREAD
-
-
 def times_of(entry: DailyEntry) -> List[int]:
-    return [int(word) for word in entry.times.split() if word.isdigit()]
+    return times_list(entry.times)
 
 
 # -- the board ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Standing:
-    rank: int
-    entry: DailyEntry
-    machine: bool
-
-
-def standings(entries: Sequence[DailyEntry], over: bool = False) -> List[Standing]:
-    """The ranked games, best first: by score, then fewer moves, then the
-    earlier start. Once the day is ``over`` every one is finished: a game
-    still open at midnight counts as it stood."""
-    ranked = sorted(
-        (entry for entry in entries if entry.status in RANKED),
-        key=lambda entry: (-entry.score, entry.moves, entry.started, entry.id),
-    )
-    if over:
-        ranked = [replace(entry, status=FINISHED) for entry in ranked]
-    return [Standing(rank, entry, machine_timing(times_of(entry))) for rank, entry in enumerate(ranked, 1)]
 
 
 def clock_text(seconds: float) -> str:
@@ -202,9 +171,15 @@ def clock_text(seconds: float) -> str:
     return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
 
 
-def _line(standing: Standing) -> str:
+def _finished(entry: DailyEntry, over: bool) -> bool:
+    """Shown as finished: once the day is ``over`` a game still open at
+    midnight counts as it stood."""
+    return over or entry.status == FINISHED
+
+
+def _line(standing: Standing, over: bool) -> str:
     entry = standing.entry
-    state = "finished" if entry.status == FINISHED else "playing"
+    state = "finished" if _finished(entry, over) else "playing"
     mark = " *" if standing.machine else ""
     return (
         f"{standing.rank:>4}  {display_name(entry.name):<16} {entry.score:>7} {entry.biggest:>6} {entry.moves:>6}"
@@ -212,25 +187,27 @@ def _line(standing: Standing) -> str:
     )
 
 
-def leaderboard_lines(day: str, entries: Sequence[DailyEntry], me: Optional[int], over: bool) -> List[str]:
-    """The day's board as text: the top 10, then the caller's own rank."""
-    table = standings(entries, over)
-    lines = [f"The daily game of {day} (UTC), {len(table)} ranked"]
-    if not table:
+def leaderboard_lines(day: str, board: DailyBoard, me: Optional[int], over: bool) -> List[str]:
+    """The day's board as text: the top 10, then the caller's own rank; the
+    mark's footnote when a game shown has it."""
+    lines = [f"The daily game of {day} (UTC), {board.ranked} ranked"]
+    if not board.top:
         return [*lines, "No ranked game yet."]
     lines.append("rank  name               score   tile  moves     time  state       id")
-    lines += [_line(standing) for standing in table[:TOP]]
-    mine = next((standing for standing in table if standing.entry.player == me), None)
-    if mine is not None and mine.rank > TOP:
-        lines += ["  ...", _line(mine)]
-    if any(standing.machine for standing in table):
+    shown = list(board.top[:TOP])
+    lines += [_line(standing, over) for standing in shown]
+    mine = board.mine
+    if mine is not None and mine not in shown:
+        lines += ["  ...", _line(mine, over)]
+        shown.append(mine)
+    if any(standing.machine for standing in shown):
         lines.append("* key timing no person types (see: help)")
     if me is not None:
-        lines.append(f"Your rank: {mine.rank} of {len(table)}" if mine else "You have no ranked game this day.")
+        lines.append(f"Your rank: {mine.rank} of {board.ranked}" if mine else "You have no ranked game this day.")
     return lines
 
 
-def _standing_document(standing: Standing) -> Dict[str, Any]:
+def _standing_document(standing: Standing, over: bool) -> Dict[str, Any]:
     entry = standing.entry
     return {
         "rank": standing.rank,
@@ -239,34 +216,31 @@ def _standing_document(standing: Standing) -> Dict[str, Any]:
         "biggest": entry.biggest,
         "moves": entry.moves,
         "seconds": round(entry.seconds, 3),
-        "finished": entry.status == FINISHED,
+        "finished": _finished(entry, over),
         "id": entry.id,
         "machine_timing": standing.machine,
     }
 
 
-def leaderboard_document(day: str, entries: Sequence[DailyEntry], me: Optional[int], over: bool) -> Dict[str, Any]:
+def leaderboard_document(day: str, board: DailyBoard, over: bool) -> Dict[str, Any]:
     """The day's board as one JSON document (documented in docs/serving.md)."""
-    table = standings(entries, over)
-    mine = next((standing for standing in table if standing.entry.player == me), None)
     return {
         "version": __version__,
         "day": day,
-        "ranked": len(table),
-        "top": [_standing_document(standing) for standing in table[:TOP]],
-        "you": None if mine is None else _standing_document(mine),
+        "ranked": board.ranked,
+        "top": [_standing_document(standing, over) for standing in board.top[:TOP]],
+        "you": None if board.mine is None else _standing_document(board.mine, over),
     }
 
 
-def board_note(entries: Sequence[DailyEntry], me: Optional[int], over: bool) -> str:
+def board_note(board: DailyBoard) -> str:
     """The board on one line (the game's note line, under ``b``): the top
     three and the player's own rank."""
-    table = standings(entries, over)
-    if not table:
+    if not board.top:
         return "the board: no ranked game yet"
-    top = "  ".join(f"{s.rank}. {display_name(s.entry.name)} {s.entry.score}" for s in table[:3])
-    mine = next((standing for standing in table if standing.entry.player == me), None)
-    you = f"; you: {mine.rank} of {len(table)}" if mine is not None else f"; {len(table)} ranked"
+    top = "  ".join(f"{s.rank}. {display_name(s.entry.name)} {s.entry.score}" for s in board.top[:3])
+    mine = board.mine
+    you = f"; you: {mine.rank} of {board.ranked}" if mine is not None else f"; {board.ranked} ranked"
     return f"the board: {top}{you}"
 
 

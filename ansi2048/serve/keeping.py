@@ -12,8 +12,10 @@ store cannot take them, as it does for every write of play
 
 from __future__ import annotations
 
+import asyncio
+import time
 from functools import partial
-from typing import Callable, List, Optional, Protocol, Tuple
+from typing import Callable, List, Optional, Protocol, Tuple, TypeVar
 
 from .. import __version__
 from ..game.engine import Game
@@ -23,15 +25,23 @@ from ..play.keyboard import _resumed_note
 from ..records.history import Record, config_key, unaided_key
 from ..records.recording import Item, format_header
 from ..storage.history_file import utc_timestamp
-from ..storage.save_file import SaveFile, saved_bytes
+from ..storage.save_file import Loaded, SaveFile, Steps, saved_bytes
 from .pauses import Write
 from .store.base import Store
 
-__all__ = ["CLAIM_SECONDS", "GuestKeeping", "Keeping", "Pending", "StoreKeeping", "open_game"]
+__all__ = ["CLAIM_SECONDS", "GuestKeeping", "Keeping", "Pending", "StoreKeeping", "load_recording", "open_game"]
 
 # A session's claim on its game lasts this long unless renewed (a crashed
 # server's games are free again after it), and is renewed at a third of it.
 CLAIM_SECONDS = 30.0
+# A resume replays the recording on the event loop a step at a time, each
+# step this many cells moved (a move of a 10x10 board moves 100): about a
+# millisecond, so that another player's frame waits at most that long behind
+# someone resuming a game of 100,000 moves (benchmarks/stalls.py).
+_REPLAY_STEP_CELLS = 20_000
+
+T = TypeVar("T")
+
 # The player's latest history records a record is looked for before it is
 # kept (kept once: see StoreKeeping.keep).
 _RECENT_RECORDS = 20
@@ -164,6 +174,31 @@ class Pending:
         self.records, self.bests, self.unaided = [], [], []
 
 
+async def stepped(steps: Steps[T]) -> T:
+    """What ``steps`` gives, the event loop free to run other sessions' work between its steps."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            result: T = done.value
+            return result
+        # The interpreter's lock let go for a moment: the store's threads
+        # (the commit another player's frame waits for) run now, not only at
+        # the interpreter's forced switches (5 ms apart, at every statement).
+        time.sleep(0)
+        await asyncio.sleep(0)
+
+
+def replay_step(rows: int, cols: int) -> int:
+    """The items a step of a resume replays on this board (:data:`_REPLAY_STEP_CELLS`)."""
+    return max(1, _REPLAY_STEP_CELLS // (rows * cols))
+
+
+async def load_recording(save: SaveFile) -> Optional[Loaded]:
+    """``save`` replayed a step at a time (:func:`stepped`); ValueError as :meth:`SaveFile.load`."""
+    return await stepped(save.load_steps(replay_step(save.rows, save.cols)))
+
+
 async def open_game(
     keeping: Keeping, rows: int, cols: int, goal: int, new: bool, random_seed: Callable[[], int], now: float
 ) -> Tuple[Session, str, List[Write]]:
@@ -182,7 +217,7 @@ async def open_game(
     if recording is not None:
         save = SaveFile("", rows, cols, goal, recording)
         try:
-            loaded = save.load()
+            loaded = await load_recording(save)
         except ValueError as error:
             # Not this version's, or damaged: it stays in the store until a
             # new game replaces it, which is said.
@@ -200,7 +235,8 @@ async def open_game(
                 if over.unaided:
                     writes.append(partial(keeping.record_best, unaided_key(key), over.score))
             else:
-                shorter = save.compacted(loaded) if loaded.restarts_end else None
+                step = replay_step(rows, cols)
+                shorter = await stepped(save.compacted_steps(loaded, step)) if loaded.restarts_end else None
                 if shorter is not None:
                     # The games before the last restart go, as locally: the
                     # recording does not grow with every game played.

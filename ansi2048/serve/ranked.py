@@ -29,6 +29,7 @@ from .daily import (
     MISMATCH,
     PLAYING,
     RANKED,
+    TOP,
     board_note,
     cells_text,
     daily_board,
@@ -39,10 +40,10 @@ from .daily import (
     leaderboard_lines,
     practice_seed,
     times_of,
-    verdict,
+    verdict_steps,
 )
 from .game import SAID_TAKEN_OVER, PlayerGame, _Paused, _Stop
-from .keeping import GuestKeeping, Keeping, StoreKeeping
+from .keeping import GuestKeeping, Keeping, StoreKeeping, load_recording, replay_step, stepped
 from .names import display_name
 from .pauses import Write
 from .secrecy import Deal, GameFacts, Shown, shown
@@ -67,6 +68,7 @@ SECRET_NAME = "daily"  # its name in the database
 SECRET_BYTES = 32
 SECRET_LONGEST = 4096  # a file bigger than this is no secret of ours
 BOARD_KEY = b"b"  # typed alone, in a daily game: the day's board on the note line
+BOARD_NOTE_TOP = 3  # the games that line names
 DEFAULT_PER_ADDRESS = 3  # new identities one address may enter in one day's ranking
 
 # What the ranked game says, on its note line or as its last line.
@@ -179,8 +181,8 @@ class DailyGame(PlayerGame):
         if isinstance(event, Keys) and self._board_keys.asked:
             self._board_keys.asked = False
             await self._progress()
-            entries = await self._saved(partial(self._store.daily_entries, self._day))
-            await self._say(board_note(entries, self._player, self._now() >= day_end(self._day)))
+            board = await self._saved(partial(self._store.daily_board, self._day, self._player, BOARD_NOTE_TOP))
+            await self._say(board_note(board))
             if not event.actions:
                 # b was the whole read: the loop gets no key (it would take
                 # an empty read for a key that is no key, and say so).
@@ -304,7 +306,7 @@ class RankedGame(DailyGame):
             if not await self._daily.renew():
                 return  # taken over since: the session that has the game settles it
             recording = await self._daily.load() or b""
-            await self._store.daily_result(self._result(entry, status, recording)[0])
+            await self._store.daily_result((await self._result(entry, status, recording))[0])
             await self._daily.release()  # kept for this (RankedGame._close)
 
         return settle
@@ -323,7 +325,7 @@ class RankedGame(DailyGame):
             raise _Stop(SAID_TAKEN_OVER)
         self._done = status != PLAYING
         recording = await self._saved(self._daily.load, pause=not self._closing) or b""
-        result, why = self._result(entry, status, recording)
+        result, why = await self._result(entry, status, recording)
         if why and status in RANKED:
             self._done = True
             self._log(
@@ -334,12 +336,15 @@ class RankedGame(DailyGame):
         await self._saved(partial(self._store.daily_result, result), pause=not self._closing)
         self._daily.entry = result
 
-    def _result(self, entry: DailyEntry, status: str, recording: bytes) -> Tuple[DailyEntry, str]:
+    async def _result(self, entry: DailyEntry, status: str, recording: bytes) -> Tuple[DailyEntry, str]:
         """``entry`` settled as ``status`` from the stored ``recording``, and
         why its replay does not match the game the player saw ("" if it does;
         then a ranked status is MISMATCH)."""
         game = self.play.session.game
-        replayed, why = verdict(recording, game.score, cells_text(game.cells))
+        rows, cols, _ = DAILY
+        replayed, why = await stepped(
+            verdict_steps(recording, game.score, cells_text(game.cells), replay_step(rows, cols))
+        )
         if why and status in RANKED:
             status = MISMATCH
         result = replace(entry, status=status, recording=recording, seconds=self._daily.last / 1000)
@@ -416,7 +421,7 @@ async def _open_kept(keeping: StoreKeeping, day: str, seed: int, undo: bool) -> 
     rows, cols, goal = DAILY
     header = format_header(seed, rows, cols, goal, __version__).encode("ascii")
     recording = await keeping.load()
-    loaded = SaveFile("", rows, cols, goal, recording).load() if recording is not None else None
+    loaded = await load_recording(SaveFile("", rows, cols, goal, recording)) if recording is not None else None
     opening: List[Write] = []
     # Practice kept by an earlier version dealt the ranked tiles: it starts again on its own.
     if loaded is None or (undo and (loaded.game.over or loaded.game.seed != seed)):
@@ -432,12 +437,12 @@ async def leaderboard_output(
 ) -> List[str]:
     """What ``leaderboard [DAY] [--json]`` prints: ``day``'s board (None:
     today's) as text or one JSON document; ``me``: the caller, if a player."""
-    board = day or day_of(now)
-    entries = await store.daily_entries(board)
+    day = day or day_of(now)
+    board = await store.daily_board(day, me, TOP)
     # The board shows scores, never a deal; once the day's deal is public
     # (the secrecy rule) its games are over, each as it stood.
-    over = shown(GameFacts(Deal.RANKED, board), None, day_of(now)) is Shown.EVERYTHING
+    over = shown(GameFacts(Deal.RANKED, day), None, day_of(now)) is Shown.EVERYTHING
     if as_json:
-        text: str = json.dumps(leaderboard_document(board, entries, me, over), indent=1)
+        text: str = json.dumps(leaderboard_document(day, board, over), indent=1)
         return text.splitlines()
-    return leaderboard_lines(board, entries, me, over)
+    return leaderboard_lines(day, board, me, over)

@@ -29,6 +29,7 @@ __all__ = [
     "live_secret_line",
     "published",
     "secret_line",
+    "secret_seed",
     "shown",
 ]
 
@@ -76,6 +77,13 @@ def facts_of_seed(seed: int, owner: Optional[int], secret: bytes, today: str) ->
     if seed == day_seed(secret, today):
         return GameFacts(Deal.RANKED, today, owner)
     return GameFacts(Deal.REGULAR, "", owner)
+
+
+def secret_seed(secret: bytes, today: str) -> int:
+    """The one seed that a finished game known by its seed alone may have
+    and be secret (:func:`facts_of_seed`): today's ranked deal's. ``stats``
+    has the database leave its games out, asking :func:`shown` first."""
+    return day_seed(secret, today)
 
 
 def secret_line(command: str, what: str, day: str) -> str:

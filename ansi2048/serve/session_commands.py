@@ -7,14 +7,15 @@ from __future__ import annotations
 
 from contextlib import suppress
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
 
 import asyncssh
 
 from ..options.context import Options
 from ..options.parser import EXIT_ERROR, EXIT_OK
 from ..play.screen import Screen, wants_motion
-from ..records.history import Record, board_stats, stats_document
+from ..records.history import stats_document
+from ..records.tally import BoardStats
 from ..render.stats import stats_lines
 from ..render.style import ColorDepth
 from ..render.themes import THEMES
@@ -26,7 +27,17 @@ from .live import LiveGame, WatchFull
 from .names import display_name
 from .ranked import leaderboard_output
 from .replay import SAID_LEFT, CastClient, Playback, play_replay, stream_cast
-from .secrecy import Refused, Shown, facts_of_seed, keys_for, live_secret_line, published, secret_line, shown
+from .secrecy import (
+    Refused,
+    Shown,
+    facts_of_seed,
+    keys_for,
+    live_secret_line,
+    published,
+    secret_line,
+    secret_seed,
+    shown,
+)
 from .store.base import Finished, Player, Prefs
 from .watch import Refusal, no_game_of, watch_session
 
@@ -191,19 +202,20 @@ async def stats_command(session: SessionChannel, as_json: bool) -> int:
     """``stats [--json]``: the player's records (``--stats``'s), then their
     last finished games with the ids ``replay`` and ``cast`` take."""
     player = await session.player()
-    kept = await session.server.store.history(player.id) if player is not None else []
     # The statistics show each top game's seed: a game whose seed may not be
-    # shown (the day's ranked deal, :mod:`.secrecy`) counts once the day is over.
+    # shown (the day's ranked deal, :mod:`.secrecy`) counts once the day is
+    # over. Only today's ranked deal is known by its seed alone to be such a
+    # game (facts_of_seed); the database aggregates the others, so a history
+    # of any length is never read whole.
     server = session.server
     today, viewer = day_of(server.now()), player.id if player is not None else None
-
-    def public(record: Record) -> bool:
-        facts = facts_of_seed(record.seed, viewer, server.daily_secret, today)
-        return shown(facts, viewer, today) is Shown.EVERYTHING
-
-    stats = board_stats([finished.record for finished in kept if public(finished.record)])
-    held = sum(1 for finished in kept if not public(finished.record))
-    last = kept[-LAST_LISTED:][::-1]
+    todays = secret_seed(server.daily_secret, today)
+    public = shown(facts_of_seed(todays, viewer, server.daily_secret, today), viewer, today) is Shown.EVERYTHING
+    stats: List[BoardStats] = []
+    held, last = 0, []
+    if player is not None:
+        stats, held = await server.store.stats(player.id, NO_SEED if public else todays)
+        last = (await server.store.history(player.id, LAST_LISTED))[::-1]
     if as_json:
         import json
 
@@ -223,7 +235,7 @@ async def stats_command(session: SessionChannel, as_json: bool) -> int:
         lines = stats_lines(stats, ColorDepth.NONE, width, replayable=False)
     else:
         guest = " (as a guest, nothing is kept: connect with an SSH key)" if player is None else ""
-        lines = [f"No finished games yet.{guest}" if not kept else "No finished games counted yet."]
+        lines = [f"No finished games yet.{guest}" if not last else "No finished games counted yet."]
     if held:
         lines.append(f"{held} of today's daily games count once the day is over (its tiles are secret).")
     if last:
@@ -234,6 +246,7 @@ async def stats_command(session: SessionChannel, as_json: bool) -> int:
 
 
 # stats lists this many of the player's last games, with their ids.
+NO_SEED = -1  # held back from stats when no seed is: no game has it
 LAST_LISTED = 5
 
 

@@ -17,7 +17,7 @@ import io
 import os
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import IO, Callable, Iterator, List, Optional, Tuple
+from typing import IO, Callable, Generator, Iterator, List, Optional, Tuple, TypeVar, cast
 
 from .. import __version__
 from ..game.engine import Game
@@ -26,12 +26,17 @@ from ..game.session import Run, Session
 from ..records.recording import BodyDecoder, Header, Item, Reseed, apply_item, encode_item, format_header, split_header
 from .files import atomic_write, open_regular, set_aside
 
-__all__ = ["Progress", "Resumed", "SaveFile", "saved_bytes"]
+__all__ = ["Loaded", "Progress", "Resumed", "SaveFile", "Steps", "finish", "saved_bytes"]
 
 # Saves are read in chunks of this size, so resuming takes the same memory
 # whatever the save's size (the game keeps a bounded undo history).
 _CHUNK = 1 << 16
 _MAX_HEADER = 4096  # a header with the longest seed is about 1100 bytes
+
+# A replay in steps: it yields between parts of its items (so a caller can
+# run other work between them), and returns what it replayed.
+T = TypeVar("T")
+Steps = Generator[None, None, T]
 
 # Told (bytes read, bytes in all) as a long resume goes; the caller decides
 # whether and how to show it.
@@ -50,7 +55,7 @@ class Resumed:
 
 
 @dataclass(frozen=True)
-class _Loaded:
+class Loaded:
     """A save replayed: the game on the board and what compaction needs."""
 
     game: Game
@@ -122,43 +127,50 @@ class SaveFile:
             raise
         return stream, header, first
 
-    def load(self, progress: Optional[Progress] = None) -> Optional[_Loaded]:
+    def load(self, progress: Optional[Progress] = None) -> Optional[Loaded]:
         """The saved game replayed (finished or not); None if there is none.
         Raises ValueError (with the reason) if the file is corrupt or is not
         a regular file. Streams: memory stays flat whatever the save's size."""
+        return finish(self.load_steps(progress=progress))
+
+    def load_steps(self, every: int = 0, progress: Optional[Progress] = None) -> Steps[Optional[Loaded]]:
+        """:meth:`load` in steps of ``every`` items (0: one step), for a
+        caller that has other work to run between them (a server's event loop)."""
         try:
             stream, header, first = self._open_body()
         except FileNotFoundError:
             return None
         with stream:
-            return self._replay(stream, header, first, self._size(stream), progress)
+            return (yield from self._replay(stream, header, first, self._size(stream), progress, every))
 
     def _size(self, stream: IO[bytes]) -> int:
         return len(self.recording) if self.recording is not None else os.fstat(stream.fileno()).st_size
 
     def _replay(
-        self, stream: IO[bytes], header: Header, first: bytes, total: int, progress: Optional[Progress]
-    ) -> _Loaded:
+        self, stream: IO[bytes], header: Header, first: bytes, total: int, progress: Optional[Progress], every: int
+    ) -> Steps[Loaded]:
         assert header.seed is not None
         session = Session(Game(self.rows, self.cols, self.goal, header.seed))
         count, restarts_end, seed_after = 0, 0, header.seed
 
-        def play(items: List[Item]) -> None:
+        def play(items: List[Item]) -> Steps[None]:
             nonlocal count, restarts_end, seed_after
-            for item in items:
-                apply_item(session, item)
-                count += 1
-                if _is_restart(item):
-                    restarts_end, seed_after = count, session.game.seed
+            for part in _parts(items, every):
+                for item in part:
+                    apply_item(session, item)
+                    count += 1
+                    if _is_restart(item):
+                        restarts_end, seed_after = count, session.game.seed
+                yield
 
         decoder = BodyDecoder(saved=True)
         for items in _chunks(stream, first, total, decoder, progress):
-            play(items)
+            yield from play(items)
         open_line = decoder.open_line
-        play(decoder.finish())
+        yield from play(decoder.finish())
         # The log holds every score it reached: a best that a killed game had
         # not written yet is recovered from it.
-        return _Loaded(session.game, header.seed, session.best, restarts_end, seed_after, open_line, session.runs())
+        return Loaded(session.game, header.seed, session.best, restarts_end, seed_after, open_line, session.runs())
 
     def items(self, skip: int = 0) -> Iterator[List[Item]]:
         """The saved items after the first ``skip``, a chunk's worth at a time
@@ -173,7 +185,7 @@ class SaveFile:
                 yield items[skip:]
                 skip = 0
 
-    def compact(self, loaded: _Loaded, progress: Optional[Progress] = None) -> Optional[_Loaded]:
+    def compact(self, loaded: Loaded, progress: Optional[Progress] = None) -> Optional[Loaded]:
         """Drop the games before the last restart from the save, if the game
         on the board is the one that restart began (an undo can have brought
         an earlier game back: then nothing is dropped, and None is returned).
@@ -188,15 +200,21 @@ class SaveFile:
         atomic_write(self.path, chunks)
         return compacted
 
-    def compacted(self, loaded: _Loaded) -> Optional[Tuple[_Loaded, Iterator[bytes]]]:
+    def compacted(self, loaded: Loaded) -> Optional[Tuple[Loaded, Iterator[bytes]]]:
         """What :meth:`compact` writes, without writing it: the game as the
         shorter save replays it, and that save's bytes (read lazily from
         this one); None if nothing can be dropped."""
+        return finish(self.compacted_steps(loaded))
+
+    def compacted_steps(self, loaded: Loaded, every: int = 0) -> Steps[Optional[Tuple[Loaded, Iterator[bytes]]]]:
+        """:meth:`compacted` in steps of ``every`` items (as :meth:`load_steps`)."""
         seed = loaded.seed_after_restart
         after = Session(Game(self.rows, self.cols, self.goal, seed))
         for items in self.items(loaded.restarts_end):
-            for item in items:
-                apply_item(after, item)
+            for part in _parts(items, every):
+                for item in part:
+                    apply_item(after, item)
+                yield
         if _state(after.game) != _state(loaded.game):
             return None
 
@@ -205,7 +223,7 @@ class SaveFile:
             for items in self.items(loaded.restarts_end):
                 yield "".join(encode_item(item) for item in items).encode("ascii")
 
-        return _Loaded(after.game, seed, loaded.best_seen, 0, seed, False, after.runs()), chunks()
+        return Loaded(after.game, seed, loaded.best_seen, 0, seed, False, after.runs()), chunks()
 
     def quarantine(self) -> str:
         """Move a bad save aside (never delete it); returns the new name."""
@@ -269,6 +287,24 @@ def _chunks(
         data = stream.read(_CHUNK)
         if not data:
             return
+
+
+def _parts(items: List[Item], every: int) -> Iterator[List[Item]]:
+    """``items`` in parts of ``every`` (0: whole)."""
+    if not every or len(items) <= every:
+        yield items
+        return
+    for start in range(0, len(items), every):
+        yield items[start : start + every]
+
+
+def finish(steps: Steps[T]) -> T:
+    """What ``steps`` gives, run through at once."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return cast(T, done.value)
 
 
 def _chain_finish(chunks: Iterator[List[Item]], decoder: BodyDecoder) -> Iterator[List[Item]]:

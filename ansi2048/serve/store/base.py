@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, List, Optional, Protocol, Sequence, Tuple
 
 from ...records.history import Record
+from ...records.tally import BoardStats
 from .links import Statement
 
 # A ranked daily game's entry (its id) and the arrival times of the keys
@@ -33,12 +34,14 @@ DailyTimes = Tuple[int, str]
 __all__ = [
     "Claim",
     "ClaimLost",
+    "DailyBoard",
     "DailyEntry",
     "DailyTimes",
     "Finished",
     "Player",
     "Prefs",
     "SchemaTooNew",
+    "Standing",
     "Store",
     "StoreError",
     "StoreUnavailable",
@@ -127,6 +130,30 @@ class DailyEntry:
     moves: int = 0
     seconds: float = 0.0  # from the start to the last key
     cells: str = ""  # the final board, row by row, space-separated
+    # Whether its key timing is no person's (serve/daily.py's rule), found
+    # when it was last settled; None: not known (keys came since, or it was
+    # stored by a version that did not keep it): found from ``times``.
+    machine: Optional[bool] = None
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A ranked game's place on its day's board: its rank, its entry (read
+    without its recording and times) and whether its key timing is no person's."""
+
+    rank: int
+    entry: DailyEntry
+    machine: bool
+
+
+@dataclass(frozen=True)
+class DailyBoard:
+    """What a day's leaderboard shows: how many games are ranked, the best
+    ones, and the asking player's own standing (None: they have none)."""
+
+    ranked: int
+    top: Tuple[Standing, ...]
+    mine: Optional[Standing]
 
 
 class Store(Protocol):
@@ -213,6 +240,11 @@ class Store(Protocol):
     async def history(self, player: int, limit: Optional[int] = None) -> List[Finished]:
         """The player's finished games, oldest first (the newest ``limit``)."""
 
+    async def stats(self, player: int, held_seed: int) -> Tuple[List[BoardStats], int]:
+        """The player's statistics per board, aggregated by the database, as
+        :func:`~ansi2048.records.history.board_stats` gives them of their
+        records but those of ``held_seed``; and how many of those there are."""
+
     async def finished(self, player: int, game: int) -> Optional[Record]:
         """The player's finished game of id ``game``; None if they have none
         of that id (another player's game is not theirs)."""
@@ -233,5 +265,12 @@ class Store(Protocol):
     async def daily_entries(self, day: Optional[str] = None) -> List[DailyEntry]:
         """The ranked games of ``day`` (None: every day), by id."""
 
+    async def daily_board(self, day: str, me: Optional[int], top: int) -> DailyBoard:
+        """``day``'s board: the ``top`` best ranked games (by score, then
+        fewer moves, then the earlier start) and ``me``'s own standing, read
+        without a recording."""
+
     async def daily_result(self, entry: DailyEntry) -> None:
-        """Store ``entry``'s status, recording and result (found by its id)."""
+        """Store ``entry``'s status, recording and result (found by its id),
+        and whether its stored key times are no person's (``entry.machine``
+        is not read: the times stored beside its keys decide)."""

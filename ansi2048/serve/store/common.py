@@ -9,11 +9,11 @@ import re
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ...records.history import Record, config_key
 from ..names import folded
 from .base import Prefs, SchemaTooNew
-from .daily import SCHEMA_STEP as DAILY_STEP
+from .daily import MACHINE_STEP, SCHEMA_STEP as DAILY_STEP
 from .links import SCHEMA_STEP as LINKS_STEP
+from .tallies import TALLY_STEP
 
 __all__ = [
     "DEFAULT_FILE",
@@ -24,7 +24,6 @@ __all__ = [
     "Migration",
     "Row",
     "distinct_name",
-    "history_row",
     "migrations",
     "names_to_fold",
     "pending_migrations",
@@ -115,6 +114,9 @@ _STEPS: Tuple[Tuple[str, ...], ...] = (
     # 5: names unique without regard to case: the later of two names equal
     # but for case renamed first (names_to_fold, logged), then the index.
     (FOLD_NAMES, "CREATE UNIQUE INDEX players_folded_name ON players (lower(name))"),
+    # 6: the daily board's key-timing verdict kept, and its order indexed (store/daily.py); what
+    # the statistics need of each record beside it, and whether it counts (store/tallies.py).
+    (*MACHINE_STEP, *TALLY_STEP),
 )
 
 
@@ -191,18 +193,3 @@ def prefs_row(prefs: Prefs) -> Row:
 def prefs_of(row: Row) -> Prefs:
     theme, color, animation, private = row
     return Prefs(theme, color, None if animation is None else bool(animation), bool(private))
-
-
-@dataclass(frozen=True)
-class HistoryRow:
-    """A finished game as stored: its board and score beside the record's
-    line, so that rankings can be queried without parsing every line."""
-
-    board: str
-    score: int
-    daily: Optional[str]
-    line: str
-
-
-def history_row(record: Record) -> HistoryRow:
-    return HistoryRow(config_key(record.rows, record.cols, record.goal), record.score, record.daily, record.to_json())

@@ -22,31 +22,31 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from ...records.history import Record
-from .base import Claim, ClaimLost, DailyEntry, DailyTimes, Finished, Player, Prefs, StoreError, StoreUnavailable
+from ...records.tally import BoardStats
+from .base import (
+    Claim,
+    ClaimLost,
+    DailyTimes,
+    Finished,
+    Player,
+    Prefs,
+    StoreError,
+    StoreUnavailable,
+)
 from .common import (
     POSTGRES,
     Migration,
     distinct_name,
-    history_row,
     migrations,
     name_pattern,
     prefs_of,
     prefs_row,
 )
-from .daily import (
-    COUNT_ADDRESS as daily_COUNT_ADDRESS,
-    INSERT as daily_INSERT,
-    RESULT as daily_RESULT,
-    SELECT_ALL as daily_SELECT_ALL,
-    SELECT_BY_ID as daily_SELECT_BY_ID,
-    SELECT_DAY as daily_SELECT_DAY,
-    SELECT_ENTRY as daily_SELECT_ENTRY,
-    entry_of as daily_entry_of,
-    result_row as daily_result_row,
-)
 from .links import Statement
 from .postgres_appends import Appends
-from .postgres_schema import SCHEMA_LOCK, migrate
+from .postgres_daily import DailyOnPostgres
+from .postgres_schema import migrate
+from .tallies import keep_plan, run_plan_async, stats_plan, tally_plan
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
@@ -74,7 +74,7 @@ def _first_line(error: Exception) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-class PostgresStore:
+class PostgresStore(DailyOnPostgres):
     """:class:`~.base.Store` on the PostgreSQL database at ``url``
     (``postgresql://USER@HOST/DB``, any libpq connection URI).
 
@@ -363,15 +363,12 @@ class PostgresStore:
         return await self._transaction(keep_max)
 
     async def keep(self, player: int, record: Record) -> None:
-        row = history_row(record)
+        await self._transaction(lambda connection: run_plan_async(keep_plan(player, record), _rows_of(connection)))
 
-        async def add(connection: AsyncConnection[Tuple[Any, ...]]) -> None:
-            await connection.execute(
-                "INSERT INTO history (player, board, score, daily, record) VALUES (%s, %s, %s, %s, %s)",
-                (player, row.board, row.score, row.daily, row.line),
-            )
-
-        await self._transaction(add)
+    async def stats(self, player: int, held_seed: int) -> Tuple[List[BoardStats], int]:
+        await self._transaction(lambda connection: run_plan_async(tally_plan(player), _rows_of(connection)))
+        plan = stats_plan(player, held_seed)
+        return await self._transaction(lambda connection: run_plan_async(plan, _rows_of(connection)))
 
     async def history(self, player: int, limit: Optional[int] = None) -> List[Finished]:
         async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> List[Tuple[Any, ...]]:
@@ -393,54 +390,14 @@ class PostgresStore:
         line = await self._transaction(read)
         return None if line is None else Record.from_json(line)
 
-    # -- the daily leaderboard (the SQL: store/daily.py) ----------------------------
 
-    async def daily_start(
-        self, day: str, player: int, address: str, started: float, recording: bytes, most_per_address: int
-    ) -> Optional[DailyEntry]:
-        async def begin(connection: AsyncConnection[Tuple[Any, ...]]) -> Optional[DailyEntry]:
-            # One day's ranking is entered one player at a time, so that two
-            # servers cannot both let an address past its cap.
-            await connection.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (SCHEMA_LOCK, day))
-            found = await (await connection.execute(daily_SELECT_ENTRY, (day, player))).fetchone()
-            if found is not None:
-                return daily_entry_of(found)
-            counted = await (await connection.execute(daily_COUNT_ADDRESS, (day, address, player))).fetchone()
-            assert counted is not None
-            if int(counted[0]) >= most_per_address:
-                return None
-            await connection.execute(daily_INSERT, (day, player, address, started, "playing", recording))
-            row = await (await connection.execute(daily_SELECT_ENTRY, (day, player))).fetchone()
-            assert row is not None
-            return daily_entry_of(row)
+def _rows_of(
+    connection: AsyncConnection[Tuple[Any, ...]],
+) -> Callable[[str, Tuple[Any, ...]], Awaitable[List[Sequence[Any]]]]:
+    """A plan's statements run on ``connection``: each one's rows (none for a write)."""
 
-        return await self._transaction(begin)
+    async def execute(sql: str, parameters: Tuple[Any, ...]) -> List[Sequence[Any]]:
+        cursor = await connection.execute(sql, parameters)
+        return list(await cursor.fetchall()) if cursor.description is not None else []
 
-    async def daily_entry(self, day: str, player: int) -> Optional[DailyEntry]:
-        return await self._daily_one(daily_SELECT_ENTRY, (day, player))
-
-    async def daily_by_id(self, entry: int) -> Optional[DailyEntry]:
-        return await self._daily_one(daily_SELECT_BY_ID, (entry,))
-
-    async def _daily_one(self, sql: str, parameters: Tuple[Any, ...]) -> Optional[DailyEntry]:
-        async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> Optional[DailyEntry]:
-            row = await (await connection.execute(sql, parameters)).fetchone()
-            return None if row is None else daily_entry_of(row)
-
-        return await self._transaction(read)
-
-    async def daily_entries(self, day: Optional[str] = None) -> List[DailyEntry]:
-        async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> List[DailyEntry]:
-            if day is None:
-                cursor = await connection.execute(daily_SELECT_ALL)
-            else:
-                cursor = await connection.execute(daily_SELECT_DAY, (day,))
-            return [daily_entry_of(row) for row in await cursor.fetchall()]
-
-        return await self._transaction(read)
-
-    async def daily_result(self, entry: DailyEntry) -> None:
-        async def write(connection: AsyncConnection[Tuple[Any, ...]]) -> None:
-            await connection.execute(daily_RESULT, daily_result_row(entry))
-
-        await self._transaction(write)
+    return execute

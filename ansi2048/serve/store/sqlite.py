@@ -11,6 +11,12 @@ only a killed server. ``busy_timeout``: another process writing the file
 ``BEGIN IMMEDIATE``: the write lock is taken when the transaction starts,
 so a read-then-write (a claim, a new name) cannot be overtaken between its
 read and its write.
+
+Reads that write nothing (a game's recording, the history, the daily board)
+run on a second connection, the reader's (a thread of its own, the same
+:class:`~.sqlite_writer.Writer` in read transactions, ``query_only``): they
+never wait for the writer's commits, nor make its transactions longer.
+A read begun after a write returned sees it (the write had committed).
 """
 
 from __future__ import annotations
@@ -18,17 +24,18 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any, List, Optional, Sequence, Tuple
 
 from ...records.history import Record
-from .base import Claim, ClaimLost, DailyEntry, DailyTimes, Finished, Player, Prefs
+from ...records.tally import BoardStats
+from .base import Claim, ClaimLost, DailyBoard, DailyEntry, DailyTimes, Finished, Player, Prefs
 from .common import (
     FOLD_NAMES,
     SQLITE,
     Migration,
     distinct_name,
-    history_row,
     migrations,
     name_pattern,
     names_to_fold,
@@ -46,12 +53,15 @@ from .daily import (
     SELECT_BY_ID as daily_SELECT_BY_ID,
     SELECT_DAY as daily_SELECT_DAY,
     SELECT_ENTRY as daily_SELECT_ENTRY,
+    SELECT_TIMES as daily_SELECT_TIMES,
     entry_of as daily_entry_of,
     question_marks as daily_question_marks,
-    result_row as daily_result_row,
+    read_board,
+    settled_row as daily_settled_row,
 )
 from .links import Statement
 from .sqlite_writer import Writer
+from .tallies import keep_plan, run_plan, stats_plan, tally_plan
 
 __all__ = ["MIGRATIONS", "SQLiteStore"]
 
@@ -75,6 +85,7 @@ class SQLiteStore:
         self.busy_timeout = busy_timeout
         self.migrations = tuple(migrations)
         self._writer = Writer(self._connect)
+        self._reader = Writer(self._connect_reader, begin="BEGIN", name="ansi2048-store-reader")
 
     @property
     def commits(self) -> int:
@@ -102,6 +113,17 @@ class SQLiteStore:
             raise
         return connection
 
+    def _connect_reader(self) -> sqlite3.Connection:
+        """The reader's connection: the file's settings are the writer's (WAL is the file's own)."""
+        connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            connection.execute(f"PRAGMA busy_timeout = {round(self.busy_timeout * 1000)}")
+            connection.execute("PRAGMA query_only = ON")
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+
     # -- the Store ---------------------------------------------------------------
 
     async def open(self) -> List[str]:
@@ -109,7 +131,9 @@ class SQLiteStore:
             return []
         self._writer.start()
         try:
-            return await self._writer.do(self._migrate)
+            notes = await self._writer.do(self._migrate)
+            self._reader.start()  # once the schema is there
+            return notes
         except BaseException:
             await self.close()
             raise
@@ -133,6 +157,7 @@ class SQLiteStore:
         return notes
 
     async def close(self) -> None:
+        await self._reader.stop()
         await self._writer.stop()
 
     async def player(self, fingerprint: str, name: str) -> Player:
@@ -216,7 +241,7 @@ class SQLiteStore:
                 return None
             return b"".join([bytes(row[0] or b"") if row else b"", *items])
 
-        return await self._writer.do(read)
+        return await self._reader.do(read)
 
     @staticmethod
     def _check_holder(connection: sqlite3.Connection, player: int, board: str, holder: str) -> None:
@@ -274,7 +299,7 @@ class SQLiteStore:
             row = connection.execute("SELECT score FROM bests WHERE player = ? AND key = ?", (player, key)).fetchone()
             return 0 if row is None else int(row[0])
 
-        return await self._writer.do(read)
+        return await self._reader.do(read)
 
     async def record_best(self, player: int, key: str, score: int) -> int:
         def keep_max(connection: sqlite3.Connection) -> int:
@@ -289,15 +314,13 @@ class SQLiteStore:
         return await self._writer.do(keep_max)
 
     async def keep(self, player: int, record: Record) -> None:
-        row = history_row(record)
+        await self._writer.do(lambda connection: run_plan(keep_plan(player, record), partial(_rows, connection)))
 
-        def add(connection: sqlite3.Connection) -> None:
-            connection.execute(
-                "INSERT INTO history (player, board, score, daily, record) VALUES (?, ?, ?, ?, ?)",
-                (player, row.board, row.score, row.daily, row.line),
-            )
-
-        await self._writer.do(add)
+    async def stats(self, player: int, held_seed: int) -> Tuple[List[BoardStats], int]:
+        await self._writer.do(lambda connection: run_plan(tally_plan(player), partial(_rows, connection)))
+        return await self._reader.do(
+            lambda connection: run_plan(stats_plan(player, held_seed), partial(_rows, connection))
+        )
 
     async def history(self, player: int, limit: Optional[int] = None) -> List[Finished]:
         def read(connection: sqlite3.Connection) -> List[Tuple[int, str]]:
@@ -307,7 +330,7 @@ class SQLiteStore:
             ).fetchall()
             return list(reversed(rows))
 
-        return [Finished(int(game), Record.from_json(line)) for game, line in await self._writer.do(read)]
+        return [Finished(int(game), Record.from_json(line)) for game, line in await self._reader.do(read)]
 
     async def finished(self, player: int, game: int) -> Optional[Record]:
         def read(connection: sqlite3.Connection) -> Optional[str]:
@@ -315,7 +338,7 @@ class SQLiteStore:
             row = found.fetchone()
             return None if row is None else str(row[0])
 
-        line = await self._writer.do(read)
+        line = await self._reader.do(read)
         return None if line is None else Record.from_json(line)
 
     # -- the daily leaderboard (the SQL: store/daily.py) ----------------------------
@@ -346,7 +369,7 @@ class SQLiteStore:
             row = connection.execute(_sql(sql), parameters).fetchone()
             return None if row is None else daily_entry_of(row)
 
-        return await self._writer.do(read)
+        return await self._reader.do(read)
 
     async def daily_entries(self, day: Optional[str] = None) -> List[DailyEntry]:
         def read(connection: sqlite3.Connection) -> List[DailyEntry]:
@@ -356,12 +379,25 @@ class SQLiteStore:
                 rows = connection.execute(_sql(daily_SELECT_DAY), (day,)).fetchall()
             return [daily_entry_of(row) for row in rows]
 
-        return await self._writer.do(read)
+        return await self._reader.do(read)
+
+    async def daily_board(self, day: str, me: Optional[int], top: int) -> DailyBoard:
+        async def fetch(sql: str, parameters: Tuple[Any, ...]) -> List[Sequence[Any]]:
+            return await self._reader.do(lambda connection: connection.execute(_sql(sql), parameters).fetchall())
+
+        return await read_board(fetch, day, me, top)
 
     async def daily_result(self, entry: DailyEntry) -> None:
-        row = daily_result_row(entry)
-        await self._writer.do(lambda connection: connection.execute(_sql(daily_RESULT), row) and None)
+        def write(connection: sqlite3.Connection) -> None:
+            row = connection.execute(_sql(daily_SELECT_TIMES), (entry.id,)).fetchone()
+            connection.execute(_sql(daily_RESULT), daily_settled_row(entry, "" if row is None else str(row[0])))
+
+        await self._writer.do(write)
 
 
 def _sql(statement: str) -> str:
     return daily_question_marks(statement)
+
+
+def _rows(connection: sqlite3.Connection, sql: str, parameters: Tuple[Any, ...]) -> List[Sequence[Any]]:
+    return connection.execute(_sql(sql), parameters).fetchall()

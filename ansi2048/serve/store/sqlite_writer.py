@@ -1,5 +1,8 @@
 """The SQLite store's writer: one thread owns the one connection, and runs
-the operations coroutines hand it in group commits.
+the operations coroutines hand it in group commits. The store's reader is
+another of these, with a connection of its own that only reads, its batches
+in read transactions (``BEGIN``): WAL lets them run beside the writer's,
+each reading a snapshot of what was committed when it began.
 
 Coroutines await futures the thread settles with ``call_soon_threadsafe``,
 so the event loop never waits for the disk. The thread takes every
@@ -75,11 +78,17 @@ def _settle(job: _Job[Any]) -> None:
 
 class Writer:
     """The writer thread of one SQLite file: ``connect`` opens the
-    connection (again after one was lost). ``commits``: how many
-    transactions it has committed (each settles every operation it held)."""
+    connection (again after one was lost); ``begin`` starts each batch's
+    transaction (``BEGIN``: the reader's, which takes no write lock);
+    ``name``: the thread's. ``commits``: how many transactions it has
+    committed (each settles every operation it held)."""
 
-    def __init__(self, connect: Callable[[], sqlite3.Connection]) -> None:
+    def __init__(
+        self, connect: Callable[[], sqlite3.Connection], begin: str = "BEGIN IMMEDIATE", name: str = "ansi2048-store"
+    ) -> None:
         self._connect_to = connect
+        self._begin = begin
+        self._name = name
         self.commits = 0
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._thread: Optional[threading.Thread] = None
@@ -126,7 +135,7 @@ class Writer:
             if self._connection is None:
                 self._connection = self._connect_to()
             connection = self._connection
-            connection.execute("BEGIN IMMEDIATE")
+            connection.execute(self._begin)
         except (sqlite3.Error, OSError) as error:  # OSError: the data directory cannot be made
             self._fail(batch, error)
             return
@@ -169,7 +178,7 @@ class Writer:
     def start(self) -> None:
         """The writer thread, started: :meth:`do` may be awaited from now on."""
         if self._thread is None:
-            self._thread = threading.Thread(target=self._serve, name="ansi2048-store", daemon=True)
+            self._thread = threading.Thread(target=self._serve, name=self._name, daemon=True)
             self._thread.start()
 
     async def stop(self) -> None:

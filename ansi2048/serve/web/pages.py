@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, List, Sequence
 
 from aiohttp import web
 
-from ..daily import FINISHED, Standing, clock_text, day_of, leaderboard_document, parse_day, standings
+from ..daily import FINISHED, TOP, clock_text, day_of, leaderboard_document, parse_day
 from ..names import display_name
 from ..secrecy import Deal, GameFacts, Refused, Shown, keys_for, shown
+from ..store.base import Standing
 
 if TYPE_CHECKING:
     from ..server import GameServer
@@ -34,7 +35,7 @@ def leaderboard_html(day: str, table: Sequence[Standing], over: bool) -> str:
     rows: List[str] = []
     for standing in table[:SHOWN]:
         entry = standing.entry
-        state = "finished" if entry.status == FINISHED else "playing"
+        state = "finished" if over or entry.status == FINISHED else "playing"
         # Once the day is over: the game played back in the page's terminal (replay ID), and its keys.
         keys = (
             f'{entry.id}: <a href="/?command=replay%20{entry.id}">replay</a> <a href="/keys/{entry.id}">keys</a>'
@@ -99,14 +100,14 @@ def add_pages(app: web.Application, server: GameServer) -> None:
     async def page(request: web.Request) -> web.StreamResponse:
         day = day_asked(request)
         over = shown(GameFacts(Deal.RANKED, day), None, day_of(server.now())) is Shown.EVERYTHING  # the one rule
-        table = standings(await server.store.daily_entries(day), over)
+        table = (await server.store.daily_board(day, None, SHOWN)).top
         return web.Response(text=leaderboard_html(day, table, over), content_type="text/html", charset="utf-8")
 
     async def document(request: web.Request) -> web.StreamResponse:
         day = day_asked(request)
         over = shown(GameFacts(Deal.RANKED, day), None, day_of(server.now())) is Shown.EVERYTHING  # the one rule
-        entries = await server.store.daily_entries(day)
-        text = json.dumps(leaderboard_document(day, entries, None, over), indent=1) + "\n"
+        board = await server.store.daily_board(day, None, TOP)
+        text = json.dumps(leaderboard_document(day, board, over), indent=1) + "\n"
         return web.Response(text=text, content_type="application/json", charset="utf-8")
 
     async def keys(request: web.Request) -> web.StreamResponse:
