@@ -14,10 +14,10 @@ times each key to its frame. Meanwhile, in turn:
 
 It prints, per phase, the bystander's keys and its median and worst
 key-to-frame (goal: worst at most 20 ms), and how long the other player's
-own request took. ``--tiny`` runs a few seconds' version of it (the suite's
+own request took. ``--quick`` runs a few seconds' version of it (the suite's
 check that every benchmark still runs).
 
-    python benchmarks/stalls.py [--moves 100000] [--entries 1000] [--keys 3000] [--repeat 3] [--tiny]
+    python benchmarks/stalls.py [--moves 100000] [--entries 1000] [--keys 3000] [--repeat 3] [--quick]
 """
 
 from __future__ import annotations
@@ -183,9 +183,9 @@ def main() -> None:
     parser.add_argument("--entries", type=int, default=1000, help="ranked games on today's leaderboard")
     parser.add_argument("--keys", type=int, default=3000, help="keys of each ranked game")
     parser.add_argument("--repeat", type=int, default=3, help="resumes and leaderboard reads, each")
-    parser.add_argument("--tiny", action="store_true", help="a few seconds' run: 2,000 moves, 20 entries")
+    parser.add_argument("--quick", action="store_true", help="a few seconds' run: 2,000 moves, 20 entries")
     args = parser.parse_args()
-    if args.tiny:
+    if args.quick:
         args.moves, args.entries, args.keys, args.repeat = 2000, 20, 200, 1
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
     with started_server() as (_, port, data, log):
