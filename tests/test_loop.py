@@ -230,7 +230,12 @@ def test_a_whole_game_over_in_memory_streams(tmp_path: Path) -> None:
     session = played(8, keys.replace(mark, b""))
     assert read_board(display, LARGE, 4, 4) == [list(row) for row in session.game.board]
     assert "resumes it" in dump(display)
-    assert console.output[-1].endswith(SHOW_CURSOR + "\n") and console.restored
+    # The cursor shown again, then taken from the frame's top row (where it
+    # waits between frames) to below the frame, for the shell's prompt.
+    screen = emulate(console.screen_bytes, 90, 32)
+    last = console.output[-1]
+    assert SHOW_CURSOR in last and last.endswith("\n") and console.restored
+    assert screen.cursor.y > max(row for row, line in enumerate(screen.display) if line.strip())
 
 
 def test_moves_made_while_too_small_were_never_played(tmp_path: Path) -> None:
