@@ -26,6 +26,7 @@ iproute2 and /dev/net/tun.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import statistics
@@ -99,12 +100,15 @@ class Client:
 
 
 def settled_after(frames: Sequence[float], start: float) -> float:
-    """The first frame after ``start`` that the next pauses SETTLED_GAP after (or the last)."""
+    """The first frame after ``start`` that the next pauses SETTLED_GAP after
+    (or the last); ``start`` itself when no frame came after it (the last
+    keys drew nothing new: a move that cannot move, said already, repaints
+    nothing)."""
     later = [when for when in frames if when >= start]
     for when, after in zip(later, later[1:]):
         if after - when >= SETTLED_GAP:
             return when
-    return later[-1]
+    return later[-1] if later else start
 
 
 def round_over(link: SlowLink, work: Path) -> Dict[str, float]:
@@ -144,7 +148,7 @@ def round_over(link: SlowLink, work: Path) -> Dict[str, float]:
         count, start = len(client.frames), time.monotonic()
         client.child.send(BURST)
         client.rest()
-        figures["burst ms"] = (client.frames[count] - start) * 1000
+        figures["burst ms"] = (client.frames[count] - start) * 1000 if client.frames[count:] else math.nan
         figures["burst frames"] = len(client.frames) - count
 
         count = len(client.frames)
@@ -159,7 +163,8 @@ def round_over(link: SlowLink, work: Path) -> Dict[str, float]:
         client.type(TYPED[:15])
         client.rest()
         figures["stall frames"] = len(client.frames) - count
-        figures["stall first ms"] = (client.frames[count] - stall_end) * 1000
+        # No frame after the stall: nothing it held back (NaN: not a figure).
+        figures["stall first ms"] = (client.frames[count] - stall_end) * 1000 if client.frames[count:] else math.nan
         figures["stall settled ms"] = (settled_after(client.frames, stall_end) - stall_end) * 1000
 
         client.child.send(b"q")
