@@ -18,20 +18,10 @@ from typing import Any, List
 
 import pytest
 
-from ansi2048.serve.session import MAX_COLUMNS, MAX_LINES, clamp_window
 from ansi2048.serve.store.sqlite import SQLiteStore
 
 from .databases import run as run_store
 from .test_store import a_record
-
-
-def test_a_window_is_clamped_to_500x200() -> None:
-    assert (MAX_COLUMNS, MAX_LINES) == (500, 200)
-    assert clamp_window(65535, 65535) == (500, 200)
-    assert clamp_window(501, 100) == (500, 100)
-    assert clamp_window(120, 201) == (120, 200)
-    assert clamp_window(500, 200) == (500, 200)
-    assert clamp_window(0, 50) == (80, 24)
 
 
 def test_the_sqlite_stores_own_connection_is_wal_and_synchronous_full(tmp_path: Path) -> None:
@@ -57,10 +47,21 @@ if sys.platform == "win32":  # pragma: no cover
     pytest.skip("the server is for POSIX hosts", allow_module_level=True)
 asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
 
+from ansi2048.serve.session import MAX_COLUMNS, MAX_LINES, clamp_window  # noqa: E402 (asyncssh: POSIX, the serve extra)
+
 from .serve_support import TIGHT, MemoryStore, ServerThread, logged  # noqa: E402
 from .test_serve import client_key, connect, open_terminal, run  # noqa: E402
 
 BOUND = 20.0  # bounds waits for what a broken server would never do
+
+
+def test_a_window_is_clamped_to_500x200() -> None:
+    assert (MAX_COLUMNS, MAX_LINES) == (500, 200)
+    assert clamp_window(65535, 65535) == (500, 200)
+    assert clamp_window(501, 100) == (500, 100)
+    assert clamp_window(120, 201) == (120, 200)
+    assert clamp_window(500, 200) == (500, 200)
+    assert clamp_window(0, 50) == (80, 24)
 
 
 async def _counts(served: ServerThread) -> List[int]:
