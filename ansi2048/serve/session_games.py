@@ -22,7 +22,15 @@ from ..render.themes import THEMES
 from .channel import Ended, Typed
 from .commands import PlayRequest
 from .daily import DAILY
-from .game import SAID_IDLE, SAID_STOPPING, SAID_TAKEN_OVER, SAID_TOO_SLOW, SAID_UNSAVED, PlayerGame
+from .game import (
+    SAID_IDLE,
+    SAID_STOPPING,
+    SAID_STOPPING_GUEST,
+    SAID_TAKEN_OVER,
+    SAID_TOO_SLOW,
+    SAID_UNSAVED,
+    PlayerGame,
+)
 from .keeping import CLAIM_SECONDS, GuestKeeping, Keeping, StoreKeeping, open_game
 from .live import GUEST_NAME, REGULAR, PublishingScreen, watchers_note
 from .pauses import Write
@@ -37,6 +45,7 @@ __all__ = ["AGAIN", "GUEST_NOTE", "TAKE_OVER_PROMPT", "claim", "play", "play_dai
 # How each session ended, as the log says it (from what the player was told).
 ENDINGS = {
     SAID_STOPPING: "server stopping",
+    SAID_STOPPING_GUEST: "server stopping",
     SAID_TAKEN_OVER: "taken over",
     SAID_TOO_SLOW: "client not reading",
     SAID_UNSAVED: "store unavailable",
