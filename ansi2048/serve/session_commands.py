@@ -77,7 +77,10 @@ async def watch_command(session: SessionChannel, request: Watch) -> int:
     if not session.has_terminal:
         return session.refuse(NEEDS_TERMINAL, NO_TERMINAL)
     viewer = as_viewer(session, player.prefs if player else Prefs())
-    said = await watch_session(viewer, session.server.live, request.name, refusal)
+    try:
+        said = await watch_session(viewer, session.server.live, request.name, refusal)
+    except WatchFull as full:  # as replay_command says it: a refusal, status 1
+        return session.refuse(str(full), "too many viewers", EXIT_ERROR)
     _said_as_viewer(session, said)
     return EXIT_OK
 
