@@ -396,6 +396,7 @@ def test_a_private_game_is_not_listed_nor_watched_and_is_remembered(served: Serv
         conn = await connect(served.port, key, user="alice")
         chan, player = await open_terminal(conn, "play --private")
         await player.shows("Score")
+        await player.shows("private: nobody may watch your games")  # said: it took effect
         viewer = await connect(served.port, None, user="bob")
         _, listed = await open_terminal(viewer, "watch", size=(80, 24))
         await listed.shows("No game is being played now")
@@ -418,6 +419,7 @@ def test_a_private_game_is_not_listed_nor_watched_and_is_remembered(served: Serv
         # --public: watchable again; a guest as "guest".
         chan, player = await open_terminal(conn, "play --public")
         await player.shows("Score")
+        await player.shows("public: your games may be watched")
         guest_conn = await connect(served.port, None, user="dave")
         _, guest = await open_terminal(guest_conn, None)
         await guest.shows("Score")

@@ -40,7 +40,17 @@ from .store.base import Player, Prefs
 if TYPE_CHECKING:
     from .session import SessionChannel  # which imports this module, to run its games
 
-__all__ = ["AGAIN", "GUEST_NOTE", "TAKE_OVER_PROMPT", "claim", "play", "play_daily", "run_game"]
+__all__ = [
+    "AGAIN",
+    "GUEST_NOTE",
+    "PRIVATE_NOTE",
+    "PUBLIC_NOTE",
+    "TAKE_OVER_PROMPT",
+    "claim",
+    "play",
+    "play_daily",
+    "run_game",
+]
 
 # How each session ended, as the log says it (from what the player was told).
 ENDINGS = {
@@ -53,6 +63,9 @@ ENDINGS = {
 }
 # The note on a guest's first frame.
 GUEST_NOTE = "guest: nothing is kept (connect with an SSH key)"
+# Said on the first frame of play --private / --public: that it took effect.
+PRIVATE_NOTE = "private: nobody may watch your games (play --public undoes it)"
+PUBLIC_NOTE = "public: your games may be watched (play --private undoes it)"
 # Said when the player's game is open in another session.
 TAKE_OVER_PROMPT = (
     "Your game on this board is open in another session.\r\n"
@@ -167,7 +180,10 @@ async def run_game(
         settings = replace(
             settings, command=f"{AGAIN} (daily)", day=daily.day, day_seed=daily.day_seed, guest=daily.guest
         )
-    play = Play(kept, settings, session.window, note=GUEST_NOTE if guest and daily is None else greeting)
+    note = GUEST_NOTE if guest and daily is None else greeting
+    if request.private is not None:  # asked for now: say it took effect, first
+        note = PRIVATE_NOTE if request.private else PUBLIC_NOTE
+    play = Play(kept, settings, session.window, note=note)
     depth = session.color_depth(prefs.color, env)
     frames: List[str] = []
 
