@@ -417,6 +417,26 @@ def test_the_server_stopping_saves_every_game_and_says_so(tmp_path: Path) -> Non
     assert saved_keys(store) and not store.claims
 
 
+def test_the_stop_tells_a_guest_and_a_watcher_what_is_true_for_them(tmp_path: Path) -> None:
+    from ansi2048.serve.game import SAID_STOPPING_GUEST, SAID_STOPPING_VIEWER
+
+    served = ServerThread(tmp_path, MemoryStore(), seeds=[7])
+
+    async def scenario() -> None:
+        async with await connect(served.port, None) as guest, await connect(served.port, client_key()) as viewer:
+            _, guest_terminal = await open_terminal(guest, "play --no-animation")
+            await guest_terminal.shows("Score")
+            _, list_terminal = await open_terminal(viewer, "watch")
+            await list_terminal.shows("q leaves")
+            await asyncio.get_running_loop().run_in_executor(None, served.stop)
+            await guest_terminal.closed.wait()
+            await list_terminal.closed.wait()
+            assert SAID_STOPPING_GUEST in guest_terminal.text() and "your game is kept" not in guest_terminal.text()
+            assert SAID_STOPPING_VIEWER in list_terminal.text() and "your game" not in list_terminal.text()
+
+    run(scenario())
+
+
 def test_the_stop_tells_every_player_and_cuts_a_client_that_stays_connected(tmp_path: Path) -> None:
     # Two players mid-game. Alice's client leaves once its session has
     # closed, as ssh does; Bob's keeps its connection open. Both are told

@@ -83,6 +83,7 @@ def test_help_and_stats() -> None:
         ("bash", "unknown command 'bash'"),
         ("scp -t .", "unknown command 'scp'"),
         ("play 'open", "cannot read the command"),
+        ("keys", "keys: the following arguments are required: ID"),  # as the docs name it, not "entry"
     ],
 )
 def test_a_bad_command_is_one_line_saying_what(line: str, said: str) -> None:

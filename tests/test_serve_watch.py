@@ -372,12 +372,31 @@ def session_class_paused(terminal: Terminal) -> Any:
     return _Paused
 
 
+def test_watch_at_the_watchers_limit_is_refused_with_status_1_as_replay_is(served: ServerThread) -> None:
+    served.server.live = LiveGames(per_game=0)  # --max-watchers-per-game 0: no game can be watched
+
+    async def scenario() -> None:
+        conn = await connect(served.port, client_key(), user="alice")
+        chan, player = await open_terminal(conn, "play")
+        await player.shows("Score")
+        viewer = await connect(served.port, None, user="bob")
+        _, direct = await open_terminal(viewer, "watch alice")
+        await direct.closed.wait()
+        assert bytes(direct.stderr) == b"ansi2048: games cannot be watched on this server\r\n"
+        assert direct.exit_status == 1  # as replay's "too many viewers" (it was 0, the line on stdout)
+        chan.write(b"q")
+        await player.closed.wait()
+
+    run(scenario())
+
+
 def test_a_private_game_is_not_listed_nor_watched_and_is_remembered(served: ServerThread) -> None:
     async def scenario() -> None:
         key = client_key()
         conn = await connect(served.port, key, user="alice")
         chan, player = await open_terminal(conn, "play --private")
         await player.shows("Score")
+        await player.shows("private: nobody may watch your games")  # said: it took effect
         viewer = await connect(served.port, None, user="bob")
         _, listed = await open_terminal(viewer, "watch", size=(80, 24))
         await listed.shows("No game is being played now")
@@ -400,6 +419,7 @@ def test_a_private_game_is_not_listed_nor_watched_and_is_remembered(served: Serv
         # --public: watchable again; a guest as "guest".
         chan, player = await open_terminal(conn, "play --public")
         await player.shows("Score")
+        await player.shows("public: your games may be watched")
         guest_conn = await connect(served.port, None, user="dave")
         _, guest = await open_terminal(guest_conn, None)
         await guest.shows("Score")

@@ -240,7 +240,7 @@ def _daily_command(name: str, args: List[str]) -> Union[Daily, Leaderboard, Keys
         parsed = parser.parse_args(args)
         return Leaderboard(parsed.day, parsed.json)
     parser = _Parser(prog="keys", add_help=False)
-    parser.add_argument("entry", type=_entry_argument)
+    parser.add_argument("entry", metavar="ID", type=_entry_argument)  # its name in errors, as the docs write it
     return KeysRequest(parser.parse_args(args).entry)
 
 

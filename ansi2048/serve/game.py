@@ -52,6 +52,8 @@ __all__ = [
     "SAID_PAUSED",
     "SAID_RECORD_LATER",
     "SAID_STOPPING",
+    "SAID_STOPPING_GUEST",
+    "SAID_STOPPING_VIEWER",
     "SAID_TAKEN_OVER",
     "SAID_TOO_SLOW",
     "SAID_UNSAVED",
@@ -72,6 +74,10 @@ T = TypeVar("T")
 ESC_TIMEOUT = 0.3
 
 SAID_STOPPING = "the server is stopping; your game is kept: connect again to resume it"
+# ...as a guest is told (nothing of a guest's is kept), and one who watched,
+# replayed or ran a command (no game of theirs was running).
+SAID_STOPPING_GUEST = "the server is stopping; a guest's game is not kept"
+SAID_STOPPING_VIEWER = "the server is stopping"
 SAID_TAKEN_OVER = "your game was taken over by another session"
 SAID_TOO_SLOW = "your connection cannot take the frames fast enough; your game is kept"
 SAID_UNSAVED = "your game cannot be saved right now; what you saw is kept: try again later"
@@ -207,7 +213,11 @@ class PlayerGame:
         a client not reading: its game is kept, said so), a take-over
         (nothing more is written), the server stopping, the client gone."""
         self._lost = self._lost or ended.lost
-        return _BREACH_SAID[ended.breach] if ended.breach is not None else ended.said
+        if ended.breach is not None:
+            return _BREACH_SAID[ended.breach]
+        if ended.said == SAID_STOPPING and self.play.settings.guest:
+            return SAID_STOPPING_GUEST  # "your game is kept" would be untrue
+        return ended.said
 
     async def _renew(self) -> None:
         self._renew_at = self._clock() + _RENEW_SECONDS

@@ -22,7 +22,7 @@ from ..render.themes import THEMES
 from .channel import SAID_IDLE_CLOSED, SAID_SLOW, Viewer
 from .commands import NEEDS_TERMINAL, NO_TERMINAL, KeysRequest, Leaderboard, Replay, Watch
 from .daily import day_of
-from .game import SAID_STOPPING
+from .game import SAID_STOPPING, SAID_STOPPING_VIEWER
 from .live import LiveGame, WatchFull
 from .names import display_name
 from .ranked import leaderboard_output
@@ -77,7 +77,10 @@ async def watch_command(session: SessionChannel, request: Watch) -> int:
     if not session.has_terminal:
         return session.refuse(NEEDS_TERMINAL, NO_TERMINAL)
     viewer = as_viewer(session, player.prefs if player else Prefs())
-    said = await watch_session(viewer, session.server.live, request.name, refusal)
+    try:
+        said = await watch_session(viewer, session.server.live, request.name, refusal)
+    except WatchFull as full:  # as replay_command says it: a refusal, status 1
+        return session.refuse(str(full), "too many viewers", EXIT_ERROR)
     _said_as_viewer(session, said)
     return EXIT_OK
 
@@ -97,7 +100,8 @@ def _watch_refusal(session: SessionChannel, player: Optional[Player]) -> Refusal
 def _said_as_viewer(session: SessionChannel, said: str) -> None:
     """A watch's or a replay's last line, and how it ended in the log."""
     if said:
-        session.say(said, stderr=False)
+        # A viewer's own game is not what the server keeps for it: the plain words.
+        session.say(SAID_STOPPING_VIEWER if said == SAID_STOPPING else said, stderr=False)
     if said in VIEWER_ENDINGS:
         session.ended(VIEWER_ENDINGS[said])
 

@@ -22,7 +22,15 @@ from ..render.themes import THEMES
 from .channel import Ended, Typed
 from .commands import PlayRequest
 from .daily import DAILY
-from .game import SAID_IDLE, SAID_STOPPING, SAID_TAKEN_OVER, SAID_TOO_SLOW, SAID_UNSAVED, PlayerGame
+from .game import (
+    SAID_IDLE,
+    SAID_STOPPING,
+    SAID_STOPPING_GUEST,
+    SAID_TAKEN_OVER,
+    SAID_TOO_SLOW,
+    SAID_UNSAVED,
+    PlayerGame,
+)
 from .keeping import CLAIM_SECONDS, GuestKeeping, Keeping, StoreKeeping, open_game
 from .live import GUEST_NAME, REGULAR, PublishingScreen, watchers_note
 from .pauses import Write
@@ -32,11 +40,22 @@ from .store.base import Player, Prefs
 if TYPE_CHECKING:
     from .session import SessionChannel  # which imports this module, to run its games
 
-__all__ = ["AGAIN", "GUEST_NOTE", "TAKE_OVER_PROMPT", "claim", "play", "play_daily", "run_game"]
+__all__ = [
+    "AGAIN",
+    "GUEST_NOTE",
+    "PRIVATE_NOTE",
+    "PUBLIC_NOTE",
+    "TAKE_OVER_PROMPT",
+    "claim",
+    "play",
+    "play_daily",
+    "run_game",
+]
 
 # How each session ended, as the log says it (from what the player was told).
 ENDINGS = {
     SAID_STOPPING: "server stopping",
+    SAID_STOPPING_GUEST: "server stopping",
     SAID_TAKEN_OVER: "taken over",
     SAID_TOO_SLOW: "client not reading",
     SAID_UNSAVED: "store unavailable",
@@ -44,6 +63,9 @@ ENDINGS = {
 }
 # The note on a guest's first frame.
 GUEST_NOTE = "guest: nothing is kept (connect with an SSH key)"
+# Said on the first frame of play --private / --public: that it took effect.
+PRIVATE_NOTE = "private: nobody may watch your games (play --public undoes it)"
+PUBLIC_NOTE = "public: your games may be watched (play --private undoes it)"
 # Said when the player's game is open in another session.
 TAKE_OVER_PROMPT = (
     "Your game on this board is open in another session.\r\n"
@@ -158,7 +180,10 @@ async def run_game(
         settings = replace(
             settings, command=f"{AGAIN} (daily)", day=daily.day, day_seed=daily.day_seed, guest=daily.guest
         )
-    play = Play(kept, settings, session.window, note=GUEST_NOTE if guest and daily is None else greeting)
+    note = GUEST_NOTE if guest and daily is None else greeting
+    if request.private is not None:  # asked for now: say it took effect, first
+        note = PRIVATE_NOTE if request.private else PUBLIC_NOTE
+    play = Play(kept, settings, session.window, note=note)
     depth = session.color_depth(prefs.color, env)
     frames: List[str] = []
 

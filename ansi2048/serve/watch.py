@@ -16,7 +16,7 @@ from typing import Callable, Optional, Tuple
 
 from ..render.repaint import SHOW_CURSOR, Repainter
 from .channel import POLL_SECONDS, Ended, Typed, Viewer, next_incoming
-from .live import LiveGame, LiveGames, WatchFull
+from .live import LiveGame, LiveGames
 from .watch_list import ListKey, list_keys, list_lines, watch_keys_leave
 
 __all__ = ["SAID_GONE", "Refusal", "follow", "no_game_of", "watch_session"]
@@ -88,7 +88,8 @@ async def watch_session(viewer: Viewer, live: LiveGames, name: Optional[str], re
     """``watch`` (the list, then the game chosen) or ``watch NAME``; the
     line to say at the end (the command has refused a NAME no game has, or
     one ``refusal`` refuses, already: one that ended or began meanwhile is
-    said here)."""
+    said here). :class:`~.live.WatchFull` when no watcher's place is free
+    (the command says so, with its status, as a replay's does)."""
     try:
         if name is not None:
             game = live.find(name)
@@ -97,8 +98,6 @@ async def watch_session(viewer: Viewer, live: LiveGames, name: Optional[str], re
             refused = refusal(game)
             return refused if refused is not None else await follow(viewer, game)
         return await _list(viewer, live, refusal)
-    except WatchFull as full:
-        return str(full)
     except _Said as said:
         return said.said
 
