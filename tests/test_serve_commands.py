@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any, List
 
@@ -140,6 +141,23 @@ def test_serve_without_asyncssh_says_how_to_install_it(tmp_path: object) -> None
     )
 
 
+def _can_serve() -> bool:
+    """asyncssh loads here (the serve extra; under Wine its cryptography does not)."""
+    import importlib
+
+    try:
+        importlib.import_module("asyncssh")
+    except ImportError:
+        return False
+    return True
+
+
+# The server itself (past its options): asyncssh, and a POSIX host.
+serving = pytest.mark.skipif(
+    sys.platform == "win32" or not _can_serve(), reason="the server's tests need ansi2048[serve] on a POSIX host"
+)
+
+
 def _serve(*args: str, code: str = "pass") -> Any:
     """``ansi2048 serve ARGS`` in a child (``code`` run first), its output kept."""
     import subprocess
@@ -153,6 +171,7 @@ def _serve(*args: str, code: str = "pass") -> Any:
     )
 
 
+@serving
 def test_serve_without_the_postgres_driver_says_which_extra_to_install(tmp_path: Path) -> None:
     done = _serve(
         "--data-dir", str(tmp_path), "--db", "postgresql://nobody@127.0.0.1:1/none",
@@ -165,6 +184,7 @@ def test_serve_without_the_postgres_driver_says_which_extra_to_install(tmp_path:
     )
 
 
+@serving
 @pytest.mark.parametrize("key", [b"garbage", b"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n"])
 def test_a_broken_host_key_is_one_line_naming_the_file(tmp_path: Path, key: bytes) -> None:
     path = tmp_path / "ssh_host_ed25519_key"
@@ -175,6 +195,7 @@ def test_a_broken_host_key_is_one_line_naming_the_file(tmp_path: Path, key: byte
     assert path.read_bytes() == key  # never replaced: the players' known_hosts name it
 
 
+@serving
 def test_verify_without_a_day_checks_every_day(tmp_path: Path) -> None:
     done = _serve("--data-dir", str(tmp_path), "--verify")
     assert (done.returncode, done.stdout, done.stderr) == (0, "0 ranked games replayed, 0 changed\n", "")
