@@ -21,6 +21,7 @@ from ansi2048.serve.web.link_page import TRIES, LinkTries
 from ansi2048.serve.web.links import browsers, issue_code, linked_player, normal_code, redeem, unlink
 
 from .databases import run
+from .serve_support import SCREEN_WAIT
 from .test_serve import client_key, connect, open_terminal
 from .test_store import opened
 from .test_web_browser import shows
@@ -93,7 +94,9 @@ def chromium(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
 
 
 def test_a_linked_browser_resumes_the_ssh_players_game_until_unlinked(chromium: Any, tmp_path: Path) -> None:
+    from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
 
     url = f"sqlite:///{tmp_path / 'serve.sqlite3'}"
     key = client_key()
@@ -119,8 +122,12 @@ def test_a_linked_browser_resumes_the_ssh_players_game_until_unlinked(chromium: 
         chromium.get(door.origin + "/link")
         chromium.find_element(By.ID, "code").send_keys(found.group(1).lower())
         chromium.find_element(By.CSS_SELECTOR, "form button").click()
-        if "/link" in chromium.current_url:
-            raise AssertionError(chromium.page_source)
+        # The click returns before the page it posts to has come (a 303 to
+        # the game): waited for, bounded; a refusal stays on /link, saying why.
+        try:
+            WebDriverWait(chromium, SCREEN_WAIT).until(lambda driver: "/link" not in driver.current_url)
+        except TimeoutException:
+            raise AssertionError(chromium.page_source) from None
         lines = shows(chromium, f"Moves {ssh_moves}")  # the same game, where the SSH player left it
         assert not any("guest" in line for line in lines)
         cookie = chromium.get_cookie("ansi2048_link")
