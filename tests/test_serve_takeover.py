@@ -89,7 +89,7 @@ def test_a_new_server_takes_over_and_the_old_one_keeps_its_player_until_they_lea
                 chan, terminal = await open_terminal(conn, "play --no-animation")
                 await terminal.shows("Score")
                 await _one_move(chan, terminal)
-                new = ServeProcess(data, port=old.port, options=[*shared, "--log", str(new_log)])
+                new = ServeProcess(data, port=old.port, options=[*shared, "--take-over", "--log", str(new_log)])
                 assert new.fingerprint == old.fingerprint  # one host key: the same server to ssh
                 said = _lines(old_log, "draining: 1 sessions")
                 await terminal.shows("server updating: play on, your game is kept")  # told once, as it drains
@@ -130,7 +130,7 @@ def test_a_draining_server_ends_what_is_left_at_drain_seconds_and_says_so(tmp_pa
             async with await connect(old.port, client_key()) as conn:
                 chan, terminal = await open_terminal(conn, "play --no-animation")
                 await terminal.shows("Score")
-                new = ServeProcess(data, port=old.port, options=["--reuse-port"])
+                new = ServeProcess(data, port=old.port, options=["--reuse-port", "--take-over"])
                 await terminal.closed.wait()  # the idle player is let go at the deadline, told why
                 assert "your game is kept" in terminal.text()
                 del chan
@@ -145,13 +145,25 @@ def test_a_draining_server_ends_what_is_left_at_drain_seconds_and_says_so(tmp_pa
             new.kill()
 
 
+def test_servers_started_side_by_side_do_not_take_over_each_other(tmp_path: Path) -> None:
+    # --reuse-port by hand (docs/serving.md: one server per core): both serve; only --take-over replaces.
+    data = tmp_path / "data"
+    first = ServeProcess(data, options=["--reuse-port"])
+    second = ServeProcess(data, port=first.port, options=["--reuse-port"])
+    try:
+        time.sleep(1)  # a drain would have begun by now
+        assert first.process.poll() is None and second.process.poll() is None
+    finally:
+        assert first.kill(15) == 0 and second.kill(15) == 0
+
+
 def test_a_server_on_another_address_is_not_taken_over(tmp_path: Path) -> None:
     data = tmp_path / "data"
     first = ServeProcess(data)
     with socket.socket() as free:
         free.bind(("127.0.0.1", 0))
         port = free.getsockname()[1]
-    second = ServeProcess(data, port=port)
+    second = ServeProcess(data, port=port, options=["--take-over"])
     try:
         time.sleep(1)  # a drain would have begun by now
         assert first.process.poll() is None and second.process.poll() is None

@@ -35,6 +35,7 @@ class ServeOptions:
     log: str = ""  # --log: the file the connections' lines are appended to ("": standard error)
     reuse_port: bool = False  # --reuse-port: other servers may listen on the same port (SO_REUSEPORT)
     workers: int = 1  # --workers: server processes on the port, kept by a parent (serve/workers.py)
+    take_over: bool = False  # --take-over: replace the server running on this data directory and address
     drain_seconds: float = 300.0  # --drain-seconds: how long a server that was taken over waits for its sessions
     ready_fd: int = -1  # --ready-fd (a worker's, from its parent): where the listening line goes
     parent_pid: int = 0  # --parent-pid (a worker's): the parent it stops without
@@ -117,6 +118,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="server processes on the port, each on a core of its own, kept by one parent that starts another in"
         " place of one that dies (default 1; auto: one per core)",
+    )
+    parser.add_argument(
+        "--take-over",
+        action="store_true",
+        help="replace the server running on this data directory and address (an upgrade): listen, then tell it to"
+        " drain (docs/serving.md)",
     )
     parser.add_argument(
         "--drain-seconds",
@@ -263,6 +270,7 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
         log=args.log,
         reuse_port=args.reuse_port,
         workers=args.workers,
+        take_over=args.take_over,
         drain_seconds=args.drain_seconds,
         ready_fd=args.ready_fd,
         parent_pid=args.parent_pid,
@@ -298,7 +306,8 @@ def main(argv: Sequence[str], env: Optional[Mapping[str, str]] = None, stderr: O
     if options.workers > 1:
         from .workers import run_workers
 
-        return asyncio.run(run_workers(options.workers, options.host, options.port, options.data_dir, argv, stderr))
+        where = (options.host, options.port, options.data_dir)
+        return asyncio.run(run_workers(options.workers, *where, argv, stderr, options.take_over))
     from .server import run
 
     return asyncio.run(run(options, stderr))

@@ -375,7 +375,9 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         draining = asyncio.Event()  # SIGUSR2: a new server took over (serve/takeover.py)
         loop.add_signal_handler(takeover.DRAIN_SIGNAL, draining.set)
         worker = options.ready_fd >= 0  # its parent does what a server does for the data directory
-        replaced = None if worker else takeover.previous(options.data_dir, options.host, options.port)
+        # Asked for (an upgrade): servers started side by side on purpose (--reuse-port) must not drain each other.
+        replaced = takeover.previous(options.data_dir, options.host, options.port) if options.take_over else None
+        replaced = None if worker else replaced
         try:
             try:
                 host, port = await takeover.listen_taking_over(

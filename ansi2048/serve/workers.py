@@ -144,12 +144,15 @@ class _Workers:
         return len(self._deaths) < RESTARTS or now - self._deaths[0] > RESTART_WINDOW
 
 
-async def run_workers(count: int, host: str, port: int, data_dir: str, argv: Sequence[str], stderr: IO[str]) -> int:
+async def run_workers(
+    count: int, host: str, port: int, data_dir: str, argv: Sequence[str], stderr: IO[str], take_over: bool = False
+) -> int:
     """``ansi2048 serve --workers COUNT``: the parent, until its workers end;
-    the exit status. It takes over from a server running on ``data_dir`` and
-    this address (serve/takeover.py), and drains on SIGUSR2 as one does."""
+    the exit status. With ``take_over`` it replaces the server running on
+    ``data_dir`` and this address (serve/takeover.py); it drains on SIGUSR2
+    as one does."""
     workers = _Workers(argv, stderr)
-    replaced = takeover.previous(data_dir, host, port)
+    replaced = takeover.previous(data_dir, host, port) if take_over else None
     if replaced is not None and not takeover.can_share(host, port) and takeover.drain(replaced):
         # It holds the port alone (no --reuse-port): it lets go of it as it
         # drains, and the workers take it (new connections are refused
