@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import shutil
 import sys
 import tempfile
 import threading
@@ -73,24 +72,14 @@ def chromium(profile: Path) -> Any:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
-    driver_path = shutil.which("chromedriver")
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    from tests.web_support import HEADLESS_FLAGS, chromium_browser, chromium_driver  # as the tests find and start it
+
+    driver_path, browser = chromium_driver(), chromium_browser()
     if not driver_path or not browser:
         raise SystemExit("web_screenshot: needs chromium and chromedriver (apt-get install chromium chromium-driver)")
     options = webdriver.ChromeOptions()
     options.binary_location = browser
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-dev-shm-usage",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--hide-scrollbars",
-        f"--user-data-dir={profile}",
-    ):
+    for flag in (*HEADLESS_FLAGS, "--hide-scrollbars", f"--user-data-dir={profile}"):
         options.add_argument(flag)
     return webdriver.Chrome(options=options, service=Service(executable_path=driver_path))
 

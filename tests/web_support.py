@@ -18,7 +18,15 @@ import pytest
 from .databases import skip_outside_ci
 from .serve_support import SCREEN_WAIT, ServerThread
 
-__all__ = ["PageSocket", "WebServerThread", "chromium", "chromium_driver", "screen_lines"]
+__all__ = [
+    "HEADLESS_FLAGS",
+    "PageSocket",
+    "WebServerThread",
+    "chromium",
+    "chromium_browser",
+    "chromium_driver",
+    "screen_lines",
+]
 
 
 class WebServerThread(ServerThread):
@@ -104,6 +112,19 @@ class PageSocket:
 
 # Chromium as Debian packages it (what .ci/run installs), or Google Chrome
 # (what GitHub's Linux and macOS runners ship, with a chromedriver on PATH).
+# Headless Chromium as root in a container, with nothing fetched from the
+# network at its start (a closed network refuses it, many times over); the
+# tests and scripts/web_screenshot.py start it alike.
+HEADLESS_FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-dev-shm-usage",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+)
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 MAC_CHROME = "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome"
 
@@ -137,18 +158,7 @@ def chromium(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
         skip_outside_ci(request, "the browser door in a real browser", "no chromium (or chrome) with chromedriver")
     options = webdriver.ChromeOptions()
     options.binary_location = chromium_browser() or ""
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-dev-shm-usage",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        f"--user-data-dir={tmp_path / 'chromium-profile'}",
-        "--window-size=1024,768",
-    ):
+    for flag in (*HEADLESS_FLAGS, f"--user-data-dir={tmp_path / 'chromium-profile'}", "--window-size=1024,768"):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     # The driver named: Selenium's manager would look for one on the network first.
