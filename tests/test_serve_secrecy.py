@@ -133,9 +133,11 @@ async def _terminal_bytes(server: ServerThread, key: Any, text: str, user: str) 
     async with await connect(server.server.port, key, user=user) as conn:
         chan, terminal = await open_terminal(conn, text)
         await terminal.wait_for(lambda t: t.closed.is_set() or "end of replay" in t.text(), 60)
-        if not terminal.closed.is_set():
+        # "end of replay" is the last frame's line: the server closes the
+        # channel after it, and may have begun to (a q then would not go).
+        if not chan.is_closing():
             chan.write(b"q")
-            await terminal.closed.wait()
+        await terminal.closed.wait()
         return bytes(terminal.output) + bytes(terminal.stderr)
 
 
