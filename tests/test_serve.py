@@ -711,7 +711,7 @@ def test_when_the_ai_is_busy_a_hint_says_so(tmp_path: Path) -> None:
     async def busy(*args: Any) -> Any:
         raise Busy
 
-    served.server.pool.move = busy  # type: ignore[method-assign]
+    served.server.context.pool.move = busy  # type: ignore[method-assign]
     try:
 
         async def scenario() -> None:

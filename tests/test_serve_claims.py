@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from contextlib import suppress
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator, Tuple
 
@@ -44,8 +45,7 @@ def two_servers(
     clock = Clock(NOON)
     with ServerThread(tmp_path / "a", store_url) as first, ServerThread(tmp_path / "b", store_url) as second:
         for server in (first, second):
-            server.server.daily_secret = SECRET
-            server.server.now = clock
+            server.server.context = replace(server.server.context, daily_secret=SECRET, now=clock)
         yield first, second
 
 

@@ -10,8 +10,9 @@ import pytest
 
 from ansi2048.render.style import ColorDepth
 from ansi2048.serve.cli import parse_listen
-from ansi2048.serve.commands import COLOR_DEPTHS, CommandError, Help, PlayRequest, Stats, help_text, parse_command
+from ansi2048.serve.commands import help_text, parse_command
 from ansi2048.serve.names import MAX_NAME, NAMELESS, display_name
+from ansi2048.serve.requests import COLOR_DEPTHS, CommandError, Help, PlayRequest, Stats
 
 
 @pytest.mark.parametrize(

@@ -237,7 +237,7 @@ def test_500_half_open_connections_do_not_keep_a_player_out(tight: ServerThread,
 
 
 async def _counts(served: ServerThread) -> Any:
-    admission = served.server.admission
+    admission = served.server.context.admission
     return admission.handshakes["127.0.0.1"], len(served.server.connections)
 
 

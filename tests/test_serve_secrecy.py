@@ -78,7 +78,7 @@ SHOWING = {
     ("session_commands", "_watch_refusal"): "shown",  # watch NAME and the watch list
     ("session_commands", "watch_command"): "_watch_refusal",
     ("session_commands", "replay_command"): "_replayed",
-    ("session_commands", "daily_command"): "keys_for",  # keys
+    ("session_commands", "keys_command"): "keys_for",  # keys
     ("secrecy", "keys_for"): "published",
     ("secrecy", "published"): "shown",
     ("ranked", "leaderboard_output"): "shown",  # leaderboard and --json

@@ -11,7 +11,7 @@ import json
 import os
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Awaitable, Callable, List, Optional, Sequence, Tuple
 
 from .. import __version__
 from ..game.engine import Game
@@ -22,6 +22,7 @@ from ..records.history import daily_key
 from ..records.recording import BodyDecoder, format_header
 from ..storage.files import read_regular
 from ..storage.save_file import SaveFile
+from .context import ServeContext
 from .daily import (
     ASSISTED,
     DAILY,
@@ -47,11 +48,7 @@ from .keeping import GuestKeeping, Keeping, StoreKeeping, load_recording, replay
 from .names import display_name
 from .pauses import Write
 from .secrecy import Deal, GameFacts, Shown, shown
-from .store.base import Player
-
-if TYPE_CHECKING:
-    from .server import GameServer
-from .store.base import DailyEntry, Store
+from .store.base import DailyEntry, Player, Store
 
 __all__ = [
     "SECRET_FILE",
@@ -69,7 +66,6 @@ SECRET_BYTES = 32
 SECRET_LONGEST = 4096  # a file bigger than this is no secret of ours
 BOARD_KEY = b"b"  # typed alone, in a daily game: the day's board on the note line
 BOARD_NOTE_TOP = 3  # the games that line names
-DEFAULT_PER_ADDRESS = 3  # new identities one address may enter in one day's ranking
 
 # What the ranked game says, on its note line or as its last line.
 # The AI never plays the day's ranked deal: its line could be typed into
@@ -371,7 +367,10 @@ class OpenedDaily:
 
 
 async def open_daily(
-    server: GameServer, player: Optional[Player], address: str, claim: Callable[[Player, str], Awaitable[Optional[str]]]
+    server: ServeContext,
+    player: Optional[Player],
+    address: str,
+    claim: Callable[[Player, str], Awaitable[Optional[str]]],
 ) -> Optional[OpenedDaily]:
     """The day's game for ``player`` (None: a guest): their ranked one, new
     or resumed, if they may play it; else practice. None: another session

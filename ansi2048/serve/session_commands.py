@@ -1,15 +1,13 @@
-"""A session's commands other than its games: ``stats``, ``leaderboard``
-and ``keys`` (no terminal needed), ``cast [ID]`` (a file written to the
-client), and ``watch`` and ``replay [ID]`` (the session as a viewer:
-:func:`as_viewer`, drawn for its own window and colour depth)."""
+"""The commands other than the games: ``stats``, ``leaderboard`` and
+``keys`` (no terminal needed), ``cast [ID]`` (a file written to the
+client), and ``watch`` and ``replay [ID]`` (the client as a viewer:
+:func:`as_viewer`, drawn for its own window and colour depth). Each is given
+the server's context and the :class:`~.link.Client`, nothing else."""
 
 from __future__ import annotations
 
-from contextlib import suppress
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
-
-import asyncssh
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..options.context import Options
 from ..options.parser import EXIT_ERROR, EXIT_OK
@@ -19,14 +17,15 @@ from ..records.tally import BoardStats
 from ..render.stats import stats_lines
 from ..render.style import ColorDepth
 from ..render.themes import THEMES
-from .channel import SAID_IDLE_CLOSED, SAID_SLOW, Viewer
-from .commands import NEEDS_TERMINAL, NO_TERMINAL, KeysRequest, Leaderboard, Replay, Watch
+from .context import ServeContext
 from .daily import day_of
 from .game import SAID_STOPPING, SAID_STOPPING_VIEWER
+from .link import SAID_IDLE_CLOSED, SAID_SLOW, Client, Viewer
 from .live import LiveGame, WatchFull
 from .names import display_name
 from .ranked import leaderboard_output
 from .replay import SAID_LEFT, CastClient, Playback, play_replay, stream_cast
+from .requests import NEEDS_TERMINAL, NO_TERMINAL, KeysRequest, Leaderboard, Replay, Stats, Watch
 from .secrecy import (
     Refused,
     Shown,
@@ -38,21 +37,25 @@ from .secrecy import (
     secret_seed,
     shown,
 )
+from .session_games import color_depth
 from .store.base import Finished, Player, Prefs
 from .watch import Refusal, no_game_of, watch_session
 
-if TYPE_CHECKING:
-    from .session import SessionChannel  # which imports this module, to run its commands
+__all__ = [
+    "as_viewer",
+    "keys_command",
+    "leaderboard_command",
+    "replay_command",
+    "stats_command",
+    "watch_command",
+]
 
-__all__ = ["as_viewer", "daily_command", "replay_command", "stats_command", "watch_command"]
 
-
-def as_viewer(session: SessionChannel, prefs: Prefs) -> Viewer:
-    """This session as a watcher's or a replay's: its channel, keys and
+def as_viewer(context: ServeContext, client: Client, prefs: Prefs) -> Viewer:
+    """This client as a watcher's or a replay's: its channel, keys and
     window; screens drawn for its size and colour depth."""
-    assert session.link is not None
-    env = session.client_env()
-    depth = session.color_depth(prefs.color, env)
+    env = client.client_env()
+    depth = color_depth(prefs.color, env)
     palette = THEMES[prefs.theme or "classic"]
 
     def screen(write: Callable[[str], None], size: Callable[[], Tuple[int, int]]) -> Screen:
@@ -60,50 +63,50 @@ def as_viewer(session: SessionChannel, prefs: Prefs) -> Viewer:
 
     look = (depth, prefs.theme, env["TERM"] == "dumb")
     # A viewer that stops reading is dropped after the watchers' own stall (--watcher-stalled-seconds).
-    session.rules.stalled_seconds = session.server.watch_stall
-    return Viewer(session.link, session.incoming, lambda: session.window, screen, look)
+    client.stalls_after(context.watch_stall)
+    return Viewer(client.link, client.incoming, lambda: client.window, screen, look)
 
 
-async def watch_command(session: SessionChannel, request: Watch) -> int:
+async def watch_command(context: ServeContext, client: Client, request: Watch) -> int:
     """``watch [NAME]``: a player named who is not playing is told first,
     then a session without a terminal."""
-    player = await session.player()
-    refusal = _watch_refusal(session, player)
+    player = await context.player(client.identity)
+    refusal = _watch_refusal(context, player)
     if request.name is not None:
-        game = session.server.live.find(request.name)
+        game = context.live.find(request.name)
         refused = f"watch: {no_game_of(request.name)}" if game is None else refusal(game)
         if refused is not None:
-            return session.refuse(refused, REFUSED)
-    if not session.has_terminal:
-        return session.refuse(NEEDS_TERMINAL, NO_TERMINAL)
-    viewer = as_viewer(session, player.prefs if player else Prefs())
+            return client.refuse(refused, REFUSED)
+    if not client.has_terminal:
+        return client.refuse(NEEDS_TERMINAL, NO_TERMINAL)
+    viewer = as_viewer(context, client, player.prefs if player else Prefs())
     try:
-        said = await watch_session(viewer, session.server.live, request.name, refusal)
+        said = await watch_session(viewer, context.live, request.name, refusal)
     except WatchFull as full:  # as replay_command says it: a refusal, status 1
-        return session.refuse(str(full), "too many viewers", EXIT_ERROR)
-    _said_as_viewer(session, said)
+        return client.refuse(str(full), "too many viewers", EXIT_ERROR)
+    _said_as_viewer(client, said)
     return EXIT_OK
 
 
-def _watch_refusal(session: SessionChannel, player: Optional[Player]) -> Refusal:
+def _watch_refusal(context: ServeContext, player: Optional[Player]) -> Refusal:
     """Why ``player`` may not watch a live game now (the secrecy rule)."""
     viewer = player.id if player is not None else None
 
     def refusal(game: LiveGame) -> Optional[str]:
-        if shown(game.facts, viewer, day_of(session.server.now())) is not Shown.NOTHING:
+        if shown(game.facts, viewer, day_of(context.now())) is not Shown.NOTHING:
             return None
         return f"watch: {live_secret_line(game.name, game.facts.day)}"
 
     return refusal
 
 
-def _said_as_viewer(session: SessionChannel, said: str) -> None:
+def _said_as_viewer(client: Client, said: str) -> None:
     """A watch's or a replay's last line, and how it ended in the log."""
     if said:
         # A viewer's own game is not what the server keeps for it: the plain words.
-        session.say(SAID_STOPPING_VIEWER if said == SAID_STOPPING else said, stderr=False)
+        client.say(SAID_STOPPING_VIEWER if said == SAID_STOPPING else said, stderr=False)
     if said in VIEWER_ENDINGS:
-        session.ended(VIEWER_ENDINGS[said])
+        client.ended(VIEWER_ENDINGS[said])
 
 
 # How a session ended in the log: an id or a name refused (unknown, another
@@ -117,63 +120,60 @@ VIEWER_ENDINGS = {
 }
 
 
-async def replay_command(session: SessionChannel, request: Replay) -> int:
+async def replay_command(context: ServeContext, client: Client, request: Replay) -> int:
     """``replay [ID]`` / ``cast [ID]``: a finished game (:func:`_replayed`),
     refused first if the id names none; then ``replay`` needs a terminal,
     ``cast`` none. Either takes one of the server's viewer places."""
-    player = await session.player()
+    player = await context.player(client.identity)
     try:
-        playback, title = await _replayed(session, player, request)
+        playback, title = await _replayed(context, player, request)
     except Refused as refused:
-        return session.refuse(str(refused), REFUSED)
-    if not request.cast and not session.has_terminal:
-        return session.refuse(NEEDS_TERMINAL, NO_TERMINAL)
+        return client.refuse(str(refused), REFUSED)
+    if not request.cast and not client.has_terminal:
+        return client.refuse(NEEDS_TERMINAL, NO_TERMINAL)
     prefs = player.prefs if player is not None else Prefs()
-    live = session.server.live
+    live = context.live
     try:
         live.take()  # a cast is counted as a replay is: each holds a thread (--max-watchers)
     except WatchFull as full:
-        return session.refuse(str(full), "too many viewers", EXIT_ERROR)
+        return client.refuse(str(full), "too many viewers", EXIT_ERROR)
     try:
         if request.cast:
-            await _cast(session, playback, prefs)
+            await _cast(context, client, playback, prefs)
             return EXIT_OK
         caption = f"replay · {title} · + - speed, space pauses, q leaves"
-        animate = wants_motion(Options(animation=prefs.animation is not False), session.client_env())
-        said = await play_replay(as_viewer(session, prefs), playback, caption, animate)
+        animate = wants_motion(Options(animation=prefs.animation is not False), client.client_env())
+        said = await play_replay(as_viewer(context, client, prefs), playback, caption, animate)
     finally:
         live.give_back()
-    _said_as_viewer(session, said)
+    _said_as_viewer(client, said)
     return EXIT_OK
 
 
-async def _cast(session: SessionChannel, playback: Playback, prefs: Prefs) -> None:
+async def _cast(context: ServeContext, client: Client, playback: Playback, prefs: Prefs) -> None:
     """The game's asciicast streamed to the client (:func:`~.replay.stream_cast`);
     how it ended, if not whole, in the log."""
-    link = session.link
-    assert link is not None
-    client = CastClient(link, lambda: link.gone, session.server.clock, session.server.watch_stall)
-    theme, now = prefs.theme or "classic", int(session.server.now())
-    session.if_lost = VIEWER_ENDINGS[SAID_LEFT]  # said at once if the client goes
+    cast_client = CastClient(client.link, client.gone, context.clock, context.watch_stall)
+    theme, now = prefs.theme or "classic", int(context.now())
+    client.if_lost(VIEWER_ENDINGS[SAID_LEFT])  # said at once if the client goes
     try:
-        said = await stream_cast(client, playback, session.cast_env(), theme, now)
+        said = await stream_cast(cast_client, playback, client.cast_env(), theme, now)
     finally:
-        session.if_lost = None
+        client.if_lost(None)
     if said and said != SAID_LEFT:  # a client gone has said so already
-        session.ended(VIEWER_ENDINGS[said])
+        client.ended(VIEWER_ENDINGS[said])
 
 
-async def _replayed(session: SessionChannel, player: Optional[Player], request: Replay) -> Tuple[Playback, str]:
+async def _replayed(context: ServeContext, player: Optional[Player], request: Replay) -> Tuple[Playback, str]:
     """The game ``request`` names and its title on the caption, or
     :class:`Refused` (one line): a ranked daily game as the secrecy rule
     lets the viewer see it (:func:`published`), or one of the player's own
     games (another player's is not found, never shown); a game of the day's
     deal without its seed."""
-    server = session.server
-    store, name, viewer = server.store, "cast" if request.cast else "replay", player.id if player else None
+    store, name, viewer = context.store, "cast" if request.cast else "replay", player.id if player else None
     if request.daily:
         assert request.game is not None
-        entry, showing = published(await store.daily_by_id(request.game), request.game, server.now(), name, viewer)
+        entry, showing = published(await store.daily_by_id(request.game), request.game, context.now(), name, viewer)
         playback = Playback.of_recording(entry.recording)
         if playback is None:
             raise Refused(f"{name}: game {request.game} has no recording that replays")
@@ -193,8 +193,8 @@ async def _replayed(session: SessionChannel, player: Optional[Player], request: 
             raise Refused(f"{name}: you have no game g{request.game} (stats lists yours)")
         record = found
     playback = Playback.of_record(record)
-    facts = facts_of_seed(record.seed, player.id, server.daily_secret, day_of(server.now()))
-    showing = shown(facts, viewer, day_of(server.now()))
+    facts = facts_of_seed(record.seed, player.id, context.daily_secret, day_of(context.now()))
+    showing = shown(facts, viewer, day_of(context.now()))
     if showing is Shown.NOTHING:  # never: one's own game; the rule decides all the same
         raise Refused(secret_line(name, "this game", facts.day))
     if showing is not Shown.EVERYTHING:
@@ -202,25 +202,24 @@ async def _replayed(session: SessionChannel, player: Optional[Player], request: 
     return playback, record.date
 
 
-async def stats_command(session: SessionChannel, as_json: bool) -> int:
+async def stats_command(context: ServeContext, client: Client, request: Stats) -> int:
     """``stats [--json]``: the player's records (``--stats``'s), then their
     last finished games with the ids ``replay`` and ``cast`` take."""
-    player = await session.player()
+    player = await context.player(client.identity)
     # The statistics show each top game's seed: a game whose seed may not be
     # shown (the day's ranked deal, :mod:`.secrecy`) counts once the day is
     # over. Only today's ranked deal is known by its seed alone to be such a
     # game (facts_of_seed); the database aggregates the others, so a history
     # of any length is never read whole.
-    server = session.server
-    today, viewer = day_of(server.now()), player.id if player is not None else None
-    todays = secret_seed(server.daily_secret, today)
-    public = shown(facts_of_seed(todays, viewer, server.daily_secret, today), viewer, today) is Shown.EVERYTHING
+    today, viewer = day_of(context.now()), player.id if player is not None else None
+    todays = secret_seed(context.daily_secret, today)
+    public = shown(facts_of_seed(todays, viewer, context.daily_secret, today), viewer, today) is Shown.EVERYTHING
     stats: List[BoardStats] = []
     held, last = 0, []
     if player is not None:
-        stats, held = await server.store.stats(player.id, NO_SEED if public else todays)
-        last = (await server.store.history(player.id, LAST_LISTED))[::-1]
-    if as_json:
+        stats, held = await context.store.stats(player.id, NO_SEED if public else todays)
+        last = (await context.store.history(player.id, LAST_LISTED))[::-1]
+    if request.json:
         import json
 
         from .. import __version__
@@ -231,9 +230,9 @@ async def stats_command(session: SessionChannel, as_json: bool) -> int:
             "last_games": [_last_document(game) for game in last],
         }
         for line in json.dumps(document, indent=1).splitlines():
-            session.say(line, stderr=False)
+            client.say(line, stderr=False)
         return EXIT_OK
-    width = session.window[0]
+    width = client.window[0]
     if stats:
         # Over SSH the top games have no --replay-best: replay takes the ids listed below.
         lines = stats_lines(stats, ColorDepth.NONE, width, replayable=False)
@@ -245,7 +244,7 @@ async def stats_command(session: SessionChannel, as_json: bool) -> int:
     if last:
         lines += ["", "Your last games (replay ID, cast ID):", *(_last_line(game) for game in last)]
     for line in lines:
-        session.say(line[:width], stderr=False)
+        client.say(line[:width], stderr=False)
     return EXIT_OK
 
 
@@ -275,23 +274,23 @@ def _last_document(game: Finished) -> Dict[str, Any]:
     }
 
 
-async def daily_command(session: SessionChannel, command: Union[Leaderboard, KeysRequest]) -> int:
-    """``leaderboard`` and ``keys``: no terminal needed."""
-    server = session.server
-    if isinstance(command, KeysRequest):
-        entry = await server.store.daily_by_id(command.entry)
-        asking = await session.player()
-        try:
-            recording = keys_for(entry, command.entry, server.now(), asking.id if asking is not None else None)
-        except Refused as refused:
-            return session.refuse(str(refused), REFUSED)
-        assert session.chan is not None
-        with suppress(OSError, asyncssh.Error):
-            session.chan.write(recording)
-        return EXIT_OK
-    player = await session.player()
+async def keys_command(context: ServeContext, client: Client, request: KeysRequest) -> int:
+    """``keys ID``: a ranked game's recording, once the secrecy rule lets it be shown; no terminal needed."""
+    entry = await context.store.daily_by_id(request.entry)
+    asking = await context.player(client.identity)
+    try:
+        recording = keys_for(entry, request.entry, context.now(), asking.id if asking is not None else None)
+    except Refused as refused:
+        return client.refuse(str(refused), REFUSED)
+    client.link.write(recording)
+    return EXIT_OK
+
+
+async def leaderboard_command(context: ServeContext, client: Client, request: Leaderboard) -> int:
+    """``leaderboard [DAY] [--json]``: no terminal needed."""
+    player = await context.player(client.identity)
     me = player.id if player is not None else None
-    lines = await leaderboard_output(server.store, server.now(), command.day, command.json, me)
+    lines = await leaderboard_output(context.store, context.now(), request.day, request.json, me)
     for line in lines:
-        session.say(line, stderr=False)
+        client.say(line, stderr=False)
     return EXIT_OK

@@ -1,55 +1,39 @@
-"""One SSH session channel (:class:`SessionChannel`): asyncssh's callbacks
-(the pty, the window's size, the keys, within the input budget), and the
-command the session runs: the game with a terminal (:mod:`.session_games`),
-or one of the commands (:mod:`.commands`; run by :mod:`.session_commands`),
-and nothing else. What the session's tasks see of it is :mod:`.channel`'s.
+"""One SSH session channel (:class:`SshChannel`): asyncssh's callbacks
+(the pty, the window's size, the keys), and the command it runs, found in
+the one table (:mod:`.commands`), given the server's context and this
+channel as its :class:`~.link.Client`, and nothing else.
 
-Every channel is under its rules (:class:`~.limits.ChannelRules`: idle,
-unsent output, a stalled reader) from the moment it opens, whatever runs on
-it, or if nothing ever does: they are applied here, to the channel, not by
-each command, so a new command cannot forget them."""
+The limits are layers every channel goes through, whatever it runs, or if
+nothing ever does; applied here, to the channel, not by each command, so a
+new command cannot forget one: the admission counted it before it opened
+(:meth:`.connection.ClientConnection.open_session`); its input goes through
+the :class:`~.limits.InputBudget`; its output through :class:`_Link`, under
+its :class:`~.limits.ChannelRules` (idle, unsent output, a stalled reader)
+from the moment it opens; the command line's length is checked before it is
+read; and how it ended goes on its connection's line
+(:class:`~.accounting.ConnectionLine`)."""
 
 from __future__ import annotations
 
 import asyncio
 from contextlib import suppress
-from typing import TYPE_CHECKING, Callable, Dict, Mapping, Optional, Set, Tuple
+from typing import Callable, Dict, Mapping, Optional, Set, Tuple
 
 import asyncssh
 
 from ..loop.events import Resized
 from ..options.parser import EXIT_ERROR, EXIT_OK, EXIT_USAGE
-from ..render.style import ColorDepth, choose_depth
-from . import session_commands, session_games
-from .channel import BREACH_SAID, Ended, Incoming, Typed
-from .commands import (
-    COLOR_DEPTHS,
-    NEEDS_TERMINAL,
-    NO_TERMINAL,
-    Command,
-    CommandError,
-    Daily,
-    Help,
-    KeysRequest,
-    Leaderboard,
-    LinkRequest,
-    PlayRequest,
-    Replay,
-    Stats,
-    Watch,
-    help_text,
-    parse_command,
-    printable,
-)
+from .accounting import ConnectionLine
+from .commands import read_command
+from .context import ServeContext
 from .game import SAID_STOPPING
 from .limits import HELD_POLL_SECONDS, Breach, ChannelRules, InputBudget
-from .store.base import Player, StoreError
+from .link import BREACH_SAID, Ended, Identity, Incoming, Link, Typed, for_terminal
+from .names import printable
+from .requests import CommandError
+from .store.base import StoreError
 
-if TYPE_CHECKING:
-    from .connection import ClientConnection, Identity  # which imports this module, to open sessions
-    from .server import GameServer  # likewise, through the connection
-
-__all__ = ["DEFAULT_WINDOW", "SessionChannel", "clamp_window"]
+__all__ = ["DEFAULT_WINDOW", "SshChannel", "clamp_window"]
 
 # A window's size as a client says it is unbounded: a frame is never drawn
 # larger than this (the board is at most 10x10 cells).
@@ -70,7 +54,7 @@ def clamp_window(width: int, height: int) -> Tuple[int, int]:
 
 
 class _Link:
-    """What runs on the session writes to (see :class:`.channel.Link`):
+    """What runs on the session writes to (see :class:`.link.Link`):
     each write is looked at by the channel's rules (``written``)."""
 
     def __init__(
@@ -101,33 +85,35 @@ class _Link:
             self._chan.get_extra_info("connection").abort()
 
 
-class SessionChannel(asyncssh.SSHServerSession[bytes]):
-    """One session channel: a game with a terminal, or a command without."""
+class SshChannel(asyncssh.SSHServerSession[bytes]):
+    """One session channel (an SSH client's, or a browser's through
+    :mod:`.web.socket`): its rules, and the command it runs, which is given
+    the context and this channel as its :class:`~.link.Client`."""
 
     def __init__(
-        self, server: GameServer, identity: Identity, connection: ClientConnection, counted: Tuple[str, str]
+        self, context: ServeContext, identity: Identity, line: ConnectionLine, counted: Tuple[str, str]
     ) -> None:
-        self.server = server
-        self.identity = identity
-        self.connection = connection
+        self._context = context
+        self._identity = identity
+        self._line = line  # the connection's line in the log, which its sessions fill in
         self._counted: Optional[Tuple[str, str]] = counted  # the admission's (address, identity), until it ends
-        self._input = InputBudget(server.limits.input_burst, server.limits.input_rate, server.clock())
+        self._input = InputBudget(context.limits.input_burst, context.limits.input_rate, context.clock())
         self._too_long = False  # the command line was longer than the limit
         self._resize_due = False  # a window change waits to be applied
         self.chan: Optional[asyncssh.SSHServerChannel[bytes]] = None
-        self.link: Optional[_Link] = None
+        self._link: Optional[_Link] = None
         self._command: Optional[str] = None
         self._term: Optional[str] = None
-        self.window = DEFAULT_WINDOW
-        self.incoming: asyncio.Queue[Incoming] = asyncio.Queue()
+        self._window = DEFAULT_WINDOW
+        self._incoming: asyncio.Queue[Incoming] = asyncio.Queue()
         self._task: Optional[asyncio.Task[None]] = None
         self._ending_said = False  # how the session ended is in its connection's line
         # How the session ends if its client goes now (a cast: "client left"):
         # said at once, as the connection's line is written when it closes.
-        self.if_lost: Optional[str] = None
-        self.holders: Set[str] = set()  # the claims it took (server.taken_over finds it by them)
+        self._if_lost: Optional[str] = None
+        self._holders: Set[str] = set()  # the claims it took (Sessions.taken_over finds it by them)
         # Idle, unsent and stalled-reader rules of this channel, from its opening (_look).
-        self.rules = ChannelRules(server.limits, server.clock())
+        self.rules = ChannelRules(context.limits, context.clock())
         self._look_timer: Optional[asyncio.TimerHandle] = None
         self._breached = False
 
@@ -135,22 +121,22 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self.chan = chan
-        self.link = _Link(chan, self._written, lambda: self.rules.rested(self.server.clock()))
+        self._link = _Link(chan, self._written, lambda: self.rules.rested(self._context.clock()))
         self._look()  # the channel's rules apply from now, whatever it asks for (or never does)
 
     def pty_requested(
         self, term_type: str, term_size: Tuple[int, int, int, int], term_modes: Mapping[int, int]
     ) -> bool:
         self._term = printable(term_type[:64]) or "dumb"
-        self.window = clamp_window(term_size[0], term_size[1])
-        self.connection.term, self.connection.window = self._term, self.window
+        self._window = clamp_window(term_size[0], term_size[1])
+        self._line.term, self._line.window = self._term, self._window
         return True
 
     def shell_requested(self) -> bool:
         return True  # no shell: the game
 
     def exec_requested(self, command: str) -> bool:
-        if len(command) > self.server.limits.command_chars:
+        if len(command) > self._context.limits.command_chars:
             self._too_long, command = True, ""
         self._command = command
         return True
@@ -163,44 +149,45 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
 
     def session_started(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._serve())
-        self.server.sessions.add(self)
-        self.connection.running += 1
+        self._context.sessions.all.add(self)
+        self._line.session_started()
 
     def data_received(self, data: bytes, datatype: Optional[int]) -> None:
-        self.rules.typed(self.server.clock())
-        played = self._input.admit(data, self.server.clock())
+        now = self._context.clock()
+        self.rules.typed(now)
+        played = self._input.admit(data, now)
         if played:
-            self.incoming.put_nowait(Typed(played))
+            self._incoming.put_nowait(Typed(played))
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
         # A flood of window changes is one redraw every RESIZE_SECONDS, at the last size.
-        self.window = clamp_window(width, height)
-        self.connection.window = self.window
+        self._window = clamp_window(width, height)
+        self._line.window = self._window
         if not self._resize_due:
             self._resize_due = True
             asyncio.get_running_loop().call_later(RESIZE_SECONDS, self._resize)
 
     def _resize(self) -> None:
         self._resize_due = False
-        self.incoming.put_nowait(Resized(self.window))
+        self._incoming.put_nowait(Resized(self._window))
 
     def eof_received(self) -> bool:
         # The client's input ended (``printf q | ssh -tt``): what came before
         # is played, then play ends as if the connection had dropped. True:
         # the channel stays open for the last frame (asyncssh would close it,
         # and the next write would fail).
-        self.incoming.put_nowait(Ended())
+        self._incoming.put_nowait(Ended())
         return True
 
     def connection_lost(self, exc: Optional[Exception]) -> None:
         if self._look_timer is not None:
             self._look_timer.cancel()
             self._look_timer = None
-        if self.link is not None:
-            self.link.gone = True
-        if self.if_lost is not None and not self._ending_said:
-            self.ended(self.if_lost)
-        self.incoming.put_nowait(Ended())
+        if self._link is not None:
+            self._link.gone = True
+        if self._if_lost is not None and not self._ending_said:
+            self.ended(self._if_lost)
+        self._incoming.put_nowait(Ended())
         if self._task is None:
             self._uncount()
 
@@ -209,9 +196,9 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
     def _look(self) -> None:
         """The rules looked at now; then again when they next may break."""
         self._look_timer = None
-        if self.link is None or self.link.gone or self._breached:
+        if self._link is None or self._link.gone or self._breached:
             return
-        now, unsent = self.server.clock(), self.link.unsent()
+        now, unsent = self._context.clock(), self._link.unsent()
         breach = self.rules.breach(now, unsent)
         if breach is not None:
             self._breach(breach)
@@ -223,9 +210,9 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
         """Output went out (``before``: bytes unsent until then): over the
         unsent limit, the reader is dropped at once; else held output is
         looked at soon (it may stall)."""
-        assert self.link is not None
-        unsent = self.link.unsent()
-        self.rules.wrote(self.server.clock(), before, unsent)
+        assert self._link is not None
+        unsent = self._link.unsent()
+        self.rules.wrote(self._context.clock(), before, unsent)
         if unsent > self.rules.unsent_bytes:
             self._breach(Breach.SLOW)
         elif unsent and self._look_timer is not None and self._look_timer.when() > self._soon():
@@ -240,24 +227,24 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
         reader that stopped is disconnected at once: what it holds unsent
         goes); a channel running nothing is closed. Either way its slots
         are given back as it closes."""
-        if self._breached or self.link is None or self.chan is None:
+        if self._breached or self._link is None or self.chan is None:
             return
         self._breached = True
         if self._look_timer is not None:
             self._look_timer.cancel()
             self._look_timer = None
         if breach is Breach.SLOW:
-            self.link.drop()
+            self._link.drop()
         if self._task is None or self._task.done():
-            self.connection.endings.append(f"{'channel' if self._task is None else 'session'}: {breach.value}")
+            self._line.endings.append(f"{'channel' if self._task is None else 'session'}: {breach.value}")
             with suppress(OSError, asyncssh.Error):
                 self.chan.close()
         else:
-            self.incoming.put_nowait(Ended(BREACH_SAID[breach], breach=breach))
+            self._incoming.put_nowait(Ended(BREACH_SAID[breach], breach=breach))
 
     def _uncount(self) -> None:
         if self._counted is not None:
-            self.server.admission.end_session(*self._counted)
+            self._context.admission.end_session(*self._counted)
             self._counted = None
 
     # -- the session --------------------------------------------------------------
@@ -269,7 +256,7 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
 
     def stopping(self) -> Optional[asyncio.Task[None]]:
         """The server is stopping: end the game, saying so; its task."""
-        self.incoming.put_nowait(Ended(SAID_STOPPING))
+        self._incoming.put_nowait(Ended(SAID_STOPPING))
         return self._task
 
     async def _serve(self) -> None:
@@ -280,26 +267,26 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
             status = await self._command_or_game()
         except StoreError as error:
             self.say(f"ansi2048: error: {error}")
-            self.server.log(f"store error: {error}")
+            self._context.log(f"store error: {error}")
             self.ended("store error")
             status = EXIT_ERROR
         except Exception as error:  # a bug must end this session only, said in one line each side
             self.say("ansi2048: error: the server failed; your game is kept up to what you saw")
-            self.server.log(f"session failed: {type(error).__name__}: {error}")
+            self._context.log(f"session failed: {type(error).__name__}: {error}")
             self.ended("failed")
             status = EXIT_ERROR
         finally:
-            self.server.sessions.discard(self)
+            self._context.sessions.all.discard(self)
             self._uncount()
-            self.connection.session_done()
-            if self.link is not None and not self.link.gone:
+            self._line.session_done()
+            if self._link is not None and not self._link.gone:
                 with suppress(OSError, asyncssh.Error):
                     chan.exit(status)
 
     def ended(self, how: str) -> None:
         """How the session ended, for its connection's line in the log."""
         what = "play" if self._command is None else printable(self._command.split(" ", 1)[0][:16])
-        self.connection.endings.append(f"{what}: {how}")
+        self._line.endings.append(f"{what}: {how}")
         self._ending_said = True
 
     def refuse(self, line: str, how: str, status: int = EXIT_USAGE) -> int:
@@ -312,7 +299,8 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
     def say(self, line: str, stderr: bool = True) -> None:
         """One line to the client (CR LF on a terminal, whose client is raw)."""
         assert self.chan is not None
-        data = (line + ("\r\n" if self._term is not None else "\n")).encode("utf-8", "replace")
+        text = for_terminal(line + "\n") if self._term is not None else line + "\n"
+        data = text.encode("utf-8", "replace")
         with suppress(OSError, asyncssh.Error):
             if stderr:
                 self.chan.write_stderr(data)
@@ -321,67 +309,73 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
 
     async def _command_or_game(self) -> int:
         if self._too_long:
-            self.say(f"ansi2048: the command is too long (at most {self.server.limits.command_chars} characters)")
+            self.say(f"ansi2048: the command is too long (at most {self._context.limits.command_chars} characters)")
             self.ended("command too long")
             return EXIT_USAGE
         try:
-            command = parse_command(self._command)
+            command, request = read_command(self._command)
         except CommandError as error:
             self.say(f"ansi2048: {error}")
             self.ended("bad command")
             return EXIT_USAGE
-        if isinstance(command, (PlayRequest, Daily)) and self._term is not None:
-            if isinstance(command, Daily):
-                await session_games.play_daily(self)
-            else:
-                await session_games.play(self, command)
-            return EXIT_OK  # a game says how it ended itself (session_games.run_game)
         # The log says how a command ended once it has: a refused id is
-        # "refused", not "done" (each command refuses by session.refuse).
-        status = await self._run_command(command)
+        # "refused", not "done" (each command refuses by refuse), a game
+        # says how it ended itself.
+        status = await command.run(self._context, self, request)
         if not self._ending_said:
             self.ended("done" if status == EXIT_OK else "failed")
         return status
 
-    async def _run_command(self, command: Command) -> int:
-        """A command other than a game on a terminal; its exit status. What
-        a command names (an id, a player) is checked first, and refused with
-        EXIT_USAGE, before whether it needs a terminal
-        (:mod:`.session_commands`)."""
-        if isinstance(command, Help):
-            for line in help_text(self.server.port).splitlines():
-                self.say(line, stderr=False)
-            return EXIT_OK
-        if isinstance(command, Stats):
-            return await session_commands.stats_command(self, command.json)
-        if isinstance(command, (Leaderboard, KeysRequest)):
-            return await session_commands.daily_command(self, command)
-        if isinstance(command, Replay):
-            return await session_commands.replay_command(self, command)
-        if isinstance(command, Watch):
-            return await session_commands.watch_command(self, command)
-        if isinstance(command, LinkRequest):
-            from .web.link_commands import link_command  # the browser door's (no aiohttp in it)
+    # -- the Client a command is given (link.Client) --------------------------------------
 
-            return await link_command(self, command)
-        return self.refuse(NEEDS_TERMINAL, NO_TERMINAL)  # play and daily
+    @property
+    def identity(self) -> Identity:
+        return self._identity
+
+    @property
+    def source(self) -> str:
+        return self._line.source
+
+    @property
+    def link(self) -> Link:
+        assert self._link is not None
+        return self._link
+
+    @property
+    def incoming(self) -> asyncio.Queue[Incoming]:
+        return self._incoming
+
+    @property
+    def window(self) -> Tuple[int, int]:
+        return self._window
+
+    @property
+    def holders(self) -> Set[str]:
+        """The claims it took (Sessions.taken_over finds it by them)."""
+        return self._holders
+
+    def gone(self) -> bool:
+        return self._link is None or self._link.gone
+
+    def if_lost(self, how: Optional[str]) -> None:
+        self._if_lost = how
+
+    def claimed(self, holder: str) -> None:
+        self._holders.add(holder)
+
+    def played(self, keys: int) -> None:
+        self._line.keys += keys
+
+    def stalls_after(self, seconds: float) -> None:
+        self.rules.stalled_seconds = seconds
+
+    def connection(self) -> object:
+        return self.chan.get_extra_info("connection") if self.chan is not None else None
 
     @property
     def has_terminal(self) -> bool:
         """The client asked for a pty (``ssh -t``)."""
         return self._term is not None
-
-    async def player(self) -> Optional[Player]:
-        """The player the session's key names; None for a guest."""
-        identity = self.identity
-        if identity.fingerprint is None:
-            return None
-        return await self.server.store.player(identity.fingerprint, identity.name)
-
-    def color_depth(self, chosen: Optional[str], env: Dict[str, str]) -> ColorDepth:
-        """The colour depth frames are drawn in: the player's choice
-        (``chosen``), else what the client's terminal (``env``) says."""
-        return COLOR_DEPTHS[chosen] if chosen in COLOR_DEPTHS else choose_depth("auto", True, env)
 
     def client_env(self) -> Dict[str, str]:
         """What the client's environment says of its terminal: TERM (from the
