@@ -265,6 +265,7 @@ SERVE_LAYERS = (
         "accounting",
         "backup",
         "daily",
+        "guard",
         "kexguess",
         "limits",
         "link",
@@ -405,3 +406,18 @@ def test_every_command_is_in_the_one_table_and_its_help() -> None:
         assert command.name == name
         made.add(type(request))
     assert made == set(typing.get_args(requests.Request)), "a request no command of the table makes"
+
+
+# LF becomes CR LF for a client's raw terminal in one place (serve/link.py's
+# for_terminal). Left while its owner's branch lands: game.py's last line.
+CRLF_ALLOWED = {"ansi2048/serve/link.py", "ansi2048/serve/game.py"}  # game.py: the reshape-driver helper's
+
+
+def test_serve_turns_lf_into_crlf_in_one_place() -> None:
+    written = {
+        path.relative_to(PACKAGE.parent).as_posix()
+        for path in sorted((PACKAGE / "serve").rglob("*.py"))
+        if "\\r\\n" in path.read_text(encoding="utf-8")
+    }
+    assert written <= CRLF_ALLOWED
+    assert "ansi2048/serve/link.py" in written  # the rule looks at the source as written

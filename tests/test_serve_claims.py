@@ -174,7 +174,7 @@ def test_a_take_over_ends_the_other_session_on_the_same_server_at_once(
                 await a_terminal.wait_for(lambda shown: "Moves 1" in shown.text() or "can't move" in shown.text())
                 kept = await kept_keys(served, key)
                 b, b_terminal = await open_terminal(b_conn, "play --no-animation")
-                await b_terminal.shows(TAKE_OVER_PROMPT.split("\r\n")[0])
+                await b_terminal.shows(TAKE_OVER_PROMPT.split("\n")[0])
                 b.write(b"y")
                 await a_terminal.closed.wait()
                 assert SAID_TAKEN_OVER in a_terminal.text()

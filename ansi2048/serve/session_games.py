@@ -71,8 +71,8 @@ PRIVATE_NOTE = "private: nobody may watch your games (play --public undoes it)"
 PUBLIC_NOTE = "public: your games may be watched (play --private undoes it)"
 # Said when the player's game is open in another session.
 TAKE_OVER_PROMPT = (
-    "Your game on this board is open in another session.\r\n"
-    "y: play it here (the other session ends); any other key: leave.\r\n"
+    "Your game on this board is open in another session.\n"
+    "y: play it here (the other session ends); any other key: leave.\n"
 )
 # Seconds the take-over question waits for its answer.
 ANSWER_SECONDS = 120
@@ -146,7 +146,7 @@ async def daily_command(context: ServeContext, client: Client, request: Daily) -
 
 async def take_over(client: Client) -> bool:
     """Ask whether to take the game over from the session that has it."""
-    client.link.write(TAKE_OVER_PROMPT.encode())
+    client.link.write(for_terminal(TAKE_OVER_PROMPT).encode())
     while True:
         try:
             answer = await asyncio.wait_for(client.incoming.get(), ANSWER_SECONDS)

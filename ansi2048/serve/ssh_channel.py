@@ -6,18 +6,17 @@ channel as its :class:`~.link.Client`, and nothing else.
 The limits are layers every channel goes through, whatever it runs, or if
 nothing ever does; applied here, to the channel, not by each command, so a
 new command cannot forget one: the admission counted it before it opened
-(:meth:`.connection.ClientConnection.open_session`); its input goes through
-the :class:`~.limits.InputBudget`; its output through :class:`_Link`, under
-its :class:`~.limits.ChannelRules` (idle, unsent output, a stalled reader)
-from the moment it opens; the command line's length is checked before it is
-read; and how it ended goes on its connection's line
-(:class:`~.accounting.ConnectionLine`)."""
+(:meth:`.connection.ClientConnection.open_session`); its input and output
+go through its :class:`~.guard.ChannelGuard` (the input budget; idle,
+unsent output, a stalled reader) from the moment it opens; the command
+line's length is checked before it is read; and how it ended goes on its
+connection's line (:class:`~.accounting.ConnectionLine`)."""
 
 from __future__ import annotations
 
 import asyncio
 from contextlib import suppress
-from typing import Callable, Dict, Mapping, Optional, Set, Tuple
+from typing import Dict, Mapping, Optional, Set, Tuple
 
 import asyncssh
 
@@ -27,7 +26,8 @@ from .accounting import ConnectionLine
 from .commands import read_command
 from .context import ServeContext
 from .game import SAID_STOPPING
-from .limits import HELD_POLL_SECONDS, Breach, ChannelRules, InputBudget
+from .guard import ChannelGuard, GuardedLink
+from .limits import Breach
 from .link import BREACH_SAID, Ended, Identity, Incoming, Link, Typed, for_terminal
 from .names import printable
 from .requests import CommandError
@@ -53,38 +53,6 @@ def clamp_window(width: int, height: int) -> Tuple[int, int]:
     return min(width, MAX_COLUMNS), min(height, MAX_LINES)
 
 
-class _Link:
-    """What runs on the session writes to (see :class:`.link.Link`):
-    each write is looked at by the channel's rules (``written``)."""
-
-    def __init__(
-        self, chan: asyncssh.SSHServerChannel[bytes], written: Callable[[int], None], rested: Callable[[], None]
-    ) -> None:
-        self._chan = chan
-        self._written = written
-        self.rested = rested
-        self.gone = False
-
-    def write(self, data: bytes) -> None:
-        if self.gone:
-            return
-        before = self.unsent()
-        try:
-            self._chan.write(data)
-        except (OSError, asyncssh.Error):
-            self.gone = True
-            return
-        self._written(before)
-
-    def unsent(self) -> int:
-        return int(self._chan.get_write_buffer_size())
-
-    def drop(self) -> None:
-        if not self.gone:
-            self.gone = True
-            self._chan.get_extra_info("connection").abort()
-
-
 class SshChannel(asyncssh.SSHServerSession[bytes]):
     """One session channel (an SSH client's, or a browser's through
     :mod:`.web.socket`): its rules, and the command it runs, which is given
@@ -97,11 +65,10 @@ class SshChannel(asyncssh.SSHServerSession[bytes]):
         self._identity = identity
         self._line = line  # the connection's line in the log, which its sessions fill in
         self._counted: Optional[Tuple[str, str]] = counted  # the admission's (address, identity), until it ends
-        self._input = InputBudget(context.limits.input_burst, context.limits.input_rate, context.clock())
         self._too_long = False  # the command line was longer than the limit
         self._resize_due = False  # a window change waits to be applied
         self.chan: Optional[asyncssh.SSHServerChannel[bytes]] = None
-        self._link: Optional[_Link] = None
+        self._link: Optional[GuardedLink] = None
         self._command: Optional[str] = None
         self._term: Optional[str] = None
         self._window = DEFAULT_WINDOW
@@ -112,17 +79,14 @@ class SshChannel(asyncssh.SSHServerSession[bytes]):
         # said at once, as the connection's line is written when it closes.
         self._if_lost: Optional[str] = None
         self._holders: Set[str] = set()  # the claims it took (Sessions.taken_over finds it by them)
-        # Idle, unsent and stalled-reader rules of this channel, from its opening (_look).
-        self.rules = ChannelRules(context.limits, context.clock())
-        self._look_timer: Optional[asyncio.TimerHandle] = None
-        self._breached = False
+        # The limits this channel goes through, from its opening, whatever it runs (serve/guard.py).
+        self._guard = ChannelGuard(context.limits, context.clock, self._breach)
 
     # -- asyncssh's callbacks ---------------------------------------------------
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self.chan = chan
-        self._link = _Link(chan, self._written, lambda: self.rules.rested(self._context.clock()))
-        self._look()  # the channel's rules apply from now, whatever it asks for (or never does)
+        self._link = self._guard.attach(chan)
 
     def pty_requested(
         self, term_type: str, term_size: Tuple[int, int, int, int], term_modes: Mapping[int, int]
@@ -153,9 +117,7 @@ class SshChannel(asyncssh.SSHServerSession[bytes]):
         self._line.session_started()
 
     def data_received(self, data: bytes, datatype: Optional[int]) -> None:
-        now = self._context.clock()
-        self.rules.typed(now)
-        played = self._input.admit(data, now)
+        played = self._guard.typed(data)
         if played:
             self._incoming.put_nowait(Typed(played))
 
@@ -180,61 +142,20 @@ class SshChannel(asyncssh.SSHServerSession[bytes]):
         return True
 
     def connection_lost(self, exc: Optional[Exception]) -> None:
-        if self._look_timer is not None:
-            self._look_timer.cancel()
-            self._look_timer = None
-        if self._link is not None:
-            self._link.gone = True
+        self._guard.close()
         if self._if_lost is not None and not self._ending_said:
             self.ended(self._if_lost)
         self._incoming.put_nowait(Ended())
         if self._task is None:
             self._uncount()
 
-    # -- the channel's rules (limits.ChannelRules), on every channel -----------------
-
-    def _look(self) -> None:
-        """The rules looked at now; then again when they next may break."""
-        self._look_timer = None
-        if self._link is None or self._link.gone or self._breached:
-            return
-        now, unsent = self._context.clock(), self._link.unsent()
-        breach = self.rules.breach(now, unsent)
-        if breach is not None:
-            self._breach(breach)
-            return
-        delay = max(0.0, self.rules.next_look(now, unsent) - now)
-        self._look_timer = asyncio.get_running_loop().call_later(delay, self._look)
-
-    def _written(self, before: int) -> None:
-        """Output went out (``before``: bytes unsent until then): over the
-        unsent limit, the reader is dropped at once; else held output is
-        looked at soon (it may stall)."""
-        assert self._link is not None
-        unsent = self._link.unsent()
-        self.rules.wrote(self._context.clock(), before, unsent)
-        if unsent > self.rules.unsent_bytes:
-            self._breach(Breach.SLOW)
-        elif unsent and self._look_timer is not None and self._look_timer.when() > self._soon():
-            self._look_timer.cancel()
-            self._look()
-
-    def _soon(self) -> float:
-        return asyncio.get_running_loop().time() + HELD_POLL_SECONDS
-
     def _breach(self, breach: Breach) -> None:
-        """The channel broke a rule: what runs on it ends, saying why (a
-        reader that stopped is disconnected at once: what it holds unsent
-        goes); a channel running nothing is closed. Either way its slots
-        are given back as it closes."""
-        if self._breached or self._link is None or self.chan is None:
+        """The channel broke a rule (its guard said, once; a reader that
+        stopped is disconnected already): what runs on it ends, saying why;
+        a channel running nothing is closed. Either way its slots are given
+        back as it closes."""
+        if self.chan is None:
             return
-        self._breached = True
-        if self._look_timer is not None:
-            self._look_timer.cancel()
-            self._look_timer = None
-        if breach is Breach.SLOW:
-            self._link.drop()
         if self._task is None or self._task.done():
             self._line.endings.append(f"{'channel' if self._task is None else 'session'}: {breach.value}")
             with suppress(OSError, asyncssh.Error):
@@ -367,7 +288,7 @@ class SshChannel(asyncssh.SSHServerSession[bytes]):
         self._line.keys += keys
 
     def stalls_after(self, seconds: float) -> None:
-        self.rules.stalled_seconds = seconds
+        self._guard.stalls_after(seconds)
 
     def connection(self) -> object:
         return self.chan.get_extra_info("connection") if self.chan is not None else None
