@@ -293,7 +293,7 @@ SERVE_LAYERS = (
     # ranked rules, a replay, a watcher, the verification.
     ("game", "keeping", "ranked", "replay", "verify", "watch"),
     # 4. The commands' entry points (each given the context and a Client).
-    ("session_commands", "session_games", "web.link_commands"),
+    ("play_commands", "record_commands", "viewer_commands", "web.link_commands"),
     # 5. The one table of commands.
     ("commands",),
     # 6. A channel (its limits as layers), 7. a connection.

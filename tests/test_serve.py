@@ -21,8 +21,8 @@ from ansi2048.game.engine import Game  # noqa: E402
 from ansi2048.game.keys import Action  # noqa: E402
 from ansi2048.records.recording import ASSISTED, encode_item, split_header  # noqa: E402
 from ansi2048.serve.game import SAID_STOPPING, SAID_TAKEN_OVER  # noqa: E402
+from ansi2048.serve.play_commands import GUEST_NOTE, TAKE_OVER_PROMPT  # noqa: E402
 from ansi2048.serve.server import HOST_KEY_FILE  # noqa: E402
-from ansi2048.serve.session_games import GUEST_NOTE, TAKE_OVER_PROMPT  # noqa: E402
 
 from .serve_support import MemoryStore, ServeProcess, ServerThread, Terminal, session_class  # noqa: E402
 

@@ -1,7 +1,7 @@
 """Every session channel under the same rules (issue 34): idle, unsent
 output and a stalled reader end whatever runs on it (a game, the watch
 list, a replay, the take-over prompt) or nothing at all
-(:class:`~ansi2048.serve.limits.ChannelRules`, applied by serve/session.py);
+(:class:`~ansi2048.serve.limits.ChannelRules`, applied by serve/guard.py);
 and each session's slots are given back when it ends."""
 
 from __future__ import annotations

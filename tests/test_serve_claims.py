@@ -22,7 +22,7 @@ asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2
 from ansi2048.records.recording import split_header  # noqa: E402
 from ansi2048.serve.daily import daily_board  # noqa: E402
 from ansi2048.serve.game import SAID_TAKEN_OVER  # noqa: E402
-from ansi2048.serve.session_games import TAKE_OVER_PROMPT  # noqa: E402
+from ansi2048.serve.play_commands import TAKE_OVER_PROMPT  # noqa: E402
 
 from .serve_support import ServerThread, Terminal  # noqa: E402
 from .test_serve import BOARD, client_key, connect, kept_keys, on_server, open_terminal, player_of, run  # noqa: E402

@@ -8,7 +8,8 @@ added here is in all of them at once (tests/test_architecture.py checks
 that every one is in the help).
 
 A new command: its request and parser in :mod:`.requests`, its ``run`` in a
-module of its own (or :mod:`.session_commands`), one entry below."""
+module of its own (or with its kind: :mod:`.play_commands`,
+:mod:`.viewer_commands`, :mod:`.record_commands`), one entry below."""
 
 from __future__ import annotations
 
@@ -22,9 +23,10 @@ from . import requests
 from .context import ServeContext
 from .link import Client
 from .names import printable
+from .play_commands import daily_command, play_command
+from .record_commands import keys_command, leaderboard_command, stats_command
 from .requests import COLOR_DEPTHS, CommandError, Help, Request
-from .session_commands import keys_command, leaderboard_command, replay_command, stats_command, watch_command
-from .session_games import daily_command, play_command
+from .viewer_commands import replay_command, watch_command
 from .web.link_commands import link_command
 
 __all__ = ["COMMANDS", "Command", "help_text", "parse_command", "read_command"]

@@ -22,6 +22,7 @@ __all__ = [
     "GAME_ID",
     "NEEDS_TERMINAL",
     "NO_TERMINAL",
+    "REFUSED",
     "CommandError",
     "Daily",
     "Help",
@@ -56,6 +57,9 @@ COLOR_DEPTHS = {"16": ColorDepth.BASIC, "256": ColorDepth.EXTENDED, "24bit": Col
 NEEDS_TERMINAL = "this is a game for a terminal: connect with ssh -t (see: ssh HOST help)"
 # How such a session ended, in the log (what it named was checked first).
 NO_TERMINAL = "needs a terminal"
+# How a session ended in the log when what it named was refused (an unknown
+# id or name, another player's game, a day not over).
+REFUSED = "refused"
 
 
 class CommandError(Exception):

@@ -10,12 +10,10 @@ import time
 from ...options.parser import EXIT_OK
 from ..context import ServeContext
 from ..link import Client
-from ..requests import LinkRequest
+from ..requests import REFUSED, LinkRequest
 from .links import CODE_SECONDS, browsers, issue_code, new_code, unlink
 
 __all__ = ["link_command"]
-
-REFUSED = "refused"
 
 
 def _when(seconds: float) -> str:
