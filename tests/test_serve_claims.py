@@ -184,3 +184,34 @@ def test_a_take_over_ends_the_other_session_on_the_same_server_at_once(
             assert await kept_keys(served, key) == kept
 
         run(scenario())
+
+
+def test_a_take_over_ends_only_the_session_holding_that_claim() -> None:
+    # The registry of running sessions (serve/context.py): who holds which
+    # claim, told apart from another server's and a killed one's.
+    from ansi2048.serve.context import Sessions
+    from ansi2048.serve.link import Ended
+
+    class Running:
+        def __init__(self) -> None:
+            self.holders: set = set()  # type: ignore[type-arg]
+            self.incoming: asyncio.Queue[Any] = asyncio.Queue()
+
+    async def scenario() -> None:
+        sessions = Sessions()
+        first, second = Running(), Running()
+        for session in (first, second):
+            sessions.started(session)  # type: ignore[arg-type]
+            session.holders.add(sessions.holder())
+        assert len(first.holders | second.holders) == 2  # each claim its own name
+        [held] = first.holders
+        sessions.taken_over(held, SAID_TAKEN_OVER)
+        assert first.incoming.get_nowait() == Ended(SAID_TAKEN_OVER, lost=True)
+        assert second.incoming.empty()
+        sessions.ended(first)  # type: ignore[arg-type]
+        assert sessions.all == {second}
+        assert not sessions.gone(held)  # this server's own, running
+        assert sessions.gone(held.rsplit(":", 2)[0] + ":1:1")  # this pid's earlier life
+        assert not sessions.gone("another-host:1:1:1")  # another machine's: its claim expires by itself
+
+    asyncio.run(scenario())

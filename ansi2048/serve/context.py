@@ -55,6 +55,12 @@ class Sessions:
         self._host = _hostname()
         self._id = f"{self._host}:{os.getpid()}:{time.time_ns()}"
 
+    def started(self, session: RunningSession) -> None:
+        self.all.add(session)
+
+    def ended(self, session: RunningSession) -> None:
+        self.all.discard(session)
+
     def holder(self) -> str:
         """A claim holder's name: this server's, and a session's number."""
         return f"{self._id}:{next(self._numbers)}"

@@ -113,7 +113,7 @@ class SshChannel(asyncssh.SSHServerSession[bytes]):
 
     def session_started(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._serve())
-        self._context.sessions.all.add(self)
+        self._context.sessions.started(self)
         self._line.session_started()
 
     def data_received(self, data: bytes, datatype: Optional[int]) -> None:
@@ -197,7 +197,7 @@ class SshChannel(asyncssh.SSHServerSession[bytes]):
             self.ended("failed")
             status = EXIT_ERROR
         finally:
-            self._context.sessions.all.discard(self)
+            self._context.sessions.ended(self)
             self._uncount()
             self._line.session_done()
             if self._link is not None and not self._link.gone:
