@@ -32,7 +32,7 @@ from .motion import Sprite
 from .moving import sprite_board_lines
 from .notice import one_line
 from .palette import Palette, TilePair, classic
-from .style import BOLD, PLAIN, ColorDepth, Span, fit, paint, printable, style
+from .style import BOLD, PLAIN, ColorDepth, Span, fit, paint, printable, shorter_wordings, style
 
 __all__ = [
     "BIG",
@@ -297,13 +297,13 @@ def _note_line(hint: Optional[Direction], stuck: bool, autoplay: int, text: str,
         ai = "hint: no move changes the board"
     elif autoplay:
         ai = f"autoplay {autoplay}/s {dot} p or any move takes over"
-    note = printable(one_line(text))
+    wordings = shorter_wordings(printable(one_line(text)))
     if not ai:
-        variants = [[(note, PLAIN)]]
-    elif not note:
+        variants = [[(wording, PLAIN)] for wording in wordings]
+    elif not wordings[0]:
         variants = [[(ai, PLAIN)]]
     else:
-        variants = [[(f"{ai} {dot} {note}", PLAIN)], [(ai, PLAIN)]]
+        variants = [*([(f"{ai} {dot} {wording}", PLAIN)] for wording in wordings), [(ai, PLAIN)]]
     return line_of(fit(variants, limit))
 
 
