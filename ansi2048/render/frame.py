@@ -297,7 +297,10 @@ def _note_line(hint: Optional[Direction], stuck: bool, autoplay: int, text: str,
         ai = "hint: no move changes the board"
     elif autoplay:
         ai = f"autoplay {autoplay}/s {dot} p or any move takes over"
-    wordings = shorter_wordings(printable(one_line(text)))
+    # A message's later lines (a path) go first, then its clauses (notice.py).
+    words, _, more = text.partition("\n")
+    wordings = [printable(one_line(text))] if more else []
+    wordings += shorter_wordings(printable(one_line(words)))
     if not ai:
         variants = [[(wording, PLAIN)] for wording in wordings]
     elif not wordings[0]:
