@@ -79,7 +79,9 @@ def test_a_game_resumed_from_its_snapshot_equals_it_replayed_from_its_recording(
     """The snapshot of a recording's first part, carried on through the rest
     as the keeping carries it (appended in pieces), resumes the game the
     whole recording replays to: the board, the generator, undo's history,
-    the runs undo brings back, the best reached, the counts compaction needs."""
+    the runs undo brings back, the best reached, the counts compaction needs.
+    So does the first part's own snapshot, the rest replayed after it (keys
+    that came after the last snapshot kept: a server killed mid-game)."""
     cut = min(cut, len(items))
     first = recording_of(rows, cols, seed, items[:cut])
     whole = recording_of(rows, cols, seed, items)
@@ -91,19 +93,26 @@ def test_a_game_resumed_from_its_snapshot_equals_it_replayed_from_its_recording(
     resumed_game = finish(resumed(whole, snapshot, rows, cols, 2048, every))
     assert resumed_game is not None
     assert facts(resumed_game) == facts(expected)
+    from_head = finish(resumed(whole, snapshot_of(rows, cols, first, every), rows, cols, 2048, every))
+    assert from_head is not None
+    assert facts(from_head) == facts(expected)
 
 
-def test_a_snapshot_is_used_only_for_exactly_its_recording() -> None:
+def test_a_snapshot_is_used_only_for_its_recording_or_that_recording_s_beginning() -> None:
     items: List[Item] = [Action.LEFT, Action.UP, Action.RIGHT, Action.DOWN] * 5
     recording = recording_of(4, 4, 9, items)
     snapshot = snapshot_of(4, 4, recording)
-    assert finish(resumed(recording, snapshot, 4, 4, 2048, 10)) is not None
-    # Keys appended after it was kept (the server killed before it kept the next one).
-    assert finish(resumed(recording + b"w", snapshot, 4, 4, 2048, 10)) is None
+    resumed_game = finish(resumed(recording, snapshot, 4, 4, 2048, 10))
+    assert resumed_game is not None and facts(resumed_game) == facts(replayed(4, 4, recording))
     # As long, other keys (a recording rewritten and played on to the same length).
     other = recording[:-1] + (b"a" if recording.endswith(b"w") else b"w")
     assert len(other) == len(recording)
     assert finish(resumed(other, snapshot, 4, 4, 2048, 10)) is None
+    # Longer, but not this one's beginning; shorter than the snapshot's.
+    assert finish(resumed(other + b"w", snapshot, 4, 4, 2048, 10)) is None
+    assert finish(resumed(recording[:-1], snapshot, 4, 4, 2048, 10)) is None
+    # Followed by what appended items never begin with: it could read otherwise alone.
+    assert finish(resumed(recording + b"#w", snapshot, 4, 4, 2048, 10)) is None
     # Another board, a damaged or a later format's snapshot, or none.
     assert finish(resumed(recording, snapshot, 5, 5, 2048, 10)) is None
     assert finish(resumed(recording, snapshot[:-5], 4, 4, 2048, 10)) is None
@@ -164,14 +173,21 @@ def test_a_game_left_is_resumed_from_its_snapshot_and_a_stale_one_is_replayed(
             game, _ = await resumed_in(second)
             assert replays == []  # from the snapshot: no replay
             assert (game.game.state(), game.runs) == (expected.game.state(), expected.runs)
-            # Keys appended that the snapshot has not seen (a server killed mid-game).
+            # Keys appended that the snapshot has not seen (a server killed mid-game): only they are replayed.
             await second.append(b"ss")
             third, _ = await held(store, "s3")
             game, _ = await resumed_in(third)
-            assert len(replays) == 1  # replayed: the snapshot was of a shorter recording
-            again = replayed(10, 10, expected_recording := saved.recording + b"ss")
-            assert replays[0] == expected_recording
+            assert replays == []
+            again = replayed(10, 10, saved.recording + b"ss")
             assert (game.game.state(), game.runs) == (again.game.state(), again.runs)
+            # A recording that is not the snapshot's, nor begins with it: replayed whole.
+            await third.rewrite(saved.recording[:-3])
+            await store.keep_snapshot(player, KEY, "s3", saved.snapshot)  # the longer one's
+            fourth, _ = await held(store, "s4")
+            game, _ = await resumed_in(fourth)
+            assert replays == [saved.recording[:-3]]
+            shorter = replayed(10, 10, saved.recording[:-3])
+            assert (game.game.state(), game.runs) == (shorter.game.state(), shorter.runs)
 
     run(scenario())
 

@@ -4,10 +4,11 @@ replay of every key on the event loop (benchmarks/stalls.py).
 
 The recording stays what the game is (a ranked game is verified from it,
 replays and the history read it): a snapshot names the recording it is the
-state of by its length and SHA-256, and is used only for exactly that
-recording. One that names another (keys appended since, the server killed
-before it wrote a new one, a recording rewritten), or that this version
-cannot read, is ignored: the recording is replayed, in steps, as before.
+state of by its length and SHA-256, and is used only for that recording:
+the whole of the one resumed, or its beginning (keys appended since, the
+server killed before it kept a new one: then only those keys are replayed).
+One that names another (a recording rewritten), or that this version
+cannot read, is ignored: the recording is replayed whole, in steps, as before.
 
 It is JSON: the game (:meth:`~ansi2048.game.engine.Game.state`: the board,
 score, moves, the generator and undo's history), the runs undo can bring
@@ -139,18 +140,26 @@ def resumed(
     recording: bytes, data: Optional[bytes], rows: int, cols: int, goal: int, every: int
 ) -> Steps[Optional[Loaded]]:
     """What ``recording`` replays to, from the snapshot ``data`` if that is
-    one of exactly this recording on this board; else None (replay it)."""
+    one of this recording on this board, or of its beginning (keys came
+    after it was kept: the server was killed before it kept the next one),
+    whose keys after it are then replayed, in steps; else None (replay it
+    whole)."""
     if data is None:
         return None
     try:
         snapshot = yield from decoded(data, every)
     except ValueError:
         return None
-    if (snapshot.rows, snapshot.cols, snapshot.goal, snapshot.length) != (rows, cols, goal, len(recording)):
+    if (snapshot.rows, snapshot.cols, snapshot.goal) != (rows, cols, goal) or snapshot.length > len(recording):
         return None
-    if snapshot.sha256 != digest(recording):
+    head, tail = recording[: snapshot.length], recording[snapshot.length :]
+    # Appended items never begin with '#' (a directive's line begins with a
+    # newline); one that did would read otherwise after the head than alone.
+    if snapshot.sha256 != digest(head) or tail.startswith(b"#"):
         return None
-    return snapshot.loaded
+    if not tail:
+        return snapshot.loaded
+    return (yield from continued_steps(snapshot.loaded, tail, every))
 
 
 def _integer(value: Any) -> int:

@@ -256,12 +256,13 @@ def continued_steps(loaded: Loaded, body: bytes, every: int = 0) -> Steps[Loaded
     recording (as :func:`saved_bytes` encodes them), in steps of ``every``
     items: what replaying the longer recording gives (its ``seed`` and
     ``open_line`` aside: the header's, and whether ``body`` ends inside a
-    '#' line)."""
+    '#' line). ``loaded``'s game and runs are played on, not copied."""
     game = loaded.game
     session = Session(game, loaded.best_seen, loaded.runs)
     decoder = BodyDecoder(saved=True)
     counts = (loaded.items, loaded.restarts_end, loaded.seed_after_restart)
-    counts = yield from _played(session, [decoder.feed(body)], every, counts)
+    chunks = (decoder.feed(body[start : start + _CHUNK]) for start in range(0, len(body), _CHUNK))
+    counts = yield from _played(session, chunks, every, counts)
     open_line = decoder.open_line
     count, restarts_end, seed_after = yield from _played(session, [decoder.finish()], every, counts)
     return Loaded(game, loaded.seed, session.best, restarts_end, seed_after, open_line, session.runs(), count)
