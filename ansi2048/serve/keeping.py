@@ -43,11 +43,15 @@ __all__ = ["CLAIM_SECONDS", "GuestKeeping", "Keeping", "Pending", "StoreKeeping"
 # A session's claim on its game lasts this long unless renewed (a crashed
 # server's games are free again after it), and is renewed at a third of it.
 CLAIM_SECONDS = 30.0
-# A resume replays the recording on the event loop a step at a time, each
-# step this many cells moved (a move of a 10x10 board moves 100): about a
-# millisecond, so that another player's frame waits at most that long behind
-# someone resuming a game of 100,000 moves (benchmarks/stalls.py).
-_REPLAY_STEP_CELLS = 20_000
+# A replay of a recording with no snapshot to start from runs on the event
+# loop a step at a time, each step this many cells moved (a move of a 10x10
+# board moves 100): a few tenths of a millisecond. Another player's key
+# waits behind a step at each turn of the loop it needs (its read, its
+# commit, its frame): at 20,000 cells (about a millisecond) a key beside a
+# replay of 100,000 moves took up to 37 ms, at 5,000 up to 15 ms, the replay
+# a sixth longer (benchmarks/stalls.py). Snapshots are decoded and encoded
+# in steps of as many boards.
+_REPLAY_STEP_CELLS = 5_000
 
 T = TypeVar("T")
 
