@@ -70,7 +70,10 @@ def encoded(snapshot: Snapshot, every: int) -> Steps[bytes]:
     cells, step = bytearray(), max(1, every)
     for start in range(0, len(states), step):
         for state in states[start : start + step]:
-            cells += bytes(map(_EXPONENT.__getitem__, state[0]))
+            try:
+                cells += bytes(map(_EXPONENT.__getitem__, state[0]))
+            except KeyError as tile:  # no game's: a tile is a power of two from 2 up
+                raise ValueError(f"a tile of {tile} has no place in a snapshot") from None
         yield
     run, left = loaded.runs if loaded.runs is not None else (Run(loaded.game.seed), [])
     document = {
