@@ -4,9 +4,10 @@ guest's nowhere (:class:`GuestKeeping`); and the game a session opens from
 it (:func:`open_game`), resumed as the local game resumes its save.
 
 A player's game resumes from the snapshot kept with its recording
-(:mod:`.snapshot`) when that is of exactly this recording: a load, not a
-replay of every key (a 10x10 game of 100,000 moves took a second of
-steps on the event loop). Otherwise the recording is replayed, in steps.
+(:mod:`.snapshot`) when that is of this recording, or of its beginning
+(then only the keys after it are replayed): a load, not a replay of every
+key (a 10x10 game of 100,000 moves took a second of steps on the event
+loop). Otherwise the recording is replayed whole, in steps.
 The keeping carries the game's snapshot on as its keys are appended, and
 keeps it when the session lets the game go.
 
