@@ -91,11 +91,11 @@ def test_a_game_resumed_from_its_snapshot_equals_it_replayed_from_its_recording(
     snapshot = finish(tracked.snapshot())
     expected = replayed(rows, cols, whole)
     resumed_game = finish(resumed(whole, snapshot, rows, cols, 2048, every))
-    assert resumed_game is not None
-    assert facts(resumed_game) == facts(expected)
+    assert resumed_game is not None and resumed_game[1]  # of the whole recording
+    assert facts(resumed_game[0]) == facts(expected)
     from_head = finish(resumed(whole, snapshot_of(rows, cols, first, every), rows, cols, 2048, every))
-    assert from_head is not None
-    assert facts(from_head) == facts(expected)
+    assert from_head is not None and from_head[1] == (cut == len(items))  # else of its beginning
+    assert facts(from_head[0]) == facts(expected)
 
 
 def test_a_snapshot_is_used_only_for_its_recording_or_that_recording_s_beginning() -> None:
@@ -103,7 +103,7 @@ def test_a_snapshot_is_used_only_for_its_recording_or_that_recording_s_beginning
     recording = recording_of(4, 4, 9, items)
     snapshot = snapshot_of(4, 4, recording)
     resumed_game = finish(resumed(recording, snapshot, 4, 4, 2048, 10))
-    assert resumed_game is not None and facts(resumed_game) == facts(replayed(4, 4, recording))
+    assert resumed_game is not None and facts(resumed_game[0]) == facts(replayed(4, 4, recording))
     # As long, other keys (a recording rewritten and played on to the same length).
     other = recording[:-1] + (b"a" if recording.endswith(b"w") else b"w")
     assert len(other) == len(recording)
@@ -121,6 +121,18 @@ def test_a_snapshot_is_used_only_for_its_recording_or_that_recording_s_beginning
     assert finish(resumed(recording, None, 4, 4, 2048, 10)) is None
     with pytest.raises(ValueError):
         finish(decoded(b"\x00not json", 10))
+
+
+def test_a_snapshot_the_store_holds_is_written_again_only_once_keys_came() -> None:
+    recording = recording_of(4, 4, 9, [Action.LEFT, Action.UP])
+    stored = snapshot_of(4, 4, recording)
+    assert finish(Tracked(stored, recording, 10, kept=True).snapshot()) is None  # resumed and left: as it was
+    tracked = Tracked(stored, recording, 10, kept=True)
+    tracked.appended(b"d")
+    longer = finish(tracked.snapshot())
+    assert longer is not None and longer != stored
+    resumed_game = finish(resumed(recording + b"d", longer, 4, 4, 2048, 10))
+    assert resumed_game is not None and facts(resumed_game[0]) == facts(replayed(4, 4, recording + b"d"))
 
 
 # -- the keeping, on each database ---------------------------------------------------
@@ -180,11 +192,19 @@ def test_a_game_left_is_resumed_from_its_snapshot_and_a_stale_one_is_replayed(
             assert replays == []
             again = replayed(10, 10, saved.recording + b"ss")
             assert (game.game.state(), game.runs) == (again.game.state(), again.runs)
-            # A recording that is not the snapshot's, nor begins with it: replayed whole.
-            await third.rewrite(saved.recording[:-3])
-            await store.keep_snapshot(player, KEY, "s3", saved.snapshot)  # the longer one's
+            # Played on and left: the snapshot it keeps is of all of it, those keys too.
+            await third.append(b"aw")
+            await third.release()
             fourth, _ = await held(store, "s4")
             game, _ = await resumed_in(fourth)
+            assert replays == []
+            later = replayed(10, 10, saved.recording + b"ssaw")
+            assert (game.game.state(), game.runs) == (later.game.state(), later.runs)
+            # A recording that is not the snapshot's, nor begins with it: replayed whole.
+            await fourth.rewrite(saved.recording[:-3])
+            await store.keep_snapshot(player, KEY, "s4", saved.snapshot)  # the longer one's
+            fifth, _ = await held(store, "s5")
+            game, _ = await resumed_in(fifth)
             assert replays == [saved.recording[:-3]]
             shorter = replayed(10, 10, saved.recording[:-3])
             assert (game.game.state(), game.runs) == (shorter.game.state(), shorter.runs)

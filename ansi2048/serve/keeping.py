@@ -176,7 +176,8 @@ class StoreKeeping:
             # Only a shortcut for the next resume: without it, that replays the recording.
             with suppress(ValueError, ClaimLost, StoreUnavailable):
                 snapshot = await stepped(tracked.snapshot())
-                await self._store.keep_snapshot(self._player, self._board, self._holder, snapshot)
+                if snapshot is not None:
+                    await self._store.keep_snapshot(self._player, self._board, self._holder, snapshot)
         await self._store.release(self._player, self._board, self._holder)
 
 
@@ -260,11 +261,13 @@ async def open_game(
     best_seen = 0
     if saved is not None:
         save = SaveFile("", rows, cols, goal, saved.recording)
-        snapshot = saved.snapshot
         try:
-            loaded = await stepped(resumed(saved.recording, snapshot, rows, cols, goal, step))
+            from_snapshot = await stepped(resumed(saved.recording, saved.snapshot, rows, cols, goal, step))
+            # The snapshot of this recording, to carry on; else (none, or of
+            # its beginning, or of another recording) one is made of it.
+            loaded, whole = from_snapshot if from_snapshot is not None else (None, False)
+            snapshot = saved.snapshot if whole else None
             if loaded is None:
-                snapshot = None  # none, or not of this recording: it is replayed
                 loaded = await load_recording(save)
         except ValueError as error:
             # Not this version's, or damaged: it stays in the store until a
@@ -320,10 +323,11 @@ async def _track(
     store gave it (else it is encoded here)."""
     rows, cols, goal = board
     step = replay_step(rows, cols)
+    kept = snapshot is not None
     if snapshot is None:
         now = Snapshot(rows, cols, goal, len(recording), digest(recording), loaded)
         try:
             snapshot = await stepped(encoded(now, step))
         except ValueError:
             return  # it has none (it ends inside a '#' line): the next resume replays it
-    keeping.track(Tracked(snapshot, recording, step))
+    keeping.track(Tracked(snapshot, recording, step, kept))

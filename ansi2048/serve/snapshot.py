@@ -141,12 +141,13 @@ def decoded(data: bytes, every: int) -> Steps[Snapshot]:
 
 def resumed(
     recording: bytes, data: Optional[bytes], rows: int, cols: int, goal: int, every: int
-) -> Steps[Optional[Loaded]]:
+) -> Steps[Optional[Tuple[Loaded, bool]]]:
     """What ``recording`` replays to, from the snapshot ``data`` if that is
     one of this recording on this board, or of its beginning (keys came
     after it was kept: the server was killed before it kept the next one),
-    whose keys after it are then replayed, in steps; else None (replay it
-    whole)."""
+    whose keys after it are then replayed, in steps; and whether ``data`` is
+    of the whole recording (else it is of a shorter one). None: replay it
+    whole."""
     if data is None:
         return None
     try:
@@ -161,8 +162,8 @@ def resumed(
     if snapshot.sha256 != digest(head) or tail.startswith(b"#"):
         return None
     if not tail:
-        return snapshot.loaded
-    return (yield from continued_steps(snapshot.loaded, tail, every))
+        return snapshot.loaded, True
+    return (yield from continued_steps(snapshot.loaded, tail, every)), False
 
 
 def _integer(value: Any) -> int:
@@ -201,8 +202,9 @@ class Tracked:
     write that failed), the store's recording is not that one, and the
     snapshot is ignored when the game is resumed."""
 
-    def __init__(self, base: bytes, recording: bytes, every: int) -> None:
+    def __init__(self, base: bytes, recording: bytes, every: int, kept: bool = False) -> None:
         self._base = base
+        self._kept = kept  # the store holds ``base`` with ``recording`` already
         self._hash = hashlib.sha256(recording)
         self._length = len(recording)
         self._appended = bytearray()
@@ -214,10 +216,13 @@ class Tracked:
         self._length += len(items)
         self._appended += items
 
-    def snapshot(self) -> Steps[bytes]:
+    def snapshot(self) -> Steps[Optional[bytes]]:
         """The snapshot of the recording as it is now, encoded, in steps;
-        ValueError if it has none (the base is unreadable, or the recording
-        ends inside a '#' line)."""
+        None if the store has it already (nothing was appended to a
+        recording that came with its snapshot); ValueError if it has none
+        (the base is unreadable, or the recording ends inside a '#' line)."""
+        if self._kept and not self._appended:
+            return None
         base = yield from decoded(self._base, self._every)
         loaded = yield from continued_steps(base.loaded, bytes(self._appended), self._every)
         now = Snapshot(base.rows, base.cols, base.goal, self._length, self._hash.hexdigest(), loaded)
