@@ -290,7 +290,9 @@ async def open_game(
                 shorter = await stepped(save.compacted_steps(loaded, step)) if loaded.restarts_end else None
                 if shorter is not None:
                     # The games before the last restart go, as locally: the
-                    # recording does not grow with every game played.
+                    # recording does not grow with every game played. (Its
+                    # best_seen stays the best those games reached, which
+                    # its snapshots carry on: no lower than its replay's.)
                     loaded, recording, snapshot = shorter[0], b"".join(shorter[1]), None
                     writes.append(partial(keeping.rewrite, recording))
                 await _track(keeping, recording, loaded, snapshot, (rows, cols, goal))  # before it is played on
