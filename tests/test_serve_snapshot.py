@@ -212,6 +212,36 @@ def test_a_game_left_is_resumed_from_its_snapshot_and_a_stale_one_is_replayed(
     run(scenario())
 
 
+def test_a_game_compacted_as_it_resumes_keeps_the_snapshot_of_its_shorter_recording(
+    store_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def scenario() -> None:
+        async with opened(store_url, tmp_path) as store:
+            first, player = await held(store, "s1")
+            before_restart: List[Item] = [Action.LEFT, Action.UP, Action.RIGHT] * 10
+            after_restart: List[Item] = [Action.DOWN, Action.LEFT] * 10
+            await first.rewrite(recording_of(10, 10, 5, [*before_restart, Action.RESTART, *after_restart]))
+            await first.release()
+            second, _ = await held(store, "s2")
+            await resumed_in(second)  # replayed, then compacted: the games before the restart go
+            await second.append(b"wd")
+            await second.release()
+            saved = await store.load_saved(player, KEY)
+            assert saved is not None and saved.snapshot is not None
+            assert b"r" not in saved.recording.split(b"\n", 1)[1]  # compacted
+
+            async def no_replay(save: SaveFile) -> Optional[Loaded]:
+                raise AssertionError("replayed")
+
+            monkeypatch.setattr(keeping_module, "load_recording", no_replay)
+            third, _ = await held(store, "s3")
+            game, _ = await resumed_in(third)
+            expected = replayed(10, 10, saved.recording)
+            assert (game.game.state(), game.runs) == (expected.game.state(), expected.runs)
+
+    run(scenario())
+
+
 def test_the_store_keeps_a_snapshot_under_the_claim_and_drops_it_with_the_recording(
     store_url: str, tmp_path: Path
 ) -> None:
