@@ -276,6 +276,7 @@ SERVE_LAYERS = (
         "requests",
         "secrecy",
         "settings",
+        "snapshot",
         "store",
         "takeover",
         "watch_list",

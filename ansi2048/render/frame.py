@@ -297,16 +297,10 @@ def _note_line(hint: Optional[Direction], stuck: bool, autoplay: int, text: str,
         ai = "hint: no move changes the board"
     elif autoplay:
         ai = f"autoplay {autoplay}/s {dot} p or any move takes over"
-    # A message's later lines (a path) go first, then its clauses (notice.py).
-    words, _, more = text.partition("\n")
-    wordings = [printable(one_line(text))] if more else []
-    wordings += shorter_wordings(printable(one_line(words)))
-    if not ai:
-        variants = [[(wording, PLAIN)] for wording in wordings]
-    elif not wordings[0]:
-        variants = [[(ai, PLAIN)]]
-    else:
-        variants = [*([(f"{ai} {dot} {wording}", PLAIN)] for wording in wordings), [(ai, PLAIN)]]
+    words, _, more = text.partition("\n")  # a message's later lines (a path) go first, then clauses
+    wordings = [printable(one_line(text))] * bool(more) + shorter_wordings(printable(one_line(words)))
+    variants = [[(f"{ai} {dot} {wording}" if ai else wording, PLAIN)] for wording in wordings if wording or not ai]
+    variants += [[(ai, PLAIN)]] if ai else []
     return line_of(fit(variants, limit))
 
 
