@@ -131,7 +131,7 @@ async def replay_command(session: SessionChannel, request: Replay) -> int:
     prefs = player.prefs if player is not None else Prefs()
     live = session.server.live
     try:
-        live.take()  # a cast is counted as a replay is: each holds a thread (--max-watchers)
+        live.take()  # a cast is counted as a replay is (--max-watchers)
     except WatchFull as full:
         return session.refuse(str(full), "too many viewers", EXIT_ERROR)
     try:

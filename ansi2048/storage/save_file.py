@@ -17,13 +17,14 @@ import io
 import os
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import IO, Callable, Generator, Iterator, List, Optional, Tuple, TypeVar, cast
+from typing import IO, Callable, Iterator, List, Optional, Tuple
 
 from .. import __version__
 from ..game.engine import Game
 from ..game.keys import Action
 from ..game.session import Run, Session
 from ..records.recording import BodyDecoder, Header, Item, Reseed, apply_item, encode_item, format_header, split_header
+from ..records.replay import Steps, finish
 from .files import atomic_write, open_regular, set_aside
 
 __all__ = ["Loaded", "Progress", "Resumed", "SaveFile", "Steps", "finish", "saved_bytes"]
@@ -32,11 +33,6 @@ __all__ = ["Loaded", "Progress", "Resumed", "SaveFile", "Steps", "finish", "save
 # whatever the save's size (the game keeps a bounded undo history).
 _CHUNK = 1 << 16
 _MAX_HEADER = 4096  # a header with the longest seed is about 1100 bytes
-
-# A replay in steps: it yields between parts of its items (so a caller can
-# run other work between them), and returns what it replayed.
-T = TypeVar("T")
-Steps = Generator[None, None, T]
 
 # Told (bytes read, bytes in all) as a long resume goes; the caller decides
 # whether and how to show it.
@@ -296,15 +292,6 @@ def _parts(items: List[Item], every: int) -> Iterator[List[Item]]:
         return
     for start in range(0, len(items), every):
         yield items[start : start + every]
-
-
-def finish(steps: Steps[T]) -> T:
-    """What ``steps`` gives, run through at once."""
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            return cast(T, done.value)
 
 
 def _chain_finish(chunks: Iterator[List[Item]], decoder: BodyDecoder) -> Iterator[List[Item]]:
