@@ -21,7 +21,15 @@ from ansi2048.play.screen import Screen  # noqa: E402
 from ansi2048.render.repaint import FRAME_END  # noqa: E402
 from ansi2048.render.style import ColorDepth  # noqa: E402
 from ansi2048.serve.channel import Ended, Incoming, Typed, Viewer  # noqa: E402
-from ansi2048.serve.replay import CastClient, Playback, ReplayTimer, play_replay, replay_timer, stream_cast  # noqa: E402
+from ansi2048.serve.replay import (  # noqa: E402
+    CastClient,
+    LoopLag,
+    Playback,
+    ReplayTimer,
+    play_replay,
+    replay_timer,
+    stream_cast,
+)
 from ansi2048.serve.replay_clock import ReplayClock  # noqa: E402
 
 KEYS = b"wasdssdd" * 6
@@ -166,3 +174,17 @@ def test_a_cast_is_made_on_the_loop_a_key_at_a_time_beside_other_work() -> None:
     assert said == "" and size > 0
     assert turns >= len(KEYS)  # other work ran between the cast's keys
     assert names == []
+
+
+def test_a_replay_spaces_its_frames_while_the_loop_runs_late_and_closes_them_up_after() -> None:
+    lag = LoopLag()
+    lag.waited(0.01, 0.012)  # on time
+    assert lag.spacing == 0.0
+    lag.waited(0.0, 0.2)  # the loop came back 200 ms late: a loaded server
+    assert lag.spacing == pytest.approx(0.4)
+    for _ in range(20):
+        lag.waited(0.0, 0.5)
+    assert lag.spacing == LoopLag.LONGEST  # a frame a second, at least
+    for _ in range(40):
+        lag.waited(lag.spacing, lag.spacing + 0.001)  # on time again
+    assert lag.spacing == 0.0

@@ -25,6 +25,7 @@ from ..play.screen import Screen
 from ..records.history import Record
 from ..records.recording import Assisted, split_header
 from ..records.replay import Steps
+from ..render.motion import FRAME_SECONDS
 from .channel import POLL_SECONDS, SAID_SLOW, Ended, Link, Typed, Viewer
 from .replay_clock import ReplayClock
 
@@ -33,6 +34,7 @@ __all__ = [
     "SAID_LEFT",
     "CastClient",
     "CastStream",
+    "LoopLag",
     "Playback",
     "ReplayTimer",
     "cast_steps",
@@ -186,6 +188,7 @@ async def play_replay(viewer: Viewer, playback: Playback, caption: str, animate:
     clock = ReplayClock()
     timer, screen = replay_timer(viewer, playback, caption, animate, clock)
     timer.start(clock.now())
+    lag = LoopLag()
     key = asyncio.ensure_future(viewer.incoming.get())
     try:  # a viewer that stops reading is dropped by its channel's rules (limits.ChannelRules): Ended
         while True:
@@ -194,8 +197,13 @@ async def play_replay(viewer: Viewer, playback: Playback, caption: str, animate:
                 return ""
             # (A frame already due waits for one turn of the loop all the
             # same: other sessions' frames are not held up behind a replay's.)
-            await asyncio.wait({key}, timeout=clock.until(due))
+            wait = clock.until(due)
+            wait = None if wait is None else max(wait, lag.spacing)
+            began = time.monotonic()
+            await asyncio.wait({key}, timeout=wait)
             if not key.done():
+                assert wait is not None  # (no timeout: the wait ends with a key)
+                lag.waited(wait, time.monotonic() - began)
                 timer.advance(clock.now())
                 continue
             incoming, key = key.result(), asyncio.ensure_future(viewer.incoming.get())
@@ -206,6 +214,27 @@ async def play_replay(viewer: Viewer, playback: Playback, caption: str, animate:
     finally:
         key.cancel()
         screen.close()
+
+
+class LoopLag:
+    """How far behind its time the event loop runs, as a replay sees it (a
+    wait that ends later than it was meant to), and so how far apart the
+    replay's frames are spaced: on a loaded server replays give way to
+    players' frames instead of queueing ahead of them all at once. Keys
+    still play at their time (:meth:`ReplayTimer.advance` drops the frames
+    between); the spacing grows at once with the lag and shrinks as it goes."""
+
+    LONGEST = 1.0  # a replay shows a frame a second at least
+
+    def __init__(self) -> None:
+        self.spacing = 0.0
+
+    def waited(self, meant: float, took: float) -> None:
+        behind = took - meant
+        if behind > FRAME_SECONDS:
+            self.spacing = min(self.LONGEST, max(2 * behind, 1.5 * self.spacing))
+        else:
+            self.spacing = self.spacing * 0.75 if self.spacing > 0.005 else 0.0
 
 
 def _viewer_keys(clock: ReplayClock, data: bytes) -> bool:
