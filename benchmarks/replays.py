@@ -35,12 +35,14 @@ from typing import Any, List
 
 import asyncssh
 from serve import _Player, join, source, started_server  # benchmarks/serve.py (run as python benchmarks/replays.py)
-from stalls import _KEYS, line
+from stalls import line
 
 from ansi2048 import __version__
 from ansi2048.game.engine import Direction, Game
 from ansi2048.records.recording import format_header
 from ansi2048.serve.store import DEFAULT_FILE
+
+KEYS = {Direction.UP: "w", Direction.LEFT: "a", Direction.DOWN: "s", Direction.RIGHT: "d"}
 
 
 def finished_game() -> bytes:
@@ -54,7 +56,7 @@ def finished_game() -> bytes:
     while not game.over:
         tried = ([rng.choice(order)] if rng.random() < 0.1 else []) + order
         direction = next(direction for direction in tried if game.move(direction))
-        keys.append(_KEYS[direction])
+        keys.append(KEYS[direction])
     return (format_header(5, 6, 6, 2048, __version__) + "".join(keys)).encode("ascii")
 
 
