@@ -351,7 +351,6 @@ def test_the_serve_rules_see_type_only_imports() -> None:
 # else uses. Left while their owners' branches land (the coordinator
 # empties it at merge): module -> the private names it still imports.
 PRIVATE_IMPORTS_ALLOWED: Dict[str, Set[str]] = {
-    "ansi2048.serve.keeping": {"_resumed_note"},  # play/keyboard.py's: the snapshot helper removes it
     "ansi2048.serve.ranked": {"_Paused", "_Stop"},  # game.py's exceptions: the reshape-driver helper removes it
 }
 

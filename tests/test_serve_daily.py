@@ -26,6 +26,7 @@ asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2
 from ansi2048 import __version__  # noqa: E402
 from ansi2048.game.engine import Game  # noqa: E402
 from ansi2048.game.keys import Action  # noqa: E402
+from ansi2048.records.replay import Result, Setup, verdict  # noqa: E402
 from ansi2048.serve.commands import parse_command  # noqa: E402
 from ansi2048.serve.daily import (  # noqa: E402
     board_note,
@@ -35,7 +36,6 @@ from ansi2048.serve.daily import (  # noqa: E402
     leaderboard_document,
     leaderboard_lines,
     machine_timing,
-    verdict,
 )
 from ansi2048.serve.log import ServerLog  # noqa: E402
 from ansi2048.serve.ranked import SECRET_FILE, daily_secret  # noqa: E402
@@ -544,16 +544,34 @@ def test_a_hostile_name_and_command_reach_no_terminal_nor_the_log_as_control_cha
 
 
 def test_only_a_replay_that_reproduces_the_game_seen_under_its_own_rules_may_be_ranked() -> None:
+    later = "2026-11-27"
     header = f"# ansi2048 version={__version__} seed={seed_of(DAY)} size=4x4 goal=2048\n"
-    score, _, cells = expected("wasd")
-    board = " ".join(map(str, cells))
-    replayed, why = verdict((header + "wasd").encode(), score, board)
-    assert why == "" and replayed is not None and replayed.score == score
-    assert verdict((header + "wass").encode(), score, board)[1].startswith("the replay gives")  # a key changed
-    assert verdict((header + "wasd").encode(), score + 4, board)[1].startswith("the replay gives")  # a score claimed
+    score, moves, cells = expected("wasd")
+    seen = Result(score, moves, " ".join(map(str, cells)))
+    day = Setup(seed_of(DAY), 4, 4, 2048)
+    replayed, why = verdict((header + "wasd").encode(), day, seen)
+    assert why == "" and replayed is not None and (replayed.score, replayed.moves) == (score, moves)
+    assert verdict((header + "wass").encode(), day, seen)[1].startswith("the replay gives")  # a key changed
+    assert verdict((header + "wasd").encode(), day, replace(seen, score=score + 4))[1].startswith("the replay gives")
+    assert verdict((header + "wasd").encode(), day, replace(seen, moves=moves + 1))[1] == (
+        f"the replay gives {moves} moves, the game showed {moves + 1}"
+    )
+    other_board = " ".join(map(str, cells[::-1]))
+    assert verdict((header + "wasd").encode(), day, replace(seen, cells=other_board))[1] == (
+        "the replay gives another board"
+    )
+    # The same keys dealt from another seed (a header altered to another day's) are not the day's game.
+    elsewhere = header.replace(f"seed={seed_of(DAY)}", f"seed={seed_of(later)}")
+    score_there, moves_there, cells_there = expected("wasd", seed_of(later))
+    there = Result(score_there, moves_there, " ".join(map(str, cells_there)))
+    assert verdict((elsewhere + "wasd").encode(), day, there)[1] == (
+        "recorded from another seed or board than the game's"
+    )
     older = header.replace(f"version={__version__}", "version=0.0.1")
-    assert verdict((older + "wasd").encode(), score, board)[1] == "recorded under other rules"
-    assert verdict(b"wasd", score, board) == (None, "no valid header")
+    assert verdict((older + "wasd").encode(), day, seen)[1] == "recorded under other rules"
+    newer = header.replace(f"version={__version__}", "version=99.0.0")
+    assert verdict((newer + "wasd").encode(), day, seen) == (None, "recorded under other rules")
+    assert verdict(b"wasd", day, seen) == (None, "no valid header")
 
 
 def test_at_midnight_the_ranked_game_ends_and_its_score_counts(served: Tuple[ServerThread, Clock]) -> None:

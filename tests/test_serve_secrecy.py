@@ -70,6 +70,7 @@ DEAL_MAKERS = {
     ("ranked", "open_daily", "day_seed"),  # the day's game dealt to its player
     ("ranked", "open_daily", "practice_seed"),  # practice dealt
     ("ranked", "RankedGame.__init__", "day_end"),  # the ranked game ends at midnight
+    ("daily", "daily_setup", "day_seed"),  # serve --verify checks each game was of its day's deal (nothing shown)
 }
 # The paths that show a game, and what each asks (the rule, or a helper that asks it).
 SHOWING = {

@@ -30,7 +30,7 @@ from .. import __version__
 from ..game.engine import Game
 from ..game.keys import Action
 from ..game.session import Played, Session
-from ..play.keyboard import _resumed_note
+from ..play.keyboard import resumed_note
 from ..records.history import Record, config_key, unaided_key
 from ..records.recording import Item, format_header
 from ..storage.history_file import utc_timestamp
@@ -308,7 +308,7 @@ async def open_game(
         return Session(game, best), greeting, writes
     session = Session(game, best, runs)
     if not new:
-        return session, _resumed_note(game.moves), writes
+        return session, resumed_note(game.moves), writes
     ended = session.restart(None).ended
     if ended is not None:
         writes.append(partial(keeping.keep, Record.of(ended, utc_timestamp(now))))

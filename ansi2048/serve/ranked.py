@@ -20,6 +20,7 @@ from ..game.session import Session
 from ..loop.events import Event, Key, Keys, Resized
 from ..records.history import daily_key
 from ..records.recording import BodyDecoder, format_header
+from ..records.replay import Result, Setup, verdict_steps
 from ..storage.files import read_regular
 from ..storage.save_file import SaveFile
 from .context import ServeContext
@@ -32,7 +33,6 @@ from .daily import (
     RANKED,
     TOP,
     board_note,
-    cells_text,
     daily_board,
     day_end,
     day_of,
@@ -41,7 +41,6 @@ from .daily import (
     leaderboard_lines,
     practice_seed,
     times_of,
-    verdict_steps,
 )
 from .game import SAID_TAKEN_OVER, PlayerGame, _Paused, _Stop
 from .keeping import GuestKeeping, Keeping, StoreKeeping, load_recording, replay_step, stepped
@@ -339,7 +338,7 @@ class RankedGame(DailyGame):
         game = self.play.session.game
         rows, cols, _ = DAILY
         replayed, why = await stepped(
-            verdict_steps(recording, game.score, cells_text(game.cells), replay_step(rows, cols))
+            verdict_steps(recording, Setup.of(game), Result.of(game), replay_step(rows, cols))
         )
         if why and status in RANKED:
             status = MISMATCH

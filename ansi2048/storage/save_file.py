@@ -17,13 +17,14 @@ import io
 import os
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import IO, Callable, Generator, Iterable, Iterator, List, Optional, Tuple, TypeVar, cast
+from typing import IO, Callable, Iterable, Iterator, List, Optional, Tuple
 
 from .. import __version__
 from ..game.engine import Game
 from ..game.keys import Action
 from ..game.session import Run, Session
-from ..records.recording import BodyDecoder, Header, Item, Reseed, apply_item, encode_item, format_header, split_header
+from ..records.recording import BodyDecoder, Header, Item, Reseed, apply_item, encode_item, format_header
+from ..records.replay import MAX_HEADER, Steps, checked_header, finish, in_parts
 from .files import atomic_write, open_regular, set_aside
 
 __all__ = ["Loaded", "Progress", "Resumed", "SaveFile", "Steps", "continued_steps", "finish", "saved_bytes"]
@@ -31,12 +32,6 @@ __all__ = ["Loaded", "Progress", "Resumed", "SaveFile", "Steps", "continued_step
 # Saves are read in chunks of this size, so resuming takes the same memory
 # whatever the save's size (the game keeps a bounded undo history).
 _CHUNK = 1 << 16
-_MAX_HEADER = 4096  # a header with the longest seed is about 1100 bytes
-
-# A replay in steps: it yields between parts of its items (so a caller can
-# run other work between them), and returns what it replayed.
-T = TypeVar("T")
-Steps = Generator[None, None, T]
 
 # Told (bytes read, bytes in all) as a long resume goes; the caller decides
 # whether and how to show it.
@@ -68,14 +63,6 @@ class Loaded:
     items: int = 0  # the items replayed (restarts_end counts in them)
 
 
-def _version_tuple(version: str) -> Tuple[int, ...]:
-    parts = []
-    for part in version.split("."):
-        digits = "".join(ch for ch in part if ch.isdigit())
-        parts.append(int(digits) if digits else 0)
-    return tuple(parts)
-
-
 def _is_restart(item: Item) -> bool:
     return item is Action.RESTART or isinstance(item, Reseed)
 
@@ -94,24 +81,14 @@ class SaveFile:
         self._stream: Optional[IO[bytes]] = None
 
     def _header(self, stream: IO[bytes]) -> Tuple[Header, bytes]:
-        """The save's header, checked, and the body bytes read past it."""
+        """The save's header, checked (:func:`~.records.replay.checked_header`), and the body bytes read past it."""
         data = b""
-        while b"\n" not in data and len(data) < _MAX_HEADER:
+        while b"\n" not in data and len(data) < MAX_HEADER:
             more = stream.read(_CHUNK)
             if not more:
                 break
             data += more
-        header, rest = split_header(data)
-        # A header line not yet ended by its newline was cut short.
-        if header is None or header.seed is None or b"\n" not in data:
-            raise ValueError("no valid header")
-        if (header.rows, header.cols, header.goal) != (self.rows, self.cols, self.goal):
-            raise ValueError("header is for another board")
-        if header.version is None:
-            raise ValueError("the header has no version")
-        if _version_tuple(header.version) > _version_tuple(__version__):
-            raise ValueError(f"written by ansi2048 {header.version}, newer than this {__version__}")
-        return header, rest
+        return checked_header(data, (self.rows, self.cols, self.goal))
 
     def _open_body(self) -> Tuple[IO[bytes], Header, bytes]:
         """The save open for reading, its checked header, and the body bytes
@@ -276,7 +253,7 @@ def _played(
     including the last restart, and the seed that restart began."""
     count, restarts_end, seed_after = counts
     for items in chunks:
-        for part in _parts(items, every):
+        for part in in_parts(items, every):
             for item in part:
                 apply_item(session, item)
                 count += 1
@@ -309,24 +286,6 @@ def _chunks(
         data = stream.read(_CHUNK)
         if not data:
             return
-
-
-def _parts(items: List[Item], every: int) -> Iterator[List[Item]]:
-    """``items`` in parts of ``every`` (0: whole)."""
-    if not every or len(items) <= every:
-        yield items
-        return
-    for start in range(0, len(items), every):
-        yield items[start : start + every]
-
-
-def finish(steps: Steps[T]) -> T:
-    """What ``steps`` gives, run through at once."""
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            return cast(T, done.value)
 
 
 def _chain_finish(chunks: Iterator[List[Item]], decoder: BodyDecoder) -> Iterator[List[Item]]:
