@@ -36,13 +36,13 @@ from ..storage.history_file import utc_timestamp
 from . import kexguess, takeover
 from .channel import DEFAULT_STALL_SECONDS, Ended
 from .connection import ClientConnection
-from .game import SAID_TAKEN_OVER
 from .limits import DEFAULT_LIMITS, Admission, Limits, capped_by_files, raise_open_files
 from .live import LiveGames
 from .log import LOG_BUFFER_BYTES, LOG_FLUSH_SECONDS, LibraryMessages, ServerLog
 from .pauses import SavingPauses
 from .pool import AIPool
 from .ranked import DEFAULT_PER_ADDRESS, daily_secret
+from .saving import SAID_TAKEN_OVER
 from .store import open_store
 from .store.base import Store, StoreError
 from .workers import stop_when_orphaned

@@ -1,7 +1,7 @@
 """A session's games: ``play`` (the player's game on a board, or a
 guest's) and ``daily`` (:mod:`.ranked`), from the claim on the game (asking
 to take it over from another session) to the end of play, each a
-:class:`~.game.PlayerGame` on the session's channel, published to watchers
+:class:`~.game.GameDriver` on the session's channel, published to watchers
 (:mod:`.live`) unless private."""
 
 from __future__ import annotations
@@ -22,19 +22,12 @@ from ..render.themes import THEMES
 from .channel import Ended, Typed
 from .commands import PlayRequest
 from .daily import DAILY
-from .game import (
-    SAID_IDLE,
-    SAID_STOPPING,
-    SAID_STOPPING_GUEST,
-    SAID_TAKEN_OVER,
-    SAID_TOO_SLOW,
-    SAID_UNSAVED,
-    PlayerGame,
-)
+from .game import SAID_IDLE, SAID_STOPPING, SAID_STOPPING_GUEST, SAID_TOO_SLOW, ChannelSide, GameDriver, ServerSide
 from .keeping import CLAIM_SECONDS, GuestKeeping, Keeping, StoreKeeping, open_game
 from .live import GUEST_NAME, REGULAR, PublishingScreen, watchers_note
 from .pauses import Write
 from .ranked import OpenedDaily, open_daily
+from .saving import SAID_TAKEN_OVER, SAID_UNSAVED
 from .store.base import Player, Prefs
 
 if TYPE_CHECKING:
@@ -194,20 +187,12 @@ async def run_game(
         frames.append(text.replace("\n", "\r\n"))
 
     screen = PublishingScreen(write, lambda: game.play.size, depth, env, palette=THEMES[prefs.theme or "classic"]())
-    args = (
-        play,
-        screen,
-        frames,
-        session.link,
-        keeping,
-        server.pool,
-        session.incoming,
-        server.clock,
-        server.now,
-        screen.sent,
-        server.pauses,
-    )
-    game = PlayerGame(*args, opening=opening) if daily is None else daily.driver(*args)
+    channel = ChannelSide(screen, frames, session.link, session.incoming, screen.sent)
+    parts = ServerSide(server.pool, server.clock, server.now, server.pauses)
+    if daily is None:
+        game = GameDriver(play, keeping, channel, parts, opening=opening)
+    else:
+        game = GameDriver(play, keeping, channel, parts, rules=daily.rules, opening=daily.opening)
     if not prefs.private:  # watchable (play --private: not)
         screen.live = server.live.start(name, rows, cols, daily.facts if daily is not None else REGULAR)
         screen.live.on_watchers = lambda count: session.incoming.put_nowait(Warned(watchers_note(count), True))
