@@ -36,11 +36,10 @@ from .keeping import GuestKeeping, Keeping, StoreKeeping, load_recording
 from .pauses import Write
 from .ranked_game import DailyKeeping, DailyRules, RankedRules
 from .secrecy import Deal, GameFacts, Shown, shown
-from .store.base import Player
+from .store.base import Player, Store
 
 if TYPE_CHECKING:
     from .server import GameServer
-from .store.base import Store
 
 __all__ = [
     "SECRET_FILE",
