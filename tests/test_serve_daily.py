@@ -26,7 +26,7 @@ asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2
 from ansi2048 import __version__  # noqa: E402
 from ansi2048.game.engine import Game  # noqa: E402
 from ansi2048.game.keys import Action  # noqa: E402
-from ansi2048.serve.commands import CommandError, Daily, KeysRequest, Leaderboard, parse_command  # noqa: E402
+from ansi2048.serve.commands import parse_command  # noqa: E402
 from ansi2048.serve.daily import (  # noqa: E402
     board_note,
     day_end,
@@ -39,8 +39,10 @@ from ansi2048.serve.daily import (  # noqa: E402
 )
 from ansi2048.serve.log import ServerLog  # noqa: E402
 from ansi2048.serve.ranked import SECRET_FILE, daily_secret  # noqa: E402
+from ansi2048.serve.requests import CommandError, Daily, KeysRequest, Leaderboard  # noqa: E402
 from ansi2048.serve.store import open_store  # noqa: E402
 from ansi2048.serve.store.base import ClaimLost, DailyBoard, DailyEntry, Standing  # noqa: E402
+from ansi2048.serve.store.links import Statement  # noqa: E402
 from ansi2048.serve.verify import verify  # noqa: E402
 
 from .conftest import child_env  # noqa: E402
@@ -86,8 +88,7 @@ class Clock:
 def served(tmp_path: Path, store_url: str) -> Iterator[Tuple[ServerThread, Clock]]:
     clock = Clock(NOON)
     with ServerThread(tmp_path, store_url) as server:
-        server.server.daily_secret = SECRET
-        server.server.now = clock
+        server.server.context = replace(server.server.context, daily_secret=SECRET, now=clock)
         yield server, clock
 
 
@@ -247,7 +248,7 @@ def test_guests_are_never_ranked(served: Tuple[ServerThread, Clock]) -> None:
 
 def test_one_address_enters_at_most_its_cap_of_players(served: Tuple[ServerThread, Clock]) -> None:
     server, _ = served
-    server.server.daily_per_address = 2
+    server.server.context = replace(server.server.context, daily_per_address=2)
 
     async def scenario() -> None:
         for user in ("p1", "p2"):
@@ -481,7 +482,9 @@ def test_a_version_1_database_is_upgraded_with_its_games_kept(store_url: str, tm
         await old.open()
         player = (await old.player("SHA256:a", "ann")).id
         assert await old.claim(player, "4x4-2048", "s", 60) is None
-        await old.rewrite(player, "4x4-2048", "s", b"kept\n")
+        # As version 1 wrote a game (this version's rewrite also drops a snapshot: a later column).
+        write = "UPDATE games SET recording = %s WHERE player = %s AND board = %s"
+        await old.run_script([Statement(write, (b"kept\n", player, "4x4-2048"))])
         await old.close()
         new = open_store(store_url, str(tmp_path))
         await new.open()

@@ -19,7 +19,6 @@ from ansi2048.loop.state import Play, Settings
 from ansi2048.play.screen import Screen
 from ansi2048.records.history import Record, config_key, unaided_key
 from ansi2048.render.style import ColorDepth
-from ansi2048.serve.channel import Ended, Incoming, Typed
 from ansi2048.serve.daily import FINISHED, PLAYING
 from ansi2048.serve.game import (
     SAID_IDLE,
@@ -32,6 +31,7 @@ from ansi2048.serve.game import (
 )
 from ansi2048.serve.game_parts import Claim, EscapeWait
 from ansi2048.serve.limits import Breach
+from ansi2048.serve.link import Ended, Incoming, Typed
 from ansi2048.serve.pauses import SavingPauses
 from ansi2048.serve.pool import AIPool
 from ansi2048.serve.ranked_game import Screened, screen_keys, status_at

@@ -34,10 +34,10 @@ from ..play.performer import BestWriter, Performer
 from ..play.screen import Screen
 from ..records.history import config_key
 from ..records.recording import Recorder
-from .channel import Ended, Incoming, Link, typed_ahead
 from .game_parts import DEFAULT_TIMINGS, AskingAI, Claim, EscapeWait, Timings
 from .keeping import Keeping, Pending
 from .limits import Breach
+from .link import Ended, Incoming, Link, for_terminal, typed_ahead
 from .pauses import SavingPauses, Write
 from .pool import AIPool
 from .saving import SAID_UNSAVED, FramesOut, PausedInput, PlayEnds, SavePolicy, during_pause
@@ -80,10 +80,10 @@ def said_at_end(ended: Ended, guest: bool) -> str:
 
 @dataclass(frozen=True)
 class ChannelSide:
-    """What a game has of its session's channel: the ``screen`` the
-    performer draws on, whose ``write`` collects into ``frames``; the
-    ``link`` they are written to; what comes in (filled by the SSH
-    session's callbacks); ``sent``, told after each write of frames."""
+    """What a game has of its client's channel (the :class:`~.link.Client`):
+    the ``screen`` the performer draws on, whose ``write`` collects into
+    ``frames``; the ``link`` they are written to; what comes in (filled by
+    the channel's callbacks); ``sent``, told after each write of frames."""
 
     screen: Screen
     frames: List[str]
@@ -94,7 +94,8 @@ class ChannelSide:
 
 @dataclass(frozen=True)
 class ServerSide:
-    """What a game has of its server: the AI's pool, the monotonic ``clock``
+    """What a game has of the server, taken from its
+    :class:`~.context.ServeContext`: the AI's pool, the monotonic ``clock``
     (waits), ``now`` (wall time, for records) and the paused games."""
 
     pool: AIPool
@@ -335,6 +336,6 @@ class GameDriver:
                 out.frames.clear()
                 out.screen.rewind(out.shown)
             out.screen.close()
-            out.write(f"{said}\r\n" if said else "")
+            out.write(for_terminal(f"{said}\n") if said else "")
             saving.uncount()
         await self.rules.closed(self)

@@ -10,7 +10,7 @@ import json
 import os
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Awaitable, Callable, List, Optional, Sequence, Tuple
+from typing import Awaitable, Callable, List, Optional, Sequence, Tuple
 
 from .. import __version__
 from ..game.engine import Game
@@ -19,6 +19,7 @@ from ..records.history import daily_key
 from ..records.recording import format_header
 from ..storage.files import read_regular
 from ..storage.save_file import SaveFile
+from .context import ServeContext
 from .daily import (
     DAILY,
     PLAYING,
@@ -38,9 +39,6 @@ from .ranked_game import DailyKeeping, DailyRules, RankedRules
 from .secrecy import Deal, GameFacts, Shown, shown
 from .store.base import Player, Store
 
-if TYPE_CHECKING:
-    from .server import GameServer
-
 __all__ = [
     "SECRET_FILE",
     "OpenedDaily",
@@ -53,7 +51,6 @@ SECRET_FILE = "daily_secret"  # a secret to propose (earlier versions kept it he
 SECRET_NAME = "daily"  # its name in the database
 SECRET_BYTES = 32
 SECRET_LONGEST = 4096  # a file bigger than this is no secret of ours
-DEFAULT_PER_ADDRESS = 3  # new identities one address may enter in one day's ranking
 
 # What the daily game's first frame says.
 NOTE_RANKED = "ranked game of {day}: no undo; r twice ends it; b: the board"
@@ -102,15 +99,18 @@ class OpenedDaily:
 
 
 async def open_daily(
-    server: GameServer, player: Optional[Player], address: str, claim: Callable[[Player, str], Awaitable[Optional[str]]]
+    context: ServeContext,
+    player: Optional[Player],
+    address: str,
+    claim: Callable[[Player, str], Awaitable[Optional[str]]],
 ) -> Optional[OpenedDaily]:
     """The day's game for ``player`` (None: a guest): their ranked one, new
     or resumed, if they may play it; else practice. None: another session
     has their ranked game and they chose to leave it there."""
-    store, now = server.store, server.now()
+    store, now = context.store, context.now()
     day = day_of(now)
-    seed = day_seed(server.daily_secret, day)
-    practice = practice_seed(server.daily_secret, day)
+    seed = day_seed(context.daily_secret, day)
+    practice = practice_seed(context.daily_secret, day)
     rows, cols, goal = DAILY
 
     if player is None:
@@ -119,10 +119,10 @@ async def open_daily(
         rules = DailyRules(store, day, None)
         return OpenedDaily(GuestKeeping(), guest, NOTE_GUEST, day, practice, rules, facts, guest=True)
     header = format_header(seed, rows, cols, goal, __version__).encode("ascii")
-    entry = await store.daily_start(day, player.id, address, now, header, server.daily_per_address)
+    entry = await store.daily_start(day, player.id, address, now, header, context.daily_per_address)
     ranked = entry is not None and entry.status == PLAYING
     if entry is None:
-        server.log(f"daily: {player.name} not ranked on {day}: {address} entered {server.daily_per_address} players")
+        context.log(f"daily: {player.name} not ranked on {day}: {address} entered {context.daily_per_address} players")
     board = daily_board(day) if ranked else daily_board(day) + "-practice"
     holder = await claim(player, board)
     if holder is None:
@@ -135,12 +135,12 @@ async def open_daily(
         facts = GameFacts(Deal.PRACTICE, day, player.id)
         return OpenedDaily(kept, session, note, day, practice, DailyRules(store, day, player.id), facts, opening)
     assert entry is not None
-    keeping = DailyKeeping(store, player.id, board, holder, entry, server.now)
+    keeping = DailyKeeping(store, player.id, board, holder, entry, context.now)
     times = times_of(entry)
     keeping.last = times[-1] if times else 0
     session, opening = await _open_kept(keeping, day, seed, undo=False)
     facts = GameFacts(Deal.RANKED, day, player.id)
-    rules_ranked = RankedRules(keeping, store, server.log)
+    rules_ranked = RankedRules(keeping, store, context.log)
     return OpenedDaily(keeping, session, NOTE_RANKED.format(day=day), day, seed, rules_ranked, facts, opening)
 
 

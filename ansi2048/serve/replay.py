@@ -19,7 +19,7 @@ from typing import Callable, Dict, List, Optional
 from ..game.engine import Game
 from ..records.history import Record
 from ..records.recording import Output, split_header
-from .channel import POLL_SECONDS, SAID_SLOW, Ended, Link, Typed, Viewer, next_incoming
+from .link import POLL_SECONDS, SAID_SLOW, Ended, Link, Typed, Viewer, next_incoming
 from .replay_clock import ReplayClock, ReplayStopped
 
 __all__ = ["CAST_CHUNK", "SAID_LEFT", "CastClient", "CastStream", "Playback", "cast_text", "play_replay", "stream_cast"]
@@ -194,7 +194,7 @@ async def stream_cast(client: CastClient, playback: Playback, env: Dict[str, str
     """The asciicast v2 file of a finished game (:func:`cast_text`) sent to
     ``client`` as it is made, made on a thread no faster than the client
     reads; "" when all is sent, else how it ended (:data:`SAID_LEFT`, or
-    :data:`~.channel.SAID_SLOW`: the client stopped reading and was dropped)."""
+    :data:`~.link.SAID_SLOW`: the client stopped reading and was dropped)."""
     loop = asyncio.get_running_loop()
     ended: List[str] = []
 

@@ -26,9 +26,9 @@ from ..game.keys import Action, KeyDecoder
 from ..loop.events import BestStored, Event
 from ..play.screen import Screen
 from ..records.history import Record, unaided_key
-from .channel import Incoming, Link, Typed
 from .game_parts import Claim
 from .keeping import Keeping, Pending
+from .link import Incoming, Link, Typed
 from .pauses import PAUSE_FIRST, SavingPauses, Write, next_wait
 from .store.base import ClaimLost, StoreUnavailable
 
@@ -113,7 +113,7 @@ class PausedInput(Enum):
 
 
 def during_pause(incoming: Incoming, decoder: KeyDecoder) -> PausedInput:
-    """What ``incoming`` (not :class:`~.channel.Ended`) is during a pause.
+    """What ``incoming`` (not :class:`~.link.Ended`) is during a pause.
     Keys are decoded, so a sequence split around the pause stays whole."""
     if isinstance(incoming, Typed):
         return PausedInput.QUIT if Action.QUIT in decoder.feed(incoming.data) else PausedInput.DROPPED

@@ -17,7 +17,7 @@ import io
 import os
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import IO, Callable, Generator, Iterator, List, Optional, Tuple, TypeVar, cast
+from typing import IO, Callable, Generator, Iterable, Iterator, List, Optional, Tuple, TypeVar, cast
 
 from .. import __version__
 from ..game.engine import Game
@@ -26,7 +26,7 @@ from ..game.session import Run, Session
 from ..records.recording import BodyDecoder, Header, Item, Reseed, apply_item, encode_item, format_header, split_header
 from .files import atomic_write, open_regular, set_aside
 
-__all__ = ["Loaded", "Progress", "Resumed", "SaveFile", "Steps", "finish", "saved_bytes"]
+__all__ = ["Loaded", "Progress", "Resumed", "SaveFile", "Steps", "continued_steps", "finish", "saved_bytes"]
 
 # Saves are read in chunks of this size, so resuming takes the same memory
 # whatever the save's size (the game keeps a bounded undo history).
@@ -65,6 +65,7 @@ class Loaded:
     seed_after_restart: int
     open_line: bool  # the save ends inside a '#' line (a directive cut short)
     runs: Optional[Tuple[Run, List[Run]]] = None  # see Resumed.runs
+    items: int = 0  # the items replayed (restarts_end counts in them)
 
 
 def _version_tuple(version: str) -> Tuple[int, ...]:
@@ -151,26 +152,16 @@ class SaveFile:
     ) -> Steps[Loaded]:
         assert header.seed is not None
         session = Session(Game(self.rows, self.cols, self.goal, header.seed))
-        count, restarts_end, seed_after = 0, 0, header.seed
-
-        def play(items: List[Item]) -> Steps[None]:
-            nonlocal count, restarts_end, seed_after
-            for part in _parts(items, every):
-                for item in part:
-                    apply_item(session, item)
-                    count += 1
-                    if _is_restart(item):
-                        restarts_end, seed_after = count, session.game.seed
-                yield
-
         decoder = BodyDecoder(saved=True)
-        for items in _chunks(stream, first, total, decoder, progress):
-            yield from play(items)
+        counts = yield from _played(
+            session, _chunks(stream, first, total, decoder, progress), every, (0, 0, header.seed)
+        )
         open_line = decoder.open_line
-        yield from play(decoder.finish())
+        count, restarts_end, seed_after = yield from _played(session, [decoder.finish()], every, counts)
         # The log holds every score it reached: a best that a killed game had
         # not written yet is recovered from it.
-        return Loaded(session.game, header.seed, session.best, restarts_end, seed_after, open_line, session.runs())
+        runs = session.runs()
+        return Loaded(session.game, header.seed, session.best, restarts_end, seed_after, open_line, runs, count)
 
     def items(self, skip: int = 0) -> Iterator[List[Item]]:
         """The saved items after the first ``skip``, a chunk's worth at a time
@@ -210,11 +201,7 @@ class SaveFile:
         """:meth:`compacted` in steps of ``every`` items (as :meth:`load_steps`)."""
         seed = loaded.seed_after_restart
         after = Session(Game(self.rows, self.cols, self.goal, seed))
-        for items in self.items(loaded.restarts_end):
-            for part in _parts(items, every):
-                for item in part:
-                    apply_item(after, item)
-                yield
+        count, _, _ = yield from _played(after, self.items(loaded.restarts_end), every, (0, 0, seed))
         if _state(after.game) != _state(loaded.game):
             return None
 
@@ -223,7 +210,7 @@ class SaveFile:
             for items in self.items(loaded.restarts_end):
                 yield "".join(encode_item(item) for item in items).encode("ascii")
 
-        return Loaded(after.game, seed, loaded.best_seen, 0, seed, False, after.runs()), chunks()
+        return Loaded(after.game, seed, loaded.best_seen, 0, seed, False, after.runs(), count), chunks()
 
     def quarantine(self) -> str:
         """Move a bad save aside (never delete it); returns the new name."""
@@ -262,6 +249,41 @@ class SaveFile:
             with suppress(OSError):
                 self._stream.close()
             self._stream = None
+
+
+def continued_steps(loaded: Loaded, body: bytes, every: int = 0) -> Steps[Loaded]:
+    """``loaded`` carried on through ``body``, whole items appended to its
+    recording (as :func:`saved_bytes` encodes them), in steps of ``every``
+    items: what replaying the longer recording gives (its ``seed`` and
+    ``open_line`` aside: the header's, and whether ``body`` ends inside a
+    '#' line). ``loaded``'s game and runs are played on, not copied."""
+    game = loaded.game
+    session = Session(game, loaded.best_seen, loaded.runs)
+    decoder = BodyDecoder(saved=True)
+    counts = (loaded.items, loaded.restarts_end, loaded.seed_after_restart)
+    chunks = (decoder.feed(body[start : start + _CHUNK]) for start in range(0, len(body), _CHUNK))
+    counts = yield from _played(session, chunks, every, counts)
+    open_line = decoder.open_line
+    count, restarts_end, seed_after = yield from _played(session, [decoder.finish()], every, counts)
+    return Loaded(game, loaded.seed, session.best, restarts_end, seed_after, open_line, session.runs(), count)
+
+
+def _played(
+    session: Session, chunks: Iterable[List[Item]], every: int, counts: Tuple[int, int, int]
+) -> Steps[Tuple[int, int, int]]:
+    """``chunks``' items applied to ``session``, a step per ``every`` of
+    them; ``counts`` carried on: the items applied, those up to and
+    including the last restart, and the seed that restart began."""
+    count, restarts_end, seed_after = counts
+    for items in chunks:
+        for part in _parts(items, every):
+            for item in part:
+                apply_item(session, item)
+                count += 1
+                if _is_restart(item):
+                    restarts_end, seed_after = count, session.game.seed
+            yield
+    return count, restarts_end, seed_after
 
 
 def saved_bytes(item: Item) -> bytes:

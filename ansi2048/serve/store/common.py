@@ -117,6 +117,9 @@ _STEPS: Tuple[Tuple[str, ...], ...] = (
     # 6: the daily board's key-timing verdict kept, and its order indexed (store/daily.py); what
     # the statistics need of each record beside it, and whether it counts (store/tallies.py).
     (*MACHINE_STEP, *TALLY_STEP),
+    # 7: a game in progress keeps a snapshot of the state its recording
+    # replays to (serve/snapshot.py), so that resuming it is no replay.
+    ("ALTER TABLE games ADD COLUMN snapshot {blob}",),
 )
 
 
