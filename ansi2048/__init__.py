@@ -82,12 +82,17 @@ Shell:
   (``stats``, ``leaderboard``, ``keys``), ``link`` (what a command has of its
   channel: the ``Client``, the link, what comes in, a viewer), ``context``
   (what every handler is given: store, pool, live games, limits, clocks,
-  log), ``game`` (a player's game: the loop's asynchronous driver),
+  log), ``game`` (a player's game: ``GameDriver``, the loop's asynchronous
+  driver, composed of its channel's side, the server's side and the
+  rules it plays by), ``game_parts`` (its timings, its claim on the game,
+  the escape wait, asking the AI), ``saving`` (the driver's saving: when
+  keys are written, frames held until they are, a pause, what ends play),
   ``keeping`` (where a game is kept, a guest's nowhere; opening it),
   ``pauses`` (saving paused server-wide), ``live`` (games published to their
   watchers), ``watch`` and ``watch_list`` (watching them), ``replay`` and
   ``replay_clock`` (finished games played back; a cast streamed), ``daily``,
-  ``ranked`` and ``verify`` (the day's game, its leaderboard, its check),
+  ``ranked_game``, ``ranked`` and ``verify`` (the day's game: its rules,
+  the rules the driver plays it by, opening it, its leaderboard, its check),
   ``secrecy`` (the one rule on what of a game anyone may see before its day
   is over), ``limits`` (what a stranger may hold), ``names`` (a client's
   words made safe), ``pool`` (the AI in a pool of processes), ``store``, the

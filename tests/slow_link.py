@@ -31,7 +31,7 @@ from collections import deque
 from contextlib import suppress
 from typing import Deque, List, Optional, Sequence, Tuple
 
-__all__ = ["CLIENT_ADDRESS", "SERVER_ADDRESS", "DelayLine", "SlowLink", "missing"]
+__all__ = ["CLIENT_ADDRESS", "SERVER_ADDRESS", "DelayLine", "SlowLink", "coalesced", "internet_checksum", "missing"]
 
 SERVER_ADDRESS = "10.204.8.1"
 CLIENT_ADDRESS = "10.204.8.2"
@@ -43,6 +43,10 @@ _IFF_TUN = 0x0001
 _IFF_NO_PI = 0x1000
 _IFNAMSIZ = 16
 _COMMAND_TIMEOUT = 30  # seconds one ip command may take
+_TCP = 6  # the IP protocol number
+_ACK, _PSH = 0x10, 0x08  # TCP flags
+_MTU = 1500  # the TUN devices' (the kernel's default)
+_SEQUENCE = 0xFFFFFFFF  # TCP's sequence numbers wrap at 2**32
 
 _links = itertools.count(1)
 
@@ -80,12 +84,97 @@ def _tun() -> Tuple[int, str]:
     return fd, answer[:_IFNAMSIZ].rstrip(b"\0").decode()
 
 
+def internet_checksum(data: bytes) -> int:
+    """The Internet checksum (RFC 1071) of ``data``."""
+    if len(data) % 2:
+        data += b"\0"
+    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    while total >> 16:
+        total = (total & 0xFFFF) + (total >> 16)
+    return ~total & 0xFFFF
+
+
+def _segment(packet: bytes) -> Optional[Tuple[bytes, int, int, int]]:
+    """An IPv4 TCP segment's flow (addresses and ports), sequence number,
+    header length (IP and TCP) and flags; None for any other packet, or a
+    fragment."""
+    if len(packet) < 40 or packet[0] >> 4 != 4 or packet[9] != _TCP or struct.unpack("!H", packet[6:8])[0] & 0x3FFF:
+        return None
+    ip_length = (packet[0] & 15) * 4
+    tcp_length = (packet[ip_length + 12] >> 4) * 4
+    flow = packet[12:20] + packet[ip_length : ip_length + 4]
+    sequence = struct.unpack("!I", packet[ip_length + 4 : ip_length + 8])[0]
+    return flow, sequence, ip_length + tcp_length, packet[ip_length + 13]
+
+
+def _joined(first: bytes, last: bytes, payload: bytes) -> bytes:
+    """``first``'s headers (its sequence number), ``last``'s acknowledgment
+    and window, ``payload``: lengths and checksums made anew."""
+    ip_length = (first[0] & 15) * 4
+    tcp_length = (first[ip_length + 12] >> 4) * 4
+    ip = bytearray(first[:ip_length])
+    tcp = bytearray(first[ip_length : ip_length + tcp_length])
+    tcp[8:12] = last[ip_length + 8 : ip_length + 12]  # acknowledgment
+    tcp[13] |= last[ip_length + 13] & _PSH
+    tcp[14:16] = last[ip_length + 14 : ip_length + 16]  # window
+    tcp[16:18] = b"\0\0"
+    pseudo = bytes(ip[12:20]) + struct.pack("!BBH", 0, _TCP, tcp_length + len(payload))
+    tcp[16:18] = struct.pack("!H", internet_checksum(pseudo + bytes(tcp) + payload))
+    ip[2:4] = struct.pack("!H", ip_length + tcp_length + len(payload))
+    ip[10:12] = b"\0\0"
+    ip[10:12] = struct.pack("!H", internet_checksum(bytes(ip)))
+    return bytes(ip + tcp) + payload
+
+
+def coalesced(packets: Sequence[bytes]) -> List[bytes]:
+    """``packets``, arriving together, as a receiver's GRO (generic receive
+    offload) hands them up: a TCP segment of data (ACK, maybe PSH) that
+    carries on where the one before it in the same flow ended is joined to
+    it, up to the link's MTU (what a resent segment repeats is left out, a
+    repeat of nothing new left out whole), so the socket gets them in one
+    piece. A TUN device has no GRO: without this, a burst (what a stall
+    held) reaches the receiving socket one small segment at a time, and a
+    receiver scheduled between two of them reads only the first."""
+    out: List[bytes] = []
+    first, last, payload = b"", b"", b""  # the segment joined to, the latest joined, the data so far
+    flow, following, room = b"", 0, 0  # the joined ones' flow, the sequence number after their data, room left
+
+    def flush() -> None:
+        nonlocal first
+        if first:
+            out.append(_joined(first, last, payload))
+            first = b""
+
+    for packet in packets:
+        segment = _segment(packet)
+        if segment is None or segment[3] & ~_PSH != _ACK or len(packet) == segment[2]:
+            flush()  # not data: as it came
+            out.append(packet)
+            continue
+        this_flow, sequence, header, _ = segment
+        gap = 0 < (sequence - following) & _SEQUENCE < 2**31
+        if first and this_flow == flow and not gap:
+            behind = (following - sequence) & _SEQUENCE  # its start, joined already
+            new = packet[header + behind :] if behind < len(packet) - header else b""
+            if len(new) <= room:
+                payload, last, room = payload + new, packet, room - len(new)
+                following = (following + len(new)) & _SEQUENCE
+                continue
+        flush()
+        first, last, payload, flow = packet, packet, packet[header:], this_flow
+        following, room = (sequence + len(payload)) & _SEQUENCE, _MTU - len(packet)
+    flush()
+    return out
+
+
 class DelayLine:
     """Copies every packet read from either of two files into the other,
     ``delay`` seconds after it was read, in the order read (as netem's
     delay does without jitter): one thread, both ways. :meth:`stall` holds
     the line for a while, as a mobile link or a lost packet's
-    retransmission does: what was sent meanwhile then comes all at once."""
+    retransmission does: what was sent meanwhile then comes all at once.
+    Packets due together reach the other end as a real receiver's GRO
+    hands them to its sockets (:func:`coalesced`)."""
 
     def __init__(self, ends: Tuple[int, int], delay: float) -> None:
         self._ends = ends
@@ -114,10 +203,13 @@ class DelayLine:
                         break
                     due = max(now + self._delay, self._stalled_until)  # never before one held earlier
                     self._held.append((due, other[end], packet))
+            due_now: List[Tuple[float, int, bytes]] = []
             while self._held and self._held[0][0] <= time.monotonic():
-                _, to, packet = self._held.popleft()
-                with suppress(OSError):  # a device going away at the end
-                    os.write(to, packet)
+                due_now.append(self._held.popleft())
+            for to, packets in itertools.groupby(due_now, key=lambda held: held[1]):
+                for packet in coalesced([packet for _, _, packet in packets]):
+                    with suppress(OSError):  # a device going away at the end
+                        os.write(to, packet)
 
     def stall(self, seconds: float) -> None:
         """Deliver nothing sent from now on until ``seconds`` from now."""

@@ -290,9 +290,10 @@ SERVE_LAYERS = (
     ("live", "pauses"),
     # 2. The one context every handler is given.
     ("context",),
-    # 3. The parts a command is made of: a game's driver and keeping, the
-    # ranked rules, a replay, a watcher, the verification.
-    ("game", "keeping", "ranked", "replay", "verify", "watch"),
+    # 3. The parts a command is made of: a game's driver (game) and its
+    # parts (game_parts, saving), its keeping, the daily game's rules
+    # (ranked_game) and opening (ranked), a replay, a watcher, the verification.
+    ("game", "game_parts", "keeping", "ranked", "ranked_game", "replay", "saving", "verify", "watch"),
     # 4. The commands' entry points (each given the context and a Client).
     ("play_commands", "record_commands", "viewer_commands", "web.link_commands"),
     # 5. The one table of commands.
@@ -350,9 +351,7 @@ def test_the_serve_rules_see_type_only_imports() -> None:
 # Private imports across modules: what a module keeps to itself, nobody
 # else uses. Left while their owners' branches land (the coordinator
 # empties it at merge): module -> the private names it still imports.
-PRIVATE_IMPORTS_ALLOWED: Dict[str, Set[str]] = {
-    "ansi2048.serve.ranked": {"_Paused", "_Stop"},  # game.py's exceptions: the reshape-driver helper removes it
-}
+PRIVATE_IMPORTS_ALLOWED: Dict[str, Set[str]] = {}
 
 
 def private_imports(path: Path) -> Set[str]:
@@ -409,8 +408,8 @@ def test_every_command_is_in_the_one_table_and_its_help() -> None:
 
 
 # LF becomes CR LF for a client's raw terminal in one place (serve/link.py's
-# for_terminal). Left while its owner's branch lands: game.py's last line.
-CRLF_ALLOWED = {"ansi2048/serve/link.py", "ansi2048/serve/game.py"}  # game.py: the reshape-driver helper's
+# for_terminal).
+CRLF_ALLOWED = {"ansi2048/serve/link.py"}
 
 
 def test_serve_turns_lf_into_crlf_in_one_place() -> None:

@@ -267,7 +267,7 @@ def test_the_orange_to_red_ramp_gets_hotter_as_it_grows(theme: str, depth: Color
         assert lightness <= lighter and chroma >= greyer, (theme, depth, ramp)
 
 
-# -- a notice in place of the frame on screen, undone (serve/game.py's saving pause) --
+# -- a notice in place of the frame on screen, undone (serve/saving.py's pause) --
 
 
 def test_a_notice_over_the_frame_on_screen_is_undone_and_held_frames_land_as_if_sent_at_once() -> None:

@@ -20,8 +20,9 @@ asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2
 from ansi2048.game.engine import Game  # noqa: E402
 from ansi2048.game.keys import Action  # noqa: E402
 from ansi2048.records.recording import ASSISTED, encode_item, split_header  # noqa: E402
-from ansi2048.serve.game import SAID_STOPPING, SAID_TAKEN_OVER  # noqa: E402
+from ansi2048.serve.game import SAID_STOPPING  # noqa: E402
 from ansi2048.serve.play_commands import GUEST_NOTE, TAKE_OVER_PROMPT  # noqa: E402
+from ansi2048.serve.saving import SAID_TAKEN_OVER  # noqa: E402
 from ansi2048.serve.server import HOST_KEY_FILE  # noqa: E402
 
 from .serve_support import MemoryStore, ServeProcess, ServerThread, Terminal, session_class  # noqa: E402
@@ -870,7 +871,7 @@ class _Faulty:
 def test_saving_pauses_while_the_database_is_away_and_play_resumes_by_itself(
     tmp_path: Path, store_url: str, store_kind: str, request: pytest.FixtureRequest
 ) -> None:
-    from ansi2048.serve.game import SAID_PAUSED
+    from ansi2048.serve.saving import SAID_PAUSED
     from ansi2048.serve.store import open_store
 
     store = _Faulty(open_store(store_url, str(tmp_path)))
@@ -926,7 +927,7 @@ def test_saving_pauses_while_the_database_is_away_and_play_resumes_by_itself(
 
 
 def test_q_during_a_pause_ends_play_with_nothing_shown_unsaved(tmp_path: Path) -> None:
-    from ansi2048.serve.game import SAID_PAUSED, SAID_UNSAVED
+    from ansi2048.serve.saving import SAID_PAUSED, SAID_UNSAVED
 
     store = _Faulty(MemoryStore())
     with ServerThread(tmp_path, store, seeds=[7]) as served:
@@ -955,7 +956,7 @@ def test_q_during_a_pause_ends_play_with_nothing_shown_unsaved(tmp_path: Path) -
 def test_a_server_stopping_during_a_pause_ends_play_cleanly(tmp_path: Path) -> None:
     store = _Faulty(MemoryStore())
     served = ServerThread(tmp_path, store, seeds=[7])
-    from ansi2048.serve.game import SAID_PAUSED
+    from ansi2048.serve.saving import SAID_PAUSED
 
     async def scenario() -> bytes:
         async with await connect(served.port, client_key()) as conn:

@@ -21,8 +21,9 @@ asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2
 
 from ansi2048.records.recording import split_header  # noqa: E402
 from ansi2048.serve.daily import daily_board  # noqa: E402
-from ansi2048.serve.game import SAID_TAKEN_OVER  # noqa: E402
+from ansi2048.serve.game_parts import Timings  # noqa: E402
 from ansi2048.serve.play_commands import TAKE_OVER_PROMPT  # noqa: E402
+from ansi2048.serve.saving import SAID_TAKEN_OVER  # noqa: E402
 
 from .serve_support import ServerThread, Terminal  # noqa: E402
 from .test_serve import BOARD, client_key, connect, kept_keys, on_server, open_terminal, player_of, run  # noqa: E402
@@ -39,7 +40,7 @@ def two_servers(
 ) -> Iterator[Tuple[ServerThread, ServerThread]]:
     """Two servers on one database, the day's secret and clock set on both,
     renewing claims every RENEW_OFTEN seconds."""
-    monkeypatch.setattr("ansi2048.serve.game._RENEW_SECONDS", RENEW_OFTEN)
+    monkeypatch.setattr("ansi2048.serve.game.DEFAULT_TIMINGS", Timings(renew=RENEW_OFTEN))
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     clock = Clock(NOON)
@@ -162,7 +163,7 @@ def test_a_take_over_ends_the_other_session_on_the_same_server_at_once(
     tmp_path: Path, store_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # No renewal comes during the test, and A types nothing: only the take-over can end A.
-    monkeypatch.setattr("ansi2048.serve.game._RENEW_SECONDS", 3600.0)
+    monkeypatch.setattr("ansi2048.serve.game.DEFAULT_TIMINGS", Timings(renew=3600.0))
     key = client_key()
     with ServerThread(tmp_path, store_url) as served:
 

@@ -23,8 +23,8 @@ asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2
 
 from ansi2048.records.recording import split_header  # noqa: E402
 from ansi2048.serve.daily import FINISHED, PLAYING  # noqa: E402
-from ansi2048.serve.game import SAID_PAUSED, SAID_UNSAVED  # noqa: E402
-from ansi2048.serve.ranked import ASK_END  # noqa: E402
+from ansi2048.serve.ranked_game import ASK_END  # noqa: E402
+from ansi2048.serve.saving import SAID_PAUSED, SAID_UNSAVED  # noqa: E402
 from ansi2048.serve.store.base import DailyEntry  # noqa: E402
 
 from .serve_support import ServerThread  # noqa: E402

@@ -23,7 +23,8 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is f
 asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
 
 from ansi2048.game.engine import Direction, Game  # noqa: E402
-from ansi2048.serve.game import SAID_PAUSED, SAID_RECORD_LATER  # noqa: E402
+from ansi2048.serve.game_parts import Timings  # noqa: E402
+from ansi2048.serve.saving import SAID_PAUSED, SAID_RECORD_LATER  # noqa: E402
 from ansi2048.serve.store import open_store  # noqa: E402
 from ansi2048.serve.store.base import StoreUnavailable  # noqa: E402
 
@@ -232,7 +233,8 @@ def test_a_finished_games_record_paused_lands_and_play_goes_on(tmp_path: Path, s
 def test_the_claims_renewal_paused_lands_and_play_goes_on(
     tmp_path: Path, store_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("ansi2048.serve.game._RENEW_SECONDS", 0.2)  # renewed often, so the test need not wait 10 s
+    # Renewed often, so the test need not wait 10 s.
+    monkeypatch.setattr("ansi2048.serve.game.DEFAULT_TIMINGS", Timings(renew=0.2))
     served, store = serving(tmp_path, store_url, "renew")
     key = client_key()
     with served:

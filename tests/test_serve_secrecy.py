@@ -69,7 +69,7 @@ DEAL_MAKERS = {
     ("secrecy", "secret_seed", "day_seed"),  # the seed stats has the database leave out (after asking the rule)
     ("ranked", "open_daily", "day_seed"),  # the day's game dealt to its player
     ("ranked", "open_daily", "practice_seed"),  # practice dealt
-    ("ranked", "RankedGame.__init__", "day_end"),  # the ranked game ends at midnight
+    ("ranked_game", "RankedRules.__init__", "day_end"),  # the ranked game ends at midnight
     ("daily", "daily_setup", "day_seed"),  # serve --verify checks each game was of its day's deal (nothing shown)
 }
 # The paths that show a game, and what each asks (the rule, or a helper that asks it).

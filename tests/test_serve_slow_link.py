@@ -227,11 +227,13 @@ def test_keys_typed_while_a_slow_link_stalls_come_at_once_and_are_drawn_in_one_f
     assert typed_in_time, "the machine is too slow for this test: typing outlasted the stall"
     played = expected(seed, TYPED[:15])
     assert recorded_actions(kept) == played.kept
-    # The held packets are delivered one by one as the stall ends (one write
-    # each to the link's device): a loaded machine may let the server read
-    # the first few before the rest are in. So: a frame or two, never one per
-    # key (33 frames before the server took what had queued up as one batch;
-    # the busy-server test below checks the first frame exactly).
+    # The held packets reach the server in one TCP segment, as a receiver's
+    # GRO joins a burst (tests/slow_link.py's coalesced): its SSH packets,
+    # one a key, are read at once and queued behind each other. So: a frame
+    # and the "+N" fading, one more where another packet on the line splits
+    # the burst in two; never one per key (33 frames before the server took
+    # what had queued up as one batch; the busy-server test below checks
+    # the first frame exactly).
     assert stalled.frames <= 3, stalled.frames
     assert shown(stalled.rested) == (played.tiles, played.moves)
 

@@ -92,7 +92,7 @@ class Screen:
     def mark(self) -> Repainter:
         """What the terminal shows now, as this screen knows it, to come back
         to with :meth:`rewind` (the SSH server holds back a frame it could not
-        save, and draws another in its place: serve/game.py)."""
+        save, and draws another in its place: serve/saving.py)."""
         return copy.copy(self._repainter)  # its frame on screen is a value: a shallow copy is a snapshot
 
     def rewind(self, mark: Repainter) -> None:

@@ -13,8 +13,10 @@ checks it, and docs/design.md follows a key through them):
    ``replay_clock``, ``watch_list``;
 1. the shared state: ``live``, ``pauses``;
 2. ``context``: the one :class:`~.context.ServeContext` handlers are given;
-3. a command's parts: ``game``, ``keeping``, ``ranked``, ``replay``,
-   ``watch``, ``verify``;
+3. a command's parts: ``game`` (the game's driver, composed), its parts
+   ``game_parts`` and ``saving``, ``keeping``, ``ranked_game`` (the daily
+   game's rules for the driver), ``ranked`` (opening the day's game),
+   ``replay``, ``watch``, ``verify``;
 4. the commands' entry points: ``play_commands``, ``viewer_commands``,
    ``record_commands``, ``web.link_commands``;
 5. ``commands``: the one table of commands;

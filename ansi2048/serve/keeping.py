@@ -16,7 +16,7 @@ begun, an old one compacted, a game over's record if it never landed, the
 game ``--new`` ended kept) are given to the
 game's driver, which does them before the first frame and pauses while the
 store cannot take them, as it does for every write of play
-(:meth:`~.game.PlayerGame._pause`)."""
+(:meth:`~.saving.SavePolicy.saved`)."""
 
 from __future__ import annotations
 
@@ -184,7 +184,7 @@ class StoreKeeping:
 class Pending:
     """The :class:`~ansi2048.play.performer.PlayStore` the performer writes to:
     it holds what one step gave (the keys, the games that ended, the bests)
-    until the driver writes it to the store, asynchronously (:meth:`~.game.PlayerGame._flush`)."""
+    until the driver writes it to the store, asynchronously (:meth:`~.saving.SavePolicy.flush`)."""
 
     saving = True
 

@@ -2,7 +2,7 @@
 (:func:`play_command`, :func:`daily_command`: the player's game on a board,
 or a guest's; the day's game, :mod:`.ranked`), from the claim on the game
 (asking to take it over from another session) to the end of play, each a
-:class:`~.game.PlayerGame` on the client's channel, published to watchers
+:class:`~.game.GameDriver` on the client's channel, published to watchers
 (:mod:`.live`) unless private. Each part is given the server's context and
 the :class:`~.link.Client`, nothing else."""
 
@@ -25,21 +25,14 @@ from ..render.style import ColorDepth, choose_depth
 from ..render.themes import THEMES
 from .context import ServeContext
 from .daily import DAILY
-from .game import (
-    SAID_IDLE,
-    SAID_STOPPING,
-    SAID_STOPPING_GUEST,
-    SAID_TAKEN_OVER,
-    SAID_TOO_SLOW,
-    SAID_UNSAVED,
-    PlayerGame,
-)
+from .game import SAID_IDLE, SAID_STOPPING, SAID_STOPPING_GUEST, SAID_TOO_SLOW, ChannelSide, GameDriver, ServerSide
 from .keeping import CLAIM_SECONDS, GuestKeeping, Keeping, StoreKeeping, open_game
 from .link import Client, Ended, Typed, for_terminal
 from .live import GUEST_NAME, REGULAR, PublishingScreen, watchers_note
 from .pauses import Write
 from .ranked import OpenedDaily, open_daily
 from .requests import COLOR_DEPTHS, NEEDS_TERMINAL, NO_TERMINAL, Daily, PlayRequest
+from .saving import SAID_TAKEN_OVER, SAID_UNSAVED
 from .store.base import Player, Prefs
 
 __all__ = [
@@ -211,20 +204,12 @@ async def run_game(
         frames.append(for_terminal(text))
 
     screen = PublishingScreen(write, lambda: game.play.size, depth, env, palette=THEMES[prefs.theme or "classic"]())
-    args = (
-        play,
-        screen,
-        frames,
-        client.link,
-        keeping,
-        context.pool,
-        client.incoming,
-        context.clock,
-        context.now,
-        screen.sent,
-        context.pauses,
-    )
-    game = PlayerGame(*args, opening=opening) if daily is None else daily.driver(*args)
+    channel = ChannelSide(screen, frames, client.link, client.incoming, screen.sent)
+    parts = ServerSide(context.pool, context.clock, context.now, context.pauses)
+    if daily is None:
+        game = GameDriver(play, keeping, channel, parts, opening=opening)
+    else:
+        game = GameDriver(play, keeping, channel, parts, rules=daily.rules, opening=daily.opening)
     if not prefs.private:  # watchable (play --private: not)
         screen.live = context.live.start(name, rows, cols, daily.facts if daily is not None else REGULAR)
         screen.live.on_watchers = lambda count: client.incoming.put_nowait(Warned(watchers_note(count), True))
