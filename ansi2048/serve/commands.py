@@ -11,7 +11,7 @@ import argparse
 import re
 import shlex
 from dataclasses import dataclass
-from typing import List, NoReturn, Optional, Union
+from typing import TYPE_CHECKING, List, NoReturn, Optional, Union
 
 from ..options.parser import THEME_CHOICES, _goal, _size
 from ..render.style import ColorDepth
@@ -126,7 +126,12 @@ class LinkRequest:
     number: int = 0  # unlink's
 
 
-Command = Union[PlayRequest, Stats, Help, Daily, Leaderboard, KeysRequest, Watch, Replay, LinkRequest]
+if TYPE_CHECKING:
+    from .race_commands import RaceRequest, Races  # races: their own modules (serve/race*.py)
+
+Command = Union[
+    PlayRequest, Stats, Help, Daily, Leaderboard, KeysRequest, Watch, Replay, LinkRequest, "RaceRequest", "Races"
+]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -195,6 +200,10 @@ def parse_command(command: Optional[str]) -> Command:
         return Replay(int(found.group(2)), daily=not found.group(1), cast=name == "cast")
     if name in ("link", "links", "unlink"):
         return _link_command(name, args)
+    if name in ("race", "races"):
+        from .race_commands import parse_race_command  # which imports this module's parser
+
+        return parse_race_command(name, args)
     if name != "play":
         raise CommandError(f"unknown command {printable(name)!r} (see: help)")
     parsed = _play_parser().parse_args(args)

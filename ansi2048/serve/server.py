@@ -42,6 +42,7 @@ from .live import LiveGames
 from .log import LOG_BUFFER_BYTES, LOG_FLUSH_SECONDS, LibraryMessages, ServerLog
 from .pauses import SavingPauses
 from .pool import AIPool
+from .race_hall import RaceHall
 from .ranked import DEFAULT_PER_ADDRESS, daily_secret
 from .store import open_store
 from .store.base import Store, StoreError
@@ -156,6 +157,7 @@ class GameServer:
         self.connections: Set[asyncssh.SSHServerConnection] = set()
         # The games whose saving has paused, and the log's lines about it.
         self.pauses = SavingPauses(self.log, clock)
+        self.races = RaceHall(self)  # the lobbies and races (serve/race_hall.py)
 
     def holder(self) -> str:
         """A claim holder's name: this server's, and a session's number."""
@@ -242,6 +244,7 @@ class GameServer:
         saved was never shown, and its claim expires by itself)."""
         clock = self.clock
         deadline = clock() + STOP_SECONDS
+        self.races.close()
         if self._listener is not None:
             self._listener.close()
         # Every session is told before any is waited for: they end

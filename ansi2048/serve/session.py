@@ -20,7 +20,7 @@ import asyncssh
 from ..loop.events import Resized
 from ..options.parser import EXIT_ERROR, EXIT_OK, EXIT_USAGE
 from ..render.style import ColorDepth, choose_depth
-from . import session_commands, session_games
+from . import race_session, session_commands, session_games
 from .channel import BREACH_SAID, Ended, Incoming, Typed
 from .commands import (
     COLOR_DEPTHS,
@@ -43,6 +43,7 @@ from .commands import (
 )
 from .game import SAID_STOPPING
 from .limits import HELD_POLL_SECONDS, Breach, ChannelRules, InputBudget
+from .race_commands import RaceRequest
 from .store.base import Player, StoreError
 
 if TYPE_CHECKING:
@@ -330,6 +331,8 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
             self.say(f"ansi2048: {error}")
             self.ended("bad command")
             return EXIT_USAGE
+        if isinstance(command, RaceRequest) and self._term is not None:
+            return await race_session.race(self, command)
         if isinstance(command, (PlayRequest, Daily)) and self._term is not None:
             if isinstance(command, Daily):
                 await session_games.play_daily(self)

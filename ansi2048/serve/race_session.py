@@ -1,0 +1,147 @@
+"""A player's session in a race (``race``): their seat taken in the hall
+(:mod:`.race_hall`), then their screen drawn from the room as it is now
+(the lobby, the countdown, the race, the result: :mod:`ansi2048.render.race`)
+each time the room wakes it or its clock's second turns, and their keys
+played: moves, and q to leave. No undo, hint or autoplay: a race decodes
+none of them. A dropped connection keeps the seat while the race lasts
+(:data:`~.race_hall.RECONNECT_SECONDS`): the same key connecting again
+with ``race`` continues it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, List
+
+from ..game.keys import Action, KeyDecoder
+from ..game.race import LOBBY_SECONDS, Phase, race_actions
+from ..options.parser import EXIT_ERROR, EXIT_OK
+from ..render.race import (
+    Racer,
+    RaceScreen,
+    countdown_lines,
+    expired_lines,
+    lobby_lines,
+    race_lines,
+    result_lines,
+)
+from ..render.repaint import Repainter
+from ..render.themes import THEMES
+from .channel import Ended, Typed, next_incoming
+from .names import display_name
+from .race_commands import RaceRequest
+from .race_hall import Entrant, RaceRefused, RaceRoom, Seat
+from .store.base import Prefs
+
+if TYPE_CHECKING:
+    from .session import SessionChannel  # which imports this module, to run its races
+
+__all__ = ["SAID_LEFT_LOBBY", "SAID_LEFT_RACE", "race"]
+
+# A screen is drawn again at least this often (its clock), and whenever the room wakes it.
+DRAW_SECONDS = 0.5
+SAID_LEFT_LOBBY = "you left the lobby"
+SAID_LEFT_RACE = "you left the race; it goes on without you (its result: races)"
+
+
+async def race(session: SessionChannel, request: RaceRequest) -> int:
+    """``race``: a seat in a lobby (or back in the race the player dropped
+    from), played to the result; the exit status."""
+    assert session.link is not None
+    server = session.server
+    player = await session.player()
+    if player is not None:
+        entrant = Entrant(f"p{player.id}", display_name(player.name), player.id, session.connection.source)
+    else:
+        entrant = Entrant(f"guest:{id(session)}", "guest", None, session.connection.source)
+    try:
+        room, seat = server.races.join(request.settings, request.friend, entrant, session.incoming)
+    except RaceRefused as refused:
+        return session.refuse(str(refused), "refused", EXIT_ERROR)
+    prefs = player.prefs if player is not None else Prefs()
+    said = await _RaceScreen(session, room, seat, prefs).run()
+    session.ended(said or "done")
+    return EXIT_OK
+
+
+class _RaceScreen:
+    """One player's screen of a room, and their keys."""
+
+    def __init__(self, session: SessionChannel, room: RaceRoom, seat: Seat, prefs: Prefs) -> None:
+        self._session = session
+        self._room = room
+        self._seat = seat
+        env = session.client_env()
+        self._depth = session.color_depth(prefs.color, env)
+        self._palette = THEMES[prefs.theme or "classic"]()
+        in_place = env["TERM"] != "dumb"
+        self._repainter = Repainter(hide_cursor=in_place, in_place=in_place, sync=in_place)
+        self._decoder = KeyDecoder(comments=False)  # no assist: hint and autoplay are never decoded
+
+    async def run(self) -> str:
+        """Until the result (or the lobby closes, or the player leaves);
+        what ended it, for the log."""
+        room, seat, incoming = self._room, self._seat, self._session.incoming
+        said = ""
+        while True:
+            seat.wake.clear()
+            if room.settled or room.phase is Phase.EXPIRED:
+                self._draw()
+                break
+            self._draw()
+            got = await next_incoming(incoming, seat.wake, DRAW_SECONDS)
+            if isinstance(got, Ended):
+                if not got.lost:
+                    room.drop(seat, incoming)
+                return self._close(got.said, "taken over" if got.lost else got.said or "disconnected")
+            if isinstance(got, Typed):
+                for action in race_actions(self._decoder.feed(got.data)):
+                    if action is Action.QUIT:
+                        in_race = room.phase is Phase.RUNNING
+                        room.leave(seat)
+                        return self._close(SAID_LEFT_RACE if in_race else SAID_LEFT_LOBBY, "left")
+                    assert action.direction is not None
+                    room.move(seat, action.direction)
+        if room.phase is Phase.EXPIRED:
+            said = expired_lines(int(LOBBY_SECONDS // 60), self._session.window[0])[0]
+            return self._close(said, "lobby expired")
+        return self._close("", "done")
+
+    def _close(self, said: str, how: str) -> str:
+        link = self._session.link
+        assert link is not None
+        text = self._repainter.close() + (f"{said}\n" if said else "")
+        link.write(text.replace("\n", "\r\n").encode("utf-8", "replace"))
+        return how
+
+    def _draw(self) -> None:
+        width, height = self._session.window
+        link = self._session.link
+        assert link is not None
+        text = self._repainter.frame(self._lines(width, height), width, height)
+        link.write(text.replace("\n", "\r\n").encode("utf-8", "replace"))
+
+    def _lines(self, width: int, height: int) -> List[str]:
+        room, race = self._room, self._room.race
+        now = room.now()
+        names = list(race.names)
+        if room.settled:
+            return result_lines(room.placed, room.winner, room.how, width, height)
+        if race.phase is Phase.LOBBY:
+            left = race.opened + LOBBY_SECONDS - now
+            return lobby_lines(room.settings, names, race.waiting_for, left, width, height)
+        if race.phase is Phase.COUNTDOWN and race.starts is not None:
+            return countdown_lines(room.settings, names, race.starts - now, width, height)
+        if race.phase is Phase.EXPIRED:
+            return []
+        ends = race.ends if race.ends is not None else now
+        left = max(0.0, (race.ended or now) - now) if race.phase is Phase.OVER else ends - now
+        others = tuple(self._racer(seat) for seat in room.seats.values() if seat is not self._seat)
+        s, game = room.settings, self._seat.game
+        spawned = game.spawned if game is not None else None
+        screen = RaceScreen(s.rows, s.cols, s.goal, self._racer(self._seat), others, left, spawned=spawned)
+        return race_lines(screen, width, height, self._depth, self._palette)
+
+    def _racer(self, seat: Seat) -> Racer:
+        game, away = seat.game, seat.away_since is not None
+        if game is None:
+            return Racer(seat.name, away=away, left=seat.left)
+        return Racer(seat.name, game.score, game.biggest, game.moves, game.cells, away=away, left=seat.left)
