@@ -20,7 +20,7 @@ asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2
 
 from ansi2048.serve.race_commands import RaceRequest, Races, parse_race_command  # noqa: E402
 
-from .serve_support import MemoryStore, ServerThread, Terminal  # noqa: E402
+from .serve_support import ServerThread, Terminal  # noqa: E402
 from .test_serve import client_key, connect, open_terminal, run  # noqa: E402
 from .test_serve_daily import Clock  # noqa: E402
 
@@ -29,14 +29,14 @@ START = 1_800_000_000.0
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[ServerThread]:
-    with ServerThread(tmp_path, MemoryStore()) as server:
+    with ServerThread(tmp_path, str(tmp_path / "store.sqlite3")) as server:
         yield server
 
 
 @pytest.fixture
 def clocked(tmp_path: Path) -> Iterator[Tuple[ServerThread, Clock]]:
     clock = Clock(START)
-    with ServerThread(tmp_path, MemoryStore()) as server:
+    with ServerThread(tmp_path, str(tmp_path / "store.sqlite3")) as server:
         server.server.now = clock
         yield server, clock
 
@@ -309,3 +309,39 @@ def test_races_from_one_address_are_limited(served: ServerThread) -> None:
             await terminal.shows("In the lobby: bob, dee")
 
     run(scenario())
+
+
+def test_races_json_gives_the_scores_the_screens_showed(tmp_path: Path, store_url: str) -> None:
+    import json
+
+    async def scenario(served: ServerThread) -> None:
+        port, ann_key = served.server.port, client_key()
+        async with AsyncExitStack() as stack:
+            ann = await race_terminal(stack, port, "ann", "race --size 3 --goal 16", key=ann_key)
+            bob = await race_terminal(stack, port, "bob", "race --size 3 --goal 16")
+            await ann[1].shows("Race to 16 · 3x3")
+            await press_until_over([ann, bob])
+            for _, terminal in (ann, bob):
+                await terminal.closed.wait()
+            table = [line.split() for line in ann[1].text().splitlines()[2:4]]
+        async with await connect(port, ann_key, user="ann") as conn:
+            result = await conn.run("races --json")
+            document = json.loads(bytes(result.stdout).decode())
+            listing = bytes((await conn.run("races")).stdout).decode()
+        async with await connect(port, None, user="guest") as conn:  # a guest sees the server's latest
+            as_guest = json.loads(bytes((await conn.run("races --json")).stdout).decode())
+        assert as_guest == document
+        assert list(document) == ["races"] and len(document["races"]) == 1
+        race = document["races"][0]
+        assert set(race) == {"id", "size", "goal", "started", "winner", "players"}
+        assert (race["size"], race["goal"]) == ("3x3", 16) and re.fullmatch(r"r\d+", race["id"])
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", race["started"])
+        shown = [[p["rank"], p["name"], p["score"], p["biggest"], p["moves"]] for p in race["players"]]
+        assert shown == [[int(row[0]), row[1], int(row[2]), int(row[3]), int(row[4])] for row in table]
+        assert race["winner"] == table[0][1] and all(p["verified"] for p in race["players"])
+        assert set(race["players"][0]) == {"name", "score", "biggest", "moves", "rank", "verified"}
+        assert listing.splitlines()[0] == "Your last races:"
+        assert f"{race['id']}" in listing.splitlines()[1] and f"1. {table[0][1]} {table[0][2]}" in listing
+
+    with ServerThread(tmp_path, store_url) as served:
+        run(scenario(served))

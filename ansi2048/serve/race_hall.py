@@ -24,7 +24,7 @@ import hashlib
 import hmac
 from dataclasses import dataclass
 from itertools import count
-from typing import Awaitable, Callable, Dict, List, Optional, Protocol, Tuple
+from typing import Callable, Dict, List, Optional, Protocol, Tuple
 
 from .. import __version__
 from ..game.engine import Direction, Game
@@ -35,6 +35,8 @@ from ..render.race import Placed
 from .channel import Ended, Incoming
 from .daily import cells_text, verdict
 from .names import folded
+from .race_records import record
+from .store.base import Store
 
 __all__ = [
     "RACES_PER_ADDRESS",
@@ -66,6 +68,7 @@ class Host(Protocol):
     daily_secret: bytes
     random_seed: Callable[[], int]
     now: Callable[[], float]
+    store: Store
 
     def log(self, line: str) -> None: ...
 
@@ -105,8 +108,9 @@ class Seat:
 class RaceRoom:
     """One race, from its lobby to its verified result."""
 
-    def __init__(self, number: int, settings: RaceSettings, seed: int, hall: RaceHall) -> None:
-        self.number = number
+    def __init__(self, number: int, settings: RaceSettings, seed: int, token: str, hall: RaceHall) -> None:
+        self.number = number  # the server's own, for its log
+        self.token = token  # unique in the store (its number and a random draw)
         self.settings = settings
         self._seed = seed  # secret until the race is over
         self._hall = hall
@@ -221,16 +225,18 @@ class RaceRoom:
             self.notify()
 
     async def _run(self) -> None:
-        while self.race.phase not in (Phase.OVER, Phase.EXPIRED):
-            await asyncio.sleep(TICK_SECONDS)
-            self.tick()
-        if self.race.phase is Phase.OVER:
-            await self._settle()
-        else:
-            self._hall.log(f"race {self.number}: the lobby closed unfilled ({len(self.seats)} waited)")
-        self.settled = True
-        self._hall.closed(self)
-        self.notify()
+        try:
+            while self.race.phase not in (Phase.OVER, Phase.EXPIRED):
+                await asyncio.sleep(TICK_SECONDS)
+                self.tick()
+            if self.race.phase is Phase.OVER:
+                await self._settle()
+            else:
+                self._hall.log(f"race {self.number}: the lobby closed unfilled ({len(self.seats)} waited)")
+        finally:  # whatever happened, no screen waits for a result that will not come
+            self.settled = True
+            self._hall.closed(self)
+            self.notify()
 
     async def _settle(self) -> None:
         """The result verified: each player's keys replayed from the seed."""
@@ -255,7 +261,16 @@ class RaceRoom:
             f"race {self.number}: over ({self.how}), "
             + ", ".join(f"{p.progress.name} {p.progress.score}" for p in placed)
         )
-        await self._hall.record(self)
+        try:
+            await self._hall.record(self)
+        except Exception as error:  # a bug in keeping it: the result stands on the screens all the same
+            self._hall.log(f"race {self.number}: not stored: {type(error).__name__}: {error}")
+
+    @property
+    def seed(self) -> int:
+        """The race's deal, once it is over (before, it is nobody's to see)."""
+        assert self.race.phase is Phase.OVER
+        return self._seed
 
     def recording(self, seat: Seat) -> bytes:
         """The seat's keys as a recording from the race's seed (once it is over: it holds the seed)."""
@@ -276,16 +291,10 @@ def _how(race: Race) -> str:
 class RaceHall:
     """The server's lobbies and races."""
 
-    def __init__(
-        self,
-        host: Host,
-        record: Optional[Callable[[RaceRoom], Awaitable[None]]] = None,
-        per_address: int = RACES_PER_ADDRESS,
-    ) -> None:
+    def __init__(self, host: Host, per_address: int = RACES_PER_ADDRESS) -> None:
         self._host = host
         self._rooms: Dict[int, RaceRoom] = {}
         self._numbers = count(1)
-        self._record = record
         self.per_address = per_address
 
     def now(self) -> float:
@@ -295,8 +304,7 @@ class RaceHall:
         self._host.log(line)
 
     async def record(self, room: RaceRoom) -> None:
-        if self._record is not None:
-            await self._record(room)
+        await record(self._host.store, room, self.log)
 
     def closed(self, room: RaceRoom) -> None:
         self._rooms.pop(room.number, None)
@@ -340,9 +348,9 @@ class RaceHall:
             if held >= self.per_address:
                 raise RaceRefused(f"race: too many races from your address at once (at most {self.per_address})")
         if room is None:
-            number = next(self._numbers)
-            seed = race_seed(self._host.daily_secret, number, self._host.random_seed())
-            room = RaceRoom(number, settings, seed, self)
+            number, draw = next(self._numbers), self._host.random_seed()
+            seed = race_seed(self._host.daily_secret, number, draw)
+            room = RaceRoom(number, settings, seed, f"{number}:{draw}:{self.now()}", self)
             self._rooms[number] = room
             room.start()
         return room, room.sit(entrant, incoming)

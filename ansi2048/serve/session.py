@@ -20,7 +20,7 @@ import asyncssh
 from ..loop.events import Resized
 from ..options.parser import EXIT_ERROR, EXIT_OK, EXIT_USAGE
 from ..render.style import ColorDepth, choose_depth
-from . import race_session, session_commands, session_games
+from . import race_records, race_session, session_commands, session_games
 from .channel import BREACH_SAID, Ended, Incoming, Typed
 from .commands import (
     COLOR_DEPTHS,
@@ -43,7 +43,7 @@ from .commands import (
 )
 from .game import SAID_STOPPING
 from .limits import HELD_POLL_SECONDS, Breach, ChannelRules, InputBudget
-from .race_commands import RaceRequest
+from .race_commands import RaceRequest, Races
 from .store.base import Player, StoreError
 
 if TYPE_CHECKING:
@@ -363,6 +363,8 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
             return await session_commands.replay_command(self, command)
         if isinstance(command, Watch):
             return await session_commands.watch_command(self, command)
+        if isinstance(command, Races):
+            return await race_records.races_command(self, command)
         if isinstance(command, LinkRequest):
             from .web.link_commands import link_command  # the browser door's (no aiohttp in it)
 
