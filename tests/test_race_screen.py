@@ -3,7 +3,7 @@ checks at several window sizes, tiny ones too."""
 
 from __future__ import annotations
 
-from typing import List
+from typing import List, Tuple
 
 import pytest
 
@@ -143,3 +143,67 @@ def test_a_miniature_labels_a_tile_too_long_for_its_cell_as_the_board_does() -> 
     from ansi2048.render.race import mini_board
 
     assert mini_board((131072, 0, 2, 1024), 2, 2) == [" 2^17    .", "    2 1024"]
+
+
+# -- the hall (serve/race_hall.py) on an event loop of its own, without a socket -------
+
+
+class _Host:
+    """What the hall needs of a server: a clock the test sets, a log, a store that keeps nothing."""
+
+    daily_secret = b"secret"
+
+    def __init__(self) -> None:
+        self.clock = 1_800_000_000.0
+        self.lines: List[str] = []
+        self.stored: List[object] = []
+        self.store = self
+
+    def now(self) -> float:
+        return self.clock
+
+    def random_seed(self) -> int:
+        return 99
+
+    def log(self, line: str) -> None:
+        self.lines.append(line)
+
+    async def run_script(self, script: List[object]) -> List[List[Tuple[int]]]:
+        self.stored.append(script)
+        return [[(1,)]]
+
+
+def test_a_player_whose_keys_do_not_replay_to_what_they_showed_is_not_ranked_and_logged() -> None:
+    import asyncio
+
+    from ansi2048.game.engine import Direction
+    from ansi2048.serve.race_hall import Entrant, RaceHall
+
+    async def scenario() -> None:
+        host = _Host()
+        hall = RaceHall(host)  # type: ignore[arg-type]
+        settings = RaceSettings(3, 3, 1024, 2, 1)
+        room, ann = hall.join(settings, None, Entrant("p1", "ann", 1, "a"), asyncio.Queue())
+        _, bob = hall.join(settings, None, Entrant("p2", "bob", 2, "b"), asyncio.Queue())
+        host.clock += 3
+        room.tick()
+        assert ann.game is not None and bob.game is not None and ann.game.cells == bob.game.cells  # one deal
+        for direction in [Direction.LEFT, Direction.RIGHT, Direction.UP, Direction.DOWN] * 10:
+            room.move(ann, direction)
+            room.move(bob, direction)
+        assert bob.game.score > 0
+        del bob.keys[:]  # keys that replay to nothing of what bob was shown
+        host.clock += 60  # the time is up
+        for _ in range(100):
+            if room.settled:
+                break
+            await asyncio.sleep(0.05)
+        assert room.settled and room.how == "time is up"
+        by_name = {place.progress.name: place for place in room.placed}
+        assert by_name["ann"].verified and by_name["ann"].rank == 1
+        assert not by_name["bob"].verified and by_name["bob"].rank == 0
+        assert room.winner == "ann"
+        assert any(line.startswith("race 1: bob's keys are not ranked: ") for line in host.lines)
+        assert len(host.stored) == 1
+
+    asyncio.run(scenario())

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is f
 
 asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
 
-from ansi2048.serve.race_commands import RaceRequest, Races, parse_race_command  # noqa: E402
+from ansi2048.serve.commands import RaceRequest, Races, parse_command  # noqa: E402
 
 from .serve_support import ServerThread, Terminal  # noqa: E402
 from .test_serve import client_key, connect, open_terminal, run  # noqa: E402
@@ -95,13 +95,13 @@ def test_race_options_parse_with_their_defaults_and_bounds() -> None:
     from ansi2048.game.race import RaceSettings
     from ansi2048.serve.commands import CommandError
 
-    assert parse_race_command("race", []) == RaceRequest(RaceSettings(4, 4, 2048, 2, 5))
-    assert parse_race_command("race", ["--size", "3", "--goal", "64", "--players", "8", "--minutes", "30"]) == (
+    assert parse_command("race") == RaceRequest(RaceSettings(4, 4, 2048, 2, 5))
+    assert parse_command("race --size 3 --goal 64 --players 8 --minutes 30") == (
         RaceRequest(RaceSettings(3, 3, 64, 8, 30))
     )
-    assert parse_race_command("race", ["--size", "3"]).settings.goal == 256  # type: ignore[union-attr]
-    assert parse_race_command("race", ["alice"]) == RaceRequest(RaceSettings(), "alice")
-    assert parse_race_command("races", ["--json"]) == Races(True)
+    assert parse_command("race --size 3").settings.goal == 256  # type: ignore[union-attr]
+    assert parse_command("race alice") == RaceRequest(RaceSettings(), "alice")
+    assert parse_command("races --json") == Races(True)
     for bad, said in [
         (["--players", "9"], "race: argument --players: expected a number from 2 to 8, got '9'"),
         (["--players", "1"], "expected a number from 2 to 8, got '1'"),
@@ -112,7 +112,7 @@ def test_race_options_parse_with_their_defaults_and_bounds() -> None:
         (["--bogus"], "unrecognized arguments"),
     ]:
         with pytest.raises(CommandError, match=re.escape(said)):
-            parse_race_command("race", bad)
+            parse_command("race " + " ".join(bad))
 
 
 def test_a_bad_option_is_one_line_and_status_2(served: ServerThread) -> None:
@@ -345,3 +345,64 @@ def test_races_json_gives_the_scores_the_screens_showed(tmp_path: Path, store_ur
 
     with ServerThread(tmp_path, store_url) as served:
         run(scenario(served))
+
+
+def test_two_players_race_through_the_real_openssh_client(served: ServerThread, tmp_path: Path) -> None:
+    import shutil
+
+    if shutil.which("ssh") is None:
+        pytest.skip("no OpenSSH client")
+    from .serve_support import make_key
+    from .test_serve_ssh import SshPlayer
+
+    port = served.server.port
+    ann = SshPlayer(port, make_key(tmp_path / "ann"), "race", "--size", "3", "--goal", "16", user="ann", size=(90, 30))
+    bob = SshPlayer(port, make_key(tmp_path / "bob"), "race", "--size", "3", "--goal", "16", user="bob", size=(90, 30))
+    try:
+        for me, other in ((ann, "bob"), (bob, "ann")):
+            me.shows("Race to 16 · 3x3")
+            assert re.search(rf"(^|\s){other}\s*$", me.text(), re.MULTILINE)
+        for index in range(600):  # bounded: a 3x3 board reaches 16 in a few dozen moves
+            if "Race over" in ann.text() and "Race over" in bob.text():
+                break
+            key = b"wasd"[index % 4 : index % 4 + 1]
+            ann.type(key, pause=0.01)
+            bob.type(key, pause=0.01)
+        results = [player.shows("Race over") for player in (ann, bob)]
+        assert [player.ended() for player in (ann, bob)] == [0, 0]
+        tables = [text[text.index("Race over") :].split("\n\n")[0].splitlines()[:4] for text in results]
+        assert tables[0] == tables[1] and re.search(r"reached 16\): (ann|bob) wins", tables[0][0])
+    finally:
+        for player in (ann, bob):
+            if player.child.isalive():
+                player.child.terminate(force=True)
+
+
+def test_help_names_race_and_races_in_80_columns() -> None:
+    from ansi2048.serve.commands import help_text
+
+    text = help_text(2048)
+    assert "ssh -t -p 2048 HOST race [OPTIONS]" in text and "--players 2-8  --minutes 1-30" in text
+    assert "ssh -p 2048 HOST races [--json]" in text and "race NAME" in text
+    assert "no undo,\n      hint or autoplay" in text
+    assert all(len(line) <= 80 for line in text.splitlines())
+
+
+def test_a_server_stopping_ends_the_race_saying_so(tmp_path: Path) -> None:
+    served = ServerThread(tmp_path, str(tmp_path / "store.sqlite3"))
+
+    async def scenario() -> None:
+        async with AsyncExitStack() as stack:
+            players = [await race_terminal(stack, served.server.port, name, "race") for name in ("ann", "bob")]
+            for _, terminal in players:
+                await terminal.shows("Race to 2048 · 4x4")
+            await asyncio.get_running_loop().run_in_executor(None, served.stop)
+            for _, terminal in players:
+                await terminal.shows("the server is stopping: the race ends here, unfinished")
+                await terminal.closed.wait()
+            assert served.server.races.rooms() == []
+
+    try:
+        run(scenario())
+    finally:
+        served.stop()

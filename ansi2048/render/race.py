@@ -244,9 +244,12 @@ class Placed:
     verified: bool
 
 
-def result_lines(placed: Sequence[Placed], winner: Optional[str], how: str, width: int, height: int) -> List[str]:
+def result_lines(
+    placed: Sequence[Placed], winner: Optional[str], how: str, width: int, height: int, note: str = ""
+) -> List[str]:
     """The result table: rank, name, score, biggest tile, moves; a player
-    whose keys did not replay to what they showed is not ranked."""
+    whose keys did not replay to what they showed is not ranked; ``note``
+    under it."""
     title = f"Race over ({how}): {winner} wins" if winner else f"Race over ({how}): no winner"
     lines = [title, "rank  name               score    tile  moves"]
     for place in placed:
@@ -255,6 +258,8 @@ def result_lines(placed: Sequence[Placed], winner: Optional[str], how: str, widt
         mark = "" if place.verified else "  not ranked: keys did not replay"
         left = "  (left)" if p.left else ""
         lines.append(f"{rank}  {p.name:<16} {p.score:>7} {p.biggest:>7} {p.moves:>6}{left}{mark}")
+    if note:
+        lines += ["", note]
     return _fit(lines, width, height)
 
 

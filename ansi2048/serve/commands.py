@@ -11,8 +11,9 @@ import argparse
 import re
 import shlex
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, List, NoReturn, Optional, Union
+from typing import Callable, List, NoReturn, Optional, Union
 
+from ..game.race import MAX_MINUTES, MAX_PLAYERS, MIN_MINUTES, MIN_PLAYERS, RaceSettings
 from ..options.parser import THEME_CHOICES, _goal, _size
 from ..render.style import ColorDepth
 
@@ -29,6 +30,8 @@ __all__ = [
     "Leaderboard",
     "LinkRequest",
     "PlayRequest",
+    "RaceRequest",
+    "Races",
     "Replay",
     "Stats",
     "Watch",
@@ -126,11 +129,25 @@ class LinkRequest:
     number: int = 0  # unlink's
 
 
-if TYPE_CHECKING:
-    from .race_commands import RaceRequest, Races  # races: their own modules (serve/race*.py)
+@dataclass(frozen=True)
+class RaceRequest:
+    """``race [--size N] [--goal G] [--players N] [--minutes M]``: the
+    settings of the lobby to join; ``race NAME`` (``friend``): the lobby
+    that player waits in, whatever its settings (serve/race_session.py)."""
+
+    settings: RaceSettings
+    friend: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Races:
+    """``races [--json]``: the player's recent races and the server's latest (serve/race_records.py)."""
+
+    json: bool = False
+
 
 Command = Union[
-    PlayRequest, Stats, Help, Daily, Leaderboard, KeysRequest, Watch, Replay, LinkRequest, "RaceRequest", "Races"
+    PlayRequest, Stats, Help, Daily, Leaderboard, KeysRequest, Watch, Replay, LinkRequest, RaceRequest, Races
 ]
 
 
@@ -201,9 +218,7 @@ def parse_command(command: Optional[str]) -> Command:
     if name in ("link", "links", "unlink"):
         return _link_command(name, args)
     if name in ("race", "races"):
-        from .race_commands import parse_race_command  # which imports this module's parser
-
-        return parse_race_command(name, args)
+        return _race_command(name, args)
     if name != "play":
         raise CommandError(f"unknown command {printable(name)!r} (see: help)")
     parsed = _play_parser().parse_args(args)
@@ -263,6 +278,40 @@ def _link_command(name: str, args: List[str]) -> LinkRequest:
     return LinkRequest(name, int(args[0]))
 
 
+def _bounded(low: int, high: int) -> Callable[[str], int]:
+    def number(text: str) -> int:
+        if not text.isascii() or not text.isdigit() or len(text) > 3 or not low <= int(text) <= high:
+            raise argparse.ArgumentTypeError(f"expected a number from {low} to {high}, got {printable(text)!r}")
+        return int(text)
+
+    return number
+
+
+def _race_command(name: str, args: List[str]) -> Union[RaceRequest, Races]:
+    """``race ...`` or ``races [--json]``."""
+    if name == "races":
+        parser = _Parser(prog="races", add_help=False)
+        parser.add_argument("--json", action="store_true")
+        return Races(parser.parse_args(args).json)
+    parser = _Parser(prog="race", add_help=False)
+    parser.add_argument("friend", metavar="NAME", nargs="?")
+    parser.add_argument("--size", type=_size)
+    parser.add_argument("--goal", type=_goal)
+    parser.add_argument("--players", type=_bounded(MIN_PLAYERS, MAX_PLAYERS), default=RaceSettings.players)
+    parser.add_argument("--minutes", type=_bounded(MIN_MINUTES, MAX_MINUTES), default=RaceSettings.minutes)
+    parsed = parser.parse_args(args)
+    if parsed.friend is not None and (parsed.size or parsed.goal or len(args) > 1):
+        raise CommandError("race: NAME joins that player's lobby as it is: no options with it")
+    from ..game.engine import default_goal
+
+    rows, cols = parsed.size or (RaceSettings.rows, RaceSettings.cols)
+    try:
+        settings = RaceSettings(rows, cols, parsed.goal or default_goal(rows, cols), parsed.players, parsed.minutes)
+    except ValueError as error:
+        raise CommandError(f"race: argument --goal: {error}") from None
+    return RaceRequest(settings, parsed.friend)
+
+
 def printable(text: str, longest: int = 40) -> str:
     """A client's words as they may be repeated (to them, or in the log):
     printable ASCII, short."""
@@ -288,6 +337,10 @@ def help_text(port: int) -> str:
         "      its seed); + - speed, space, q\n"
         f"  {plain} cast [ID] > game.cast   the same as an asciicast v2 file\n"
         f"  {ssh} stats [--json]   your records, your last games' ids\n"
+        f"  {ssh} race [OPTIONS]   race others on one deal, live; no undo,\n"
+        "      hint or autoplay: --size N  --goal G  --players 2-8  --minutes 1-30;\n"
+        f"      race NAME: the lobby NAME waits in. ssh -p {port} HOST races [--json]\n"
+        "      lists your races and the latest\n"
         f"  {ssh} daily            the day's game, the same tiles for all;\n"
         "      your first of the day (UTC) is ranked: no undo; a hint or autoplay\n"
         "      unranks it (asked first); r twice ends it for good\n"

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from ..options.parser import EXIT_OK
 from ..storage.history_file import utc_timestamp
-from .race_commands import Races
+from .commands import Races
 from .store.base import Store, StoreError
 from .store.races import PlayerRow, race_script, recent_script
 

@@ -26,20 +26,22 @@ from ..render.race import (
 from ..render.repaint import Repainter
 from ..render.themes import THEMES
 from .channel import Ended, Typed, next_incoming
+from .commands import RaceRequest
+from .game import SAID_STOPPING
 from .names import display_name
-from .race_commands import RaceRequest
 from .race_hall import Entrant, RaceRefused, RaceRoom, Seat
 from .store.base import Prefs
 
 if TYPE_CHECKING:
     from .session import SessionChannel  # which imports this module, to run its races
 
-__all__ = ["SAID_LEFT_LOBBY", "SAID_LEFT_RACE", "race"]
+__all__ = ["SAID_LEFT_LOBBY", "SAID_LEFT_RACE", "SAID_STOPPING_RACE", "race"]
 
 # A screen is drawn again at least this often (its clock), and whenever the room wakes it.
 DRAW_SECONDS = 0.5
 SAID_LEFT_LOBBY = "you left the lobby"
 SAID_LEFT_RACE = "you left the race; it goes on without you (its result: races)"
+SAID_STOPPING_RACE = "the server is stopping: the race ends here, unfinished"
 
 
 async def race(session: SessionChannel, request: RaceRequest) -> int:
@@ -79,7 +81,8 @@ class _RaceScreen:
     async def run(self) -> str:
         """Until the result (or the lobby closes, or the player leaves);
         what ended it, for the log."""
-        room, seat, incoming = self._room, self._seat, self._session.incoming
+        session = self._session
+        room, seat, incoming = self._room, self._seat, session.incoming
         said = ""
         while True:
             seat.wake.clear()
@@ -91,7 +94,11 @@ class _RaceScreen:
             if isinstance(got, Ended):
                 if not got.lost:
                     room.drop(seat, incoming)
-                return self._close(got.said, "taken over" if got.lost else got.said or "disconnected")
+                stopping = got.said == SAID_STOPPING
+                if stopping:  # no race goes on: every room's clock stops
+                    session.server.races.close()
+                how = "taken over" if got.lost else "server stopping" if stopping else "disconnected"
+                return self._close(SAID_STOPPING_RACE if stopping else got.said, how)
             if isinstance(got, Typed):
                 for action in race_actions(self._decoder.feed(got.data)):
                     if action is Action.QUIT:
@@ -124,7 +131,8 @@ class _RaceScreen:
         now = room.now()
         names = list(race.names)
         if room.settled:
-            return result_lines(room.placed, room.winner, room.how, width, height)
+            kept = f"kept as r{room.stored_id}: races lists it" if room.stored_id is not None else ""
+            return result_lines(room.placed, room.winner, room.how, width, height, kept)
         if race.phase is Phase.LOBBY:
             left = race.opened + LOBBY_SECONDS - now
             return lobby_lines(room.settings, names, race.waiting_for, left, width, height)

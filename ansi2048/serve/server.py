@@ -33,7 +33,7 @@ import asyncssh
 from ..loop.events import Warned
 from ..options.parser import EXIT_ERROR, EXIT_OK
 from ..storage.history_file import utc_timestamp
-from . import kexguess, takeover
+from . import kexguess, race_hall, takeover
 from .channel import DEFAULT_STALL_SECONDS, Ended
 from .connection import ClientConnection
 from .game import SAID_TAKEN_OVER
@@ -42,7 +42,6 @@ from .live import LiveGames
 from .log import LOG_BUFFER_BYTES, LOG_FLUSH_SECONDS, LibraryMessages, ServerLog
 from .pauses import SavingPauses
 from .pool import AIPool
-from .race_hall import RaceHall
 from .ranked import DEFAULT_PER_ADDRESS, daily_secret
 from .store import open_store
 from .store.base import Store, StoreError
@@ -157,7 +156,7 @@ class GameServer:
         self.connections: Set[asyncssh.SSHServerConnection] = set()
         # The games whose saving has paused, and the log's lines about it.
         self.pauses = SavingPauses(self.log, clock)
-        self.races = RaceHall(self)  # the lobbies and races (serve/race_hall.py)
+        self.races = race_hall.RaceHall(self)  # the lobbies and races (closed as their sessions hear of a stop)
 
     def holder(self) -> str:
         """A claim holder's name: this server's, and a session's number."""
@@ -244,7 +243,6 @@ class GameServer:
         saved was never shown, and its claim expires by itself)."""
         clock = self.clock
         deadline = clock() + STOP_SECONDS
-        self.races.close()
         if self._listener is not None:
             self._listener.close()
         # Every session is told before any is waited for: they end

@@ -34,6 +34,8 @@ from .commands import (
     Leaderboard,
     LinkRequest,
     PlayRequest,
+    RaceRequest,
+    Races,
     Replay,
     Stats,
     Watch,
@@ -43,7 +45,6 @@ from .commands import (
 )
 from .game import SAID_STOPPING
 from .limits import HELD_POLL_SECONDS, Breach, ChannelRules, InputBudget
-from .race_commands import RaceRequest, Races
 from .store.base import Player, StoreError
 
 if TYPE_CHECKING:
