@@ -207,3 +207,10 @@ def test_a_player_whose_keys_do_not_replay_to_what_they_showed_is_not_ranked_and
         assert len(host.stored) == 1
 
     asyncio.run(scenario())
+
+
+def test_the_biggest_numbers_are_cut_to_their_card_not_past_the_window() -> None:
+    huge = Racer("a-sixteen-letter", 9_999_999, 131072, 99_999, OTHER, away=True)
+    screen = RaceScreen(4, 4, 2048, Racer("ann", 9_999_999, 131072, 99_999, CELLS), (huge,) * 7, 1800)
+    for width, height in ((200, 60), (110, 60), (100, 30), (80, 24), (72, 50)):
+        _lines(screen, width, height, ColorDepth.TRUE)  # the lines beside a painted board are not cut after

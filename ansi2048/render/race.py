@@ -42,7 +42,7 @@ MINI_CELL = 5
 # Columns between the player's board and the opponents beside it, and between their cards.
 GUTTER = 2
 # A card is at least this wide: its numbers' line must be readable.
-CARD_WIDTH = 30
+CARD_WIDTH = 32
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,11 @@ def _cards(others: Sequence[Racer], rows: int, cols: int, width: int, height: in
         for start in range(0, len(others), per_row):
             group = others[start : start + per_row]
             blocks = [
-                [_cut(racer.name + _state(racer), card_width), _numbers(racer), *mini_board(racer.cells, rows, cols)]
+                [
+                    _cut(racer.name + _state(racer), card_width),
+                    _cut(_numbers(racer), card_width),
+                    *mini_board(racer.cells, rows, cols),
+                ]
                 for racer in group
             ]
             for index in range(rows + 2):
