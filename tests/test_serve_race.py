@@ -406,3 +406,44 @@ def test_a_server_stopping_ends_the_race_saying_so(tmp_path: Path) -> None:
         run(scenario())
     finally:
         served.stop()
+
+
+def test_a_finished_race_replays_every_board_or_one_and_casts(served: ServerThread) -> None:
+    import json
+
+    async def scenario() -> None:
+        port = served.server.port
+        async with AsyncExitStack() as stack:
+            players = [await race_terminal(stack, port, name, "race --size 3 --goal 16") for name in ("ann", "bob")]
+            await players[0][1].shows("Race to 16 · 3x3")
+            await press_until_over(players)
+            for _, terminal in players:
+                await terminal.closed.wait()
+            result = players[0][1].text().splitlines()
+            number = re.search(r"kept as r(\d+)", players[0][1].text())
+            assert number is not None
+            race = f"r{number.group(1)}"
+            scores = {line.split()[1]: line.split()[2] for line in result[2:4]}
+        async with await connect(port, client_key(), user="cy") as conn:
+            chan, terminal = await open_terminal(conn, f"replay {race}", size=(100, 30))
+            await terminal.shows(f"Replay of race {race} to 16")
+            chan.write(b"+++++")  # the fastest
+            await terminal.shows("end of replay")
+            text = terminal.text()
+            for name, score in scores.items():
+                assert re.search(rf"{name}\s*(\n\s*)?score {score}\b", text), text
+            chan, terminal = await open_terminal(conn, f"replay {race} bob", size=(80, 24))
+            await terminal.shows("bob in race")
+            chan.write(b"q")
+            await terminal.closed.wait()
+            cast = await conn.run(f"cast {race} ann")
+            assert cast.exit_status == 0
+            assert json.loads(bytes(cast.stdout).decode().splitlines()[0])["version"] == 2
+            for command, said in [
+                ("replay r999", "replay: no race r999 (races lists them)"),
+                (f"cast {race} nobody", f"cast: race {race} has no player 'nobody' (its players: "),
+            ]:
+                refused = await conn.run(command, term_type="xterm")
+                assert refused.exit_status == 2 and said in bytes(refused.stderr).decode()
+
+    run(scenario())

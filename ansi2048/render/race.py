@@ -70,6 +70,7 @@ class RaceScreen:
     seconds_left: float
     note: str = ""
     spawned: Optional[Tuple[int, int]] = None  # the player's newest tile
+    title: str = ""  # a replay's first line, in place of the time left; ``me`` is then no "you"
 
 
 def _clock(seconds: float) -> str:
@@ -165,11 +166,12 @@ def race_lines(screen: RaceScreen, width: int, height: int, depth: ColorDepth, p
     """A player's frame during the race: a header, their board, the
     opponents beside it (a wide window) or below it, the key line."""
     me = screen.me
-    header = f"Race to {screen.goal} · {screen.rows}x{screen.cols} · {_clock(screen.seconds_left)} left"
-    mine = f"{me.name} (you)  {_numbers(me)}"
+    header = screen.title or f"Race to {screen.goal} · {screen.rows}x{screen.cols} · {_clock(screen.seconds_left)} left"
+    mine = f"{me.name}{'' if screen.title else ' (you)'}{_state(me)}  {_numbers(me)}"
     top = [header, mine]
     bottom = [screen.note] if screen.note else []
-    bottom.append(keys_line(width))
+    if not screen.title:  # a replay's note says its own keys
+        bottom.append(keys_line(width))
     room = height - len(top) - len(bottom)
     if room < screen.rows or width < 20:  # no room for a board: the numbers alone
         numbers = [header, mine, *(card_title(racer) for racer in screen.others), *bottom]

@@ -112,13 +112,16 @@ class Replay:
     game: Optional[int] = None  # None: the player's last finished game
     daily: bool = False  # game is a ranked daily game's id (the leaderboard's); else one of the player's own
     cast: bool = False
+    race: bool = False  # game is a finished race's id (races': r3), all its boards or ``player``'s
+    player: Optional[str] = None
 
 
 # A game's id as the lists show it, the one rule of replay and cast: a ranked
 # daily game's is its number on the leaderboard (as keys takes it), one of
-# the player's own games' is g and its number in stats' list. ASCII digits
-# only (str.isdigit() takes '²'), few enough for any database's integer.
-GAME_ID = re.compile(r"(g?)([0-9]{1,18})")
+# the player's own games' is g and its number in stats' list, a race's r and
+# its number in races' list. ASCII digits only (str.isdigit() takes '²'),
+# few enough for any database's integer.
+GAME_ID = re.compile(r"([gr]?)([0-9]{1,18})")
 
 
 @dataclass(frozen=True)
@@ -208,12 +211,16 @@ def parse_command(command: Optional[str]) -> Command:
             raise CommandError("watch takes one player's name at most")
         return Watch(args[0] if args else None)
     if name in ("replay", "cast"):
-        found = GAME_ID.fullmatch(args[0]) if len(args) == 1 else None
-        if len(args) > 1 or (args and found is None):
-            said = f"not a game's id: {printable(args[0])!r}" if len(args) == 1 else "one game's id at most"
+        found = GAME_ID.fullmatch(args[0]) if args else None
+        race = found is not None and found.group(1) == "r"  # r3 NAME: one player's board of race r3
+        if len(args) > (2 if race else 1) or (args and found is None):
+            said = f"not a game's id: {printable(args[0])!r}" if found is None else "one game's id at most"
             raise CommandError(f"{name}: {said} (a leaderboard's, as 12, or one of yours in stats, as g7)")
         if found is None:
             return Replay(cast=name == "cast")
+        if race:
+            player = args[1] if len(args) > 1 else None
+            return Replay(int(found.group(2)), cast=name == "cast", race=True, player=player)
         return Replay(int(found.group(2)), daily=not found.group(1), cast=name == "cast")
     if name in ("link", "links", "unlink"):
         return _link_command(name, args)
@@ -340,7 +347,7 @@ def help_text(port: int) -> str:
         f"  {ssh} race [OPTIONS]   race others on one deal, live; no undo,\n"
         "      hint or autoplay: --size N  --goal G  --players 2-8  --minutes 1-30;\n"
         f"      race NAME: the lobby NAME waits in. ssh -p {port} HOST races [--json]\n"
-        "      lists your races and the latest\n"
+        "      lists your races and the latest; replay rN [NAME], cast rN [NAME]\n"
         f"  {ssh} daily            the day's game, the same tiles for all;\n"
         "      your first of the day (UTC) is ranked: no undo; a hint or autoplay\n"
         "      unranks it (asked first); r twice ends it for good\n"

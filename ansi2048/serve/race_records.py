@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
-from ..options.parser import EXIT_OK
+from ..options.parser import EXIT_ERROR, EXIT_OK
 from ..storage.history_file import utc_timestamp
-from .commands import Races
-from .store.base import Store, StoreError
+from .commands import NEEDS_TERMINAL, NO_TERMINAL, Races, Replay
+from .live import WatchFull
+from .race_replay import SAID_END, read_race, replay_race
+from .secrecy import Refused
+from .session_commands import REFUSED, as_viewer
+from .store.base import Prefs, Store, StoreError
 from .store.races import PlayerRow, race_script, recent_script
 
 if TYPE_CHECKING:
@@ -125,3 +129,32 @@ def _line(race: Dict[str, Any]) -> str:
 def _placed(player: Dict[str, Any]) -> str:
     rank: Optional[int] = player["rank"]
     return f"{rank if rank is not None else '-'}. {player['name']} {player['score']}"
+
+
+async def replay_race_command(session: SessionChannel, request: Replay) -> int:
+    """``replay rN``: every board of a finished race, side by side
+    (:func:`~.race_replay.replay_race`), taking one of the server's viewer
+    places as any replay does."""
+    try:
+        race = await read_race(session.server.store, request, "replay")
+    except Refused as refused:
+        return session.refuse(str(refused), REFUSED)
+    if not session.has_terminal:
+        return session.refuse(NEEDS_TERMINAL, NO_TERMINAL)
+    player = await session.player()
+    prefs = player.prefs if player is not None else Prefs()
+    live = session.server.live
+    try:
+        live.take()
+    except WatchFull as full:
+        return session.refuse(str(full), "too many viewers", EXIT_ERROR)
+    try:
+        depth = session.color_depth(prefs.color, session.client_env())
+        said = await replay_race(as_viewer(session, prefs), race, depth, prefs.theme)
+    finally:
+        live.give_back()
+    if said:
+        session.say(said, stderr=False)
+    if said and said != SAID_END:
+        session.ended(said)
+    return EXIT_OK

@@ -360,6 +360,8 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
             return await session_commands.stats_command(self, command.json)
         if isinstance(command, (Leaderboard, KeysRequest)):
             return await session_commands.daily_command(self, command)
+        if isinstance(command, Replay) and command.race and command.player is None and not command.cast:
+            return await race_records.replay_race_command(self, command)  # every board of a race
         if isinstance(command, Replay):
             return await session_commands.replay_command(self, command)
         if isinstance(command, Watch):

@@ -25,6 +25,7 @@ from .daily import day_of
 from .game import SAID_STOPPING, SAID_STOPPING_VIEWER
 from .live import LiveGame, WatchFull
 from .names import display_name
+from .race_replay import race_playback
 from .ranked import leaderboard_output
 from .replay import SAID_LEFT, CastClient, Playback, play_replay, stream_cast
 from .secrecy import (
@@ -171,6 +172,8 @@ async def _replayed(session: SessionChannel, player: Optional[Player], request: 
     deal without its seed."""
     server = session.server
     store, name, viewer = server.store, "cast" if request.cast else "replay", player.id if player else None
+    if request.race:  # one player's board of a finished race (serve/race_replay.py)
+        return await race_playback(store, request, name)
     if request.daily:
         assert request.game is not None
         entry, showing = published(await store.daily_by_id(request.game), request.game, server.now(), name, viewer)

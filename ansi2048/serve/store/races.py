@@ -16,7 +16,7 @@ from typing import Any, List, Sequence, Tuple
 
 from .links import Statement
 
-__all__ = ["SCHEMA_STEP", "race_script", "recent_script"]
+__all__ = ["SCHEMA_STEP", "one_race_script", "race_script", "recent_script"]
 
 # The schema's step for races (version 9: after the snapshot's 7 and the bans' 8).
 SCHEMA_STEP: Tuple[str, ...] = (
@@ -81,3 +81,13 @@ def recent_script(player: Any, mine: int, latest: int) -> List[Statement]:
     ``player`` (None: a guest, who has none) and the server's ``latest``."""
     listed = (player, mine, latest)
     return [Statement(_SELECT_RACES, listed), Statement(_SELECT_PLAYERS, listed)]
+
+
+def one_race_script(race: int) -> List[Statement]:
+    """The statements that read race ``race`` to replay it: its row (size,
+    goal, started, how, winner) and its players' (name, score, rank,
+    recording) in the result's order."""
+    return [
+        Statement("SELECT size, goal, started, how, winner FROM races WHERE id = %s", (race,)),
+        Statement("SELECT name, score, rank, recording FROM race_players WHERE race = %s ORDER BY place", (race,)),
+    ]
