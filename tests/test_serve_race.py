@@ -426,7 +426,7 @@ def test_a_finished_race_replays_every_board_or_one_and_casts(served: ServerThre
             scores = {line.split()[1]: line.split()[2] for line in result[2:4]}
         async with await connect(port, client_key(), user="cy") as conn:
             chan, terminal = await open_terminal(conn, f"replay {race}", size=(100, 30))
-            await terminal.shows(f"Replay of race {race} to 16")
+            await terminal.shows(f"Replay of race {race} to 16 · 3x3")
             chan.write(b"+++++")  # the fastest
             await terminal.shows("end of replay")
             text = terminal.text()
@@ -445,5 +445,30 @@ def test_a_finished_race_replays_every_board_or_one_and_casts(served: ServerThre
             ]:
                 refused = await conn.run(command, term_type="xterm")
                 assert refused.exit_status == 2 and said in bytes(refused.stderr).decode()
+
+    run(scenario())
+
+
+def test_a_race_is_watched_by_a_players_name_every_board_live(served: ServerThread) -> None:
+    async def scenario() -> None:
+        port = served.server.port
+        async with AsyncExitStack() as stack:
+            ann = await race_terminal(stack, port, "ann", "race --size 3 --goal 32")
+            bob = await race_terminal(stack, port, "bob", "race --size 3 --goal 32")
+            await ann[1].shows("Race to 32 · 3x3")
+            async with await connect(port, client_key(), user="cy") as conn:
+                listing = bytes((await conn.run("races")).stdout).decode()
+                assert "Races now (watch NAME shows every board):" in listing
+                assert "Race to 32 on 3x3, 2 players, 5 min: ann, bob" in listing
+                _, watcher = await open_terminal(conn, "watch bob", size=(100, 30))
+                await watcher.shows("Watching a race to 32 · 3x3")
+                assert "ann" in watcher.text() and "bob" in watcher.text() and "(you)" not in watcher.text()
+                for key in b"adad":
+                    bob[0].write(bytes([key]))
+                await watcher.wait_for(lambda t: "moves 4" in t.text())
+                await press_until_over([ann, bob])
+                await watcher.shows("the race you watched is over")
+                await watcher.closed.wait()
+                assert "Race over" in watcher.text() and watcher.exit_status == 0
 
     run(scenario())

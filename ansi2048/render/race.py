@@ -31,6 +31,7 @@ __all__ = [
     "lobby_lines",
     "race_lines",
     "result_lines",
+    "settings_line",
 ]
 
 # The key line of a race: what a player may do, and what a race has not
@@ -67,10 +68,10 @@ class RaceScreen:
     goal: int
     me: Racer
     others: Tuple[Racer, ...]
-    seconds_left: float
+    seconds_left: Optional[float]  # None: a replay's, which has no clock
     note: str = ""
     spawned: Optional[Tuple[int, int]] = None  # the player's newest tile
-    title: str = ""  # a replay's first line, in place of the time left; ``me`` is then no "you"
+    title: str = ""  # a watcher's or a replay's screen ("Watching a race"): ``me`` is then no "you"
 
 
 def _clock(seconds: float) -> str:
@@ -166,7 +167,9 @@ def race_lines(screen: RaceScreen, width: int, height: int, depth: ColorDepth, p
     """A player's frame during the race: a header, their board, the
     opponents beside it (a wide window) or below it, the key line."""
     me = screen.me
-    header = screen.title or f"Race to {screen.goal} · {screen.rows}x{screen.cols} · {_clock(screen.seconds_left)} left"
+    header = f"{screen.title or 'Race'} to {screen.goal} · {screen.rows}x{screen.cols}"
+    if screen.seconds_left is not None:
+        header += f" · {_clock(screen.seconds_left)} left"
     mine = f"{me.name}{'' if screen.title else ' (you)'}{_state(me)}  {_numbers(me)}"
     top = [header, mine]
     bottom = [screen.note] if screen.note else []

@@ -24,7 +24,7 @@ import hashlib
 import hmac
 from dataclasses import dataclass
 from itertools import count
-from typing import Callable, Dict, List, Optional, Protocol, Tuple
+from typing import Callable, Dict, List, Optional, Protocol, Set, Tuple
 
 from .. import __version__
 from ..game.engine import Direction, Game
@@ -122,6 +122,7 @@ class RaceRoom:
         self.settled = False  # over and verified: the result stands
         self.stored_id: Optional[int] = None
         self._ticker: Optional[asyncio.Task[None]] = None
+        self.watchers: Set[asyncio.Event] = set()  # each watcher's wake-up (race_session.watch_race)
 
     @property
     def phase(self) -> Phase:
@@ -140,6 +141,8 @@ class RaceRoom:
     def notify(self) -> None:
         for seat in self.seats.values():
             seat.wake.set()
+        for wake in self.watchers:
+            wake.set()
 
     def sources(self) -> List[str]:
         return [seat.entrant.source for seat in self.seats.values()]
@@ -319,6 +322,10 @@ class RaceHall:
 
     def rooms(self) -> List[RaceRoom]:
         return list(self._rooms.values())
+
+    def racing(self, name: str) -> Optional[RaceRoom]:
+        """The race (or lobby) ``name`` is in now, if any."""
+        return next((room for room in self._rooms.values() if room.has_name(name)), None)
 
     def join(
         self, settings: RaceSettings, friend: Optional[str], entrant: Entrant, incoming: asyncio.Queue[Incoming]

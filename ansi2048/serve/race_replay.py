@@ -94,13 +94,13 @@ async def replay_race(viewer: Viewer, race: StoredRace, depth: ColorDepth, theme
     repainter = Repainter()
     speed, paused, step, wake = 2, False, 0, asyncio.Event()  # nothing wakes it: the keys, or the next step
     caption = "+ - speed, space pauses, q leaves"
-    title = f"Replay of race r{race.number} to {race.goal}"
+    title = f"Replay of race r{race.number}"
     while True:
         racers = [Racer(n, g.score, g.biggest, g.moves, g.cells) for n, g in zip(race.names, games)]
         done = step >= max((len(m) for m in moves), default=0)
         note = f"{race.how}: {race.winner} wins" if done and race.winner else race.how if done else caption
         screen = RaceScreen(
-            first.rows, first.cols, first.goal, racers[0], tuple(racers[1:]), 0.0, note=note, title=title
+            first.rows, first.cols, first.goal, racers[0], tuple(racers[1:]), None, note=note, title=title
         )
         width, height = viewer.window()
         viewer.write(repainter.frame(race_lines(screen, width, height, depth, palette), width, height))

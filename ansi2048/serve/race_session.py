@@ -9,7 +9,8 @@ with ``race`` continues it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List
+import asyncio
+from typing import TYPE_CHECKING, List, Optional
 
 from ..game.keys import Action, KeyDecoder
 from ..game.race import LOBBY_SECONDS, Phase, race_actions
@@ -26,8 +27,9 @@ from ..render.race import (
 from ..render.repaint import Repainter
 from ..render.themes import THEMES
 from .channel import Ended, Typed, next_incoming
-from .commands import RaceRequest
-from .game import SAID_STOPPING
+from .commands import NEEDS_TERMINAL, NO_TERMINAL, RaceRequest
+from .game import SAID_STOPPING, SAID_STOPPING_VIEWER
+from .live import WatchFull
 from .names import display_name
 from .race_hall import Entrant, RaceRefused, RaceRoom, Seat
 from .store.base import Prefs
@@ -35,13 +37,14 @@ from .store.base import Prefs
 if TYPE_CHECKING:
     from .session import SessionChannel  # which imports this module, to run its races
 
-__all__ = ["SAID_LEFT_LOBBY", "SAID_LEFT_RACE", "SAID_STOPPING_RACE", "race"]
+__all__ = ["SAID_LEFT_LOBBY", "SAID_LEFT_RACE", "SAID_RACE_OVER", "SAID_STOPPING_RACE", "race", "watch_race"]
 
 # A screen is drawn again at least this often (its clock), and whenever the room wakes it.
 DRAW_SECONDS = 0.5
 SAID_LEFT_LOBBY = "you left the lobby"
 SAID_LEFT_RACE = "you left the race; it goes on without you (its result: races)"
 SAID_STOPPING_RACE = "the server is stopping: the race ends here, unfinished"
+SAID_RACE_OVER = "the race you watched is over"
 
 
 async def race(session: SessionChannel, request: RaceRequest) -> int:
@@ -64,10 +67,28 @@ async def race(session: SessionChannel, request: RaceRequest) -> int:
     return EXIT_OK
 
 
-class _RaceScreen:
-    """One player's screen of a room, and their keys."""
+async def watch_race(session: SessionChannel, room: RaceRoom) -> int:
+    """``watch NAME`` of a player in a race: every board of it, live; one of
+    the server's viewer places, as any watch takes."""
+    if not session.has_terminal:
+        return session.refuse(NEEDS_TERMINAL, NO_TERMINAL)
+    player = await session.player()
+    live = session.server.live
+    try:
+        live.take()
+    except WatchFull as full:
+        return session.refuse(str(full), "too many viewers", EXIT_ERROR)
+    try:
+        await _RaceScreen(session, room, None, player.prefs if player is not None else Prefs()).watch()
+    finally:
+        live.give_back()
+    return EXIT_OK
 
-    def __init__(self, session: SessionChannel, room: RaceRoom, seat: Seat, prefs: Prefs) -> None:
+
+class _RaceScreen:
+    """One player's screen of a room, and their keys; or (no ``seat``) a watcher's."""
+
+    def __init__(self, session: SessionChannel, room: RaceRoom, seat: Optional[Seat], prefs: Prefs) -> None:
         self._session = session
         self._room = room
         self._seat = seat
@@ -83,6 +104,7 @@ class _RaceScreen:
         what ended it, for the log."""
         session = self._session
         room, seat, incoming = self._room, self._seat, session.incoming
+        assert seat is not None
         said = ""
         while True:
             seat.wake.clear()
@@ -142,11 +164,33 @@ class _RaceScreen:
             return []
         ends = race.ends if race.ends is not None else now
         left = max(0.0, (race.ended or now) - now) if race.phase is Phase.OVER else ends - now
-        others = tuple(self._racer(seat) for seat in room.seats.values() if seat is not self._seat)
-        s, game = room.settings, self._seat.game
-        spawned = game.spawned if game is not None else None
-        screen = RaceScreen(s.rows, s.cols, s.goal, self._racer(self._seat), others, left, spawned=spawned)
+        me = self._seat if self._seat is not None else next(iter(room.seats.values()))  # a watcher's: the first
+        others = tuple(self._racer(seat) for seat in room.seats.values() if seat is not me)
+        s, game = room.settings, me.game
+        spawned = game.spawned if game is not None and self._seat is not None else None
+        title, note = "", ""
+        if self._seat is None:
+            title, note = "Watching a race", "q leaves"
+        screen = RaceScreen(s.rows, s.cols, s.goal, self._racer(me), others, left, note, spawned, title)
         return race_lines(screen, width, height, self._depth, self._palette)
+
+    async def watch(self) -> str:
+        """A watcher's screen until the result, q, or the connection goes; the line to say."""
+        room, incoming, wake = self._room, self._session.incoming, asyncio.Event()
+        room.watchers.add(wake)
+        try:
+            while not room.settled and room.phase is not Phase.EXPIRED:
+                wake.clear()
+                self._draw()
+                got = await next_incoming(incoming, wake, DRAW_SECONDS)
+                if isinstance(got, Ended):  # a watcher has no game the server keeps: the plain words
+                    return self._close(SAID_STOPPING_VIEWER if got.said == SAID_STOPPING else got.said, "")
+                if isinstance(got, Typed) and Action.QUIT in KeyDecoder(comments=False).feed(got.data):
+                    return self._close("", "")
+            self._draw()
+            return self._close(SAID_RACE_OVER if room.settled else "the lobby closed unfilled", "")
+        finally:
+            room.watchers.discard(wake)
 
     def _racer(self, seat: Seat) -> Racer:
         game, away = seat.game, seat.away_since is not None

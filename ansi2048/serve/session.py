@@ -364,6 +364,9 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
             return await race_records.replay_race_command(self, command)  # every board of a race
         if isinstance(command, Replay):
             return await session_commands.replay_command(self, command)
+        racing = self.server.races.racing(command.name) if isinstance(command, Watch) and command.name else None
+        if racing is not None:
+            return await race_session.watch_race(self, racing)  # every board of the race NAME is in
         if isinstance(command, Watch):
             return await session_commands.watch_command(self, command)
         if isinstance(command, Races):
