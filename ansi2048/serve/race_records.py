@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
-from ..options.parser import EXIT_ERROR, EXIT_OK
+from ..options.parser import EXIT_OK
 from ..render.race import settings_line
 from ..storage.history_file import utc_timestamp
-from .commands import NEEDS_TERMINAL, NO_TERMINAL, Races, Replay
-from .live import WatchFull
-from .race_replay import SAID_END, read_race, replay_race
+from .commands import Races, Replay
+from .race_replay import in_viewer_place, read_race, replay_race
 from .secrecy import Refused
 from .session_commands import REFUSED, as_viewer
 from .store.base import Prefs, Store, StoreError
@@ -144,22 +143,9 @@ async def replay_race_command(session: SessionChannel, request: Replay) -> int:
         race = await read_race(session.server.store, request, "replay")
     except Refused as refused:
         return session.refuse(str(refused), REFUSED)
-    if not session.has_terminal:
-        return session.refuse(NEEDS_TERMINAL, NO_TERMINAL)
-    player = await session.player()
-    prefs = player.prefs if player is not None else Prefs()
-    live = session.server.live
-    try:
-        live.take()
-    except WatchFull as full:
-        return session.refuse(str(full), "too many viewers", EXIT_ERROR)
-    try:
+
+    async def show(prefs: Prefs) -> str:
         depth = session.color_depth(prefs.color, session.client_env())
-        said = await replay_race(as_viewer(session, prefs), race, depth, prefs.theme)
-    finally:
-        live.give_back()
-    if said:
-        session.say(said, stderr=False)
-    if said and said != SAID_END:
-        session.ended(said)
-    return EXIT_OK
+        return await replay_race(as_viewer(session, prefs), race, depth, prefs.theme)
+
+    return await in_viewer_place(session, show)

@@ -12,24 +12,29 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from typing import TYPE_CHECKING, Awaitable, Callable, List, Optional, Tuple
 
 from ..game.engine import Direction
 from ..game.keys import Action
+from ..options.parser import EXIT_ERROR, EXIT_OK
 from ..records.recording import BodyDecoder
 from ..render.race import Racer, RaceScreen, race_lines
 from ..render.repaint import Repainter
 from ..render.style import ColorDepth
 from ..render.themes import THEMES
 from .channel import Ended, Typed, Viewer, next_incoming
-from .commands import Replay
+from .commands import NEEDS_TERMINAL, NO_TERMINAL, Replay
+from .live import WatchFull
 from .names import folded
 from .replay import Playback
 from .secrecy import Refused
-from .store.base import Store
+from .store.base import Prefs, Store
 from .store.races import one_race_script
 
-__all__ = ["SAID_END", "StoredRace", "race_playback", "read_race", "replay_race"]
+__all__ = ["SAID_END", "StoredRace", "in_viewer_place", "race_playback", "read_race", "replay_race"]
+
+if TYPE_CHECKING:
+    from .session import SessionChannel
 
 SAID_END = "end of replay"
 # Seconds between two moves of a race's replay at normal speed, and the speeds + and - step through.
@@ -127,3 +132,24 @@ async def replay_race(viewer: Viewer, race: StoredRace, depth: ColorDepth, theme
                 if step < len(keys):
                     game.move(keys[step])
             step += 1
+
+
+async def in_viewer_place(session: SessionChannel, show: Callable[[Prefs], Awaitable[str]]) -> int:
+    """A race shown to a viewer (``watch NAME``, ``replay rN``): on a
+    terminal only, in one of the server's viewer places (``--max-watchers``)
+    as any watch or replay; ``show``'s last line said under it."""
+    if not session.has_terminal:
+        return session.refuse(NEEDS_TERMINAL, NO_TERMINAL)
+    player = await session.player()
+    live = session.server.live
+    try:
+        live.take()
+    except WatchFull as full:
+        return session.refuse(str(full), "too many viewers", EXIT_ERROR)
+    try:
+        said = await show(player.prefs if player is not None else Prefs())
+    finally:
+        live.give_back()
+    if said:
+        session.say(said, stderr=False)
+    return EXIT_OK

@@ -27,11 +27,11 @@ from ..render.race import (
 from ..render.repaint import Repainter
 from ..render.themes import THEMES
 from .channel import Ended, Typed, next_incoming
-from .commands import NEEDS_TERMINAL, NO_TERMINAL, RaceRequest
+from .commands import RaceRequest
 from .game import SAID_STOPPING, SAID_STOPPING_VIEWER
-from .live import WatchFull
 from .names import display_name
 from .race_hall import Entrant, RaceRefused, RaceRoom, Seat
+from .race_replay import in_viewer_place
 from .store.base import Prefs
 
 if TYPE_CHECKING:
@@ -70,19 +70,7 @@ async def race(session: SessionChannel, request: RaceRequest) -> int:
 async def watch_race(session: SessionChannel, room: RaceRoom) -> int:
     """``watch NAME`` of a player in a race: every board of it, live; one of
     the server's viewer places, as any watch takes."""
-    if not session.has_terminal:
-        return session.refuse(NEEDS_TERMINAL, NO_TERMINAL)
-    player = await session.player()
-    live = session.server.live
-    try:
-        live.take()
-    except WatchFull as full:
-        return session.refuse(str(full), "too many viewers", EXIT_ERROR)
-    try:
-        await _RaceScreen(session, room, None, player.prefs if player is not None else Prefs()).watch()
-    finally:
-        live.give_back()
-    return EXIT_OK
+    return await in_viewer_place(session, lambda prefs: _RaceScreen(session, room, None, prefs).watch())
 
 
 class _RaceScreen:
