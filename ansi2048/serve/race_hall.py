@@ -10,7 +10,7 @@ ticker of the room's own reads the clock (the countdown, the time limit, a
 lobby nobody fills, a dropped player who did not come back).
 
 When the race is over, each player's keys are replayed from the race's
-seed through :func:`~.daily.verdict`, as a ranked daily game's are: a
+seed through the daily's :func:`~.daily.verdict_steps`, as a ranked daily game's are (in steps): a
 player whose replay differs from what they were shown is not ranked, and
 the log says so. The seed is an HMAC under the server's secret of the
 race's number and a fresh random draw: nobody can know the deal before
@@ -33,7 +33,8 @@ from ..game.race import Phase, Race, RaceSettings
 from ..records.recording import format_header
 from ..render.race import Placed
 from .channel import Ended, Incoming
-from .daily import cells_text, verdict
+from .daily import cells_text, verdict_steps
+from .keeping import replay_step, stepped
 from .names import folded
 from .race_records import record
 from .store.base import Store
@@ -250,7 +251,9 @@ class RaceRoom:
         for progress in race.result():
             seat = self.seats[progress.name]
             cells = seat.game.cells if seat.game is not None else ()
-            _, why = verdict(header.encode("ascii") + bytes(seat.keys), progress.score, cells_text(cells))
+            # As a ranked daily game's is checked, in steps: other sessions' work runs between them.
+            recording, every = header.encode("ascii") + bytes(seat.keys), replay_step(settings.rows, settings.cols)
+            _, why = await stepped(verdict_steps(recording, progress.score, cells_text(cells), every))
             if why:
                 self._hall.log(f"race {self.number}: {seat.name}'s keys are not ranked: {why}")
             else:
