@@ -460,6 +460,11 @@ def test_a_race_is_watched_by_a_players_name_every_board_live(served: ServerThre
                 listing = bytes((await conn.run("races")).stdout).decode()
                 assert "Races now (watch NAME shows every board):" in listing
                 assert "Race to 32 on 3x3, 2 players, 5 min: ann, bob" in listing
+                chan, listed = await open_terminal(conn, "watch", size=(100, 30))  # the watch list says them too
+                await listed.shows("Races now (watch NAME shows every board):")
+                await listed.shows("Race to 32 on 3x3, 2 players, 5 min: ann, bob")
+                chan.write(b"q")
+                await listed.closed.wait()
                 _, watcher = await open_terminal(conn, "watch bob", size=(100, 30))
                 await watcher.shows("Watching a race to 32 · 3x3")
                 assert "ann" in watcher.text() and "bob" in watcher.text() and "(you)" not in watcher.text()

@@ -8,10 +8,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from ..options.parser import EXIT_OK
-from ..render.race import settings_line
 from ..storage.history_file import utc_timestamp
 from .commands import Races, Replay
-from .race_replay import in_viewer_place, read_race, replay_race
+from .race_replay import in_viewer_place, racing_lines, read_race, replay_race
 from .secrecy import Refused
 from .session_commands import REFUSED, as_viewer
 from .store.base import Prefs, Store, StoreError
@@ -78,10 +77,7 @@ async def races_command(session: SessionChannel, request: Races) -> int:
     if mine:
         lines += ["Your last races:", *(_line(race) for race in mine), ""]
     lines += ["The server's latest races:", *(_line(race) for race in listed)] if listed else ["No race yet."]
-    now = [room for room in session.server.races.rooms() if not room.settled]
-    if now:
-        lines += ["", "Races now (watch NAME shows every board):"]
-        lines += [f"  {settings_line(room.settings)}: {', '.join(room.race.names)}" for room in now]
+    lines += racing_lines(session.server.races, width)
     for line in lines:
         session.say(line[:width], stderr=False)
     return EXIT_OK

@@ -18,7 +18,7 @@ from ..game.engine import Direction
 from ..game.keys import Action
 from ..options.parser import EXIT_ERROR, EXIT_OK
 from ..records.recording import BodyDecoder
-from ..render.race import Racer, RaceScreen, race_lines
+from ..render.race import Racer, RaceScreen, race_lines, settings_line
 from ..render.repaint import Repainter
 from ..render.style import ColorDepth
 from ..render.themes import THEMES
@@ -31,9 +31,10 @@ from .secrecy import Refused
 from .store.base import Prefs, Store
 from .store.races import one_race_script
 
-__all__ = ["SAID_END", "StoredRace", "in_viewer_place", "race_playback", "read_race", "replay_race"]
+__all__ = ["SAID_END", "StoredRace", "in_viewer_place", "race_playback", "racing_lines", "read_race", "replay_race"]
 
 if TYPE_CHECKING:
+    from .race_hall import RaceHall
     from .session import SessionChannel
 
 SAID_END = "end of replay"
@@ -153,3 +154,14 @@ async def in_viewer_place(session: SessionChannel, show: Callable[[Prefs], Await
     if said:
         session.say(said, stderr=False)
     return EXIT_OK
+
+
+def racing_lines(hall: RaceHall, width: int) -> List[str]:
+    """The races being run, as lines for the watch list and ``races``
+    (watched by a player's name: ``watch NAME`` shows every board)."""
+    rooms = [room for room in hall.rooms() if not room.settled]
+    if not rooms:
+        return []
+    lines = ["", "Races now (watch NAME shows every board):"]
+    lines += [f"  {settings_line(room.settings)}: {', '.join(room.race.names)}" for room in rooms]
+    return [line[:width] for line in lines]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from contextlib import suppress
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
 
 import asyncssh
@@ -25,7 +26,7 @@ from .daily import day_of
 from .game import SAID_STOPPING, SAID_STOPPING_VIEWER
 from .live import LiveGame, WatchFull
 from .names import display_name
-from .race_replay import race_playback
+from .race_replay import race_playback, racing_lines
 from .ranked import leaderboard_output
 from .replay import SAID_LEFT, CastClient, Playback, play_replay, stream_cast
 from .secrecy import (
@@ -79,7 +80,8 @@ async def watch_command(session: SessionChannel, request: Watch) -> int:
         return session.refuse(NEEDS_TERMINAL, NO_TERMINAL)
     viewer = as_viewer(session, player.prefs if player else Prefs())
     try:
-        said = await watch_session(viewer, session.server.live, request.name, refusal)
+        races = partial(racing_lines, session.server.races)  # races are watched by a player's name
+        said = await watch_session(viewer, session.server.live, request.name, refusal, races)
     except WatchFull as full:  # as replay_command says it: a refusal, status 1
         return session.refuse(str(full), "too many viewers", EXIT_ERROR)
     _said_as_viewer(session, said)
