@@ -477,3 +477,20 @@ def test_a_race_is_watched_by_a_players_name_every_board_live(served: ServerThre
                 assert "Race over" in watcher.text() and watcher.exit_status == 0
 
     run(scenario())
+
+
+def test_races_closed_under_their_screens_say_so_and_show_no_result(served: ServerThread) -> None:
+    async def close() -> None:
+        served.server.races.close()
+
+    async def scenario() -> None:
+        async with AsyncExitStack() as stack:
+            players = [await race_terminal(stack, served.server.port, name, "race") for name in ("ann", "bob")]
+            for _, terminal in players:
+                await terminal.shows("Race to 2048 · 4x4")
+            await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(close(), served.loop))
+            for _, terminal in players:
+                await terminal.shows("the server is stopping: the race ends here, unfinished")
+                assert "Race over" not in terminal.text()
+
+    run(scenario())

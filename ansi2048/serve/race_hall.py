@@ -121,6 +121,7 @@ class RaceRoom:
         self.winner: Optional[str] = None
         self.how = ""  # how it ended
         self.settled = False  # over and verified: the result stands
+        self.stopped = False  # ended unfinished: no result
         self.stored_id: Optional[int] = None
         self._ticker: Optional[asyncio.Task[None]] = None
         self.watchers: Set[asyncio.Event] = set()  # each watcher's wake-up (race_session.watch_race)
@@ -136,6 +137,8 @@ class RaceRoom:
         self._ticker = asyncio.get_running_loop().create_task(self._run())
 
     def cancel(self) -> None:
+        """The race ends unfinished (the server stops, or its lobby emptied)."""
+        self.stopped = True
         if self._ticker is not None:
             self._ticker.cancel()
 

@@ -96,6 +96,8 @@ class _RaceScreen:
         said = ""
         while True:
             seat.wake.clear()
+            if room.stopped:  # the server stops: no result will come
+                return self._close(SAID_STOPPING_RACE, "server stopping")
             if room.settled or room.phase is Phase.EXPIRED:
                 self._draw()
                 break
@@ -175,6 +177,8 @@ class _RaceScreen:
                     return self._close(SAID_STOPPING_VIEWER if got.said == SAID_STOPPING else got.said, "")
                 if isinstance(got, Typed) and Action.QUIT in KeyDecoder(comments=False).feed(got.data):
                     return self._close("", "")
+            if room.stopped:  # the server stops: no result will come
+                return self._close(SAID_STOPPING_VIEWER, "")
             self._draw()
             return self._close(SAID_RACE_OVER if room.settled else "the lobby closed unfilled", "")
         finally:
