@@ -122,6 +122,8 @@ def test_a_bad_option_is_one_line_and_status_2(served: ServerThread) -> None:
             assert result.exit_status == 2
             lines = bytes(result.stderr).decode().splitlines()
             assert lines == ["ansi2048: race: argument --players: expected a number from 2 to 8, got '12'"]
+            result = await conn.run("race")  # no terminal
+            assert result.exit_status == 2 and "this is a game for a terminal" in bytes(result.stderr).decode()
 
     run(scenario())
 
