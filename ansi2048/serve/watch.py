@@ -79,7 +79,7 @@ def no_game_of(name: str) -> str:
     return f"no game of {name!r} is being played now (or it is private)"
 
 
-# Lines under the list for a window this wide: the races being run (serve/race_records.py).
+# Lines under the list for a window this wide: the races being run (serve/race_replay.py).
 More = Callable[[int], List[str]]
 
 # Why a live game may not be watched by this viewer (the secrecy rule,
