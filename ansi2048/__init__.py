@@ -67,30 +67,35 @@ Shell:
   by the AI), ``advisor`` (the AI at play, for hints and autoplay),
   ``stats`` (``--stats`` and ``--replay-best``)
 - ``serve``     ``ansi2048 serve``: the game over SSH (asyncssh, loaded only
-  there): ``cli`` (its options), ``server`` (the server's state, host key,
-  listening and stopping; ``run``), ``workers`` (``--workers``: servers on
-  one port, kept by a parent), ``backup`` (``--backup``: the SQLite store
-  copied while it runs), ``log`` (its log, written by
-  a thread: never blocking the games), ``connection`` (a client: its key or a
-  guest's login, admission, its line in the log), ``kexguess`` (a client's
-  wrong key-exchange guess ignored as RFC 4253 says: Dropbear's), ``session``
-  (one session channel: asyncssh's callbacks, the command it runs),
-  ``commands`` (what a client asks for, parsed), ``session_games`` (``play``
-  and ``daily``: the claim, taking a game over, the game to its end),
-  ``session_commands``
-  (``stats``, ``leaderboard``, ``keys``, ``watch``, ``replay``, ``cast``),
-  ``channel`` (what a session's tasks have of its channel: the link, what
-  comes in, a viewer), ``game`` (a player's game: the loop's asynchronous
-  driver), ``keeping`` (where a game is kept, a guest's nowhere; opening it),
-  ``pauses`` (saving paused server-wide: its log lines, records left to land),
-  ``live`` (games published to their watchers), ``watch`` and ``watch_list``
-  (watching them), ``replay`` and ``replay_clock`` (finished games played
-  back; a cast streamed), ``daily``, ``ranked`` and ``verify`` (the day's
-  game, its leaderboard, its check), ``secrecy`` (the one rule on what of a
-  game anyone may see before its day is over), ``limits`` (what a stranger
-  may hold), ``names``, ``pool`` (the AI in a pool of processes), ``store``,
-  the games in SQLite or PostgreSQL, and ``web``, the browser door
-  (``--http``; aiohttp, loaded only there): a page whose WebSocket is an ordinary session
+  there), in layers (docs/design.md): ``cli`` (its options), ``settings``
+  (their defaults, one source), ``server`` (builds the one ``context``, the
+  host key, listening and stopping; ``run``), ``workers``, ``backup``,
+  ``log`` (written by a thread: never blocking the games), ``connection`` (a
+  client: its key or a guest's login, admission), ``accounting`` (its line in
+  the log), ``kexguess`` (Dropbear's wrong key-exchange guess ignored, as RFC
+  4253 says), ``ssh_channel`` (one session channel: asyncssh's callbacks,
+  the command it runs), ``guard`` (the limits every channel goes through),
+  ``commands`` (the one table of commands: parser, help, entry points),
+  ``requests`` (each command's request, parsed), ``play_commands`` (``play``,
+  ``daily``: the claim, taking a game over, the game to its end),
+  ``viewer_commands`` (``watch``, ``replay``, ``cast``), ``record_commands``
+  (``stats``, ``leaderboard``, ``keys``, ``races``), ``race_session``
+  (``race``: a racer's screen and keys; a race watched), ``race_hall`` (the
+  lobbies and races, their results verified and kept), ``race_records`` (the
+  races listed), ``race_replay`` (a race played back), ``link`` (what a command has of its
+  channel: the ``Client``, the link, what comes in, a viewer), ``context``
+  (what every handler is given: store, pool, live games, limits, clocks,
+  log), ``game`` (a player's game: the loop's asynchronous driver),
+  ``keeping`` (where a game is kept, a guest's nowhere; opening it),
+  ``pauses`` (saving paused server-wide), ``live`` (games published to their
+  watchers), ``watch`` and ``watch_list`` (watching them), ``replay`` and
+  ``replay_clock`` (finished games played back; a cast streamed), ``daily``,
+  ``ranked`` and ``verify`` (the day's game, its leaderboard, its check),
+  ``secrecy`` (the one rule on what of a game anyone may see before its day
+  is over), ``limits`` (what a stranger may hold), ``names`` (a client's
+  words made safe), ``pool`` (the AI in a pool of processes), ``store``, the
+  games in SQLite or PostgreSQL, and ``web``, the browser door (``--http``;
+  aiohttp, loaded only there): a page whose WebSocket is an ordinary session
 - ``cli``       ``main``: picks the play mode, turns failures into exit codes
 
 Importing the package loads nothing but this docstring: ``Game`` and

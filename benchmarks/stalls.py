@@ -7,7 +7,11 @@ as soon as the previous key's frame came (a few milliseconds apart), and
 times each key to its frame. Meanwhile, in turn:
 
 - **resume**: another player resumes a 10x10 game of ``--moves`` moves
-  (written into the database as its recording), ``--repeat`` times;
+  (written into the database as its recording), ``--repeat`` times, from
+  the snapshot its last session kept (serve/snapshot.py);
+- **replay**: the same, its snapshot deleted before each resume (as after
+  a server killed mid-game, or a store written before snapshots): the
+  recording is replayed, in steps;
 - **leaderboard**: another player reads today's ``leaderboard``, whose
   ``--entries`` ranked games each have ``--keys`` keys (their recordings
   and key times in the database), ``--repeat`` times.
@@ -92,6 +96,14 @@ def resumable(database: str, name: str, recording: bytes) -> None:
         (player,) = db.execute("SELECT id FROM players WHERE name = ?", (name,)).fetchone()
         db.execute("DELETE FROM items WHERE player = ? AND board = ?", (player, BIG))
         db.execute("UPDATE games SET recording = ? WHERE player = ? AND board = ?", (recording, player, BIG))
+    forget_snapshot(database, name)
+
+
+def forget_snapshot(database: str, name: str) -> None:
+    """``name``'s 10x10 game has no snapshot: resuming it replays its recording."""
+    with closing(sqlite3.connect(database, timeout=30)) as db, db:
+        (player,) = db.execute("SELECT id FROM players WHERE name = ?", (name,)).fetchone()
+        db.execute("UPDATE games SET snapshot = NULL WHERE player = ? AND board = ?", (player, BIG))
 
 
 def connected(port: int, name: str, key: asyncssh.SSHKey) -> Any:
@@ -171,7 +183,14 @@ async def measure(port: int, data: str, moves: int, entries: int, keys: int, rep
     async with connected(port, "resumer", key) as conn:
         await resume(conn)  # the player and its board, made
         resumable(database, "resumer", long_recording(moves))
+        await resume(conn)  # replayed once: its snapshot kept as it is left
+
+        async def replayed() -> float:
+            await asyncio.to_thread(forget_snapshot, database, "resumer")
+            return await resume(conn)
+
         print(line(f"resume {moves // 1000}k", *await beside(port, lambda: resume(conn), repeat)), flush=True)
+        print(line(f"replay {moves // 1000}k", *await beside(port, replayed, repeat)), flush=True)
     fill_leaderboard(database, entries, keys)
     async with connected(port, "reader", asyncssh.generate_private_key("ssh-ed25519")) as conn:
         print(line(f"board {entries}", *await beside(port, lambda: leaderboard(conn), repeat)), flush=True)

@@ -46,7 +46,7 @@ class DoorThread:
         def serve() -> None:
             asyncio.set_event_loop(self.loop)
             self.loop.run_until_complete(store.open())
-            self.site = WebSite(self.server)
+            self.site = WebSite(self.server.context)
             self.port = self.loop.run_until_complete(self.site.start("127.0.0.1", 0))[1]
             started.set()
             self.loop.run_forever()
@@ -61,7 +61,7 @@ class DoorThread:
             await self.site.stop_listening()
             await self.server.stop()
             await self.site.close()
-            await self.server.store.close()
+            await self.server.context.store.close()
 
         asyncio.run_coroutine_threadsafe(stopping(), self.loop).result(30)
         self.loop.call_soon_threadsafe(self.loop.stop)

@@ -14,7 +14,7 @@ from typing import Any, Callable, Coroutine, Dict, List, Optional, Sequence, Tup
 from ansi2048.records.history import Record, board_stats
 from ansi2048.records.tally import BoardStats
 from ansi2048.serve.limits import Limits
-from ansi2048.serve.store.base import Claim, ClaimLost, Finished, Player, Prefs
+from ansi2048.serve.store.base import Claim, ClaimLost, Finished, Player, Prefs, SavedGame
 
 __all__ = [
     "TIGHT",
@@ -64,6 +64,7 @@ class MemoryStore:
         self._clock = clock or time.time
         self.players: Dict[str, Player] = {}
         self.games: Dict[Tuple[int, str], bytes] = {}
+        self.snapshots: Dict[Tuple[int, str], bytes] = {}
         self.claims: Dict[Tuple[int, str], Claim] = {}
         self.bests: Dict[Tuple[int, str], int] = {}
         self.records: Dict[int, List[Finished]] = {}
@@ -123,9 +124,18 @@ class MemoryStore:
     async def load(self, player: int, board: str) -> Optional[bytes]:
         return self.games.get((player, board))
 
+    async def load_saved(self, player: int, board: str) -> Optional[SavedGame]:
+        recording = self.games.get((player, board))
+        return None if recording is None else SavedGame(recording, self.snapshots.get((player, board)))
+
+    async def keep_snapshot(self, player: int, board: str, holder: str, snapshot: bytes) -> None:
+        self._check(player, board, holder)
+        self.snapshots[(player, board)] = snapshot
+
     async def rewrite(self, player: int, board: str, holder: str, recording: bytes) -> None:
         self._check(player, board, holder)
         self.games[(player, board)] = recording
+        self.snapshots.pop((player, board), None)
 
     async def append(self, player: int, board: str, holder: str, items: bytes) -> None:
         self._check(player, board, holder)
@@ -135,6 +145,7 @@ class MemoryStore:
     async def discard(self, player: int, board: str, holder: str) -> None:
         self._check(player, board, holder)
         self.games.pop((player, board), None)
+        self.snapshots.pop((player, board), None)
 
     async def best(self, player: int, key: str) -> int:
         return self.bests.get((player, key), 0)

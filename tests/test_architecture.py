@@ -81,19 +81,20 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def imports_of(path: Path) -> Set[str]:
+def imports_of(path: Path, type_only: bool = False) -> Set[str]:
     """Every module ``path`` imports, relative imports resolved, including
-    those inside functions and under TYPE_CHECKING (which are then skipped)."""
+    those inside functions; those under TYPE_CHECKING only if ``type_only``
+    (an idea's arrow is an arrow, even when the interpreter never follows it)."""
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    type_only: Set[int] = set()
+    skipped: Set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            type_only |= {id(child) for child in ast.walk(node)}
+        if not type_only and isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped |= {id(child) for child in ast.walk(node)}
     found: Set[str] = set()
     for node in ast.walk(tree):
-        if id(node) in type_only:
+        if id(node) in skipped:
             continue
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
@@ -110,8 +111,8 @@ def imports_of(path: Path) -> Set[str]:
     return found
 
 
-def all_modules() -> Dict[str, Set[str]]:
-    return {module_name(path): imports_of(path) for path in sorted(PACKAGE.rglob("*.py"))}
+def all_modules(type_only: bool = False) -> Dict[str, Set[str]]:
+    return {module_name(path): imports_of(path, type_only) for path in sorted(PACKAGE.rglob("*.py"))}
 
 
 def test_the_core_imports_nothing_of_the_outside_world() -> None:
@@ -248,3 +249,177 @@ def test_the_size_rule_counts_lines(tmp_path: Path) -> None:
     sample = tmp_path / "long.py"
     sample.write_text("x = 1\n" * (MOST_LINES + 1), encoding="utf-8")
     assert lines_of(sample) == MOST_LINES + 1 > MOST_LINES
+
+
+# Issue 35: serve/ from the bottom up. A module imports only from its own
+# layer and those below it, type-only imports (TYPE_CHECKING) counted: an
+# arrow is an arrow. The request path of a key climbs these layers and
+# comes back down (docs/serving.md, "The request path"). A new module of
+# serve/ is placed here, or this test says it is nowhere.
+SERVE_LAYERS = (
+    # 0. Foundations: pure rules and leaf shells that know nothing of a
+    # session: names and sanitizing, limits and settings, the store, the
+    # daily game's rules, what a channel carries (link), the log, the AI pool.
+    (
+        "ansi2048.serve",
+        "accounting",
+        "backup",
+        "daily",
+        "guard",
+        "kexguess",
+        "limits",
+        "link",
+        "log",
+        "names",
+        "pool",
+        "replay_clock",
+        "requests",
+        "secrecy",
+        "settings",
+        "snapshot",
+        "store",
+        "takeover",
+        "watch_list",
+        "workers",
+        "web",
+        "web.link_page",
+        "web.links",
+        "web.protocol",
+    ),
+    # 1. The server's shared state: the live games, the saving pauses, the
+    # races (race_hall, which verifies a racer's keys as keeping replays a
+    # game's, and keeps the result; race_records lists them).
+    ("live", "pauses", "keeping", "race_hall", "race_records"),
+    # 2. The one context every handler is given.
+    ("context",),
+    # 3. The parts a command is made of: a game's driver and keeping, the
+    # ranked rules, a replay, a watcher, the verification.
+    ("game", "ranked", "replay", "verify", "watch", "race_replay"),
+    # 4. The commands' entry points (each given the context and a Client).
+    ("play_commands", "record_commands", "viewer_commands", "race_session", "web.link_commands"),
+    # 5. The one table of commands.
+    ("commands",),
+    # 6. A channel (its limits as layers), 7. a connection.
+    ("ssh_channel",),
+    ("connection",),
+    # 8. The browser door: its socket is a channel and connection.
+    ("web.pages", "web.site", "web.socket"),
+    # 9. The server, which builds the context; 10. the command line.
+    ("server",),
+    ("cli",),
+)
+
+
+def serve_layer_of(module: str) -> int:
+    short = module[len("ansi2048.serve.") :] if module != "ansi2048.serve" else module
+    for level, members in enumerate(SERVE_LAYERS):
+        if any(short == member or short.startswith(member + ".") for member in members if member != "web"):
+            return level
+        if short == "web" and "web" in members:
+            return level
+    raise AssertionError(f"{module} is in no layer of serve/: add it to SERVE_LAYERS")
+
+
+def serve_graph() -> Dict[str, Set[str]]:
+    modules = all_modules(type_only=True)
+    serve = {name: imports for name, imports in modules.items() if name.startswith("ansi2048.serve")}
+    return {
+        name: {imported for imported in imports if imported in serve and imported not in (name, "ansi2048.serve")}
+        for name, imports in serve.items()
+    }
+
+
+def test_serve_has_no_circle_even_through_type_only_imports() -> None:
+    assert find_circle(serve_graph()) == []
+
+
+def test_serve_imports_nothing_upward_even_type_only() -> None:
+    for name, imports in sorted(serve_graph().items()):
+        upward = sorted(imported for imported in imports if serve_layer_of(imported) > serve_layer_of(name))
+        assert not upward, f"{name} (serve layer {serve_layer_of(name)}) imports upward: {upward}"
+
+
+def test_the_serve_rules_see_type_only_imports() -> None:
+    # A rule that cannot fail proves nothing: ranked's import of the context
+    # is one an old TYPE_CHECKING back edge (to the server) would have hidden.
+    sample = PACKAGE / "serve" / "web" / "pages.py"
+    assert "ansi2048.serve.context" in imports_of(sample, type_only=True)
+    assert "ansi2048.serve.context" not in imports_of(sample)
+    assert serve_layer_of("ansi2048.serve.server") > serve_layer_of("ansi2048.serve.context")
+    assert serve_layer_of("ansi2048.serve.store.sqlite") == 0
+
+
+# Private imports across modules: what a module keeps to itself, nobody
+# else uses. Left while their owners' branches land (the coordinator
+# empties it at merge): module -> the private names it still imports.
+PRIVATE_IMPORTS_ALLOWED: Dict[str, Set[str]] = {
+    "ansi2048.serve.ranked": {"_Paused", "_Stop"},  # game.py's exceptions: the reshape-driver helper removes it
+}
+
+
+def private_imports(path: Path) -> Set[str]:
+    """The private names (``_name``, not dunders) ``path`` imports from another module."""
+    found: Set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+            found |= {
+                alias.name for alias in node.names if alias.name.startswith("_") and not alias.name.startswith("__")
+            }
+    return found
+
+
+def test_no_module_imports_another_ones_private_names() -> None:
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        private = private_imports(path)
+        if private:
+            found[module_name(path)] = private
+    assert found == PRIVATE_IMPORTS_ALLOWED
+
+
+def test_the_private_import_rule_sees_one(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("from .board import Layout, _look\nfrom __future__ import annotations\n", encoding="utf-8")
+    assert private_imports(sample) == {"_look"}
+
+
+# A line each command of the table reads (the name alone, unless it takes an argument).
+COMMAND_EXAMPLES = {"keys": "keys 12", "unlink": "unlink 1"}
+
+
+def test_every_command_is_in_the_one_table_and_its_help() -> None:
+    """Each request a client can make is made by a command of the table,
+    and every command of it is named in ``help`` (issue 35)."""
+    import typing
+
+    import pytest
+
+    pytest.importorskip("asyncssh")
+    from ansi2048.serve import requests
+    from ansi2048.serve.commands import COMMANDS, help_text, read_command
+
+    names = [command.name for command in COMMANDS]
+    assert len(names) == len(set(names))
+    words = set(help_text(2048).replace("[", " ").split())
+    assert [name for name in names if name not in words] == [], "a command help does not name"
+    made = set()
+    for name in names:
+        command, request = read_command(COMMAND_EXAMPLES.get(name, name))
+        assert command.name == name
+        made.add(type(request))
+    assert made == set(typing.get_args(requests.Request)), "a request no command of the table makes"
+
+
+# LF becomes CR LF for a client's raw terminal in one place (serve/link.py's
+# for_terminal). Left while its owner's branch lands: game.py's last line.
+CRLF_ALLOWED = {"ansi2048/serve/link.py", "ansi2048/serve/game.py"}  # game.py: the reshape-driver helper's
+
+
+def test_serve_turns_lf_into_crlf_in_one_place() -> None:
+    written = {
+        path.relative_to(PACKAGE.parent).as_posix()
+        for path in sorted((PACKAGE / "serve").rglob("*.py"))
+        if "\\r\\n" in path.read_text(encoding="utf-8")
+    }
+    assert written <= CRLF_ALLOWED
+    assert "ansi2048/serve/link.py" in written  # the rule looks at the source as written

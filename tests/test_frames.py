@@ -175,10 +175,10 @@ def test_the_frame_caches_are_bounded() -> None:
     caches = [
         lines_module.painted,
         board_module._row_lines,
-        board_module._tile_line,
+        board_module.tile_line,
         board_module._gap,
         board_module._rule,
-        board_module._look,
+        board_module.board_look,
         board_module.dimmed,
         moving_module._sprite_runs,
         moving_module._overlaid,

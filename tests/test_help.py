@@ -199,6 +199,11 @@ def test_in_a_ranked_daily_game_r_is_said_to_end_it() -> None:
     line = _key_line(ranked, 200)
     assert "r end ranked" in line and "new" not in line and "restart" not in line
     assert "end the ranked game (asked first; its score counts)" in _help(ranked)
+    # Narrow windows drop other items before the key's words: "r end" alone
+    # would read as quitting.
+    for width in range(len("r end ranked") + 1, 80):
+        line = _key_line(ranked, width)
+        assert "r end" not in line or "r end ranked" in line, (width, line)
 
 
 def test_the_loop_views_the_days_game_as_the_day_and_another_seed_as_a_new_game() -> None:

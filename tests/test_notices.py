@@ -57,6 +57,11 @@ WORDS = {
     "MAX_LINE": "4096",
     "'; '.join(shown)": "line 3: size: expected ROWSxCOLS, got '11'; line 8: keys.up: 'é' is not one key",
     "len(problems) - len(shown)": "12",
+    # A ranked game's verdict (records/replay.py): the biggest scores a board reaches.
+    "replayed.score": "3932100",
+    "claimed.score": "3932156",
+    "replayed.moves": "180000",
+    "claimed.moves": "180001",
 }
 # Where a message is built before it is said: the names it is kept in.
 _KEPT_IN = {"warning", "note", "cached", "kept"}

@@ -885,3 +885,32 @@ def test_tiles_grow_with_the_window() -> None:
         lines = frame_lines(make_view([[2, 4, 8, 16]] * 4), ColorDepth.NONE, width, height)
         assert len(lines) <= height - 1 and all(len(line) < width for line in lines)
         assert max(len(line) for line in lines) > 42
+
+
+# The served daily game's notes, as the server words them (two clauses and an
+# aside): at any width the line is whole clauses, never a cut one.
+NOTES = (
+    "ranked game of 2026-11-28: no undo; r twice ends it; b: the board",
+    "ranked: t again ends it, unranked (other keys: play on)",
+)
+
+
+@pytest.mark.parametrize("note", NOTES)
+def test_a_note_too_long_for_the_window_is_said_in_fewer_clauses_not_cut(note: str) -> None:
+    clauses = {
+        NOTES[0]: [
+            "ranked game of 2026-11-28: no undo; r twice ends it; b: the board",
+            "ranked game of 2026-11-28: no undo; r twice ends it",
+            "ranked game of 2026-11-28: no undo",
+        ],
+        NOTES[1]: ["ranked: t again ends it, unranked (other keys: play on)", "ranked: t again ends it, unranked"],
+    }[note]
+    view = make_view([[2, 0], [0, 4]], note=note)
+    seen = set()
+    for width in range(36, 100):
+        lines = [line.strip() for line in frame_lines(view, ColorDepth.NONE, width, 24)]
+        said = [wording for wording in clauses if wording in lines]
+        assert said, (width, lines)
+        assert len(said[0]) < width
+        seen.add(said[0])
+    assert seen == set(clauses)  # each wording is used at some width

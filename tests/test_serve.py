@@ -21,8 +21,8 @@ from ansi2048.game.engine import Game  # noqa: E402
 from ansi2048.game.keys import Action  # noqa: E402
 from ansi2048.records.recording import ASSISTED, encode_item, split_header  # noqa: E402
 from ansi2048.serve.game import SAID_STOPPING, SAID_TAKEN_OVER  # noqa: E402
+from ansi2048.serve.play_commands import GUEST_NOTE, TAKE_OVER_PROMPT  # noqa: E402
 from ansi2048.serve.server import HOST_KEY_FILE  # noqa: E402
-from ansi2048.serve.session_games import GUEST_NOTE, TAKE_OVER_PROMPT  # noqa: E402
 
 from .serve_support import MemoryStore, ServeProcess, ServerThread, Terminal, session_class  # noqa: E402
 
@@ -303,7 +303,7 @@ def test_the_same_player_twice_may_take_the_game_over(served: ServerThread) -> N
             _, first_terminal = await open_terminal(first_conn)
             await first_terminal.shows("Score")
             second, second_terminal = await open_terminal(second_conn)
-            await second_terminal.shows(TAKE_OVER_PROMPT.split("\r\n")[0])
+            await second_terminal.shows(TAKE_OVER_PROMPT.split("\n")[0])
             second.write(b"y")
             await second_terminal.shows("Score")
             await first_terminal.closed.wait()
@@ -354,7 +354,7 @@ def test_a_player_moves_mid_game_to_another_server_on_the_same_database(tmp_path
             seen = board(first_terminal.text())
             async with await connect(second_server.port, key) as second_conn:
                 second, second_terminal = await open_terminal(second_conn, "play --no-animation")
-                await second_terminal.shows(TAKE_OVER_PROMPT.split("\r\n")[0])
+                await second_terminal.shows(TAKE_OVER_PROMPT.split("\n")[0])
                 second.write(b"y")
                 await second_terminal.shows("Moves 2")
                 assert board(second_terminal.text()) == seen
@@ -711,7 +711,7 @@ def test_when_the_ai_is_busy_a_hint_says_so(tmp_path: Path) -> None:
     async def busy(*args: Any) -> Any:
         raise Busy
 
-    served.server.pool.move = busy  # type: ignore[method-assign]
+    served.server.context.pool.move = busy  # type: ignore[method-assign]
     try:
 
         async def scenario() -> None:

@@ -47,7 +47,7 @@ if sys.platform == "win32":  # pragma: no cover
     pytest.skip("the server is for POSIX hosts", allow_module_level=True)
 asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
 
-from ansi2048.serve.session import MAX_COLUMNS, MAX_LINES, clamp_window  # noqa: E402 (asyncssh: POSIX, the serve extra)
+from ansi2048.serve.ssh_channel import MAX_COLUMNS, MAX_LINES, clamp_window  # noqa: E402 (asyncssh: POSIX, the serve extra)
 
 from .serve_support import TIGHT, MemoryStore, ServerThread, logged  # noqa: E402
 from .test_serve import client_key, connect, open_terminal, run  # noqa: E402
@@ -69,7 +69,7 @@ async def _counts(served: ServerThread) -> List[int]:
     per source, per identity), logins, watchers' and replays' slots, and
     its sets of sessions and connections."""
     server = served.server
-    admission = server.admission
+    admission = server.context.admission
     return [
         sum(admission.sessions.values()),
         len(admission.sessions),
@@ -77,7 +77,7 @@ async def _counts(served: ServerThread) -> List[int]:
         len(admission.identities),
         sum(admission.handshakes.values()),
         len(admission.handshakes),
-        server.live.busy,
+        server.context.live.busy,
         len(server.sessions),
         len(server.connections),
     ]
@@ -140,7 +140,7 @@ def test_a_replays_and_a_casts_watcher_slot_is_given_back_and_every_count_ends_a
     store = MemoryStore()
     key = client_key()
     with ServerThread(tmp_path, store, seeds=[7, 8], limits=TIGHT) as served:
-        served.server.live.total = 1  # one watcher or replay at a time: a slot not given back refuses the next
+        served.server.context.live.total = 1  # one watcher or replay at a time: a slot not given back refuses the next
 
         async def scenario() -> None:
             async with await connect(served.port, key) as conn:

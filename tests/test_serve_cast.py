@@ -20,7 +20,7 @@ import pytest
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is for POSIX hosts (asyncssh, signals)")
 asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
 
-from ansi2048.serve.channel import SAID_SLOW  # noqa: E402
+from ansi2048.serve.link import SAID_SLOW  # noqa: E402
 from ansi2048.serve.replay import CAST_CHUNK, SAID_LEFT, CastClient, Playback, stream_cast  # noqa: E402
 
 from .serve_support import ServerThread  # noqa: E402
@@ -140,14 +140,14 @@ def test_a_cast_takes_a_viewer_place_as_a_replay_does(tmp_path: Path, store_url:
     async def scenario(thread: ServerThread) -> Tuple[int, str, str]:
         player = await player_of(thread, key)
         await on_server(thread, thread.store.keep(player.id, a_record(16)))  # type: ignore[attr-defined]
-        thread.server.live.total = 0  # every viewer place taken
+        thread.server.context.live.total = 0  # every viewer place taken
         async with await connect(thread.port, key) as conn:
             result = await conn.run("cast")
         return int(result.exit_status), bytes(result.stdout).decode(), bytes(result.stderr).decode()
 
     with ServerThread(tmp_path, store_url) as thread:
         status, out, err = run(scenario(thread))
-        busy = thread.server.live.busy
+        busy = thread.server.context.live.busy
     assert (status, out) == (1, "")
     assert err == "ansi2048: the server has its 0 watchers already; try again later\n"
     assert busy == 0  # nothing left counted

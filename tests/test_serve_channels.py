@@ -1,7 +1,7 @@
 """Every session channel under the same rules (issue 34): idle, unsent
 output and a stalled reader end whatever runs on it (a game, the watch
 list, a replay, the take-over prompt) or nothing at all
-(:class:`~ansi2048.serve.limits.ChannelRules`, applied by serve/session.py);
+(:class:`~ansi2048.serve.limits.ChannelRules`, applied by serve/guard.py);
 and each session's slots are given back when it ends."""
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ async def until(served: ServerThread, wanted: Any) -> None:
 
 
 async def _sessions_of(served: ServerThread) -> int:
-    return sum(served.server.admission.sessions.values())
+    return sum(served.server.context.admission.sessions.values())
 
 
 def test_8_bare_channels_are_closed_at_the_idle_limit_and_give_back_their_slots(tmp_path: Path) -> None:
@@ -188,7 +188,7 @@ def test_a_list_watcher_that_stops_reading_is_dropped(tmp_path: Path) -> None:
     log = io.StringIO()
     quick = limits(idle_seconds=60.0, stalled_seconds=0.5)
     with ServerThread(tmp_path, MemoryStore(), seeds=[7, 8, 9], limits=quick, log=log) as served:
-        served.server.watch_stall = 0.5
+        served.server.context = replace(served.server.context, watch_stall=0.5)
 
         async def scenario() -> None:
             players = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from contextlib import suppress
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator, Tuple
 
@@ -21,7 +22,7 @@ asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2
 from ansi2048.records.recording import split_header  # noqa: E402
 from ansi2048.serve.daily import daily_board  # noqa: E402
 from ansi2048.serve.game import SAID_TAKEN_OVER  # noqa: E402
-from ansi2048.serve.session_games import TAKE_OVER_PROMPT  # noqa: E402
+from ansi2048.serve.play_commands import TAKE_OVER_PROMPT  # noqa: E402
 
 from .serve_support import ServerThread, Terminal  # noqa: E402
 from .test_serve import BOARD, client_key, connect, kept_keys, on_server, open_terminal, player_of, run  # noqa: E402
@@ -44,8 +45,7 @@ def two_servers(
     clock = Clock(NOON)
     with ServerThread(tmp_path / "a", store_url) as first, ServerThread(tmp_path / "b", store_url) as second:
         for server in (first, second):
-            server.server.daily_secret = SECRET
-            server.server.now = clock
+            server.server.context = replace(server.server.context, daily_secret=SECRET, now=clock)
         yield first, second
 
 
@@ -174,7 +174,7 @@ def test_a_take_over_ends_the_other_session_on_the_same_server_at_once(
                 await a_terminal.wait_for(lambda shown: "Moves 1" in shown.text() or "can't move" in shown.text())
                 kept = await kept_keys(served, key)
                 b, b_terminal = await open_terminal(b_conn, "play --no-animation")
-                await b_terminal.shows(TAKE_OVER_PROMPT.split("\r\n")[0])
+                await b_terminal.shows(TAKE_OVER_PROMPT.split("\n")[0])
                 b.write(b"y")
                 await a_terminal.closed.wait()
                 assert SAID_TAKEN_OVER in a_terminal.text()
@@ -184,3 +184,34 @@ def test_a_take_over_ends_the_other_session_on_the_same_server_at_once(
             assert await kept_keys(served, key) == kept
 
         run(scenario())
+
+
+def test_a_take_over_ends_only_the_session_holding_that_claim() -> None:
+    # The registry of running sessions (serve/context.py): who holds which
+    # claim, told apart from another server's and a killed one's.
+    from ansi2048.serve.context import Sessions
+    from ansi2048.serve.link import Ended
+
+    class Running:
+        def __init__(self) -> None:
+            self.holders: set = set()  # type: ignore[type-arg]
+            self.incoming: asyncio.Queue[Any] = asyncio.Queue()
+
+    async def scenario() -> None:
+        sessions = Sessions()
+        first, second = Running(), Running()
+        for session in (first, second):
+            sessions.started(session)  # type: ignore[arg-type]
+            session.holders.add(sessions.holder())
+        assert len(first.holders | second.holders) == 2  # each claim its own name
+        [held] = first.holders
+        sessions.taken_over(held, SAID_TAKEN_OVER)
+        assert first.incoming.get_nowait() == Ended(SAID_TAKEN_OVER, lost=True)
+        assert second.incoming.empty()
+        sessions.ended(first)  # type: ignore[arg-type]
+        assert sessions.all == {second}
+        assert not sessions.gone(held)  # this server's own, running
+        assert sessions.gone(held.rsplit(":", 2)[0] + ":1:1")  # this pid's earlier life
+        assert not sessions.gone("another-host:1:1:1")  # another machine's: its claim expires by itself
+
+    asyncio.run(scenario())

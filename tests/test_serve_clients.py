@@ -27,7 +27,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is f
 
 pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
 
-from ansi2048.serve.session_games import GUEST_NOTE  # noqa: E402
+from ansi2048.serve.play_commands import GUEST_NOTE  # noqa: E402
 
 from .conftest import child_env  # noqa: E402
 from .databases import skip_outside_ci  # noqa: E402

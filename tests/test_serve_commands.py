@@ -10,8 +10,9 @@ import pytest
 
 from ansi2048.render.style import ColorDepth
 from ansi2048.serve.cli import parse_listen
-from ansi2048.serve.commands import COLOR_DEPTHS, CommandError, Help, PlayRequest, Stats, help_text, parse_command
+from ansi2048.serve.commands import help_text, parse_command
 from ansi2048.serve.names import MAX_NAME, NAMELESS, display_name
+from ansi2048.serve.requests import COLOR_DEPTHS, CommandError, Help, PlayRequest, Stats
 
 
 @pytest.mark.parametrize(
@@ -283,3 +284,16 @@ def test_a_busy_ai_answers_no_hint_and_stops_autoplay_saying_so() -> None:
     assert any(isinstance(effect, AskAI) and effect.purpose is Purpose.AUTOPLAY for effect in effects)
     play, effects = step(play, AIMoved(Purpose.AUTOPLAY, None, 2.1, busy=True))
     assert play.pilot is None and next_due(play) is None and _drawn(effects).note == AI_BUSY_NOTE
+
+
+@pytest.mark.parametrize(("line", "meant"), [("stast", "stats"), ("leaderbord", "leaderboard"), ("pley", "play")])
+def test_an_unknown_command_near_one_of_the_table_says_which(line: str, meant: str) -> None:
+    with pytest.raises(CommandError) as raised:
+        parse_command(line)
+    assert str(raised.value) == f"unknown command {line!r} (did you mean {meant!r}? see: help)"
+
+
+def test_an_unknown_command_near_none_says_only_help() -> None:
+    with pytest.raises(CommandError) as raised:
+        parse_command("xyzzy")
+    assert str(raised.value) == "unknown command 'xyzzy' (see: help)"

@@ -26,7 +26,8 @@ asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2
 from ansi2048 import __version__  # noqa: E402
 from ansi2048.game.engine import Game  # noqa: E402
 from ansi2048.game.keys import Action  # noqa: E402
-from ansi2048.serve.commands import CommandError, Daily, KeysRequest, Leaderboard, parse_command  # noqa: E402
+from ansi2048.records.replay import Result, Setup, verdict  # noqa: E402
+from ansi2048.serve.commands import parse_command  # noqa: E402
 from ansi2048.serve.daily import (  # noqa: E402
     board_note,
     day_end,
@@ -35,12 +36,13 @@ from ansi2048.serve.daily import (  # noqa: E402
     leaderboard_document,
     leaderboard_lines,
     machine_timing,
-    verdict,
 )
 from ansi2048.serve.log import ServerLog  # noqa: E402
 from ansi2048.serve.ranked import SECRET_FILE, daily_secret  # noqa: E402
+from ansi2048.serve.requests import CommandError, Daily, KeysRequest, Leaderboard  # noqa: E402
 from ansi2048.serve.store import open_store  # noqa: E402
 from ansi2048.serve.store.base import ClaimLost, DailyBoard, DailyEntry, Standing  # noqa: E402
+from ansi2048.serve.store.links import Statement  # noqa: E402
 from ansi2048.serve.verify import verify  # noqa: E402
 
 from .conftest import child_env  # noqa: E402
@@ -86,8 +88,7 @@ class Clock:
 def served(tmp_path: Path, store_url: str) -> Iterator[Tuple[ServerThread, Clock]]:
     clock = Clock(NOON)
     with ServerThread(tmp_path, store_url) as server:
-        server.server.daily_secret = SECRET
-        server.server.now = clock
+        server.server.context = replace(server.server.context, daily_secret=SECRET, now=clock)
         yield server, clock
 
 
@@ -247,7 +248,7 @@ def test_guests_are_never_ranked(served: Tuple[ServerThread, Clock]) -> None:
 
 def test_one_address_enters_at_most_its_cap_of_players(served: Tuple[ServerThread, Clock]) -> None:
     server, _ = served
-    server.server.daily_per_address = 2
+    server.server.context = replace(server.server.context, daily_per_address=2)
 
     async def scenario() -> None:
         for user in ("p1", "p2"):
@@ -481,7 +482,9 @@ def test_a_version_1_database_is_upgraded_with_its_games_kept(store_url: str, tm
         await old.open()
         player = (await old.player("SHA256:a", "ann")).id
         assert await old.claim(player, "4x4-2048", "s", 60) is None
-        await old.rewrite(player, "4x4-2048", "s", b"kept\n")
+        # As version 1 wrote a game (this version's rewrite also drops a snapshot: a later column).
+        write = "UPDATE games SET recording = %s WHERE player = %s AND board = %s"
+        await old.run_script([Statement(write, (b"kept\n", player, "4x4-2048"))])
         await old.close()
         new = open_store(store_url, str(tmp_path))
         await new.open()
@@ -541,16 +544,34 @@ def test_a_hostile_name_and_command_reach_no_terminal_nor_the_log_as_control_cha
 
 
 def test_only_a_replay_that_reproduces_the_game_seen_under_its_own_rules_may_be_ranked() -> None:
+    later = "2026-11-27"
     header = f"# ansi2048 version={__version__} seed={seed_of(DAY)} size=4x4 goal=2048\n"
-    score, _, cells = expected("wasd")
-    board = " ".join(map(str, cells))
-    replayed, why = verdict((header + "wasd").encode(), score, board)
-    assert why == "" and replayed is not None and replayed.score == score
-    assert verdict((header + "wass").encode(), score, board)[1].startswith("the replay gives")  # a key changed
-    assert verdict((header + "wasd").encode(), score + 4, board)[1].startswith("the replay gives")  # a score claimed
+    score, moves, cells = expected("wasd")
+    seen = Result(score, moves, " ".join(map(str, cells)))
+    day = Setup(seed_of(DAY), 4, 4, 2048)
+    replayed, why = verdict((header + "wasd").encode(), day, seen)
+    assert why == "" and replayed is not None and (replayed.score, replayed.moves) == (score, moves)
+    assert verdict((header + "wass").encode(), day, seen)[1].startswith("the replay gives")  # a key changed
+    assert verdict((header + "wasd").encode(), day, replace(seen, score=score + 4))[1].startswith("the replay gives")
+    assert verdict((header + "wasd").encode(), day, replace(seen, moves=moves + 1))[1] == (
+        f"the replay gives {moves} moves, the game showed {moves + 1}"
+    )
+    other_board = " ".join(map(str, cells[::-1]))
+    assert verdict((header + "wasd").encode(), day, replace(seen, cells=other_board))[1] == (
+        "the replay gives another board"
+    )
+    # The same keys dealt from another seed (a header altered to another day's) are not the day's game.
+    elsewhere = header.replace(f"seed={seed_of(DAY)}", f"seed={seed_of(later)}")
+    score_there, moves_there, cells_there = expected("wasd", seed_of(later))
+    there = Result(score_there, moves_there, " ".join(map(str, cells_there)))
+    assert verdict((elsewhere + "wasd").encode(), day, there)[1] == (
+        "recorded from another seed or board than the game's"
+    )
     older = header.replace(f"version={__version__}", "version=0.0.1")
-    assert verdict((older + "wasd").encode(), score, board)[1] == "recorded under other rules"
-    assert verdict(b"wasd", score, board) == (None, "no valid header")
+    assert verdict((older + "wasd").encode(), day, seen)[1] == "recorded under other rules"
+    newer = header.replace(f"version={__version__}", "version=99.0.0")
+    assert verdict((newer + "wasd").encode(), day, seen) == (None, "recorded under other rules")
+    assert verdict(b"wasd", day, seen) == (None, "no valid header")
 
 
 def test_at_midnight_the_ranked_game_ends_and_its_score_counts(served: Tuple[ServerThread, Clock]) -> None:

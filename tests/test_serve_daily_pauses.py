@@ -11,6 +11,7 @@ import io
 import re
 import sys
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Tuple
 
@@ -40,8 +41,7 @@ def daily_serving(
 ) -> Tuple[ServerThread, Failing, io.StringIO]:
     log = io.StringIO()
     served, store = serving(tmp_path, store_url, call, log=log, when=when)
-    served.server.daily_secret = SECRET
-    served.server.now = lambda: NOON
+    served.server.context = replace(served.server.context, daily_secret=SECRET, now=lambda: NOON)
     return served, store, log
 
 

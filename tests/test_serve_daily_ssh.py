@@ -19,6 +19,8 @@ from typing import List
 
 import pytest
 
+from ansi2048.records.replay import Result, replay
+
 from .conftest import child_env
 from .serve_support import ServeProcess, make_key, ssh_command
 from .test_serve_ssh import SshPlayer
@@ -90,7 +92,11 @@ def test_the_day_is_ranked_verified_and_checkable_after_midnight(tmp_path: Path)
                 timeout=60,
             )
         final = json.loads(replayed.stdout.decode().splitlines()[-1])
-        assert final["score"] == first["score"]
+        # What the board shows is what the local replay shows: the fields "the replay matches" compares.
+        cells = [cell for row in final["board"] for cell in row]
+        assert (final["score"], final["moves"], max(cells)) == (first["score"], first["moves"], first["biggest"])
+        # And the one rule that ranked it, run on the keys as anyone downloads them, agrees with both.
+        assert replay(given.stdout).result == Result(final["score"], final["moves"], " ".join(map(str, cells)))
     finally:
         assert server.kill(15) == 0
 

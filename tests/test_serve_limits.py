@@ -237,7 +237,7 @@ def test_500_half_open_connections_do_not_keep_a_player_out(tight: ServerThread,
 
 
 async def _counts(served: ServerThread) -> Any:
-    admission = served.server.admission
+    admission = served.server.context.admission
     return admission.handshakes["127.0.0.1"], len(served.server.connections)
 
 
@@ -441,3 +441,48 @@ def test_a_client_gone_in_the_middle_of_a_save_loses_nothing(tmp_path: Path) -> 
 
     with ServerThread(tmp_path, _SlowStore(), limits=TIGHT) as server:
         run(scenario(server))
+
+
+# -- the guard: the limits as one layer around every channel (issue 35) -----------
+
+
+class _HeldChannel:
+    """A channel whose client reads nothing: what is written stays unsent."""
+
+    def __init__(self) -> None:
+        self.held = 0
+        self.aborted = False
+
+    def write(self, data: bytes) -> None:
+        self.held += len(data)
+
+    def get_write_buffer_size(self) -> int:
+        return self.held
+
+    def get_extra_info(self, name: str) -> Any:
+        return self if name == "connection" else None
+
+    def abort(self) -> None:
+        self.aborted = True
+
+
+def test_the_guard_cuts_input_and_drops_a_reader_over_the_unsent_limit_whatever_writes() -> None:
+    from ansi2048.serve.guard import ChannelGuard
+    from ansi2048.serve.limits import Breach
+
+    async def scenario() -> None:
+        breaches: List[Breach] = []
+        limits = Limits(input_burst=8, input_rate=1, unsent_bytes=100)
+        guard = ChannelGuard(limits, lambda: 0.0, breaches.append)
+        chan = _HeldChannel()
+        link = guard.attach(chan)
+        assert guard.typed(b"x" * 20) == b"x" * 8  # the budget's burst, the rest dropped
+        link.write(b"y" * 60)
+        assert breaches == [] and not chan.aborted
+        link.write(b"y" * 60)  # 120 bytes held: over the limit, whoever wrote them
+        assert breaches == [Breach.SLOW] and chan.aborted and link.gone
+        link.write(b"z")  # nothing more is written to a dropped reader
+        assert chan.held == 120
+        guard.close()
+
+    asyncio.run(scenario())

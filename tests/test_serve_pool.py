@@ -142,7 +142,7 @@ def test_hints_come_back_after_the_ai_worker_is_killed(tmp_path: Path) -> None:
                     elif seen_busy:
                         break
                 assert seen_busy and HINT.search(terminal.text()) is not None
-                assert served.server.pool.rebuilt == 1
+                assert served.server.context.pool.rebuilt == 1
                 chan.write(b"q")
                 await terminal.closed.wait()
                 assert "the server failed" not in terminal.text()

@@ -9,6 +9,7 @@ import asyncio
 import re
 import sys
 from contextlib import AsyncExitStack
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator, List, Sequence, Tuple
 
@@ -18,7 +19,9 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is f
 
 asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
 
-from ansi2048.serve.commands import RaceRequest, Races, parse_command  # noqa: E402
+from ansi2048.serve.commands import parse_command  # noqa: E402
+from ansi2048.serve.race_hall import Host, RaceHall  # noqa: E402
+from ansi2048.serve.requests import RaceRequest, Races  # noqa: E402
 
 from .serve_support import ServerThread, Terminal  # noqa: E402
 from .test_serve import client_key, connect, open_terminal, run  # noqa: E402
@@ -37,7 +40,10 @@ def served(tmp_path: Path) -> Iterator[ServerThread]:
 def clocked(tmp_path: Path) -> Iterator[Tuple[ServerThread, Clock]]:
     clock = Clock(START)
     with ServerThread(tmp_path, str(tmp_path / "store.sqlite3")) as server:
-        server.server.now = clock
+        # The hall keeps the clock it was built with: a new one, on the test's clock.
+        context = server.server.context
+        hall = RaceHall(Host(context.store, context.daily_secret, context.random_seed, clock, context.log))
+        server.server.context = replace(context, now=clock, races=hall)
         yield server, clock
 
 
@@ -93,7 +99,7 @@ async def press_until_over(players: Sequence[Tuple[Any, Terminal]], limit: int =
 
 def test_race_options_parse_with_their_defaults_and_bounds() -> None:
     from ansi2048.game.race import RaceSettings
-    from ansi2048.serve.commands import CommandError
+    from ansi2048.serve.requests import CommandError
 
     assert parse_command("race") == RaceRequest(RaceSettings(4, 4, 2048, 2, 5))
     assert parse_command("race --size 3 --goal 64 --players 8 --minutes 30") == (

@@ -21,8 +21,8 @@ asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2
 
 from ansi2048.game.session import Session  # noqa: E402
 from ansi2048.render.frame import View, layout_for  # noqa: E402
-from ansi2048.serve.commands import NEEDS_TERMINAL  # noqa: E402
 from ansi2048.serve.replay import Playback  # noqa: E402
+from ansi2048.serve.requests import NEEDS_TERMINAL  # noqa: E402
 
 from .screen import emulate, read_board  # noqa: E402
 from .serve_support import ServerThread, Terminal  # noqa: E402

@@ -70,15 +70,16 @@ DEAL_MAKERS = {
     ("ranked", "open_daily", "day_seed"),  # the day's game dealt to its player
     ("ranked", "open_daily", "practice_seed"),  # practice dealt
     ("ranked", "RankedGame.__init__", "day_end"),  # the ranked game ends at midnight
+    ("daily", "daily_setup", "day_seed"),  # serve --verify checks each game was of its day's deal (nothing shown)
 }
 # The paths that show a game, and what each asks (the rule, or a helper that asks it).
 SHOWING = {
-    ("session_commands", "_replayed"): "shown",  # replay and cast, their titles and headers
-    ("session_commands", "stats_command"): "shown",  # stats and --json
-    ("session_commands", "_watch_refusal"): "shown",  # watch NAME and the watch list
-    ("session_commands", "watch_command"): "_watch_refusal",
-    ("session_commands", "replay_command"): "_replayed",
-    ("session_commands", "daily_command"): "keys_for",  # keys
+    ("viewer_commands", "_replayed"): "shown",  # replay and cast, their titles and headers
+    ("record_commands", "stats_command"): "shown",  # stats and --json
+    ("viewer_commands", "_watch_refusal"): "shown",  # watch NAME and the watch list
+    ("viewer_commands", "watch_command"): "_watch_refusal",
+    ("viewer_commands", "replay_command"): "_replayed",
+    ("record_commands", "keys_command"): "keys_for",  # keys
     ("secrecy", "keys_for"): "published",
     ("secrecy", "published"): "shown",
     ("ranked", "leaderboard_output"): "shown",  # leaderboard and --json

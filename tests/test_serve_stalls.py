@@ -19,8 +19,8 @@ from ansi2048 import __version__
 from ansi2048.game.engine import Direction, Game
 from ansi2048.records.history import Record, board_stats
 from ansi2048.records.recording import format_header
+from ansi2048.records.replay import Result, Setup, verdict, verdict_steps
 from ansi2048.records.tally import BoardStats
-from ansi2048.serve.daily import verdict, verdict_steps
 from ansi2048.serve.keeping import GuestKeeping, open_game, replay_step
 from ansi2048.serve.store.base import DailyEntry, Store, StoreError
 from ansi2048.serve.store.daily import machine_timing, times_list
@@ -324,8 +324,8 @@ def test_a_ranked_games_verdict_is_replayed_in_steps_and_equals_the_whole_one() 
     recording = played(4, 4, 300)
     whole = SaveFile("", 4, 4, 2048, recording).load()
     assert whole is not None
-    cells = " ".join(str(cell) for cell in whole.game.cells)
-    (replayed, why), count = run_counting(verdict_steps(recording, whole.game.score, cells, every=10))
-    assert (replayed, why) == verdict(recording, whole.game.score, cells)
+    seen, setup = Result.of(whole.game), Setup(whole.seed, 4, 4, 2048)
+    (replayed, why), count = run_counting(verdict_steps(recording, setup, seen, every=10))
+    assert (replayed, why) == verdict(recording, setup, seen)
     assert why == "" and replayed is not None and replayed.moves == whole.game.moves
     assert count >= 30

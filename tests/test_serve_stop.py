@@ -87,6 +87,9 @@ class Session:
         self.told.set()
         return self.task
 
+    def connection(self) -> Conn:
+        return self.chan
+
 
 def game_server(clock: Clock) -> GameServer:
     return GameServer(MemoryStore(), AIPool(1), lambda: 7, clock=clock)  # type: ignore[arg-type]

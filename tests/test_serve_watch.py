@@ -11,6 +11,7 @@ import asyncio
 import json
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator, List, Tuple
 
@@ -24,9 +25,10 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is f
 
 asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
 
-from ansi2048.serve.commands import CommandError, Replay, Watch, parse_command  # noqa: E402
+from ansi2048.serve.commands import parse_command  # noqa: E402
 from ansi2048.serve.live import LiveGames, WatchFull, watched_view, watchers_note  # noqa: E402
 from ansi2048.serve.replay_clock import ReplayClock  # noqa: E402
+from ansi2048.serve.requests import CommandError, Replay, Watch  # noqa: E402
 from ansi2048.serve.watch_list import Entry, ListKey, list_keys, list_lines  # noqa: E402
 
 from .screen import emulate, read_board  # noqa: E402
@@ -167,7 +169,7 @@ def test_watchers_in_step_share_one_drawing_and_one_that_skipped_frames_joins_th
     from ansi2048.game.keys import Direction
     from ansi2048.play.screen import Screen
     from ansi2048.render.style import ColorDepth
-    from ansi2048.serve.channel import Viewer
+    from ansi2048.serve.link import Viewer
 
     async def scenario() -> None:
         live = LiveGames()
@@ -207,7 +209,6 @@ def test_watchers_in_step_share_one_drawing_and_one_that_skipped_frames_joins_th
 
 
 def test_the_watchers_limits_are_serve_options() -> None:
-    from ansi2048.serve.channel import DEFAULT_STALL_SECONDS
     from ansi2048.serve.cli import parse_serve_options
 
     options = parse_serve_options(
@@ -217,7 +218,10 @@ def test_the_watchers_limits_are_serve_options() -> None:
     assert (options.watchers_per_game, options.watchers, options.watcher_stall) == (3, 0, 2.5)
     defaults = parse_serve_options([], {"HOME": "/nowhere"})
     assert (defaults.watchers_per_game, defaults.watchers) == (20, 200)
-    assert defaults.watcher_stall == DEFAULT_STALL_SECONDS == 10
+    assert defaults.watcher_stall == 10
+    # One source of each default (serve/settings.py): the registry's own are the options'.
+    live = LiveGames()
+    assert (live.per_game, live.total) == (defaults.watchers_per_game, defaults.watchers)
     for bad in (
         ["--max-watchers", "-1"],
         ["--max-watchers-per-game", "many"],
@@ -324,7 +328,7 @@ def test_two_watchers_see_the_players_board_each_drawn_for_its_own_window_and_co
 
 
 def test_a_watcher_that_stops_reading_is_dropped_and_the_player_plays_on(served: ServerThread) -> None:
-    served.server.watch_stall = 0.5
+    served.server.context = replace(served.server.context, watch_stall=0.5)
 
     async def scenario() -> None:
         conn = await connect(served.port, client_key(), user="alice")
@@ -373,7 +377,9 @@ def session_class_paused(terminal: Terminal) -> Any:
 
 
 def test_watch_at_the_watchers_limit_is_refused_with_status_1_as_replay_is(served: ServerThread) -> None:
-    served.server.live = LiveGames(per_game=0)  # --max-watchers-per-game 0: no game can be watched
+    served.server.context = replace(
+        served.server.context, live=LiveGames(per_game=0)
+    )  # --max-watchers-per-game 0: no game can be watched
 
     async def scenario() -> None:
         conn = await connect(served.port, client_key(), user="alice")

@@ -16,7 +16,8 @@ import pytest
 pytest.importorskip("asyncssh", exc_type=ImportError)
 pytest.importorskip("aiohttp", exc_type=ImportError)
 
-from ansi2048.serve.commands import CommandError, LinkRequest, parse_command
+from ansi2048.serve.commands import parse_command
+from ansi2048.serve.requests import CommandError, LinkRequest
 from ansi2048.serve.web.link_page import TRIES, LinkTries
 from ansi2048.serve.web.links import browsers, issue_code, linked_player, normal_code, redeem, unlink
 

@@ -38,7 +38,7 @@ class WebServerThread(ServerThread):
         from ansi2048.serve.web.site import WebSite
 
         async def started() -> Any:
-            site = WebSite(self.server)
+            site = WebSite(self.server.context)
             return site, await site.start("127.0.0.1", 0)
 
         self.site, (_, self.http_port) = self.call(started())

@@ -31,6 +31,7 @@ __all__ = [
     "Board",
     "Direction",
     "Game",
+    "GameState",
     "Slide",
     "biggest_tile",
     "check_goal",
@@ -256,6 +257,10 @@ _Snapshot = Tuple[Tuple[int, ...], int, int, bool, int, int, Optional[int]]
 
 Board = Tuple[Tuple[int, ...], ...]
 
+# A game whole: its state now and what undo can restore, oldest first (each
+# as undo restores it). A served game's snapshot keeps it (serve/snapshot.py).
+GameState = Tuple[_Snapshot, Tuple[_Snapshot, ...]]
+
 
 class Game:
     """A game of 2048 on a ``rows`` x ``cols`` board.
@@ -318,6 +323,20 @@ class Game:
         game.over = game._is_over()
         return game
 
+    @classmethod
+    def restored(cls, rows: int, cols: int, goal: int, state: GameState) -> Game:
+        """The game :meth:`state` gave (its board's size and goal are not in
+        it); ValueError if ``state`` is no game of this board."""
+        now, history = state
+        game = cls(rows, cols, goal, now[5])
+        if len(history) > UNDO_DEPTH or any(len(kept[0]) != rows * cols for kept in (now, *history)):
+            raise ValueError("not a state of this board")
+        game._history.extend(history)
+        cells, game.score, game.moves, game.won, game._rng.state, game.seed, game._spawned = now
+        game._cells[:] = cells
+        game.over = game._is_over()
+        return game
+
     # -- queries -----------------------------------------------------------
 
     @property
@@ -341,6 +360,10 @@ class Game:
     @property
     def rng_state(self) -> int:
         return self._rng.state
+
+    def state(self) -> GameState:
+        """The game whole, generator and undo history included (:meth:`restored` makes it again)."""
+        return self._snapshot(), tuple(self._history)
 
     @property
     def can_undo(self) -> bool:

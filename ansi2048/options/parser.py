@@ -29,7 +29,9 @@ __all__ = [
     "REPLAY_DELAY",
     "THEME_CHOICES",
     "build_parser",
+    "goal_argument",
     "parse_options",
+    "size_argument",
 ]
 
 # Exit statuses, here for every play mode (this module is light to import).
@@ -82,7 +84,8 @@ def _bad(allowed: str, text: str) -> argparse.ArgumentTypeError:
     return argparse.ArgumentTypeError(f"expected {allowed}, got {shown!r}")
 
 
-def _size(text: str) -> Tuple[int, int]:
+def size_argument(text: str) -> Tuple[int, int]:
+    """``--size``'s value checked (argparse's type): the local command's and ``ssh HOST play``'s."""
     from ..game.engine import parse_size  # the one check, shared with the config file
 
     try:
@@ -91,7 +94,8 @@ def _size(text: str) -> Tuple[int, int]:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def _goal(text: str) -> int:
+def goal_argument(text: str) -> int:
+    """``--goal``'s value checked (argparse's type), as :func:`size_argument`."""
     from ..game.engine import parse_goal
 
     try:
@@ -170,13 +174,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument(
         "--size",
-        type=_size,
+        type=size_argument,
         metavar="N|RxC",
         help=f"board size: 4 or 3x5 (rows x cols, {MIN_SIDE}..{MAX_SIDE}; default 4)",
     )
     parser.add_argument(
         "--goal",
-        type=_goal,
+        type=goal_argument,
         metavar="G",
         help="winning tile, a power of two from 8 to what the board can hold; "
         "default 2048, or 2^(cells-1) on boards of under 12 cells (3x3: 256)",

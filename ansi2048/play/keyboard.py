@@ -40,6 +40,7 @@ __all__ = [
     "ResumeProgress",
     "TerminalDriver",
     "play_terminal",
+    "resumed_note",
 ]
 
 # Seconds a resume may take before it says how far it is.
@@ -137,7 +138,7 @@ def play_terminal(
         store.warn = recorder.warn = notes.append  # from here on the board is up: warn on it
         restarted = options.new or restart_seed is not None
         if resumed is not None and not restarted:
-            greeting = _resumed_note(session.game.moves)
+            greeting = resumed_note(session.game.moves)
         else:
             # A note from before the board was up (an earlier day's daily
             # game set aside) greets the first frame.
@@ -166,7 +167,7 @@ def _start_recording(ctx: Context, session: Session, resumed: Resumed) -> int:
     return len(behind)
 
 
-def _resumed_note(moves: int) -> str:
+def resumed_note(moves: int) -> str:
     """The note on the first frame of a resumed game (ASCII: any depth);
     none for a game of no move yet, which is no game to speak of resuming
     (a first connection's, a game quit before its first key)."""

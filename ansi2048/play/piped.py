@@ -24,6 +24,7 @@ from ..loop.step import next_due, start, step
 from ..options.context import Context, Options
 from ..options.parser import EXIT_OK
 from ..records.recording import Assisted, BodyDecoder, FirstLine, Header, Item
+from ..records.replay import Steps, finish
 from ..render.cast import HEADLESS_SIZE, REPLAY_STEP
 from ..render.frame import View, summary_text
 from ..render.motion import SETTLE_SECONDS
@@ -34,7 +35,7 @@ from ..terminal.streams import ChunkReader, isatty, terminal_size, write_all
 from .performer import BestWriter, BlockingDriver, NoStore, Performer
 from .screen import Screen, color_depth, palette_for, wants_motion
 
-__all__ = ["PipedDriver", "daily_options", "json_writer", "play_piped", "resolve_game", "write_summary"]
+__all__ = ["PipedDriver", "daily_options", "json_writer", "piped_steps", "play_piped", "resolve_game", "write_summary"]
 
 
 class _Given:
@@ -125,6 +126,12 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None, day: str = "") -> int
     """Play the keys on stdin, or ``keys`` (a recording) if given. ``day``:
     the game is that day's served daily game, whose seed is not to be shown
     (a cast of it over SSH): the title, caption and header name the day."""
+    return finish(piped_steps(ctx, keys, day))
+
+
+def piped_steps(ctx: Context, keys: Optional[bytes] = None, day: str = "") -> Steps[int]:
+    """:func:`play_piped` a key at a time: it yields after each key played
+    (a cast made on a server's event loop runs other work between them)."""
     # Given keys (--replay-best) are a recording whose header names its game.
     options, stdout = (daily_options(ctx) if keys is None else ctx.options), ctx.stdout
     reader: Union[ChunkReader, _Given] = _Given(keys) if keys is not None else ChunkReader(ctx.stdin.fileno())
@@ -176,20 +183,20 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None, day: str = "") -> int
         play, performer, ctx.clock, ctx.sleep, delay if (watching or options.json) else 0.0, unwatched, unseen
     )
 
-    def play_keys() -> None:
+    def play_keys() -> Steps[None]:
         decoder = BodyDecoder()
         driver.start()
-        driver.keys(decoder.feed(pending), one_by_one)
+        yield from driver.key_steps(decoder.feed(pending), one_by_one)
         while not driver.over:
             data = reader.read()
             if not data:
                 break
-            driver.keys(decoder.feed(data), one_by_one)
-        driver.keys(decoder.finish(), one_by_one)
+            yield from driver.key_steps(decoder.feed(data), one_by_one)
+        yield from driver.key_steps(decoder.finish(), one_by_one)
         driver.end()
 
     if not watching:
-        play_keys()
+        yield from play_keys()
         if screen is not None:  # drawn for the cast alone
             screen.close()
     else:
@@ -200,7 +207,7 @@ def play_piped(ctx: Context, keys: Optional[bytes] = None, day: str = "") -> int
             restore = ExitStack()
             try:
                 restore.enter_context(quiet_terminal(stdout.fileno()))
-                play_keys()
+                finish(play_keys())
             finally:
                 with shield_hangups():
                     with suppress(OSError):
@@ -251,11 +258,16 @@ class PipedDriver(BlockingDriver):
 
     def keys(self, items: Sequence[Item], one_by_one: bool) -> None:
         """Play ``items`` (a save's mark, never decoded from a pipe, is skipped)."""
+        finish(self.key_steps(items, one_by_one))
+
+    def key_steps(self, items: Sequence[Item], one_by_one: bool) -> Steps[None]:
+        """:meth:`keys`, yielding after each key played (or run of keys played at once)."""
         keys: List[Key] = [item for item in items if not isinstance(item, Assisted)]
         if not keys:
             return
         if not one_by_one:  # (after q, step plays nothing more)
             self.feed(Keys(tuple(keys), 0.0))
+            yield
             return
         # Never among the unseen: the last key of what was read (the input may
         # pause after it, and the cast must show where the game is), nor q
@@ -267,6 +279,7 @@ class PipedDriver(BlockingDriver):
                 self.performer.draw_nothing()
                 if not self._delay:  # (--json reports each key, and keeps its steps one by one)
                     self.feed(Keys(tuple(keys[index:]), 0.0))
+                    yield
                     return
             if self._delay:
                 self._wait_until(self._last_key + self._delay)
@@ -277,9 +290,11 @@ class PipedDriver(BlockingDriver):
                 if unseen:
                     self._feed_undrawn(Keys(tuple(keys[index : index + unseen]), now))
                     index += unseen
+                    yield
                     continue  # (the next key's frame is one a viewer sees)
             self.feed(Keys((keys[index],), self._clock()))
             index += 1
+            yield
 
     def _feed_undrawn(self, event: Keys) -> None:
         """``event`` stepped as :meth:`feed` does, its frames left undrawn:

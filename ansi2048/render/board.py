@@ -24,11 +24,14 @@ __all__ = [
     "MEDIUM",
     "NARROW",
     "UNICODE",
+    "BoardLook",
     "Glyphs",
     "Layout",
     "board_lines",
+    "board_look",
     "dimmed",
     "overlay",
+    "tile_line",
 ]
 
 
@@ -95,7 +98,7 @@ UNICODE = Glyphs(marker="•", arrows="←↑↓→", dot="·", dash="—", fram
 ASCII = Glyphs(marker="*", arrows="arrows", dot="-", dash="-", frame="++++-|")
 
 
-def _label(value: int, room: int) -> str:
+def tile_label(value: int, room: int) -> str:
     """A tile's number in at most ``room`` columns: digits when they fit,
     else the power of two ("2^20"), which fits any tile of any layout."""
     text = str(value)
@@ -118,7 +121,7 @@ _LOOKS_CACHED = 256
 
 
 @lru_cache(maxsize=_TILES_CACHED)
-def _tile_line(
+def tile_line(
     value: int,
     new: bool,
     line: int,
@@ -157,7 +160,7 @@ def _tile_line(
     if line == layout.number_line:
         room = box - 2 if outlined else width - (1 if marker_here else 0)
         if value:
-            text = _label(value, room)
+            text = tile_label(value, room)
             if new and not outlined and len(text) + 2 <= room:
                 text = f"[{text}]"
         else:
@@ -210,8 +213,8 @@ def _rule(cols: int, layout: Layout, depth: ColorDepth, palette: Palette) -> Lin
 
 
 @dataclass(frozen=True, eq=False)
-class _Look:
-    """How the board is drawn: one object per combination (:func:`_look`),
+class BoardLook:
+    """How the board is drawn: one object per combination (:func:`board_look`),
     hashed by identity, so a row's cache key is cheap to hash."""
 
     layout: Layout
@@ -221,12 +224,13 @@ class _Look:
 
 
 @lru_cache(maxsize=_LOOKS_CACHED)
-def _look(layout: Layout, depth: ColorDepth, glyphs: Glyphs, palette: Palette) -> _Look:
-    return _Look(layout, depth, glyphs, palette)
+def board_look(layout: Layout, depth: ColorDepth, glyphs: Glyphs, palette: Palette) -> BoardLook:
+    """The one :class:`BoardLook` of this combination (the board's rows and the motion's sprites key on it)."""
+    return BoardLook(layout, depth, glyphs, palette)
 
 
 @lru_cache(maxsize=_ROWS_CACHED)
-def _row_lines(row: Tuple[int, ...], new: int, look: _Look) -> Tuple[Line, ...]:
+def _row_lines(row: Tuple[int, ...], new: int, look: BoardLook) -> Tuple[Line, ...]:
     """The lines of one row of tiles, ``new`` the column of the new tile (-1: none)."""
     layout, depth, glyphs, palette = look.layout, look.depth, look.glyphs, look.palette
     gap = _gap(layout, depth, palette)
@@ -234,7 +238,7 @@ def _row_lines(row: Tuple[int, ...], new: int, look: _Look) -> Tuple[Line, ...]:
     for line in range(layout.tile_height):
         pieces = [gap]
         for c, value in enumerate(row):
-            pieces.append(_tile_line(value, c == new, line, layout, depth, glyphs, palette))
+            pieces.append(tile_line(value, c == new, line, layout, depth, glyphs, palette))
             pieces.append(gap)
         # A tile's blank lines make equal lines: one object for them all, so a
         # repaint diffs each once (it tells them apart by identity).
@@ -255,7 +259,7 @@ def board_lines(
     each tile line and each gap one piece, the rules one piece each."""
     cols = len(board[0]) if board else 0
     rule = _rule(cols, layout, depth, palette)
-    look = _look(layout, depth, glyphs, palette)
+    look = board_look(layout, depth, glyphs, palette)
     lines: List[Line] = [rule]
     for r, row in enumerate(board):
         if r:

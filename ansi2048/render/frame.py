@@ -32,7 +32,7 @@ from .motion import Sprite
 from .moving import sprite_board_lines
 from .notice import one_line
 from .palette import Palette, TilePair, classic
-from .style import BOLD, PLAIN, ColorDepth, Span, fit, paint, printable, style
+from .style import BOLD, PLAIN, ColorDepth, Span, fit, paint, printable, shorter_wordings, style
 
 __all__ = [
     "BIG",
@@ -297,13 +297,10 @@ def _note_line(hint: Optional[Direction], stuck: bool, autoplay: int, text: str,
         ai = "hint: no move changes the board"
     elif autoplay:
         ai = f"autoplay {autoplay}/s {dot} p or any move takes over"
-    note = printable(one_line(text))
-    if not ai:
-        variants = [[(note, PLAIN)]]
-    elif not note:
-        variants = [[(ai, PLAIN)]]
-    else:
-        variants = [[(f"{ai} {dot} {note}", PLAIN)], [(ai, PLAIN)]]
+    words, _, more = text.partition("\n")  # a message's later lines (a path) go first, then clauses
+    wordings = [printable(one_line(text))] * bool(more) + shorter_wordings(printable(one_line(words)))
+    variants = [[(f"{ai} {dot} {wording}" if ai else wording, PLAIN)] for wording in wordings if wording or not ai]
+    variants += [[(ai, PLAIN)]] if ai else []
     return line_of(fit(variants, limit))
 
 

@@ -59,7 +59,7 @@ class Restart(Enum):
     # A ranked daily game over SSH: r, asked twice, ends it and its score counts.
     END = (
         "end ranked",
-        "end",
+        "end ranked",  # "r end" reads as quit: other items go first
         "end the ranked game (asked first; its score counts)",
         "end the ranked game (asked first; its score counts)",
     )

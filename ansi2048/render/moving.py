@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from .board import Glyphs, Layout, _Look, _look, _tile_line, board_lines
+from .board import BoardLook, Glyphs, Layout, board_lines, board_look, tile_line
 from .color import mix
 from .lines import Line, Piece, cells_of, piece
 from .motion import Phase, Sprite
@@ -46,7 +46,7 @@ _Over = Tuple[int, Piece]
 
 
 @lru_cache(maxsize=_SPRITES_CACHED)
-def _sprite_runs(value: int, phase: Phase, look: _Look) -> Tuple[int, Tuple[Piece, ...]]:
+def _sprite_runs(value: int, phase: Phase, look: BoardLook) -> Tuple[int, Tuple[Piece, ...]]:
     """How a tile of ``value`` in ``phase`` is drawn: the column it starts
     at relative to its cell's, and its run of cells on each of its lines."""
     layout, depth, glyphs, palette = look.layout, look.depth, look.glyphs, look.palette
@@ -56,7 +56,7 @@ def _sprite_runs(value: int, phase: Phase, look: _Look) -> Tuple[int, Tuple[Piec
         (bg, fg), (empty_bg, _) = palette.tile(value), palette.empty
         colors = (mix(empty_bg, bg, 0.5), mix(empty_bg, fg, 0.5))
     lines = range(layout.tile_height)
-    tiles = [_tile_line(value, False, line, layout, depth, glyphs, palette, colors) for line in lines]
+    tiles = [tile_line(value, False, line, layout, depth, glyphs, palette, colors) for line in lines]
     shift = 0
     if phase is Phase.POPPED and depth is not ColorDepth.NONE:
         # The pop: a column wider each side, over the gap, bold.
@@ -94,13 +94,13 @@ class _Empty:
 
 
 @lru_cache(maxsize=_EMPTY_CACHED)
-def _empty_board(rows: int, cols: int, look: _Look) -> _Empty:
+def _empty_board(rows: int, cols: int, look: BoardLook) -> _Empty:
     empty = ((0,) * cols,) * rows
     lines = tuple(board_lines(empty, None, look.layout, look.depth, look.glyphs, look.palette))
     return _Empty(lines, tuple(next(k for k, same in enumerate(lines) if same is line) for line in lines))
 
 
-def _cover(left: int, run_width: int, look: _Look, width: int) -> Tuple[Tuple[int, int], ...]:
+def _cover(left: int, run_width: int, look: BoardLook, width: int) -> Tuple[Tuple[int, int], ...]:
     """The pieces of a board line that a run of ``run_width`` columns from
     column ``left`` touches (clipped to the board's ``width``): (index,
     the run's column relative to the piece's first) each. Every board line is
@@ -131,7 +131,7 @@ class _Placed:
 
 
 @lru_cache(maxsize=_PLACED_CACHED)
-def _placed(value: int, phase: Phase, column: int, look: _Look, width: int) -> Tuple[_Placed, ...]:
+def _placed(value: int, phase: Phase, column: int, look: BoardLook, width: int) -> Tuple[_Placed, ...]:
     """A tile of ``value`` in ``phase`` placed at ``column`` of its cell on
     a board ``width`` columns wide: each of its lines, one object for equal
     lines (see :func:`_sprite_runs`)."""
@@ -179,7 +179,7 @@ def sprite_board_lines(
 ) -> List[Line]:
     """The board in the middle of a move: the empty board, then each tile
     drawn where it is on this frame (between cells while it slides)."""
-    look = _look(layout, depth, glyphs, palette)
+    look = board_look(layout, depth, glyphs, palette)
     empty = _empty_board(rows, cols, look)
     lines = list(empty.lines)
     height = len(lines)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
 from ..game.race import Progress, RaceSettings
-from .board import ASCII, COMPACT, MEDIUM, NARROW, UNICODE, Layout, _label, board_lines
+from .board import ASCII, COMPACT, MEDIUM, NARROW, UNICODE, Layout, board_lines, tile_label
 from .codes import visible_width
 from .lines import painted
 from .palette import Palette
@@ -114,7 +114,9 @@ def mini_board(cells: Sequence[int], rows: int, cols: int) -> List[str]:
     lines = []
     for row in range(rows):
         values = cells[row * cols : (row + 1) * cols] if cells else [0] * cols
-        lines.append("".join(_label(value, MINI_CELL - 1).rjust(MINI_CELL) if value else "    ." for value in values))
+        lines.append(
+            "".join(tile_label(value, MINI_CELL - 1).rjust(MINI_CELL) if value else "    ." for value in values)
+        )
     return lines
 
 

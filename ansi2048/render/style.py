@@ -33,6 +33,7 @@ __all__ = [
     "paint",
     "printable",
     "rgb_distance",
+    "shorter_wordings",
     "span_width",
     "style",
     "xterm_rgb",
@@ -298,6 +299,23 @@ def fit(variants: Sequence[Sequence[Span]], limit: int) -> List[Span]:
         out.append((part[:keep], span_style))
         keep -= len(part[:keep])
     return out
+
+
+def shorter_wordings(text: str) -> List[str]:
+    """``text``, then shorter wordings of it that still say whole things:
+    its last aside in parentheses left off, then its clauses after "; " one
+    by one from the end. A narrow window gets the longest that fits rather
+    than a line cut mid-clause ("…; b: the" said nothing)."""
+    wordings = [text]
+    while True:
+        last = wordings[-1]
+        if last.endswith(")") and " (" in last:
+            shorter = last[: last.rindex(" (")]
+        elif "; " in last:
+            shorter = last[: last.rindex("; ")]
+        else:
+            return wordings
+        wordings.append(shorter)
 
 
 def merge_spans(cells: Sequence[Span]) -> List[Span]:

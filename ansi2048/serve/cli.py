@@ -8,40 +8,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass, field, fields
+from dataclasses import fields
 from typing import IO, Callable, Mapping, NoReturn, Optional, Sequence, Tuple
 
 from ..options.parser import EXIT_ERROR, EXIT_OK, EXIT_USAGE
 from .limits import DEFAULT_LIMITS, Limits
+from .settings import DEFAULT_LISTEN, ServeOptions
 
 __all__ = ["DEFAULT_LISTEN", "ServeOptions", "main", "parse_listen", "parse_serve_options"]
 
-DEFAULT_LISTEN = ("127.0.0.1", 2048)  # an operator opens it to the world on purpose
 INSTALL = 'pip install ".[serve]" from a clone (or "ansi2048[serve]")'
-
-
-@dataclass(frozen=True)
-class ServeOptions:
-    host: str
-    port: int
-    data_dir: str
-    db: str  # --db: a database URL (store.open_store); "" is the SQLite file in data_dir
-    daily_per_address: int = 3  # --daily-per-address (ranked.DEFAULT_PER_ADDRESS)
-    verify: Optional[str] = None  # --verify [DAY]: "" every day; None: serve
-    backup: str = ""  # --backup FILE: copy the SQLite store there, and do not serve
-    watchers_per_game: int = 20  # --max-watchers-per-game
-    watchers: int = 200  # --max-watchers: watchers and replays in all
-    watcher_stall: float = 10.0  # --watcher-stalled-seconds (channel.DEFAULT_STALL_SECONDS)
-    log: str = ""  # --log: the file the connections' lines are appended to ("": standard error)
-    reuse_port: bool = False  # --reuse-port: other servers may listen on the same port (SO_REUSEPORT)
-    workers: int = 1  # --workers: server processes on the port, kept by a parent (serve/workers.py)
-    take_over: bool = False  # --take-over: replace the server running on this data directory and address
-    drain_seconds: float = 300.0  # --drain-seconds: how long a server that was taken over waits for its sessions
-    ready_fd: int = -1  # --ready-fd (a worker's, from its parent): where the listening line goes
-    parent_pid: int = 0  # --parent-pid (a worker's): the parent it stops without
-    http: Optional[Tuple[str, int]] = None  # --http HOST:PORT: the browser door (serve/web); None: none
-    behind_https: bool = False  # --behind-https: a TLS proxy serves the door (its cookie is Secure)
-    limits: Limits = field(default=DEFAULT_LIMITS)
 
 
 # Each limit's option: (the Limits field, the option, its metavar, what it is).
@@ -114,10 +90,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--workers",
         type=_workers,
-        default=1,
+        default=ServeOptions.workers,
         metavar="N",
         help="server processes on the port, each on a core of its own, kept by one parent that starts another in"
-        " place of one that dies (default 1; auto: one per core)",
+        " place of one that dies (default %(default)s; auto: one per core)",
     )
     parser.add_argument(
         "--take-over",
@@ -128,13 +104,15 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--drain-seconds",
         type=_positive(float, zero=True),
-        default=300.0,
+        default=ServeOptions.drain_seconds,
         metavar="S",
         help="once a new server on the same data directory and address takes over, the old one lets its sessions end"
-        " by themselves for this long, then stops the rest (default 300)",
+        " by themselves for this long, then stops the rest (default %(default)g)",
     )
-    parser.add_argument("--ready-fd", type=int, default=-1, help=argparse.SUPPRESS)  # a worker's: serve/workers.py
-    parser.add_argument("--parent-pid", type=int, default=0, help=argparse.SUPPRESS)  # likewise
+    parser.add_argument(
+        "--ready-fd", type=int, default=ServeOptions.ready_fd, help=argparse.SUPPRESS
+    )  # a worker's: serve/workers.py
+    parser.add_argument("--parent-pid", type=int, default=ServeOptions.parent_pid, help=argparse.SUPPRESS)  # likewise
     parser.add_argument(
         "--http",
         type=parse_listen,
@@ -159,9 +137,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--daily-per-address",
         type=_count,
-        default=3,
+        default=ServeOptions.daily_per_address,
         metavar="N",
-        help="players one address may enter in one day's ranking (default 3)",
+        help="players one address may enter in one day's ranking (default %(default)s)",
     )
     parser.add_argument(
         "--verify",
@@ -183,23 +161,23 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--max-watchers-per-game",
         type=_count,
-        default=20,
+        default=ServeOptions.watchers_per_game,
         metavar="N",
-        help="watchers one game may have (default 20; 0: games cannot be watched)",
+        help="watchers one game may have (default %(default)s; 0: games cannot be watched)",
     )
     parser.add_argument(
         "--max-watchers",
         type=_count,
-        default=200,
+        default=ServeOptions.watchers,
         metavar="N",
-        help="watchers and replays on the server in all (default 200)",
+        help="watchers and replays on the server in all (default %(default)s)",
     )
     parser.add_argument(
         "--watcher-stalled-seconds",
         type=_positive(float, zero=False),
-        default=10.0,
+        default=ServeOptions.watcher_stall,
         metavar="S",
-        help="a watcher or replay whose connection takes no frame this long is dropped (default 10)",
+        help="a watcher or replay whose connection takes no frame this long is dropped (default %(default)g)",
     )
     parser.add_argument(
         "--log", metavar="FILE", default="", help="append a line per connection to FILE (default: standard error)"

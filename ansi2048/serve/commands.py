@@ -1,364 +1,183 @@
-"""What a client asks the server for: the command of ``ssh host COMMAND``
-parsed and checked (pure; no socket here).
+"""The commands a client may give (``ssh HOST COMMAND``), in one table
+(:data:`COMMANDS`): each a :class:`Command` with its name, the parser of its
+arguments (:mod:`.requests`), its one entry point (``run``: given the
+server's context, the client's channel and the request) and its lines in
+``help``. The parser, ``help`` and the "did you mean" of an unknown command
+all read this table, and the channel runs what it finds there: a command
+added here is in all of them at once (tests/test_architecture.py checks
+that every one is in the help).
 
-``play`` takes the local command's options that make sense remotely, checked
-by the local parser's own value checks (:mod:`ansi2048.options.parser`): one way to
-say what a good size or goal is."""
+A new command: its request and parser in :mod:`.requests`, its ``run`` in a
+module of its own (or with its kind: :mod:`.play_commands`,
+:mod:`.viewer_commands`, :mod:`.record_commands`), one entry below."""
 
 from __future__ import annotations
 
-import argparse
-import re
+import difflib
 import shlex
 from dataclasses import dataclass
-from typing import Callable, List, NoReturn, Optional, Union
+from typing import Any, Awaitable, Callable, Dict, Generic, List, Optional, Tuple, TypeVar
 
-from ..game.race import MAX_MINUTES, MAX_PLAYERS, MIN_MINUTES, MIN_PLAYERS, RaceSettings
-from ..options.parser import THEME_CHOICES, _goal, _size
-from ..render.style import ColorDepth
+from ..options.parser import EXIT_OK, THEME_CHOICES
+from . import requests
+from .context import ServeContext
+from .link import Client
+from .names import printable
+from .play_commands import daily_command, play_command
+from .race_session import race
+from .record_commands import keys_command, leaderboard_command, races_command, stats_command
+from .requests import COLOR_DEPTHS, CommandError, Help, Request
+from .viewer_commands import replay_command, watch_command
+from .web.link_commands import link_command
 
-__all__ = [
-    "COLOR_DEPTHS",
-    "GAME_ID",
-    "NEEDS_TERMINAL",
-    "NO_TERMINAL",
-    "Command",
-    "CommandError",
-    "Daily",
-    "Help",
-    "KeysRequest",
-    "Leaderboard",
-    "LinkRequest",
-    "PlayRequest",
-    "RaceRequest",
-    "Races",
-    "Replay",
-    "Stats",
-    "Watch",
-    "help_text",
-    "parse_command",
-    "printable",
-]
+__all__ = ["COMMANDS", "Command", "help_text", "parse_command", "read_command"]
 
-# --color's choices over SSH, and the depth each one names: the client's
-# terminal is far away, so "auto" is the default (TERM and COLORTERM say),
-# and "never" is NO_COLOR's job.
-COLOR_DEPTHS = {"16": ColorDepth.BASIC, "256": ColorDepth.EXTENDED, "24bit": ColorDepth.TRUE}
-
-# Said to ``ssh -T host`` (or ``ssh host play``): the game needs a terminal.
-NEEDS_TERMINAL = "this is a game for a terminal: connect with ssh -t (see: ssh HOST help)"
-# How such a session ended, in the log (what it named was checked first).
-NO_TERMINAL = "needs a terminal"
-
-
-class CommandError(Exception):
-    """A command the server does not know, or a bad argument: one line."""
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
-class PlayRequest:
-    """``play``'s options; None where the player said nothing (their
-    remembered choice, or the default, applies)."""
+class Command(Generic[R]):
+    """One command: ``parse`` makes its request of the words after its
+    name (:class:`~.requests.CommandError`: one line); ``run`` runs it on a
+    client's channel, its exit status; ``usage``: its lines in ``help``,
+    where ``{ssh}`` is ``ssh -t [-p PORT] HOST``, ``{plain}`` the same without
+    ``-t`` and ``{port}`` the port ("": said in another command's lines, which
+    name it)."""
 
-    rows: Optional[int] = None
-    cols: Optional[int] = None
-    goal: Optional[int] = None
-    theme: Optional[str] = None
-    color: Optional[str] = None  # a key of COLOR_DEPTHS
-    animation: Optional[bool] = None
-    new: bool = False
-    private: Optional[bool] = None  # --private / --public: whether others may watch (kept)
-
-
-@dataclass(frozen=True)
-class Stats:
-    json: bool = False
+    name: str
+    parse: Callable[[List[str]], R]
+    run: Callable[[ServeContext, Client, R], Awaitable[int]]
+    usage: str
 
 
-@dataclass(frozen=True)
-class Help:
-    pass
+async def _help(context: ServeContext, client: Client, request: Help) -> int:
+    for line in help_text(context.port).splitlines():
+        client.say(line, stderr=False)
+    return EXIT_OK
 
 
-@dataclass(frozen=True)
-class Daily:
-    """``daily``: play the day's game (:mod:`.ranked`)."""
+# In help's order. room for more: the browser's own commands.
+COMMANDS: Tuple[Command[Any], ...] = (
+    Command(
+        "play",
+        requests.parse_play,
+        play_command,
+        "  {ssh}                  play: your game, resumed\n"
+        "  {ssh} play [OPTIONS]   options (theme, colour, motion kept):\n"
+        "      --size N|RxC  --goal G  --theme " + "|".join(THEME_CHOICES) + "\n"
+        "      --color " + "|".join(COLOR_DEPTHS) + "  --no-animation | --animation  --new\n"
+        "      --private | --public (may others watch? public by default; kept)\n",
+    ),
+    Command(
+        "watch",
+        requests.parse_watch,
+        watch_command,
+        "  {ssh} watch [NAME]     the games played now, live (or NAME's)\n",
+    ),
+    Command(
+        "replay",
+        requests.parse_replay,
+        replay_command,
+        "  {ssh} replay [ID]      your last finished game, or game ID:\n"
+        "      yours as stats lists them (g7), or a ranked daily game's on the\n"
+        "      leaderboard (12) once its day is over (yours at once, without\n"
+        "      its seed); + - speed, space, q\n",
+    ),
+    Command(
+        "cast",
+        requests.parse_cast,
+        replay_command,
+        "  {plain} cast [ID] > game.cast   the same as an asciicast v2 file\n",
+    ),
+    Command(
+        "stats", requests.parse_stats, stats_command, "  {ssh} stats [--json]   your records, your last games' ids\n"
+    ),
+    Command(
+        "race",
+        requests.parse_race,
+        race,
+        "  {ssh} race [OPTIONS]   race others on one deal, live; no undo,\n"
+        "      hint or autoplay: --size N  --goal G  --players 2-8  --minutes 1-30;\n"
+        "      race NAME: the lobby NAME waits in\n",
+    ),
+    Command(
+        "races",
+        requests.parse_races,
+        races_command,
+        "  ssh -p {port} HOST races [--json]   your races and the latest;\n"
+        "      replay rN [NAME], cast rN [NAME] play them back\n",
+    ),
+    Command(
+        "daily",
+        requests.parse_daily,
+        daily_command,
+        "  {ssh} daily            the day's game, the same tiles for all;\n"
+        "      your first of the day (UTC) is ranked: no undo; a hint or autoplay\n"
+        "      unranks it (asked first); r twice ends it for good\n",
+    ),
+    Command(
+        "leaderboard",
+        requests.parse_leaderboard,
+        leaderboard_command,
+        "  ssh -p {port} HOST leaderboard [YYYY-MM-DD] [--json]   top 10, your rank\n",
+    ),
+    Command(
+        "keys",
+        requests.parse_keys,
+        keys_command,
+        "  ssh -p {port} HOST keys ID   a ranked game's keys once its day is over;\n"
+        "      ansi2048 --json < game.keys replays it. * on the board: key timing no\n"
+        "      person types (100+ keys, gaps under 0.25 s varying under 20%)\n",
+    ),
+    Command(
+        "link",
+        requests.parse_link,
+        link_command,
+        "  ssh -p {port} HOST link   a one-time code: the server's web page, given it,\n"
+        "      plays as you; links lists your browsers, unlink N unlinks one\n",
+    ),
+    Command("links", requests.parse_links, link_command, ""),
+    Command("unlink", requests.parse_unlink, link_command, ""),
+    Command("help", requests.parse_help, _help, "  {ssh} help             this list\n"),
+)
+BY_NAME: Dict[str, Command[Any]] = {command.name: command for command in COMMANDS}
 
 
-@dataclass(frozen=True)
-class Leaderboard:
-    day: Optional[str] = None  # YYYY-MM-DD; None: today
-    json: bool = False
-
-
-@dataclass(frozen=True)
-class KeysRequest:
-    entry: int  # a ranked daily game's id
-
-
-@dataclass(frozen=True)
-class Watch:
-    """``watch``: the list of games being played; ``watch NAME``: that player's."""
-
-    name: Optional[str] = None
-
-
-@dataclass(frozen=True)
-class Replay:
-    """``replay [ID]`` (on a terminal) or ``cast [ID]`` (asciicast v2 on
-    standard output): a finished game by its id (:data:`GAME_ID`), or the
-    player's last finished game."""
-
-    game: Optional[int] = None  # None: the player's last finished game
-    daily: bool = False  # game is a ranked daily game's id (the leaderboard's); else one of the player's own
-    cast: bool = False
-    race: bool = False  # game is a finished race's id (races': r3), all its boards or ``player``'s
-    player: Optional[str] = None
-
-
-# A game's id as the lists show it, the one rule of replay and cast: a ranked
-# daily game's is its number on the leaderboard (as keys takes it), one of
-# the player's own games' is g and its number in stats' list, a race's r and
-# its number in races' list. ASCII digits only (str.isdigit() takes '²'),
-# few enough for any database's integer.
-GAME_ID = re.compile(r"([gr]?)([0-9]{1,18})")
-
-
-@dataclass(frozen=True)
-class LinkRequest:
-    """``link``, ``links`` or ``unlink N``: browsers playing as this key's player (serve/web/link_commands.py)."""
-
-    action: str
-    number: int = 0  # unlink's
-
-
-@dataclass(frozen=True)
-class RaceRequest:
-    """``race [--size N] [--goal G] [--players N] [--minutes M]``: the
-    settings of the lobby to join; ``race NAME`` (``friend``): the lobby
-    that player waits in, whatever its settings (serve/race_session.py)."""
-
-    settings: RaceSettings
-    friend: Optional[str] = None
-
-
-@dataclass(frozen=True)
-class Races:
-    """``races [--json]``: the player's recent races and the server's latest (serve/race_records.py)."""
-
-    json: bool = False
-
-
-Command = Union[
-    PlayRequest, Stats, Help, Daily, Leaderboard, KeysRequest, Watch, Replay, LinkRequest, RaceRequest, Races
-]
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        # argparse repeats the client's words: they must not reach a
-        # terminal as control codes, even the client's own.
-        raise CommandError(printable(f"{self.prog}: {message}", 200))
-
-    def exit(self, status: int = 0, message: Optional[str] = None) -> NoReturn:
-        raise CommandError(f"{self.prog}: {message or 'see: help'}".strip())
-
-
-def _play_parser() -> _Parser:
-    parser = _Parser(prog="play", add_help=False)
-    parser.add_argument("--size", type=_size)
-    parser.add_argument("--goal", type=_goal)
-    parser.add_argument("--theme", choices=THEME_CHOICES)
-    parser.add_argument("--color", choices=tuple(COLOR_DEPTHS))
-    animation = parser.add_mutually_exclusive_group()
-    animation.add_argument("--no-animation", dest="animation", action="store_false", default=None)
-    animation.add_argument("--animation", dest="animation", action="store_true", default=None)
-    parser.add_argument("--new", action="store_true")
-    private = parser.add_mutually_exclusive_group()
-    private.add_argument("--private", dest="private", action="store_true", default=None)
-    private.add_argument("--public", dest="private", action="store_false", default=None)
-    return parser
-
-
-def _stats_parser() -> _Parser:
-    parser = _Parser(prog="stats", add_help=False)
-    parser.add_argument("--json", action="store_true")
-    return parser
-
-
-def parse_command(command: Optional[str]) -> Command:
-    """The command of an exec request (None: a shell request, which plays).
-    :class:`CommandError` for anything else."""
-    if command is None:
-        return PlayRequest()
+def read_command(line: Optional[str]) -> Tuple[Command[Any], Request]:
+    """The command of an exec request (None: a shell request, which
+    plays) and its request; :class:`~.requests.CommandError` for anything
+    else, with the command it may have meant."""
+    if line is None:
+        return BY_NAME["play"], requests.PlayRequest()
     try:
-        words = shlex.split(command)
+        words = shlex.split(line)
     except ValueError as error:
         raise CommandError(f"cannot read the command: {error}") from None
     if not words:
-        return PlayRequest()
+        return BY_NAME["play"], requests.PlayRequest()
     name, args = words[0], words[1:]
-    if name == "help":
-        if args:
-            raise CommandError("help takes no arguments")
-        return Help()
-    if name == "stats":
-        return Stats(_stats_parser().parse_args(args).json)
-    if name in ("daily", "leaderboard", "keys"):
-        return _daily_command(name, args)
-    if name == "watch":
-        if len(args) > 1:
-            raise CommandError("watch takes one player's name at most")
-        return Watch(args[0] if args else None)
-    if name in ("replay", "cast"):
-        found = GAME_ID.fullmatch(args[0]) if args else None
-        race = found is not None and found.group(1) == "r"  # r3 NAME: one player's board of race r3
-        if len(args) > (2 if race else 1) or (args and found is None):
-            said = f"not a game's id: {printable(args[0])!r}" if found is None else "one game's id at most"
-            raise CommandError(f"{name}: {said} (a leaderboard's, as 12, or one of yours in stats, as g7)")
-        if found is None:
-            return Replay(cast=name == "cast")
-        if race:
-            player = args[1] if len(args) > 1 else None
-            return Replay(int(found.group(2)), cast=name == "cast", race=True, player=player)
-        return Replay(int(found.group(2)), daily=not found.group(1), cast=name == "cast")
-    if name in ("link", "links", "unlink"):
-        return _link_command(name, args)
-    if name in ("race", "races"):
-        return _race_command(name, args)
-    if name != "play":
-        raise CommandError(f"unknown command {printable(name)!r} (see: help)")
-    parsed = _play_parser().parse_args(args)
-    rows, cols = parsed.size if parsed.size else (None, None)
-    if parsed.goal is not None:
-        from ..game.engine import check_goal
-        from ..game.limits import DEFAULT_SIZE
-
-        try:
-            check_goal(parsed.goal, rows or DEFAULT_SIZE, cols or DEFAULT_SIZE)
-        except ValueError as error:
-            raise CommandError(f"play: argument --goal: {error}") from None
-    return PlayRequest(
-        rows, cols, parsed.goal, parsed.theme, parsed.color, parsed.animation, parsed.new, parsed.private
-    )
+    command = BY_NAME.get(name)
+    if command is None:
+        meant = difflib.get_close_matches(name, list(BY_NAME), n=1)
+        maybe = f"did you mean {meant[0]!r}? " if meant else ""
+        raise CommandError(f"unknown command {printable(name)!r} ({maybe}see: help)")
+    return command, command.parse(args)
 
 
-def _day_argument(text: str) -> str:
-    from .daily import parse_day
-
-    try:
-        return parse_day(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _entry_argument(text: str) -> int:
-    found = GAME_ID.fullmatch(text)
-    if found is None or found.group(1):
-        raise argparse.ArgumentTypeError(f"expected a ranked game's id (a number), got {printable(text)!r}")
-    return int(text)
-
-
-def _daily_command(name: str, args: List[str]) -> Union[Daily, Leaderboard, KeysRequest]:
-    """``daily``, ``leaderboard [YYYY-MM-DD] [--json]``, ``keys ID``."""
-    if name == "daily":
-        _Parser(prog="daily", add_help=False).parse_args(args)
-        return Daily()
-    if name == "leaderboard":
-        parser = _Parser(prog="leaderboard", add_help=False)
-        parser.add_argument("day", nargs="?", type=_day_argument)
-        parser.add_argument("--json", action="store_true")
-        parsed = parser.parse_args(args)
-        return Leaderboard(parsed.day, parsed.json)
-    parser = _Parser(prog="keys", add_help=False)
-    parser.add_argument("entry", metavar="ID", type=_entry_argument)  # its name in errors, as the docs write it
-    return KeysRequest(parser.parse_args(args).entry)
-
-
-def _link_command(name: str, args: List[str]) -> LinkRequest:
-    if name != "unlink":
-        if args:
-            raise CommandError(f"{name} takes no arguments")
-        return LinkRequest(name)
-    if len(args) != 1 or not args[0].isascii() or not args[0].isdigit() or len(args[0]) > 6:
-        raise CommandError("unlink: expected one browser's number, as links lists them")
-    return LinkRequest(name, int(args[0]))
-
-
-def _bounded(low: int, high: int) -> Callable[[str], int]:
-    def number(text: str) -> int:
-        if not text.isascii() or not text.isdigit() or len(text) > 3 or not low <= int(text) <= high:
-            raise argparse.ArgumentTypeError(f"expected a number from {low} to {high}, got {printable(text)!r}")
-        return int(text)
-
-    return number
-
-
-def _race_command(name: str, args: List[str]) -> Union[RaceRequest, Races]:
-    """``race ...`` or ``races [--json]``."""
-    if name == "races":
-        parser = _Parser(prog="races", add_help=False)
-        parser.add_argument("--json", action="store_true")
-        return Races(parser.parse_args(args).json)
-    parser = _Parser(prog="race", add_help=False)
-    parser.add_argument("friend", metavar="NAME", nargs="?")
-    parser.add_argument("--size", type=_size)
-    parser.add_argument("--goal", type=_goal)
-    parser.add_argument("--players", type=_bounded(MIN_PLAYERS, MAX_PLAYERS), default=RaceSettings.players)
-    parser.add_argument("--minutes", type=_bounded(MIN_MINUTES, MAX_MINUTES), default=RaceSettings.minutes)
-    parsed = parser.parse_args(args)
-    if parsed.friend is not None and (parsed.size or parsed.goal or len(args) > 1):
-        raise CommandError("race: NAME joins that player's lobby as it is: no options with it")
-    from ..game.engine import default_goal
-
-    rows, cols = parsed.size or (RaceSettings.rows, RaceSettings.cols)
-    try:
-        settings = RaceSettings(rows, cols, parsed.goal or default_goal(rows, cols), parsed.players, parsed.minutes)
-    except ValueError as error:
-        raise CommandError(f"race: argument --goal: {error}") from None
-    return RaceRequest(settings, parsed.friend)
-
-
-def printable(text: str, longest: int = 40) -> str:
-    """A client's words as they may be repeated (to them, or in the log):
-    printable ASCII, short."""
-    kept = "".join(ch if " " <= ch <= "~" else "?" for ch in text)
-    return kept if len(kept) <= longest else kept[: longest - 3] + "..."
+def parse_command(line: Optional[str]) -> Request:
+    """The request of an exec request's command (:func:`read_command`)."""
+    return read_command(line)[1]
 
 
 def help_text(port: int) -> str:
     """What ``help`` says: the commands, as typed on the client."""
     ssh = f"ssh -t -p {port} HOST" if port != 22 else "ssh -t HOST"
     plain = ssh.replace("-t ", "")
+    usages = "".join(command.usage.format(ssh=ssh, plain=plain, port=port) for command in COMMANDS)
     return (
         "ansi2048 over SSH: 2048 in your terminal, your game kept under your SSH key.\n"
-        f"  {ssh}                  play: your game, resumed\n"
-        f"  {ssh} play [OPTIONS]   options (theme, colour, motion kept):\n"
-        "      --size N|RxC  --goal G  --theme " + "|".join(THEME_CHOICES) + "\n"
-        "      --color " + "|".join(COLOR_DEPTHS) + "  --no-animation | --animation  --new\n"
-        "      --private | --public (may others watch? public by default; kept)\n"
-        f"  {ssh} watch [NAME]     the games played now, live (or NAME's)\n"
-        f"  {ssh} replay [ID]      your last finished game, or game ID:\n"
-        "      yours as stats lists them (g7), or a ranked daily game's on the\n"
-        "      leaderboard (12) once its day is over (yours at once, without\n"
-        "      its seed); + - speed, space, q\n"
-        f"  {plain} cast [ID] > game.cast   the same as an asciicast v2 file\n"
-        f"  {ssh} stats [--json]   your records, your last games' ids\n"
-        f"  {ssh} race [OPTIONS]   race others on one deal, live; no undo,\n"
-        "      hint or autoplay: --size N  --goal G  --players 2-8  --minutes 1-30;\n"
-        f"      race NAME: the lobby NAME waits in. ssh -p {port} HOST races [--json]\n"
-        "      lists your races and the latest; replay rN [NAME], cast rN [NAME]\n"
-        f"  {ssh} daily            the day's game, the same tiles for all;\n"
-        "      your first of the day (UTC) is ranked: no undo; a hint or autoplay\n"
-        "      unranks it (asked first); r twice ends it for good\n"
-        f"  ssh -p {port} HOST leaderboard [YYYY-MM-DD] [--json]   top 10, your rank\n"
-        f"  ssh -p {port} HOST keys ID   a ranked game's keys once its day is over;\n"
-        "      ansi2048 --json < game.keys replays it. * on the board: key timing no\n"
-        "      person types (100+ keys, gaps under 0.25 s varying under 20%)\n"
-        f"  ssh -p {port} HOST link   a one-time code: the server's web page, given it,\n"
-        "      plays as you; links lists your browsers, unlink N unlinks one\n"
-        f"  {ssh} help             this list\n"
-        "Keys: arrows, w a s d or h j k l move; u undo; r new game; t hint; p autoplay;\n"
+        + usages
+        + "Keys: arrows, w a s d or h j k l move; u undo; r new game; t hint; p autoplay;\n"
         "? help; q or Ctrl-C quits, your game kept. Without a key you play as a guest:\n"
         "nothing is kept. Your own key for the game: ssh -o IdentitiesOnly=yes -i KEY\n"
     )

@@ -1,5 +1,5 @@
 """One client's SSH connection (:class:`ClientConnection`): who it is, what
-it may open, and its line in the server's log.
+it may open, and its line in the server's log (:mod:`.accounting`).
 
 Identity is the public key a client authenticates with (its SHA256
 fingerprint): every key is accepted, the first one the client offers is the
@@ -7,7 +7,7 @@ one it signs with and the one that names the player. A client without a key
 gets in through keyboard-interactive with no prompt, as a guest whose game is
 not kept. The display name is the SSH user name reduced (:mod:`.names`).
 
-A connection opens session channels (:mod:`.session`), within the
+A connection opens session channels (:mod:`.ssh_channel`), within the
 admission's limits (:mod:`.limits`; its address counted as its source,
 :func:`.limits.source_of`: an IPv6 address by its /64), and nothing else: port forwarding
 either way is refused, and of the environment a client sends only
@@ -16,65 +16,45 @@ either way is refused, and of the environment a client sends only
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, List, Optional, Tuple
+from typing import Any, Optional, Tuple
 
 import asyncssh
 
+from .accounting import ConnectionLine
+from .context import ServeContext
 from .kexguess import follow_rfc_guess
-from .limits import ALLOWED_ENV, Refusal, short_fingerprint, source_of
+from .limits import ALLOWED_ENV, Refusal
+from .link import Identity
 from .names import display_name
-from .session import SessionChannel
+from .ssh_channel import SshChannel
 
-if TYPE_CHECKING:
-    from .server import GameServer  # which imports this module, to accept connections
-
-__all__ = ["ClientConnection", "Identity"]
-
-
-@dataclass(frozen=True)
-class Identity:
-    """Who a connection is: a key's fingerprint (None: a guest) and a name."""
-
-    fingerprint: Optional[str]
-    name: str
+__all__ = ["ClientConnection"]
 
 
 class ClientConnection(asyncssh.SSHServer):
     """One client connection: its authentication, and what it may open."""
 
-    def __init__(self, server: GameServer) -> None:
-        self._server = server
+    def __init__(self, context: ServeContext) -> None:
+        self._context = context
         self._conn: Optional[asyncssh.SSHServerConnection] = None
         self._key: Optional[asyncssh.SSHKey] = None
         self._guest = False
-        self._address = "?"
-        self.source = "?"
-        self._started = server.clock()
         self._logging_in = False  # counted among the handshakes
-        self.fingerprint: Optional[str] = None
-        self.name = "-"
-        # What the connection's line in the log says, filled in by its sessions.
-        self.term = ""
-        self.window: Optional[Tuple[int, int]] = None
-        self.keys = 0
-        self.endings: List[str] = []
-        self.running = 0  # its sessions still running: its line waits for them to say how they ended
-        self._lost = False
+        self.line = ConnectionLine("?", context.log, context.clock)  # its line in the log, made again on connecting
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         follow_rfc_guess(conn)  # before its first packet: Dropbear's guessed one (serve/kexguess.py)
         self._conn = conn
-        self._server.connections.add(conn)
+        context = self._context
+        context.connections.add(conn)
         peer = conn.get_extra_info("peername")
-        self._address = str(peer[0]) if peer else "?"
-        self.source = source_of(self._address)  # what the per-address caps count it as
+        self.line = ConnectionLine(str(peer[0]) if peer else "?", context.log, context.clock)
         try:
-            self._server.admission.start_handshake(self.source)
+            context.admission.start_handshake(self.line.source)
         except Refusal as refusal:
             # Closed before its handshake costs anything: asyncssh sends its
             # version line first, then the connection goes.
-            self.endings.append(f"refused: {refusal}")
+            self.line.endings.append(f"refused: {refusal}")
             asyncio.get_running_loop().call_soon(conn.abort)
             return
         self._logging_in = True
@@ -82,42 +62,35 @@ class ClientConnection(asyncssh.SSHServer):
     def auth_completed(self) -> None:
         self._end_handshake()
         if not self._guest and self._key is not None:
-            self.fingerprint = str(self._key.get_fingerprint("sha256"))
+            self.line.fingerprint = str(self._key.get_fingerprint("sha256"))
 
     def _end_handshake(self) -> None:
         if self._logging_in:
             self._logging_in = False
-            self._server.admission.end_handshake(self.source)
+            self._context.admission.end_handshake(self.line.source)
 
     def connection_lost(self, exc: Optional[Exception]) -> None:
         if self._logging_in:
-            self.endings.append("left before logging in" if exc is None else "not logged in in time, or failed")
+            self.line.endings.append("left before logging in" if exc is None else "not logged in in time, or failed")
         self._end_handshake()
         if self._conn is not None:
-            self._server.connections.discard(self._conn)
-        self._lost = True
-        if not self.running:
-            self._server.log(self._line())
+            self._context.connections.discard(self._conn)
+        self.line.lost()
 
-    def session_done(self) -> None:
-        """One of its sessions has ended (and said how): once the client
-        has gone and none runs, the connection's line is logged."""
-        self.running -= 1
-        if self._lost and not self.running:
-            self._server.log(self._line())
-
-    def _line(self) -> str:
-        """The connection's line in the log: when, from where, who (a short
-        fingerprint), in which terminal, how long, how many keys, how it
-        ended. Nothing the client sent is in it as it came (TERM is made
-        printable and bounded), and no key."""
-        window = f"{self.window[0]}x{self.window[1]}" if self.window else "-"
-        seconds = self._server.clock() - self._started
-        ended = "; ".join(self.endings) or "closed"
-        return (
-            f"{self._address} {short_fingerprint(self.fingerprint)} {self.name} TERM={self.term or '-'} {window}"
-            f" {seconds:.1f} s, {self.keys} keys, {ended}"
-        )
+    def open_session(self, name: str, fingerprint: Optional[str]) -> SshChannel:
+        """A session channel for the client named ``name`` (its key's
+        ``fingerprint``; None: a guest), within the admission's limits
+        (:class:`Refusal` says which it is over): the one way a session
+        opens, an SSH client's or a browser's."""
+        line = self.line
+        line.name, line.fingerprint = name, fingerprint
+        counted = fingerprint or f"guest@{line.source}"
+        try:
+            self._context.admission.start_session(line.source, counted, guest=fingerprint is None)
+        except Refusal as refusal:
+            line.endings.append(f"session refused: {refusal}")
+            raise
+        return SshChannel(self._context, Identity(fingerprint, name), line, (line.source, counted))
 
     def begin_auth(self, username: str) -> bool:
         return True  # authentication is asked for: a keyless client still gets in (kbdint)
@@ -142,20 +115,15 @@ class ClientConnection(asyncssh.SSHServer):
     def password_auth_supported(self) -> bool:
         return False
 
-    def session_requested(self) -> Tuple[asyncssh.SSHServerChannel[bytes], SessionChannel]:
+    def session_requested(self) -> Tuple[asyncssh.SSHServerChannel[bytes], SshChannel]:
         assert self._conn is not None
         user = self._conn.get_extra_info("username") or ""
-        self.name = display_name(user)
-        fingerprint = self.fingerprint
-        counted = fingerprint or f"guest@{self.source}"
         try:
-            self._server.admission.start_session(self.source, counted, guest=fingerprint is None)
+            session = self.open_session(display_name(user), self.line.fingerprint)
         except Refusal as refusal:
-            self.endings.append(f"session refused: {refusal}")
             raise asyncssh.ChannelOpenError(asyncssh.OPEN_RESOURCE_SHORTAGE, str(refusal)) from None
         chan = self._conn.create_server_channel()
         _keep_allowed_env(chan)
-        session = SessionChannel(self._server, Identity(fingerprint, self.name), self, (self.source, counted))
         return chan, session
 
     # Refused, always: this server runs the game and nothing else.

@@ -9,22 +9,19 @@ before the server publishes them with the day's recordings, once it is over
 epoch) from the shell (:mod:`.ranked`).
 
 A score is ranked only as the engine's replay of its stored recording gives
-it (:func:`replay_recording`, the saved game's own replay,
-:meth:`ansi2048.storage.save_file.SaveFile.load`), and only under the rules that
-recorded it: a recording whose header names another version is never
-ranked by this one (:func:`same_rules`)."""
+it, from the day's deal and under the rules that recorded it
+(:func:`ansi2048.records.replay.verdict`, the one definition of "the replay
+matches", which ``serve --verify`` checks again: :func:`daily_setup`)."""
 
 from __future__ import annotations
 
 import datetime
 import hashlib
 import hmac
-from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional
 
 from .. import __version__
-from ..records.recording import split_header
-from ..storage.save_file import SaveFile, Steps, finish
+from ..records.replay import Setup
 from .names import display_name
 from .store.base import DailyBoard, DailyEntry, Standing
 from .store.daily import FINISHED, PLAYING, RANKED, machine_timing, times_list
@@ -34,10 +31,10 @@ __all__ = [
     "FINISHED",
     "PLAYING",
     "RANKED",
-    "Replayed",
     "board_note",
     "clock_text",
     "daily_board",
+    "daily_setup",
     "day_end",
     "day_of",
     "day_seed",
@@ -47,10 +44,6 @@ __all__ = [
     "machine_timing",
     "parse_day",
     "practice_seed",
-    "replay_recording",
-    "same_rules",
-    "verdict",
-    "verdict_steps",
 ]
 
 DAILY = (4, 4, 2048)  # rows, columns, goal; and beyond: play goes on past the goal
@@ -101,61 +94,10 @@ def daily_board(day: str) -> str:
     return f"daily-{day}"
 
 
-@dataclass(frozen=True)
-class Replayed:
-    """What a recording's replay gives."""
-
-    score: int
-    biggest: int
-    moves: int
-    over: bool
-    cells: str  # row by row, space-separated
-
-
-def cells_text(cells: Sequence[int]) -> str:
-    return " ".join(str(cell) for cell in cells)
-
-
-def replay_recording(recording: bytes) -> Replayed:
-    """``recording`` replayed from its header's seed through the engine, as
-    a saved game is (strictly); ValueError (the reason) if it cannot be."""
-    return finish(replay_steps(recording))
-
-
-def replay_steps(recording: bytes, every: int = 0) -> Steps[Replayed]:
-    """:func:`replay_recording` in steps of ``every`` items (``SaveFile.load_steps``)."""
-    header, _ = split_header(recording)
-    if header is None or header.rows is None or header.cols is None or header.goal is None:
-        raise ValueError("no valid header")
-    loaded = yield from SaveFile("", header.rows, header.cols, header.goal, recording).load_steps(every)
-    assert loaded is not None  # a recording in memory is always there
-    game = loaded.game
-    return Replayed(game.score, game.biggest, game.moves, game.over, cells_text(game.cells))
-
-
-def same_rules(recording: bytes) -> bool:
-    """The recording's header names this version's rules."""
-    header, _ = split_header(recording)
-    return header is not None and header.version == __version__
-
-
-def verdict(recording: bytes, score: int, cells: str) -> Tuple[Optional[Replayed], str]:
-    """The replay of ``recording`` and why it may not be ranked as the game
-    the player saw (``score``, ``cells``): "" when it may."""
-    return finish(verdict_steps(recording, score, cells))
-
-
-def verdict_steps(recording: bytes, score: int, cells: str, every: int = 0) -> Steps[Tuple[Optional[Replayed], str]]:
-    """:func:`verdict` in steps of ``every`` items of the replay, for the event loop to run between."""
-    try:
-        replayed = yield from replay_steps(recording, every)
-    except ValueError as error:
-        return None, str(error)
-    if not same_rules(recording):
-        return replayed, "recorded under other rules"
-    if (replayed.score, replayed.cells) != (score, cells):
-        return replayed, f"the replay gives {replayed.score}, the game showed {score}"
-    return replayed, ""
+def daily_setup(secret: bytes, day: str) -> Setup:
+    """``day``'s ranked game at its start: the day's seed, the daily board."""
+    rows, cols, goal = DAILY
+    return Setup(day_seed(secret, day), rows, cols, goal)
 
 
 def times_of(entry: DailyEntry) -> List[int]:

@@ -40,9 +40,9 @@ from ..play.performer import BestWriter, Performer
 from ..play.screen import Screen
 from ..records.history import config_key, unaided_key
 from ..records.recording import Recorder
-from .channel import Ended, Incoming, Link, Typed, typed_ahead
 from .keeping import CLAIM_SECONDS, Keeping, Pending
 from .limits import Breach
+from .link import Ended, Incoming, Link, Typed, typed_ahead
 from .pauses import PAUSE_FIRST, SavingPauses, Write, next_wait
 from .pool import AIPool, Busy
 from .store.base import ClaimLost, StoreUnavailable

@@ -3,6 +3,14 @@ store, under the claim their session holds (:class:`StoreKeeping`); a
 guest's nowhere (:class:`GuestKeeping`); and the game a session opens from
 it (:func:`open_game`), resumed as the local game resumes its save.
 
+A player's game resumes from the snapshot kept with its recording
+(:mod:`.snapshot`) when that is of this recording, or of its beginning
+(then only the keys after it are replayed): a load, not a replay of every
+key (a 10x10 game of 100,000 moves took a second of steps on the event
+loop). Otherwise the recording is replayed whole, in steps.
+The keeping carries the game's snapshot on as its keys are appended, and
+keeps it when the session lets the game go.
+
 Opening a game only reads: the writes it needs (a new game's recording
 begun, an old one compacted, a game over's record if it never landed, the
 game ``--new`` ended kept) are given to the
@@ -14,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from contextlib import suppress
 from functools import partial
 from typing import Callable, List, Optional, Protocol, Tuple, TypeVar
 
@@ -21,24 +30,29 @@ from .. import __version__
 from ..game.engine import Game
 from ..game.keys import Action
 from ..game.session import Played, Session
-from ..play.keyboard import _resumed_note
+from ..play.keyboard import resumed_note
 from ..records.history import Record, config_key, unaided_key
 from ..records.recording import Item, format_header
 from ..storage.history_file import utc_timestamp
 from ..storage.save_file import Loaded, SaveFile, Steps, saved_bytes
 from .pauses import Write
-from .store.base import Store
+from .snapshot import Snapshot, Tracked, digest, encoded, resumed
+from .store.base import ClaimLost, SavedGame, Store, StoreUnavailable
 
 __all__ = ["CLAIM_SECONDS", "GuestKeeping", "Keeping", "Pending", "StoreKeeping", "load_recording", "open_game"]
 
 # A session's claim on its game lasts this long unless renewed (a crashed
 # server's games are free again after it), and is renewed at a third of it.
 CLAIM_SECONDS = 30.0
-# A resume replays the recording on the event loop a step at a time, each
-# step this many cells moved (a move of a 10x10 board moves 100): about a
-# millisecond, so that another player's frame waits at most that long behind
-# someone resuming a game of 100,000 moves (benchmarks/stalls.py).
-_REPLAY_STEP_CELLS = 20_000
+# A replay of a recording with no snapshot to start from runs on the event
+# loop a step at a time, each step this many cells moved (a move of a 10x10
+# board moves 100): a few tenths of a millisecond. Another player's key
+# waits behind a step at each turn of the loop it needs (its read, its
+# commit, its frame): at 20,000 cells (about a millisecond) a key beside a
+# replay of 100,000 moves took up to 37 ms, at 5,000 up to 15 ms, the replay
+# a sixth longer (benchmarks/stalls.py). Snapshots are decoded and encoded
+# in steps of as many boards.
+_REPLAY_STEP_CELLS = 5_000
 
 T = TypeVar("T")
 
@@ -51,6 +65,12 @@ class Keeping(Protocol):
     """Where a game goes: a player's, in the store; a guest's, nowhere."""
 
     async def load(self) -> Optional[bytes]: ...
+
+    async def load_saved(self) -> Optional[SavedGame]: ...
+
+    def track(self, tracked: Tracked) -> None:
+        """Carry ``tracked`` on with what is appended from now, and keep its
+        snapshot when the game is let go (:meth:`release`)."""
 
     async def rewrite(self, recording: bytes) -> None: ...
 
@@ -73,6 +93,13 @@ class GuestKeeping:
 
     async def load(self) -> Optional[bytes]:
         return None
+
+    async def load_saved(self) -> Optional[SavedGame]:
+        recording = await self.load()
+        return None if recording is None else SavedGame(recording)
+
+    def track(self, tracked: Tracked) -> None:
+        pass
 
     async def rewrite(self, recording: bytes) -> None:
         pass
@@ -105,15 +132,24 @@ class StoreKeeping:
         self._player = player
         self._board = board
         self._holder = holder
+        self._tracked: Optional[Tracked] = None
 
     async def load(self) -> Optional[bytes]:
         return await self._store.load(self._player, self._board)
+
+    async def load_saved(self) -> Optional[SavedGame]:
+        return await self._store.load_saved(self._player, self._board)
+
+    def track(self, tracked: Tracked) -> None:
+        self._tracked = tracked
 
     async def rewrite(self, recording: bytes) -> None:
         await self._store.rewrite(self._player, self._board, self._holder, recording)
 
     async def append(self, items: bytes) -> None:
         await self._store.append(self._player, self._board, self._holder, items)
+        if self._tracked is not None:
+            self._tracked.appended(items)
 
     async def best(self, key: str) -> int:
         return await self._store.best(self._player, key)
@@ -134,6 +170,14 @@ class StoreKeeping:
         return await self._store.renew(self._player, self._board, self._holder, CLAIM_SECONDS)
 
     async def release(self) -> None:
+        """The game's snapshot kept (if it is tracked, and still ours), then the claim let go."""
+        tracked, self._tracked = self._tracked, None
+        if tracked is not None:
+            # Only a shortcut for the next resume: without it, that replays the recording.
+            with suppress(ValueError, ClaimLost, StoreUnavailable):
+                snapshot = await stepped(tracked.snapshot())
+                if snapshot is not None:
+                    await self._store.keep_snapshot(self._player, self._board, self._holder, snapshot)
         await self._store.release(self._player, self._board, self._holder)
 
 
@@ -202,22 +246,29 @@ async def load_recording(save: SaveFile) -> Optional[Loaded]:
 async def open_game(
     keeping: Keeping, rows: int, cols: int, goal: int, new: bool, random_seed: Callable[[], int], now: float
 ) -> Tuple[Session, str, List[Write]]:
-    """The player's game on this board, resumed from its recording (a game
-    over starts a new one, as locally), or new; the note that greets it; and
-    the writes that opening it needs, in order, for the driver to do before
-    the game's first frame. ``new`` starts a new game as the ``r`` key does
-    (``u`` brings the old one back)."""
+    """The player's game on this board, resumed from its snapshot or its
+    recording (a game over starts a new one, as locally), or new; the note
+    that greets it; and the writes that opening it needs, in order, for the
+    driver to do before the game's first frame. ``new`` starts a new game as
+    the ``r`` key does (``u`` brings the old one back)."""
     key = config_key(rows, cols, goal)
-    recording = await keeping.load()
+    saved = await keeping.load_saved()
+    step = replay_step(rows, cols)
     greeting = ""
     game: Optional[Game] = None
     runs = None
     writes: List[Write] = []
     best_seen = 0
-    if recording is not None:
-        save = SaveFile("", rows, cols, goal, recording)
+    if saved is not None:
+        save = SaveFile("", rows, cols, goal, saved.recording)
         try:
-            loaded = await load_recording(save)
+            from_snapshot = await stepped(resumed(saved.recording, saved.snapshot, rows, cols, goal, step))
+            # The snapshot of this recording, to carry on; else (none, or of
+            # its beginning, or of another recording) one is made of it.
+            loaded, whole = from_snapshot if from_snapshot is not None else (None, False)
+            snapshot = saved.snapshot if whole else None
+            if loaded is None:
+                loaded = await load_recording(save)
         except ValueError as error:
             # Not this version's, or damaged: it stays in the store until a
             # new game replaces it, which is said.
@@ -235,24 +286,50 @@ async def open_game(
                 if over.unaided:
                     writes.append(partial(keeping.record_best, unaided_key(key), over.score))
             else:
-                step = replay_step(rows, cols)
+                recording = saved.recording
                 shorter = await stepped(save.compacted_steps(loaded, step)) if loaded.restarts_end else None
                 if shorter is not None:
                     # The games before the last restart go, as locally: the
-                    # recording does not grow with every game played.
-                    loaded = shorter[0]
-                    writes.append(partial(keeping.rewrite, b"".join(shorter[1])))
+                    # recording does not grow with every game played. (Its
+                    # best_seen stays the best those games reached, which
+                    # its snapshots carry on: no lower than its replay's.)
+                    loaded, recording, snapshot = shorter[0], b"".join(shorter[1]), None
+                    writes.append(partial(keeping.rewrite, recording))
+                await _track(keeping, recording, loaded, snapshot, (rows, cols, goal))  # before it is played on
                 game, runs = loaded.game, loaded.runs
     best = max(best_seen, await keeping.best(key))
     if game is None:
         game = Game(rows, cols, goal, random_seed())
-        writes.append(partial(keeping.rewrite, format_header(game.seed, rows, cols, goal, __version__).encode("ascii")))
+        header = format_header(game.seed, rows, cols, goal, __version__).encode("ascii")
+        writes.append(partial(keeping.rewrite, header))
+        begun = SaveFile("", rows, cols, goal, header).load()
+        assert begun is not None
+        await _track(keeping, header, begun, None, (rows, cols, goal))
         return Session(game, best), greeting, writes
     session = Session(game, best, runs)
     if not new:
-        return session, _resumed_note(game.moves), writes
+        return session, resumed_note(game.moves), writes
     ended = session.restart(None).ended
     if ended is not None:
         writes.append(partial(keeping.keep, Record.of(ended, utc_timestamp(now))))
     writes.append(partial(keeping.append, saved_bytes(Action.RESTART)))
     return session, "", writes
+
+
+async def _track(
+    keeping: Keeping, recording: bytes, loaded: Loaded, snapshot: Optional[bytes], board: Tuple[int, int, int]
+) -> None:
+    """Have ``keeping`` carry the game's snapshot on from ``recording``,
+    what it holds once the opening's writes are done: ``loaded`` is its
+    state (not played on yet), ``snapshot`` that state encoded if the
+    store gave it (else it is encoded here)."""
+    rows, cols, goal = board
+    step = replay_step(rows, cols)
+    kept = snapshot is not None
+    if snapshot is None:
+        now = Snapshot(rows, cols, goal, len(recording), digest(recording), loaded)
+        try:
+            snapshot = await stepped(encoded(now, step))
+        except ValueError:
+            return  # it has none (it ends inside a '#' line): the next resume replays it
+    keeping.track(Tracked(snapshot, recording, step, kept))

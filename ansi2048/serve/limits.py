@@ -178,7 +178,7 @@ class ChannelRules:
     on it (a game, a watcher, a replay, a prompt, nothing at all): no input
     for ``idle_seconds``; output held unsent for ``stalled_seconds``, or
     more than ``unsent_bytes`` of it. Pure: the time and the bytes unsent
-    are passed in; :mod:`.session` applies it to every channel from the
+    are passed in; :mod:`.guard` applies it to every channel from the
     moment it opens. A window's resize is not input: a client sending only
     resizes is idle."""
 

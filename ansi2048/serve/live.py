@@ -25,9 +25,10 @@ from typing import Callable, Dict, Hashable, List, Optional, Sequence, Set, Tupl
 from ..play.screen import Screen
 from ..render.frame import View
 from ..render.motion import Sprite
-from .channel import Viewer
+from .link import Viewer
 from .names import folded
 from .secrecy import Deal, GameFacts
+from .settings import ServeOptions
 from .watch_list import Entry
 
 __all__ = [
@@ -210,7 +211,7 @@ class LiveGames:
     watchers' limits: ``per_game`` for one game, ``total`` in all (replays
     count there too)."""
 
-    def __init__(self, per_game: int = 20, total: int = 200) -> None:
+    def __init__(self, per_game: int = ServeOptions.watchers_per_game, total: int = ServeOptions.watchers) -> None:
         self.per_game = per_game
         self.total = total
         self.busy = 0  # watchers and replays now

@@ -42,7 +42,7 @@ from contextlib import contextmanager, suppress
 from typing import IO, Callable, Deque, Iterator, Optional
 
 from ..storage.history_file import utc_timestamp
-from .commands import printable
+from .names import printable
 
 __all__ = ["LOG_BUFFER_BYTES", "LOG_FLUSH_SECONDS", "LibraryMessages", "ServerLog"]
 

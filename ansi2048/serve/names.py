@@ -1,10 +1,12 @@
-"""Display names: what a client's SSH user name becomes on the server (pure)."""
+"""What a client's words become on the server (pure): its SSH user name as
+a display name, and anything else it sent as it may be repeated (to it, to
+another player, in the log): one place for each."""
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["MAX_NAME", "NAMELESS", "display_name", "folded"]
+__all__ = ["MAX_NAME", "NAMELESS", "display_name", "folded", "printable"]
 
 # As ssh-chat does: short enough for a score line, long enough to tell apart.
 MAX_NAME = 16
@@ -36,3 +38,10 @@ def folded(name: str) -> str:
     another script is left to look like one of these: case is the fold
     left). The store keeps names unique by it, and ``watch NAME`` finds by it."""
     return name.lower()
+
+
+def printable(text: str, longest: int = 40) -> str:
+    """A client's words as they may be repeated (to them, or in the log):
+    printable ASCII, short."""
+    kept = "".join(ch if " " <= ch <= "~" else "?" for ch in text)
+    return kept if len(kept) <= longest else kept[: longest - 3] + "..."

@@ -26,7 +26,7 @@ import asyncio
 from contextlib import suppress
 from typing import Awaitable, Callable, List, Optional
 
-from .commands import printable
+from .names import printable
 from .store.base import StoreError, StoreUnavailable
 
 __all__ = ["PAUSE_FIRST", "PAUSE_LONGEST", "SavingPauses", "Write", "next_wait"]

@@ -24,20 +24,20 @@ import hashlib
 import hmac
 from dataclasses import dataclass
 from itertools import count
-from typing import Callable, Dict, List, Optional, Protocol, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from .. import __version__
 from ..game.engine import Direction, Game
 from ..game.keys import move_action
 from ..game.race import Phase, Race, RaceSettings
 from ..records.recording import format_header
+from ..records.replay import Result, Setup, cells_text, verdict_steps
 from ..render.race import Placed
-from .channel import Ended, Incoming
-from .daily import cells_text, verdict_steps
 from .keeping import replay_step, stepped
+from .link import Ended, Incoming
 from .names import folded
-from .race_records import record
-from .store.base import Store
+from .store.base import Store, StoreError
+from .store.races import PlayerRow, race_script
 
 __all__ = [
     "RACES_PER_ADDRESS",
@@ -63,15 +63,15 @@ class RaceRefused(Exception):
     """A player cannot join the race asked for: one line."""
 
 
-class Host(Protocol):
-    """What the hall needs of its server."""
+@dataclass(frozen=True)
+class Host:
+    """What the hall needs of its server (the server's context's own)."""
 
+    store: Store
     daily_secret: bytes
     random_seed: Callable[[], int]
     now: Callable[[], float]
-    store: Store
-
-    def log(self, line: str) -> None: ...
+    log: Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -256,7 +256,9 @@ class RaceRoom:
             cells = seat.game.cells if seat.game is not None else ()
             # As a ranked daily game's is checked, in steps: other sessions' work runs between them.
             recording, every = header.encode("ascii") + bytes(seat.keys), replay_step(settings.rows, settings.cols)
-            _, why = await stepped(verdict_steps(recording, progress.score, cells_text(cells), every))
+            claimed = Result(progress.score, progress.moves, cells_text(cells))
+            setup = Setup(self._seed, settings.rows, settings.cols, settings.goal)
+            _, why = await stepped(verdict_steps(recording, setup, claimed, every))
             if why:
                 self._hall.log(f"race {self.number}: {seat.name}'s keys are not ranked: {why}")
             else:
@@ -313,7 +315,7 @@ class RaceHall:
         self._host.log(line)
 
     async def record(self, room: RaceRoom) -> None:
-        await record(self._host.store, room, self.log)
+        await _record(self._host.store, room, self.log)
 
     def closed(self, room: RaceRoom) -> None:
         self._rooms.pop(room.number, None)
@@ -367,3 +369,36 @@ class RaceHall:
             self._rooms[number] = room
             room.start()
         return room, room.sit(entrant, incoming)
+
+
+async def _record(store: Store, room: RaceRoom, log: Callable[[str], None]) -> None:
+    """``room``'s result, stored (with each player's keys); a store that
+    cannot take it is logged, and the result stands on the screens."""
+    s, race = room.settings, room.race
+    assert race.starts is not None and race.ended is not None
+    rows: List[PlayerRow] = []
+    for place, placed in enumerate(room.placed, 1):
+        seat = room.seats[placed.progress.name]
+        p = placed.progress
+        rank = placed.rank if placed.verified else None
+        rows.append(
+            (place, seat.entrant.player, p.name, p.score, p.biggest, p.moves, rank, int(p.left), room.recording(seat))
+        )
+    race_row = (
+        room.token,
+        f"{s.rows}x{s.cols}",
+        s.goal,
+        s.players,
+        s.minutes,
+        str(room.seed),
+        race.starts,
+        race.ended,
+        room.how,
+        room.winner,
+    )
+    try:
+        found = await store.run_script(race_script(race_row, rows))
+    except StoreError as error:
+        log(f"race {room.number}: not stored: {error}")
+        return
+    room.stored_id = int(found[-1][0][0])

@@ -1,6 +1,6 @@
 """Finished races played back: ``replay rN NAME`` and ``cast rN [NAME]``
 are one player's board, as any game's replay (:func:`race_playback` gives
-:mod:`.session_commands` its :class:`~.replay.Playback`); ``replay rN``
+:mod:`.viewer_commands` its :class:`~.replay.Playback`); ``replay rN``
 plays every board side by side, move by move, on the race's own screen
 (:func:`replay_race`): + and - change the speed, space pauses, q leaves.
 
@@ -22,11 +22,12 @@ from ..render.race import Racer, RaceScreen, race_lines, settings_line
 from ..render.repaint import Repainter
 from ..render.style import ColorDepth
 from ..render.themes import THEMES
-from .channel import Ended, Typed, Viewer, next_incoming
-from .commands import NEEDS_TERMINAL, NO_TERMINAL, Replay
+from .context import ServeContext
+from .link import Client, Ended, Typed, Viewer, next_incoming
 from .live import WatchFull
 from .names import folded
 from .replay import Playback
+from .requests import NEEDS_TERMINAL, NO_TERMINAL, Replay
 from .secrecy import Refused
 from .store.base import Prefs, Store
 from .store.races import one_race_script
@@ -35,7 +36,6 @@ __all__ = ["SAID_END", "StoredRace", "in_viewer_place", "race_playback", "racing
 
 if TYPE_CHECKING:
     from .race_hall import RaceHall
-    from .session import SessionChannel
 
 SAID_END = "end of replay"
 # Seconds between two moves of a race's replay at normal speed, and the speeds + and - step through.
@@ -135,31 +135,31 @@ async def replay_race(viewer: Viewer, race: StoredRace, depth: ColorDepth, theme
             step += 1
 
 
-async def in_viewer_place(session: SessionChannel, show: Callable[[Prefs], Awaitable[str]]) -> int:
+async def in_viewer_place(context: ServeContext, client: Client, show: Callable[[Prefs], Awaitable[str]]) -> int:
     """A race shown to a viewer (``watch NAME``, ``replay rN``): on a
     terminal only, in one of the server's viewer places (``--max-watchers``)
     as any watch or replay; ``show``'s last line said under it."""
-    if not session.has_terminal:
-        return session.refuse(NEEDS_TERMINAL, NO_TERMINAL)
-    player = await session.player()
-    live = session.server.live
+    if not client.has_terminal:
+        return client.refuse(NEEDS_TERMINAL, NO_TERMINAL)
+    player = await context.player(client.identity)
+    live = context.live
     try:
         live.take()
     except WatchFull as full:
-        return session.refuse(str(full), "too many viewers", EXIT_ERROR)
+        return client.refuse(str(full), "too many viewers", EXIT_ERROR)
     try:
         said = await show(player.prefs if player is not None else Prefs())
     finally:
         live.give_back()
     if said:
-        session.say(said, stderr=False)
+        client.say(said, stderr=False)
     return EXIT_OK
 
 
-def racing_lines(hall: RaceHall, width: int) -> List[str]:
+def racing_lines(hall: Optional[RaceHall], width: int) -> List[str]:
     """The races being run, as lines for the watch list and ``races``
     (watched by a player's name: ``watch NAME`` shows every board)."""
-    rooms = [room for room in hall.rooms() if not room.settled]
+    rooms = [room for room in hall.rooms() if not room.settled] if hall is not None else []
     if not rooms:
         return []
     lines = ["", "Races now (watch NAME shows every board):"]

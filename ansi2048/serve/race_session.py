@@ -10,7 +10,7 @@ with ``race`` continues it."""
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, List, Optional
+from typing import List, Optional
 
 from ..game.keys import Action, KeyDecoder
 from ..game.race import LOBBY_SECONDS, Phase, race_actions
@@ -26,16 +26,15 @@ from ..render.race import (
 )
 from ..render.repaint import Repainter
 from ..render.themes import THEMES
-from .channel import Ended, Typed, next_incoming
-from .commands import RaceRequest
+from .context import ServeContext
 from .game import SAID_STOPPING, SAID_STOPPING_VIEWER
+from .link import Client, Ended, Typed, for_terminal, next_incoming
 from .names import display_name
+from .play_commands import color_depth
 from .race_hall import Entrant, RaceRefused, RaceRoom, Seat
 from .race_replay import in_viewer_place
+from .requests import NEEDS_TERMINAL, NO_TERMINAL, RaceRequest
 from .store.base import Prefs
-
-if TYPE_CHECKING:
-    from .session import SessionChannel  # which imports this module, to run its races
 
 __all__ = ["SAID_LEFT_LOBBY", "SAID_LEFT_RACE", "SAID_RACE_OVER", "SAID_STOPPING_RACE", "race", "watch_race"]
 
@@ -47,41 +46,43 @@ SAID_STOPPING_RACE = "the server is stopping: the race ends here, unfinished"
 SAID_RACE_OVER = "the race you watched is over"
 
 
-async def race(session: SessionChannel, request: RaceRequest) -> int:
+async def race(context: ServeContext, client: Client, request: RaceRequest) -> int:
     """``race``: a seat in a lobby (or back in the race the player dropped
     from), played to the result; the exit status."""
-    assert session.link is not None
-    server = session.server
-    player = await session.player()
+    if not client.has_terminal:
+        return client.refuse(NEEDS_TERMINAL, NO_TERMINAL)
+    player = await context.player(client.identity)
     if player is not None:
-        entrant = Entrant(f"p{player.id}", display_name(player.name), player.id, session.connection.source)
+        entrant = Entrant(f"p{player.id}", display_name(player.name), player.id, client.source)
     else:
-        entrant = Entrant(f"guest:{id(session)}", "guest", None, session.connection.source)
+        entrant = Entrant(f"guest:{id(client)}", "guest", None, client.source)
+    if context.races is None:
+        return client.refuse("race: this server runs no races", "refused", EXIT_ERROR)
     try:
-        room, seat = server.races.join(request.settings, request.friend, entrant, session.incoming)
+        room, seat = context.races.join(request.settings, request.friend, entrant, client.incoming)
     except RaceRefused as refused:
-        return session.refuse(str(refused), "refused", EXIT_ERROR)
+        return client.refuse(str(refused), "refused", EXIT_ERROR)
     prefs = player.prefs if player is not None else Prefs()
-    said = await _RaceScreen(session, room, seat, prefs).run()
-    session.ended(said or "done")
+    said = await _RaceScreen(client, room, seat, prefs).run()
+    client.ended(said or "done")
     return EXIT_OK
 
 
-async def watch_race(session: SessionChannel, room: RaceRoom) -> int:
+async def watch_race(context: ServeContext, client: Client, room: RaceRoom) -> int:
     """``watch NAME`` of a player in a race: every board of it, live; one of
     the server's viewer places, as any watch takes."""
-    return await in_viewer_place(session, lambda prefs: _RaceScreen(session, room, None, prefs).watch())
+    return await in_viewer_place(context, client, lambda prefs: _RaceScreen(client, room, None, prefs).watch())
 
 
 class _RaceScreen:
     """One player's screen of a room, and their keys; or (no ``seat``) a watcher's."""
 
-    def __init__(self, session: SessionChannel, room: RaceRoom, seat: Optional[Seat], prefs: Prefs) -> None:
-        self._session = session
+    def __init__(self, client: Client, room: RaceRoom, seat: Optional[Seat], prefs: Prefs) -> None:
+        self._client = client
         self._room = room
         self._seat = seat
-        env = session.client_env()
-        self._depth = session.color_depth(prefs.color, env)
+        env = client.client_env()
+        self._depth = color_depth(prefs.color, env)
         self._palette = THEMES[prefs.theme or "classic"]()
         in_place = env["TERM"] != "dumb"
         self._repainter = Repainter(hide_cursor=in_place, in_place=in_place, sync=in_place)
@@ -90,8 +91,7 @@ class _RaceScreen:
     async def run(self) -> str:
         """Until the result (or the lobby closes, or the player leaves);
         what ended it, for the log."""
-        session = self._session
-        room, seat, incoming = self._room, self._seat, session.incoming
+        room, seat, incoming = self._room, self._seat, self._client.incoming
         assert seat is not None
         said = ""
         while True:
@@ -106,9 +106,7 @@ class _RaceScreen:
             if isinstance(got, Ended):
                 if not got.lost:
                     room.drop(seat, incoming)
-                stopping = got.said == SAID_STOPPING
-                if stopping:  # no race goes on: every room's clock stops
-                    session.server.races.close()
+                stopping = got.said == SAID_STOPPING  # the server's stop closes every room (RaceHall.close)
                 how = "taken over" if got.lost else "server stopping" if stopping else "disconnected"
                 return self._close(SAID_STOPPING_RACE if stopping else got.said, how)
             if isinstance(got, Typed):
@@ -120,23 +118,21 @@ class _RaceScreen:
                     assert action.direction is not None
                     room.move(seat, action.direction)
         if room.phase is Phase.EXPIRED:
-            said = expired_lines(int(LOBBY_SECONDS // 60), self._session.window[0])[0]
+            said = expired_lines(int(LOBBY_SECONDS // 60), self._client.window[0])[0]
             return self._close(said, "lobby expired")
         return self._close("", "done")
 
     def _close(self, said: str, how: str) -> str:
-        link = self._session.link
-        assert link is not None
+        link = self._client.link
         text = self._repainter.close() + (f"{said}\n" if said else "")
-        link.write(text.replace("\n", "\r\n").encode("utf-8", "replace"))
+        link.write(for_terminal(text).encode("utf-8", "replace"))
         return how
 
     def _draw(self) -> None:
-        width, height = self._session.window
-        link = self._session.link
-        assert link is not None
+        width, height = self._client.window
+        link = self._client.link
         text = self._repainter.frame(self._lines(width, height), width, height)
-        link.write(text.replace("\n", "\r\n").encode("utf-8", "replace"))
+        link.write(for_terminal(text).encode("utf-8", "replace"))
 
     def _lines(self, width: int, height: int) -> List[str]:
         room, race = self._room, self._room.race
@@ -166,7 +162,7 @@ class _RaceScreen:
 
     async def watch(self) -> str:
         """A watcher's screen until the result, q, or the connection goes; the line to say."""
-        room, incoming, wake = self._room, self._session.incoming, asyncio.Event()
+        room, incoming, wake = self._room, self._client.incoming, asyncio.Event()
         room.watchers.add(wake)
         try:
             while not room.settled and room.phase is not Phase.EXPIRED:

@@ -11,7 +11,7 @@ import json
 import os
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Awaitable, Callable, List, Optional, Sequence, Tuple
 
 from .. import __version__
 from ..game.engine import Game
@@ -20,8 +20,10 @@ from ..game.session import Session
 from ..loop.events import Event, Key, Keys, Resized
 from ..records.history import daily_key
 from ..records.recording import BodyDecoder, format_header
+from ..records.replay import Result, Setup, verdict_steps
 from ..storage.files import read_regular
 from ..storage.save_file import SaveFile
+from .context import ServeContext
 from .daily import (
     ASSISTED,
     DAILY,
@@ -31,7 +33,6 @@ from .daily import (
     RANKED,
     TOP,
     board_note,
-    cells_text,
     daily_board,
     day_end,
     day_of,
@@ -40,18 +41,13 @@ from .daily import (
     leaderboard_lines,
     practice_seed,
     times_of,
-    verdict_steps,
 )
 from .game import SAID_TAKEN_OVER, PlayerGame, _Paused, _Stop
 from .keeping import GuestKeeping, Keeping, StoreKeeping, load_recording, replay_step, stepped
 from .names import display_name
 from .pauses import Write
 from .secrecy import Deal, GameFacts, Shown, shown
-from .store.base import Player
-
-if TYPE_CHECKING:
-    from .server import GameServer
-from .store.base import DailyEntry, Store
+from .store.base import DailyEntry, Player, Store
 
 __all__ = [
     "SECRET_FILE",
@@ -69,7 +65,6 @@ SECRET_BYTES = 32
 SECRET_LONGEST = 4096  # a file bigger than this is no secret of ours
 BOARD_KEY = b"b"  # typed alone, in a daily game: the day's board on the note line
 BOARD_NOTE_TOP = 3  # the games that line names
-DEFAULT_PER_ADDRESS = 3  # new identities one address may enter in one day's ranking
 
 # What the ranked game says, on its note line or as its last line.
 # The AI never plays the day's ranked deal: its line could be typed into
@@ -343,7 +338,7 @@ class RankedGame(DailyGame):
         game = self.play.session.game
         rows, cols, _ = DAILY
         replayed, why = await stepped(
-            verdict_steps(recording, game.score, cells_text(game.cells), replay_step(rows, cols))
+            verdict_steps(recording, Setup.of(game), Result.of(game), replay_step(rows, cols))
         )
         if why and status in RANKED:
             status = MISMATCH
@@ -371,7 +366,10 @@ class OpenedDaily:
 
 
 async def open_daily(
-    server: GameServer, player: Optional[Player], address: str, claim: Callable[[Player, str], Awaitable[Optional[str]]]
+    server: ServeContext,
+    player: Optional[Player],
+    address: str,
+    claim: Callable[[Player, str], Awaitable[Optional[str]]],
 ) -> Optional[OpenedDaily]:
     """The day's game for ``player`` (None: a guest): their ranked one, new
     or resumed, if they may play it; else practice. None: another session

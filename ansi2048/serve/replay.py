@@ -1,28 +1,47 @@
-"""Replaying finished games over SSH: ``replay [ID]`` plays a game back on
-the piped replay's own driver (:class:`~ansi2048.play.piped.PipedDriver`)
-on a thread of its own, its clock a :class:`~.replay_clock.ReplayClock` the
-viewer's keys speed up, slow down and pause; ``cast [ID]`` is
-:func:`~ansi2048.play.piped.play_piped` writing ``--cast``'s file. What
-either plays is a :class:`Playback`: one of the player's own finished games
-(its history record) or a ranked daily game (its verified recording)."""
+"""Replaying finished games over SSH, on the event loop: ``replay [ID]``
+plays a game back as a timer (:class:`ReplayTimer`: the loop's step when a
+frame's time comes, nothing waiting in between), its clock a
+:class:`~.replay_clock.ReplayClock` the viewer's keys speed up, slow down
+and pause; ``cast [ID]`` is :func:`~ansi2048.play.piped.play_piped`
+writing ``--cast``'s file, a key at a time, sent as it is made
+(:func:`stream_cast`). What either plays is a :class:`Playback`: one of the
+player's own finished games (its history record) or a ranked daily game
+(its verified recording)."""
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import io
-import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..game.engine import Game
+from ..loop.events import Draw, Event, Key, Keys, KeysEnded, Tick
+from ..loop.state import Play
+from ..loop.step import next_due, start, step
+from ..play.performer import BlockingDriver, Performer
+from ..play.screen import Screen
 from ..records.history import Record
-from ..records.recording import Output, split_header
-from .channel import POLL_SECONDS, SAID_SLOW, Ended, Link, Typed, Viewer, next_incoming
-from .replay_clock import ReplayClock, ReplayStopped
+from ..records.recording import Assisted, split_header
+from ..records.replay import Steps
+from ..render.motion import FRAME_SECONDS
+from .link import POLL_SECONDS, SAID_SLOW, Ended, Link, Typed, Viewer
+from .replay_clock import ReplayClock
 
-__all__ = ["CAST_CHUNK", "SAID_LEFT", "CastClient", "CastStream", "Playback", "cast_text", "play_replay", "stream_cast"]
+__all__ = [
+    "CAST_CHUNK",
+    "SAID_LEFT",
+    "CastClient",
+    "CastStream",
+    "LoopLag",
+    "Playback",
+    "ReplayTimer",
+    "cast_steps",
+    "play_replay",
+    "replay_timer",
+    "stream_cast",
+]
 
 
 @dataclass(frozen=True)
@@ -65,25 +84,89 @@ class Playback:
         return Game(self.rows, self.cols, self.goal, self.seed)
 
 
-async def play_replay(viewer: Viewer, playback: Playback, caption: str, animate: bool = True) -> str:
-    """Play back a finished game on the piped replay's driver, on a thread:
-    + and - change the speed, space pauses, q leaves. The line to say at
-    the end."""
+class ReplayTimer(BlockingDriver):
+    """A finished game's keys played as a timer plays them: one each
+    ``delay`` seconds of the replay's clock, the loop's own timers (the
+    motion, the "+N" fading) coming due between them; then the last move's
+    motion, then the last frame (the pace of
+    :class:`~ansi2048.play.piped.PipedDriver` with a delay). Nothing here
+    waits: :meth:`due` says when the next thing happens, :meth:`advance`
+    does it."""
+
+    def __init__(self, play: Play, performer: Performer, keys: Sequence[Key], delay: float, now: float) -> None:
+        super().__init__(play, performer)
+        self._keys = keys
+        self._played = 0
+        self._delay = delay
+        self._last_key = now  # when the last key was played
+        self._ended = False
+
+    def start(self, now: float) -> None:
+        self.play, effects = start(self.play, now, autoplay=False)
+        self.do(effects)
+
+    def _keys_left(self) -> bool:
+        return self._played < len(self._keys) and not self.play.over
+
+    def due(self) -> Optional[float]:
+        """When (on the replay's clock) the next thing is due; None once the replay is over."""
+        if self._ended:
+            return None
+        timer = next_due(self.play)
+        if self._keys_left():
+            key = self._last_key + self._delay
+            return key if timer is None or timer > key else timer
+        if not self.play.over and self.play.moving is not None:
+            return timer
+        return self._last_key  # the end, at once
+
+    def advance(self, now: float) -> None:
+        """Do what is due (:meth:`due`) by ``now``. A replay behind its time
+        (a loaded server) does all of it, drawing only the last frame, as a
+        video player drops frames: its work shrinks with the time it has."""
+        while not self._ended:
+            event = self._next_event(now)
+            if event is None:
+                self._ended = True
+                return
+            self.play, effects = step(self.play, event)
+            due = self.due()
+            behind = due is not None and due <= now and not self.play.over
+            self.do([effect for effect in effects if not isinstance(effect, Draw)] if behind else effects)
+            if not behind:
+                return
+
+    def _next_event(self, now: float) -> Optional[Event]:
+        """What comes next: a key, a timer, the end (None once there is nothing more)."""
+        timer = next_due(self.play)
+        if self._keys_left():
+            key = self._last_key + self._delay
+            if timer is not None and timer <= key:
+                return Tick(max(timer, now))
+            self._last_key = key
+            self._played += 1
+            return Keys((self._keys[self._played - 1],), now)
+        if self.play.over:
+            return None
+        if self.play.moving is not None:
+            assert timer is not None  # a motion always has its next frame due
+            return Tick(max(timer, now))
+        self._ended = True
+        return KeysEnded()
+
+
+def replay_timer(
+    viewer: Viewer, playback: Playback, caption: str, animate: bool, clock: ReplayClock
+) -> Tuple[ReplayTimer, Screen]:
+    """The replay of ``playback`` at the pace of a replay on a terminal
+    (``--replay-best``'s), on ``clock``; and the screen of ``viewer``'s it draws on."""
     from ..game.session import Session
-    from ..loop.state import Play, Settings
+    from ..loop.state import Settings
     from ..options.parser import REPLAY_DELAY
-    from ..play.performer import BestWriter, NoStore, Performer
-    from ..play.piped import PipedDriver
+    from ..play.performer import BestWriter, NoStore
     from ..records.recording import BodyDecoder, Recorder
 
-    loop = asyncio.get_running_loop()
-    clock = ReplayClock()
-    done: asyncio.Future[None] = loop.create_future()
-
-    def write(text: str) -> None:  # on the replay's thread: the channel is the loop's
-        loop.call_soon_threadsafe(viewer.write, text)
-
-    screen = viewer.new_screen(write, viewer.window)
+    screen = viewer.new_screen(viewer.write, viewer.window)
     session = Session(playback.game(), keep_keys=False)
     day_seed = playback.seed if playback.day else None
     settings = Settings(animate=animate, can_wait=False, replay=True, day=playback.day, day_seed=day_seed)
@@ -92,48 +175,80 @@ async def play_replay(viewer: Viewer, playback: Playback, caption: str, animate:
     performer = Performer(
         screen, store, Recorder(None, lambda message: None), BestWriter(store.record_best, clock.now, 0)
     )
-    driver = PipedDriver(play, performer, clock.now, clock.sleep, REPLAY_DELAY)
     decoder = BodyDecoder()  # read as any replay reads keys (as ansi2048 < game.keys would)
     items = decoder.feed(playback.keys) + decoder.finish()
+    keys = [item for item in items if not isinstance(item, Assisted)]
+    return ReplayTimer(play, performer, keys, REPLAY_DELAY, clock.now()), screen
 
-    def run() -> None:
-        try:
-            driver.start()
-            driver.keys(items, one_by_one=True)
-            driver.end()
-        except ReplayStopped:
-            pass
-        finally:
-            screen.close()
-            loop.call_soon_threadsafe(_finish, done)
 
-    thread = threading.Thread(target=run, name="ansi2048-replay", daemon=True)
-    thread.start()
+async def play_replay(viewer: Viewer, playback: Playback, caption: str, animate: bool = True) -> str:
+    """Play back a finished game on the event loop, a frame when its time
+    comes (:class:`ReplayTimer`): + and - change the speed, space pauses,
+    q leaves. The line to say at the end."""
+    clock = ReplayClock()
+    timer, screen = replay_timer(viewer, playback, caption, animate, clock)
+    timer.start(clock.now())
+    lag = LoopLag()
+    key = asyncio.ensure_future(viewer.incoming.get())
     try:  # a viewer that stops reading is dropped by its channel's rules (limits.ChannelRules): Ended
-        while not done.done():
-            incoming = await next_incoming(viewer.incoming, asyncio.Event(), POLL_SECONDS * 4)
+        while True:
+            due = timer.due()
+            if due is None:
+                return ""
+            # (A frame already due waits for one turn of the loop all the
+            # same: other sessions' frames are not held up behind a replay's.)
+            wait = clock.until(due)
+            wait = None if wait is None else max(wait, lag.spacing)
+            began = time.monotonic()
+            await asyncio.wait({key}, timeout=wait)
+            if not key.done():
+                assert wait is not None  # (no timeout: the wait ends with a key)
+                lag.waited(wait, time.monotonic() - began)
+                timer.advance(clock.now())
+                continue
+            incoming, key = key.result(), asyncio.ensure_future(viewer.incoming.get())
             if isinstance(incoming, Ended):
-                clock.stop()
                 return incoming.said
-            if isinstance(incoming, Typed):
-                for key in incoming.data.decode("latin-1"):
-                    if key in "qQ\x03":
-                        clock.stop()
-                    elif key == "+":
-                        clock.faster()
-                    elif key == "-":
-                        clock.slower()
-                    elif key == " ":
-                        clock.pause()
-        return ""
+            if isinstance(incoming, Typed) and _viewer_keys(clock, incoming.data):
+                return ""
     finally:
-        clock.stop()
-        await done
+        key.cancel()
+        screen.close()
 
 
-def _finish(done: asyncio.Future[None]) -> None:
-    if not done.done():
-        done.set_result(None)
+class LoopLag:
+    """How far behind its time the event loop runs, as a replay sees it (a
+    wait that ends later than it was meant to), and so how far apart the
+    replay's frames are spaced: on a loaded server replays give way to
+    players' frames instead of queueing ahead of them all at once. Keys
+    still play at their time (:meth:`ReplayTimer.advance` drops the frames
+    between); the spacing grows at once with the lag and shrinks as it goes."""
+
+    LONGEST = 1.0  # a replay shows a frame a second at least
+
+    def __init__(self) -> None:
+        self.spacing = 0.0
+
+    def waited(self, meant: float, took: float) -> None:
+        behind = took - meant
+        if behind > FRAME_SECONDS:
+            self.spacing = min(self.LONGEST, max(2 * behind, 1.5 * self.spacing))
+        else:
+            self.spacing = self.spacing * 0.75 if self.spacing > 0.005 else 0.0
+
+
+def _viewer_keys(clock: ReplayClock, data: bytes) -> bool:
+    """The viewer's keys done on the replay's clock; True if one leaves (q)."""
+    for key in data.decode("latin-1"):
+        if key in "qQ\x03":
+            return True
+        if key == "+":
+            clock.faster()
+        elif key == "-":
+            clock.slower()
+        elif key == " ":
+            clock.pause()
+    return False
 
 
 # A cast goes to its client in chunks of about this many bytes, and no
@@ -144,18 +259,14 @@ SAID_LEFT = "client left"
 
 
 class CastStream:
-    """Where :class:`~ansi2048.render.cast.CastWriter` writes, on the
-    cast's thread: its lines gathered into chunks of :data:`CAST_CHUNK`
-    bytes, each handed to ``send`` (which waits for the client to take it,
-    and raises OSError once the client has gone: the writer then stops)."""
+    """Where :class:`~ansi2048.render.cast.CastWriter` writes: its lines
+    gathered until :func:`stream_cast` takes them, a chunk at a time."""
 
     name = "the client"
 
-    def __init__(self, send: Callable[[bytes], None]) -> None:
-        self._send = send
+    def __init__(self) -> None:
         self._parts: List[str] = []
         self._size = 0
-        self._failed = False
 
     def write(self, text: str) -> int:
         self._parts.append(text)
@@ -163,20 +274,20 @@ class CastStream:
         return len(text)
 
     def flush(self) -> None:
-        if self._size >= CAST_CHUNK:
-            self._hand_over()
+        pass  # taken by the cast's sender, a chunk at a time
 
     def close(self) -> None:
-        self._hand_over()
+        pass
 
-    def _hand_over(self) -> None:
+    @property
+    def full(self) -> bool:
+        """A chunk's worth is here (:data:`CAST_CHUNK`)."""
+        return self._size >= CAST_CHUNK
+
+    def take(self) -> bytes:
+        """What has been written since the last take."""
         data, self._parts, self._size = "".join(self._parts).encode("utf-8"), [], 0
-        if data and not self._failed:
-            try:
-                self._send(data)
-            except OSError:
-                self._failed = True
-                raise
+        return data
 
 
 @dataclass(frozen=True)
@@ -191,45 +302,49 @@ class CastClient:
 
 
 async def stream_cast(client: CastClient, playback: Playback, env: Dict[str, str], theme: str, timestamp: int) -> str:
-    """The asciicast v2 file of a finished game (:func:`cast_text`) sent to
-    ``client`` as it is made, made on a thread no faster than the client
-    reads; "" when all is sent, else how it ended (:data:`SAID_LEFT`, or
-    :data:`~.channel.SAID_SLOW`: the client stopped reading and was dropped)."""
-    loop = asyncio.get_running_loop()
-    ended: List[str] = []
-
-    async def sent(data: bytes) -> None:
-        if not ended:
-            client.link.write(data)
-        since = client.clock()
-        while not ended and client.link.unsent() > CAST_CHUNK and not client.gone():
-            if client.clock() - since > client.stall:
-                client.link.drop()
-                ended.append(SAID_SLOW)
-            await asyncio.sleep(POLL_SECONDS)
-        if client.gone() and not ended:
-            ended.append(SAID_LEFT)
-        if ended:
-            raise BrokenPipeError(ended[0])
-
-    def send(data: bytes) -> None:  # on the cast's thread
-        try:
-            asyncio.run_coroutine_threadsafe(sent(data), loop).result()
-        except (OSError, RuntimeError, concurrent.futures.CancelledError) as error:  # gone; the loop closed
-            raise BrokenPipeError(str(error)) from None
-
-    await loop.run_in_executor(None, cast_text, playback, env, theme, timestamp, CastStream(send))
-    return ended[0] if ended else ""
+    """The asciicast v2 file of a finished game (:func:`cast_steps`) sent to
+    ``client`` as it is made, a key at a time on the event loop (other
+    sessions' work runs between keys), no faster than the client reads; ""
+    when all is sent, else how it ended (:data:`SAID_LEFT`, or
+    :data:`~.link.SAID_SLOW`: the client stopped reading and was dropped)."""
+    stream = CastStream()
+    steps = cast_steps(playback, env, theme, timestamp, stream)
+    try:
+        for _ in steps:
+            said = await _sent(client, stream.take()) if stream.full else ""
+            if said:
+                return said
+            await asyncio.sleep(0)
+        return await _sent(client, stream.take())
+    finally:
+        steps.close()
 
 
-def cast_text(playback: Playback, env: Dict[str, str], theme: str, timestamp: int, stream: Output) -> None:
-    """The asciicast v2 file of a finished game written to ``stream``, as
-    ``--cast`` writes it for a replay (:func:`~ansi2048.play.piped.play_piped`
-    with the recording); the title and header name its day, not its seed,
-    when the playback says so."""
+async def _sent(client: CastClient, data: bytes) -> str:
+    """``data`` written to ``client``, then waited for until no more than a
+    chunk is unsent; "" or how the cast ended (as :func:`stream_cast` says)."""
+    if client.gone():
+        return SAID_LEFT
+    client.link.write(data)
+    since = client.clock()
+    while client.link.unsent() > CAST_CHUNK:
+        if client.gone():
+            return SAID_LEFT
+        if client.clock() - since > client.stall:
+            client.link.drop()
+            return SAID_SLOW
+        await asyncio.sleep(POLL_SECONDS)
+    return SAID_LEFT if client.gone() else ""
+
+
+def cast_steps(playback: Playback, env: Dict[str, str], theme: str, timestamp: int, stream: CastStream) -> Steps[None]:
+    """The asciicast v2 file of a finished game written to ``stream`` a key
+    at a time, as ``--cast`` writes it for a replay
+    (:func:`~ansi2048.play.piped.piped_steps` with the recording); the title
+    and header name its day, not its seed, when the playback says so."""
     from .. import __version__
     from ..options.context import Context, Options
-    from ..play.piped import play_piped
+    from ..play.piped import piped_steps
     from ..records.recording import format_header
     from ..render.cast import CastWriter
 
@@ -238,5 +353,5 @@ def cast_text(playback: Playback, env: Dict[str, str], theme: str, timestamp: in
     seed = playback.seed
     ctx = Context(options, io.StringIO(), io.StringIO(), env, lambda message: None, lambda: seed, cast=cast)
     header = format_header(seed, playback.rows, playback.cols, playback.goal, __version__)
-    play_piped(ctx, header.encode("ascii") + playback.keys, day=playback.day)
+    yield from piped_steps(ctx, header.encode("ascii") + playback.keys, day=playback.day)
     cast.close()

@@ -1,10 +1,11 @@
-"""The SSH server (asyncssh): its state (:class:`GameServer`: the store,
-the AI's pool, the live games, the sessions running), its host key, where
-it listens and how it stops, and ``ansi2048 serve``'s :func:`run`.
+"""The SSH server (asyncssh): :class:`GameServer` builds the one
+:class:`~.context.ServeContext` (the store, the AI's pool, the live games,
+the limits, the clocks, the log) and hands it to each connection; its host
+key, where it listens and how it stops, and ``ansi2048 serve``'s :func:`run`.
 
 A client's connection is :mod:`.connection`'s (who it is, what it may
-open); each session channel is :mod:`.session`'s, which runs the game or
-one of the commands without a terminal (:mod:`.commands`), and nothing else:
+open); each session channel is :mod:`.ssh_channel`'s, which runs one of the
+commands of the table (:mod:`.commands`; the game is ``play``), and nothing else:
 shells run the game, and subsystems (SFTP, ...), SCP, port forwarding either
 way, agent and X11 forwarding are refused. asyncssh's defaults that a game
 must not keep are turned off: the line editor (keys would come a line at a
@@ -22,34 +23,30 @@ import asyncio
 import gc
 import os
 import signal
-import socket
 import time
 from contextlib import suppress
-from itertools import count
-from typing import IO, TYPE_CHECKING, Callable, Dict, List, Optional, Set, Tuple
+from dataclasses import replace
+from typing import IO, Any, Callable, Dict, List, Optional, Set, Tuple
 
 import asyncssh
 
 from ..loop.events import Warned
 from ..options.parser import EXIT_ERROR, EXIT_OK
 from ..storage.history_file import utc_timestamp
-from . import kexguess, race_hall, takeover
-from .channel import DEFAULT_STALL_SECONDS, Ended
+from . import kexguess, takeover
 from .connection import ClientConnection
-from .game import SAID_TAKEN_OVER
+from .context import RunningSession, ServeContext, Sessions
 from .limits import DEFAULT_LIMITS, Admission, Limits, capped_by_files, raise_open_files
 from .live import LiveGames
 from .log import LOG_BUFFER_BYTES, LOG_FLUSH_SECONDS, LibraryMessages, ServerLog
 from .pauses import SavingPauses
 from .pool import AIPool
-from .ranked import DEFAULT_PER_ADDRESS, daily_secret
+from .race_hall import Host, RaceHall
+from .ranked import daily_secret
+from .settings import ServeOptions
 from .store import open_store
 from .store.base import Store, StoreError
 from .workers import stop_when_orphaned
-
-if TYPE_CHECKING:
-    from .cli import ServeOptions  # which imports this module, when it runs the server
-    from .session import SessionChannel  # imported by the connection, when one opens
 
 __all__ = ["HOST_KEY_FILE", "GameServer", "host_key", "run"]
 
@@ -117,7 +114,8 @@ def host_key(data_dir: str) -> asyncssh.SSHKey:
 
 
 class GameServer:
-    """The server's state: the store, the AI's pool, the sessions running."""
+    """The server: the context its handlers are given (:attr:`context`),
+    its listener, its stop."""
 
     def __init__(
         self,
@@ -128,66 +126,51 @@ class GameServer:
         now: Callable[[], float] = time.time,
         log: Optional[IO[str]] = None,
         daily_secret: bytes = b"",
-        daily_per_address: int = DEFAULT_PER_ADDRESS,
+        daily_per_address: int = ServeOptions.daily_per_address,
         live: Optional[LiveGames] = None,
-        watch_stall: float = DEFAULT_STALL_SECONDS,
+        watch_stall: float = ServeOptions.watcher_stall,
         limits: Limits = DEFAULT_LIMITS,
         log_buffer: int = LOG_BUFFER_BYTES,
     ) -> None:
         # Written by a thread of its own: a log nobody reads never blocks the games (serve/log.py).
         self._log = ServerLog(log, now, log_buffer) if log is not None else None
-        self.limits = limits
-        self.admission = Admission(limits)
-        self.daily_secret = daily_secret  # the days' seeds derive from it (ranked.daily_secret)
-        self.daily_per_address = daily_per_address
-        self.live = live if live is not None else LiveGames()  # the games that may be watched
-        self.watch_stall = watch_stall  # seconds a watcher may not read before it is dropped
-        self.store = store
-        self.pool = pool
-        self.random_seed = random_seed
-        self.clock = clock
-        self.now = now
-        self.port = 0
-        self.sessions: Set[SessionChannel] = set()
-        self._holders = count(1)
-        self._host = socket.gethostname().replace(":", "_")
-        self._id = f"{self._host}:{os.getpid()}:{time.time_ns()}"
         self._listener: Optional[asyncssh.SSHAcceptor] = None
-        self.connections: Set[asyncssh.SSHServerConnection] = set()
-        # The games whose saving has paused, and the log's lines about it.
-        self.pauses = SavingPauses(self.log, clock)
-        self.races = race_hall.RaceHall(self)  # the lobbies and races (closed as their sessions hear of a stop)
+        # The one context (the port is set in it once the server listens).
+        self.context = ServeContext(
+            store=store,
+            pool=pool,
+            random_seed=random_seed,
+            clock=clock,
+            now=now,
+            log=self.log,
+            pauses=SavingPauses(self.log, clock),  # the games whose saving has paused, and the log's lines about it
+            live=live if live is not None else LiveGames(),
+            limits=limits,
+            admission=Admission(limits),
+            sessions=Sessions(),
+            daily_secret=daily_secret,  # the days' seeds derive from it (ranked.daily_secret)
+            daily_per_address=daily_per_address,
+            watch_stall=watch_stall,
+            races=RaceHall(Host(store, daily_secret, random_seed, now, self.log)),  # the lobbies and races
+        )
 
-    def holder(self) -> str:
-        """A claim holder's name: this server's, and a session's number."""
-        return f"{self._id}:{next(self._holders)}"
+    # What the stop, the drain and the tests look at.
+    @property
+    def sessions(self) -> Set[RunningSession]:
+        return self.context.sessions.all
 
-    def taken_over(self, holder: str) -> None:
-        """Another session took over the game ``holder`` had: if ``holder``
-        is a session of this server, its play ends now (not at its next key
-        or renewal), writing nothing more. A session of another server
-        learns it at its next write or renewal."""
-        for session in self.sessions:
-            if holder in session.holders:
-                session.incoming.put_nowait(Ended(SAID_TAKEN_OVER, lost=True))
+    @property
+    def connections(self) -> Set[Any]:
+        return self.context.connections
 
-    def gone(self, holder: str) -> bool:
-        """``holder`` was a session of a server on this machine that is no
-        longer running (it was killed): its claim need not be waited out,
-        nor its player asked to take the game over."""
-        host, _, rest = holder.partition(":")
-        pid = rest.partition(":")[0]
-        if host != self._host or not pid.isdigit():
-            return False  # another machine's server: its claim expires by itself
-        if int(pid) == os.getpid():
-            return not holder.startswith(self._id + ":")  # this pid's earlier life
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            return True
-        except OSError:
-            return False  # running, as another user
-        return False
+    @property
+    def races(self) -> RaceHall:
+        assert self.context.races is not None  # a server always runs them (its context's hall)
+        return self.context.races
+
+    @property
+    def port(self) -> int:
+        return self.context.port
 
     async def listen(self, host: str, port: int, key: asyncssh.SSHKey, reuse_port: bool = False) -> Tuple[str, int]:
         """Listen on ``host``:``port`` (0: a free one); where it listens.
@@ -197,7 +180,7 @@ class GameServer:
             host,
             port,
             reuse_port=reuse_port or None,  # None: the system's default (off), and no error where it is unknown
-            server_factory=lambda: ClientConnection(self),
+            server_factory=lambda: ClientConnection(self.context),
             server_host_keys=[key],
             encoding=None,  # keys are bytes, decoded by the game's own decoder
             line_editor=False,  # asyncssh's is on by default: keys would come a line at a time
@@ -206,8 +189,8 @@ class GameServer:
             allow_scp=False,
             sftp_factory=None,
             allow_pty=True,
-            login_timeout=self.limits.login_seconds,
-            keepalive_interval=self.limits.keepalive_seconds,
+            login_timeout=self.context.limits.login_seconds,
+            keepalive_interval=self.context.limits.keepalive_seconds,
             keepalive_count_max=KEEPALIVES_MISSED,
             backlog=BACKLOG,
             encryption_algs=list(CIPHERS),
@@ -218,7 +201,7 @@ class GameServer:
             # Dropbear's clients among them (serve/kexguess.py): the operator is told why they cannot play.
             self.log(f"asyncssh {asyncssh.__version__}: a client's wrong key-exchange guess ends its connection")
         address = self._listener.sockets[0].getsockname()
-        self.port = int(address[1])
+        self.context = replace(self.context, port=int(address[1]))
         return str(address[0]), self.port
 
     async def drain(self, seconds: float, stop: asyncio.Event) -> None:
@@ -229,9 +212,10 @@ class GameServer:
             self._listener.close()
         for session in self.sessions:  # told once, on the note line (a game's; other sessions let it pass)
             session.incoming.put_nowait(Warned(SAID_DRAINING, True))
-        deadline = self.clock() + seconds
+        clock = self.context.clock
+        deadline = clock() + seconds
         for _ in range(int(seconds / DRAIN_TICK) + 1):  # bounded in count as in time
-            if not self.sessions or stop.is_set() or self.clock() >= deadline:
+            if not self.sessions or stop.is_set() or clock() >= deadline:
                 return
             await asyncio.sleep(DRAIN_TICK)
 
@@ -241,16 +225,18 @@ class GameServer:
         the server's clock, whatever a client or the store does: a session
         still running then is left to the event loop's end (what it had not
         saved was never shown, and its claim expires by itself)."""
-        clock = self.clock
+        clock = self.context.clock
         deadline = clock() + STOP_SECONDS
         if self._listener is not None:
             self._listener.close()
+        if self.context.races is not None:
+            self.context.races.close()  # no race goes on: every room's clock stops, its screens say so
         # Every session is told before any is waited for: they end
         # concurrently, and the store groups their writes in few commits.
         ending: Dict[asyncssh.SSHServerConnection, List[asyncio.Task[None]]] = {}
         for session in list(self.sessions):
             task = session.stopping()
-            conn = session.chan.get_extra_info("connection") if session.chan is not None else None
+            conn = session.connection()
             if task is not None and conn is not None:
                 ending.setdefault(conn, []).append(task)
         for conn in list(self.connections):
@@ -273,7 +259,7 @@ class GameServer:
             await asyncio.sleep(STOP_TICK)
         # The records of games whose sessions ended while saving paused
         # (serve/pauses.py): a last try, within what is left of the bound.
-        await self.pauses.close(max(0.0, min(LEAVE_SECONDS, deadline - clock())))
+        await self.context.pauses.close(max(0.0, min(LEAVE_SECONDS, deadline - clock())))
         # The bound: whatever remains is cut. Aborted, not closed: asyncssh's
         # close drops what is unsent just as abort does, but first sends each
         # channel's close and an SSH disconnect message, a cost per client
@@ -286,7 +272,7 @@ class GameServer:
             if not self.connections or clock() >= deadline:
                 break
             await asyncio.sleep(STOP_TICK)
-        self.pool.close()
+        self.context.pool.close()
         # What the log holds is written, for a bounded time (LOG_FLUSH_SECONDS
         # past the stop's own bound: a log nobody reads is left as it is).
         if self._log is not None:
@@ -306,7 +292,7 @@ class GameServer:
         dated here, for every line alike (UTC, to the second), and queued: it
         never blocks (serve/log.py)."""
         if self._log is not None:
-            self._log.line(f"{utc_timestamp(self.now())} {line}")
+            self._log.line(f"{utc_timestamp(self.context.now())} {line}")
 
 
 async def run(options: ServeOptions, stderr: IO[str]) -> int:
@@ -404,7 +390,7 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
             if options.http is not None:  # the browser door (serve/web)
                 from .web.site import open_door  # aiohttp: imported only for --http
 
-                site = await open_door(server, options, replaced, stderr, say=not worker, log=log is not stderr)
+                site = await open_door(server.context, options, replaced, stderr, say=not worker, log=log is not stderr)
                 if site is None:
                     await server.stop()
                     return EXIT_ERROR

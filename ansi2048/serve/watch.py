@@ -4,10 +4,10 @@ the game chosen) and ``watch NAME``, each a task of the watcher's session.
 A watcher draws only when its channel has sent everything before (frames in
 between are skipped: it gets the newest); one whose channel stays full is
 dropped by its channel's rules (:class:`~.limits.ChannelRules`, as every
-channel is), which end the watch with :class:`~.channel.Ended`. The games and their drawing are
+channel is), which end the watch with :class:`~.link.Ended`. The games and their drawing are
 :mod:`.live`'s; the list's lines and keys are :mod:`.watch_list`'s, pure and
 tested without a socket; the tasks take the session's link and incoming
-queue (:class:`~.channel.Viewer`)."""
+queue (:class:`~.link.Viewer`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import asyncio
 from typing import Callable, List, Optional, Tuple
 
 from ..render.repaint import SHOW_CURSOR, Repainter
-from .channel import POLL_SECONDS, Ended, Typed, Viewer, next_incoming
+from .link import POLL_SECONDS, Ended, Typed, Viewer, next_incoming
 from .live import LiveGame, LiveGames
 from .watch_list import ListKey, list_keys, list_lines, watch_keys_leave
 

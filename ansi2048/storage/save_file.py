@@ -17,26 +17,21 @@ import io
 import os
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import IO, Callable, Generator, Iterator, List, Optional, Tuple, TypeVar, cast
+from typing import IO, Callable, Iterable, Iterator, List, Optional, Tuple
 
 from .. import __version__
 from ..game.engine import Game
 from ..game.keys import Action
 from ..game.session import Run, Session
-from ..records.recording import BodyDecoder, Header, Item, Reseed, apply_item, encode_item, format_header, split_header
+from ..records.recording import BodyDecoder, Header, Item, Reseed, apply_item, encode_item, format_header
+from ..records.replay import MAX_HEADER, Steps, checked_header, finish, in_parts
 from .files import atomic_write, open_regular, set_aside
 
-__all__ = ["Loaded", "Progress", "Resumed", "SaveFile", "Steps", "finish", "saved_bytes"]
+__all__ = ["Loaded", "Progress", "Resumed", "SaveFile", "Steps", "continued_steps", "finish", "saved_bytes"]
 
 # Saves are read in chunks of this size, so resuming takes the same memory
 # whatever the save's size (the game keeps a bounded undo history).
 _CHUNK = 1 << 16
-_MAX_HEADER = 4096  # a header with the longest seed is about 1100 bytes
-
-# A replay in steps: it yields between parts of its items (so a caller can
-# run other work between them), and returns what it replayed.
-T = TypeVar("T")
-Steps = Generator[None, None, T]
 
 # Told (bytes read, bytes in all) as a long resume goes; the caller decides
 # whether and how to show it.
@@ -65,14 +60,7 @@ class Loaded:
     seed_after_restart: int
     open_line: bool  # the save ends inside a '#' line (a directive cut short)
     runs: Optional[Tuple[Run, List[Run]]] = None  # see Resumed.runs
-
-
-def _version_tuple(version: str) -> Tuple[int, ...]:
-    parts = []
-    for part in version.split("."):
-        digits = "".join(ch for ch in part if ch.isdigit())
-        parts.append(int(digits) if digits else 0)
-    return tuple(parts)
+    items: int = 0  # the items replayed (restarts_end counts in them)
 
 
 def _is_restart(item: Item) -> bool:
@@ -93,24 +81,14 @@ class SaveFile:
         self._stream: Optional[IO[bytes]] = None
 
     def _header(self, stream: IO[bytes]) -> Tuple[Header, bytes]:
-        """The save's header, checked, and the body bytes read past it."""
+        """The save's header, checked (:func:`~.records.replay.checked_header`), and the body bytes read past it."""
         data = b""
-        while b"\n" not in data and len(data) < _MAX_HEADER:
+        while b"\n" not in data and len(data) < MAX_HEADER:
             more = stream.read(_CHUNK)
             if not more:
                 break
             data += more
-        header, rest = split_header(data)
-        # A header line not yet ended by its newline was cut short.
-        if header is None or header.seed is None or b"\n" not in data:
-            raise ValueError("no valid header")
-        if (header.rows, header.cols, header.goal) != (self.rows, self.cols, self.goal):
-            raise ValueError("header is for another board")
-        if header.version is None:
-            raise ValueError("the header has no version")
-        if _version_tuple(header.version) > _version_tuple(__version__):
-            raise ValueError(f"written by ansi2048 {header.version}, newer than this {__version__}")
-        return header, rest
+        return checked_header(data, (self.rows, self.cols, self.goal))
 
     def _open_body(self) -> Tuple[IO[bytes], Header, bytes]:
         """The save open for reading, its checked header, and the body bytes
@@ -151,26 +129,16 @@ class SaveFile:
     ) -> Steps[Loaded]:
         assert header.seed is not None
         session = Session(Game(self.rows, self.cols, self.goal, header.seed))
-        count, restarts_end, seed_after = 0, 0, header.seed
-
-        def play(items: List[Item]) -> Steps[None]:
-            nonlocal count, restarts_end, seed_after
-            for part in _parts(items, every):
-                for item in part:
-                    apply_item(session, item)
-                    count += 1
-                    if _is_restart(item):
-                        restarts_end, seed_after = count, session.game.seed
-                yield
-
         decoder = BodyDecoder(saved=True)
-        for items in _chunks(stream, first, total, decoder, progress):
-            yield from play(items)
+        counts = yield from _played(
+            session, _chunks(stream, first, total, decoder, progress), every, (0, 0, header.seed)
+        )
         open_line = decoder.open_line
-        yield from play(decoder.finish())
+        count, restarts_end, seed_after = yield from _played(session, [decoder.finish()], every, counts)
         # The log holds every score it reached: a best that a killed game had
         # not written yet is recovered from it.
-        return Loaded(session.game, header.seed, session.best, restarts_end, seed_after, open_line, session.runs())
+        runs = session.runs()
+        return Loaded(session.game, header.seed, session.best, restarts_end, seed_after, open_line, runs, count)
 
     def items(self, skip: int = 0) -> Iterator[List[Item]]:
         """The saved items after the first ``skip``, a chunk's worth at a time
@@ -210,11 +178,7 @@ class SaveFile:
         """:meth:`compacted` in steps of ``every`` items (as :meth:`load_steps`)."""
         seed = loaded.seed_after_restart
         after = Session(Game(self.rows, self.cols, self.goal, seed))
-        for items in self.items(loaded.restarts_end):
-            for part in _parts(items, every):
-                for item in part:
-                    apply_item(after, item)
-                yield
+        count, _, _ = yield from _played(after, self.items(loaded.restarts_end), every, (0, 0, seed))
         if _state(after.game) != _state(loaded.game):
             return None
 
@@ -223,7 +187,7 @@ class SaveFile:
             for items in self.items(loaded.restarts_end):
                 yield "".join(encode_item(item) for item in items).encode("ascii")
 
-        return Loaded(after.game, seed, loaded.best_seen, 0, seed, False, after.runs()), chunks()
+        return Loaded(after.game, seed, loaded.best_seen, 0, seed, False, after.runs(), count), chunks()
 
     def quarantine(self) -> str:
         """Move a bad save aside (never delete it); returns the new name."""
@@ -264,6 +228,41 @@ class SaveFile:
             self._stream = None
 
 
+def continued_steps(loaded: Loaded, body: bytes, every: int = 0) -> Steps[Loaded]:
+    """``loaded`` carried on through ``body``, whole items appended to its
+    recording (as :func:`saved_bytes` encodes them), in steps of ``every``
+    items: what replaying the longer recording gives (its ``seed`` and
+    ``open_line`` aside: the header's, and whether ``body`` ends inside a
+    '#' line). ``loaded``'s game and runs are played on, not copied."""
+    game = loaded.game
+    session = Session(game, loaded.best_seen, loaded.runs)
+    decoder = BodyDecoder(saved=True)
+    counts = (loaded.items, loaded.restarts_end, loaded.seed_after_restart)
+    chunks = (decoder.feed(body[start : start + _CHUNK]) for start in range(0, len(body), _CHUNK))
+    counts = yield from _played(session, chunks, every, counts)
+    open_line = decoder.open_line
+    count, restarts_end, seed_after = yield from _played(session, [decoder.finish()], every, counts)
+    return Loaded(game, loaded.seed, session.best, restarts_end, seed_after, open_line, session.runs(), count)
+
+
+def _played(
+    session: Session, chunks: Iterable[List[Item]], every: int, counts: Tuple[int, int, int]
+) -> Steps[Tuple[int, int, int]]:
+    """``chunks``' items applied to ``session``, a step per ``every`` of
+    them; ``counts`` carried on: the items applied, those up to and
+    including the last restart, and the seed that restart began."""
+    count, restarts_end, seed_after = counts
+    for items in chunks:
+        for part in in_parts(items, every):
+            for item in part:
+                apply_item(session, item)
+                count += 1
+                if _is_restart(item):
+                    restarts_end, seed_after = count, session.game.seed
+            yield
+    return count, restarts_end, seed_after
+
+
 def saved_bytes(item: Item) -> bytes:
     """What a save keeps of ``item``: its encoding; nothing for quit, nor
     for the AI's keys (its moves are saved as the keys they play)."""
@@ -287,24 +286,6 @@ def _chunks(
         data = stream.read(_CHUNK)
         if not data:
             return
-
-
-def _parts(items: List[Item], every: int) -> Iterator[List[Item]]:
-    """``items`` in parts of ``every`` (0: whole)."""
-    if not every or len(items) <= every:
-        yield items
-        return
-    for start in range(0, len(items), every):
-        yield items[start : start + every]
-
-
-def finish(steps: Steps[T]) -> T:
-    """What ``steps`` gives, run through at once."""
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            return cast(T, done.value)
 
 
 def _chain_finish(chunks: Iterator[List[Item]], decoder: BodyDecoder) -> Iterator[List[Item]]:

@@ -40,6 +40,7 @@ __all__ = [
     "Finished",
     "Player",
     "Prefs",
+    "SavedGame",
     "SchemaTooNew",
     "Standing",
     "Store",
@@ -93,6 +94,16 @@ class Claim:
 
     holder: str
     until: float
+
+
+@dataclass(frozen=True)
+class SavedGame:
+    """A game in progress as the store keeps it: its recording (header and
+    items), and the snapshot last kept with it (:mod:`~ansi2048.serve.snapshot`:
+    the state it replays to, or to an older recording of the game; None: none)."""
+
+    recording: bytes
+    snapshot: Optional[bytes] = None
 
 
 @dataclass(frozen=True)
@@ -209,6 +220,15 @@ class Store(Protocol):
 
     async def load(self, player: int, board: str) -> Optional[bytes]:
         """The game's recording, header and items, or None if there is none."""
+
+    async def load_saved(self, player: int, board: str) -> Optional[SavedGame]:
+        """The game's recording and its snapshot, read together; None if there is no recording."""
+
+    async def keep_snapshot(self, player: int, board: str, holder: str, snapshot: bytes) -> None:
+        """Keep ``snapshot`` with the game, in place of the one before;
+        :class:`ClaimLost` if ``holder`` lost the claim. A rewrite or
+        discard of the recording drops it (an append does not: the snapshot
+        says which recording it is of)."""
 
     async def rewrite(self, player: int, board: str, holder: str, recording: bytes) -> None:
         """Replace the game's recording whole (a new game, or a compacted

@@ -118,7 +118,10 @@ _STEPS: Tuple[Tuple[str, ...], ...] = (
     # 6: the daily board's key-timing verdict kept, and its order indexed (store/daily.py); what
     # the statistics need of each record beside it, and whether it counts (store/tallies.py).
     (*MACHINE_STEP, *TALLY_STEP),
-    RACES_STEP,  # 9 (after the snapshot's 7 and the bans' 8): finished races (store/races.py)
+    # 7: a game in progress keeps a snapshot of the state its recording
+    # replays to (serve/snapshot.py), so that resuming it is no replay.
+    ("ALTER TABLE games ADD COLUMN snapshot {blob}",),
+    RACES_STEP,  # 8 (after the snapshot's 7; the bans' step comes before it at merge): finished races (store/races.py)
 )
 
 

@@ -30,6 +30,7 @@ from .base import (
     Finished,
     Player,
     Prefs,
+    SavedGame,
     StoreError,
     StoreUnavailable,
 )
@@ -276,21 +277,37 @@ class PostgresStore(DailyOnPostgres):
         await self._transaction(let_go)
 
     async def load(self, player: int, board: str) -> Optional[bytes]:
-        async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> Optional[bytes]:
-            # One statement, one snapshot: never an old recording with new items.
+        saved = await self.load_saved(player, board)
+        return None if saved is None else saved.recording
+
+    async def load_saved(self, player: int, board: str) -> Optional[SavedGame]:
+        async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> Optional[SavedGame]:
+            # One statement, one view of the database: never an old recording with new items.
             cursor = await connection.execute(
                 "SELECT (SELECT recording FROM games WHERE player = %s AND board = %s),"
-                " (SELECT string_agg(items, ''::bytea ORDER BY seq) FROM items WHERE player = %s AND board = %s)",
-                (player, board, player, board),
+                " (SELECT string_agg(items, ''::bytea ORDER BY seq) FROM items WHERE player = %s AND board = %s),"
+                " (SELECT snapshot FROM games WHERE player = %s AND board = %s)",
+                (player, board, player, board, player, board),
             )
             row = await cursor.fetchone()
             assert row is not None
-            recording, items = row
+            recording, items, snapshot = row
             if recording is None and items is None:
                 return None
-            return bytes(recording or b"") + bytes(items or b"")
+            return SavedGame(
+                bytes(recording or b"") + bytes(items or b""), None if snapshot is None else bytes(snapshot)
+            )
 
         return await self._transaction(read)
+
+    async def keep_snapshot(self, player: int, board: str, holder: str, snapshot: bytes) -> None:
+        async def keep(connection: AsyncConnection[Tuple[Any, ...]]) -> None:
+            await self._check_holder(connection, player, board, holder)
+            await connection.execute(
+                "UPDATE games SET snapshot = %s WHERE player = %s AND board = %s", (snapshot, player, board)
+            )
+
+        await self._transaction(keep)
 
     @staticmethod
     async def _check_holder(connection: AsyncConnection[Tuple[Any, ...]], player: int, board: str, holder: str) -> None:
@@ -306,7 +323,8 @@ class PostgresStore(DailyOnPostgres):
             await self._check_holder(connection, player, board, holder)
             await connection.execute("DELETE FROM items WHERE player = %s AND board = %s", (player, board))
             await connection.execute(
-                "UPDATE games SET recording = %s WHERE player = %s AND board = %s", (recording, player, board)
+                "UPDATE games SET recording = %s, snapshot = NULL WHERE player = %s AND board = %s",
+                (recording, player, board),
             )
 
         await self._transaction(replace)
@@ -316,7 +334,7 @@ class PostgresStore(DailyOnPostgres):
             await self._check_holder(connection, player, board, holder)
             await connection.execute("DELETE FROM items WHERE player = %s AND board = %s", (player, board))
             await connection.execute(
-                "UPDATE games SET recording = NULL WHERE player = %s AND board = %s", (player, board)
+                "UPDATE games SET recording = NULL, snapshot = NULL WHERE player = %s AND board = %s", (player, board)
             )
 
         await self._transaction(forget)

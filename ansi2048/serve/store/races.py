@@ -18,7 +18,7 @@ from .links import Statement
 
 __all__ = ["SCHEMA_STEP", "one_race_script", "race_script", "recent_script"]
 
-# The schema's step for races (version 9: after the snapshot's 7 and the bans' 8).
+# The schema's step for races (version 8: after the snapshot's 7; renumbered when the bans' step lands).
 SCHEMA_STEP: Tuple[str, ...] = (
     """CREATE TABLE races (
         id {serial},

@@ -30,7 +30,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from ...records.history import Record
 from ...records.tally import BoardStats
-from .base import Claim, ClaimLost, DailyBoard, DailyEntry, DailyTimes, Finished, Player, Prefs
+from .base import Claim, ClaimLost, DailyBoard, DailyEntry, DailyTimes, Finished, Player, Prefs, SavedGame
 from .common import (
     FOLD_NAMES,
     SQLITE,
@@ -227,9 +227,14 @@ class SQLiteStore:
         await self._writer.do(let_go)
 
     async def load(self, player: int, board: str) -> Optional[bytes]:
-        def read(connection: sqlite3.Connection) -> Optional[bytes]:
+        saved = await self.load_saved(player, board)
+        return None if saved is None else saved.recording
+
+    async def load_saved(self, player: int, board: str) -> Optional[SavedGame]:
+        def read(connection: sqlite3.Connection) -> Optional[SavedGame]:
+            # One read transaction: the recording, its items and the snapshot as of one moment.
             row = connection.execute(
-                "SELECT recording FROM games WHERE player = ? AND board = ?", (player, board)
+                "SELECT recording, snapshot FROM games WHERE player = ? AND board = ?", (player, board)
             ).fetchone()
             items = [
                 bytes(chunk)
@@ -239,9 +244,19 @@ class SQLiteStore:
             ]
             if (row is None or row[0] is None) and not items:
                 return None
-            return b"".join([bytes(row[0] or b"") if row else b"", *items])
+            recording = b"".join([bytes(row[0] or b"") if row else b"", *items])
+            return SavedGame(recording, None if row is None or row[1] is None else bytes(row[1]))
 
         return await self._reader.do(read)
+
+    async def keep_snapshot(self, player: int, board: str, holder: str, snapshot: bytes) -> None:
+        def keep(connection: sqlite3.Connection) -> None:
+            self._check_holder(connection, player, board, holder)
+            connection.execute(
+                "UPDATE games SET snapshot = ? WHERE player = ? AND board = ?", (snapshot, player, board)
+            )
+
+        await self._writer.do(keep)
 
     @staticmethod
     def _check_holder(connection: sqlite3.Connection, player: int, board: str, holder: str) -> None:
@@ -254,7 +269,8 @@ class SQLiteStore:
             self._check_holder(connection, player, board, holder)
             connection.execute("DELETE FROM items WHERE player = ? AND board = ?", (player, board))
             connection.execute(
-                "UPDATE games SET recording = ? WHERE player = ? AND board = ?", (recording, player, board)
+                "UPDATE games SET recording = ?, snapshot = NULL WHERE player = ? AND board = ?",
+                (recording, player, board),
             )
 
         await self._writer.do(replace)
@@ -275,7 +291,9 @@ class SQLiteStore:
         def forget(connection: sqlite3.Connection) -> None:
             self._check_holder(connection, player, board, holder)
             connection.execute("DELETE FROM items WHERE player = ? AND board = ?", (player, board))
-            connection.execute("UPDATE games SET recording = NULL WHERE player = ? AND board = ?", (player, board))
+            connection.execute(
+                "UPDATE games SET recording = NULL, snapshot = NULL WHERE player = ? AND board = ?", (player, board)
+            )
 
         await self._writer.do(forget)
 

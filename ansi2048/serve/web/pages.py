@@ -21,7 +21,7 @@ from ..secrecy import Deal, GameFacts, Refused, Shown, keys_for, shown
 from ..store.base import Standing
 
 if TYPE_CHECKING:
-    from ..server import GameServer
+    from ..context import ServeContext
 
 __all__ = ["SHOWN", "add_pages", "leaderboard_html"]
 
@@ -85,13 +85,13 @@ def _shifted(day: str, days: int) -> str:
     return (datetime.date.fromisoformat(day) + datetime.timedelta(days=days)).isoformat()
 
 
-def add_pages(app: web.Application, server: GameServer) -> None:
+def add_pages(app: web.Application, context: ServeContext) -> None:
     """The pages' routes on the door's application."""
 
     def day_asked(request: web.Request) -> str:
         asked = request.match_info.get("day")
         if asked is None:
-            return day_of(server.now())
+            return day_of(context.now())
         try:
             return parse_day(asked)
         except ValueError as error:
@@ -99,14 +99,14 @@ def add_pages(app: web.Application, server: GameServer) -> None:
 
     async def page(request: web.Request) -> web.StreamResponse:
         day = day_asked(request)
-        over = shown(GameFacts(Deal.RANKED, day), None, day_of(server.now())) is Shown.EVERYTHING  # the one rule
-        table = (await server.store.daily_board(day, None, SHOWN)).top
+        over = shown(GameFacts(Deal.RANKED, day), None, day_of(context.now())) is Shown.EVERYTHING  # the one rule
+        table = (await context.store.daily_board(day, None, SHOWN)).top
         return web.Response(text=leaderboard_html(day, table, over), content_type="text/html", charset="utf-8")
 
     async def document(request: web.Request) -> web.StreamResponse:
         day = day_asked(request)
-        over = shown(GameFacts(Deal.RANKED, day), None, day_of(server.now())) is Shown.EVERYTHING  # the one rule
-        board = await server.store.daily_board(day, None, TOP)
+        over = shown(GameFacts(Deal.RANKED, day), None, day_of(context.now())) is Shown.EVERYTHING  # the one rule
+        board = await context.store.daily_board(day, None, TOP)
         text = json.dumps(leaderboard_document(day, board, over), indent=1) + "\n"
         return web.Response(text=text, content_type="application/json", charset="utf-8")
 
@@ -114,9 +114,9 @@ def add_pages(app: web.Application, server: GameServer) -> None:
         wanted = request.match_info["id"]
         if not wanted.isdigit() or len(wanted) > 12:
             raise web.HTTPNotFound(reason="no such game")
-        entry = await server.store.daily_by_id(int(wanted))
+        entry = await context.store.daily_by_id(int(wanted))
         try:
-            recording = keys_for(entry, int(wanted), server.now(), None)  # a page names nobody: what anyone may see
+            recording = keys_for(entry, int(wanted), context.now(), None)  # a page names nobody: what anyone may see
         except Refused as refused:
             raise web.HTTPNotFound(reason=str(refused)) from None
         return web.Response(body=recording, content_type="text/plain", charset="utf-8")

@@ -11,12 +11,14 @@ import secrets
 import time
 from dataclasses import dataclass
 from importlib import resources
-from typing import IO, TYPE_CHECKING, Awaitable, Callable, Dict, Optional, Tuple, Type
+from typing import IO, Awaitable, Callable, Dict, Optional, Tuple, Type
 
 from aiohttp import web
 
 from ...storage.history_file import utc_timestamp
-from ..commands import printable
+from ..context import ServeContext
+from ..names import printable
+from ..settings import ServeOptions
 from ..store.base import StoreError
 from ..takeover import Running, listen_taking_over
 from .link_page import BAD_CODE, LINK_SECONDS, TOO_MANY, LinkTries, link_page
@@ -24,10 +26,6 @@ from .links import COOKIE, linked_player, normal_code, redeem
 from .pages import add_pages
 from .protocol import CONTENT_SECURITY_POLICY, same_origin
 from .socket import serve_socket
-
-if TYPE_CHECKING:
-    from ..cli import ServeOptions
-    from ..server import GameServer
 
 __all__ = ["STATIC_FILES", "WebSite", "open_door"]
 
@@ -78,8 +76,8 @@ class WebSite:
     :meth:`start`, stopped in two steps by the server's stop (no new
     request, then the rest once the sessions have ended)."""
 
-    def __init__(self, server: GameServer, secure: bool = False) -> None:
-        self.server = server
+    def __init__(self, context: ServeContext, secure: bool = False) -> None:
+        self.context = context
         self.secure = secure  # the page is served over HTTPS (a proxy in front): cookies say Secure
         self._files = _load_files()
         app = web.Application(middlewares=[self._errors], client_max_size=64 * 1024)
@@ -89,13 +87,13 @@ class WebSite:
         app.router.add_get("/socket", self._socket)
         app.router.add_get("/link", self._link_form)
         app.router.add_post("/link", self._link)
-        add_pages(app, server)
+        add_pages(app, context)
         self._runner = web.AppRunner(
             app,
             access_log=None,
             handle_signals=False,
             shutdown_timeout=SHUTDOWN_SECONDS,
-            logger=_one_line_logger(server.log),  # aiohttp's own errors (a malformed request): one line each
+            logger=_one_line_logger(context.log),  # aiohttp's own errors (a malformed request): one line each
         )
         self._site: Optional[web.TCPSite] = None
         self._link_tries = LinkTries()
@@ -128,12 +126,12 @@ class WebSite:
     def _ssh(self, request: web.Request) -> str:
         """How this server is reached over SSH, as the page's visitor knows its host."""
         host = (request.url.host or "HOST")[:100]
-        return f"ssh -p {self.server.port} {host}" if self.server.port != 22 else f"ssh {host}"
+        return f"ssh -p {self.context.port} {host}" if self.context.port != 22 else f"ssh {host}"
 
     def _log(self, request: web.Request, status: int, why: str) -> None:
         path = printable(request.path, 80)
         # Dated by the server's log, as every line of it.
-        self.server.log(f"{request.remote or '?'} web {printable(request.method[:8])} {path} {status} {why}")
+        self.context.log(f"{request.remote or '?'} web {printable(request.method[:8])} {path} {status} {why}")
 
     # -- handlers -------------------------------------------------------------------
 
@@ -161,14 +159,14 @@ class WebSite:
         token = request.cookies.get(COOKIE)
         if token:
             try:
-                found = await linked_player(self.server.store, token[:100], self.server.now())
+                found = await linked_player(self.context.store, token[:100], self.context.now())
             except StoreError as error:  # played as a guest, said in the log
                 self._log(request, 200, f"link not read: {error}")
                 found = None
             if found is not None:
                 fingerprint, name = found
         # ?command=daily (any command of ssh HOST COMMAND's table): the session runs it, as an exec request.
-        return await serve_socket(self.server, request, fingerprint, name, request.query.get("command"))
+        return await serve_socket(self.context, request, fingerprint, name, request.query.get("command"))
 
     async def _link_form(self, request: web.Request) -> web.StreamResponse:
         return web.Response(text=link_page("", self._ssh(request)), content_type="text/html", charset="utf-8")
@@ -178,14 +176,14 @@ class WebSite:
         if not same_origin(request.headers.get("Origin"), request.host):
             raise web.HTTPForbidden(reason="link form from another origin")
         address = request.remote or "?"
-        if not self._link_tries.allowed(address, self.server.clock()):
+        if not self._link_tries.allowed(address, self.context.clock()):
             raise self._form_refused(request, web.HTTPTooManyRequests, "too many link codes tried", TOO_MANY)
         form = await request.post()
         code = normal_code(str(form.get("code", ""))[:40])
         token = secrets.token_urlsafe(32)
         label = printable(request.headers.get("User-Agent", ""), 60)
-        if code is None or not await redeem(self.server.store, code, token, label, self.server.now()):
-            self._link_tries.failed(address, self.server.clock())
+        if code is None or not await redeem(self.context.store, code, token, label, self.context.now()):
+            self._link_tries.failed(address, self.context.clock())
             raise self._form_refused(request, web.HTTPBadRequest, "bad link code", BAD_CODE)
         linked = web.HTTPSeeOther("/")  # to the game, played as the player now
         linked.set_cookie(
@@ -204,12 +202,12 @@ class WebSite:
                 self._log(request, error.status, error.reason)
             raise
         except Exception as error:  # a bug: this request fails, in one line, and nothing else
-            self.server.log(f"web request failed: {type(error).__name__}: {error}")
+            self.context.log(f"web request failed: {type(error).__name__}: {error}")
             raise web.HTTPInternalServerError() from None
 
 
 async def open_door(
-    server: GameServer, options: ServeOptions, replaced: Optional[Running], stderr: IO[str], say: bool, log: bool
+    context: ServeContext, options: ServeOptions, replaced: Optional[Running], stderr: IO[str], say: bool, log: bool
 ) -> Optional[WebSite]:
     """The door (``--http``) started on the server's loop, taking its port
     over from the server ``replaced`` as the SSH port is, and sharing it as
@@ -218,7 +216,7 @@ async def open_door(
     and in the log when ``log`` (a file: the listening line is there too).
     None when it cannot listen (said on ``stderr``)."""
     assert options.http is not None
-    site = WebSite(server, secure=options.behind_https)
+    site = WebSite(context, secure=options.behind_https)
     wanted_host, wanted_port = options.http
     try:
         host, port = await listen_taking_over(
@@ -231,7 +229,7 @@ async def open_door(
         return None
     where = f"browsers: http://{f'[{host}]' if ':' in host else host}:{port}/"
     if log:
-        server.log(where)
+        context.log(where)
     if say:
         stderr.write(f"{utc_timestamp(time.time())} {where}\n")
         stderr.flush()

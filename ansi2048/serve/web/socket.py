@@ -1,5 +1,5 @@
 """A WebSocket as the SSH channel and connection a session drives: the
-page's session is a :class:`~..session.SessionChannel` like any SSH
+page's session is an :class:`~..ssh_channel.SshChannel` like any SSH
 client's (the same command table, limits, store, claims, log line), fed by
 :func:`serve_socket` from the page's messages (:mod:`.protocol`) and
 writing to a :class:`SocketChannel`, which has what the session and the
@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import suppress
-from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from aiohttp import WebSocketError, WSCloseCode, WSMsgType, web
 
-from ..connection import ClientConnection, Identity
+from ..connection import ClientConnection
+from ..context import ServeContext
 from ..limits import Refusal
-from ..session import SessionChannel
+from ..link import for_terminal
+from ..ssh_channel import SshChannel
 from .protocol import MESSAGE_BYTES, Continue, Keys, Pause, Resize, exit_message, parse_up
-
-if TYPE_CHECKING:
-    from ..server import GameServer
 
 __all__ = ["TERM", "SocketChannel", "serve_socket"]
 
@@ -126,31 +125,31 @@ class SocketChannel:
 
 
 async def serve_socket(
-    server: GameServer, request: web.Request, fingerprint: Optional[str], name: str, command: Optional[str] = None
+    context: ServeContext, request: web.Request, fingerprint: Optional[str], name: str, command: Optional[str] = None
 ) -> web.WebSocketResponse:
     """One page's session, from the socket's opening to its end: the game
     on a terminal (or ``command``, as ``ssh -t HOST COMMAND`` runs it),
     played as the player ``fingerprint`` names (None: a guest)."""
-    keepalive = server.limits.keepalive_seconds
+    keepalive = context.limits.keepalive_seconds
     socket = web.WebSocketResponse(max_msg_size=MESSAGE_BYTES, heartbeat=keepalive or None)
     await socket.prepare(request)
     transport = request.transport
     peer = _peer(request)
     channel = SocketChannel(socket, peer, transport.abort if transport is not None else lambda: None)
-    record = ClientConnection(server)  # the connection's accounting and its line in the log
+    record = ClientConnection(context)  # the connection's accounting and its line in the log
     record.connection_made(channel)  # type: ignore[arg-type]  # asyncssh's connection, as far as it is used
-    record.endings.append("web")
+    record.line.endings.append("web")
     sender = asyncio.get_running_loop().create_task(channel.send_all())
-    session: Optional[SessionChannel] = None
+    session: Optional[SshChannel] = None
     try:
-        if len(record.endings) > 1:  # refused (too many logging in): cut already
+        if len(record.line.endings) > 1:  # refused (too many logging in): cut already
             return socket
-        size = await _first_size(socket, server.limits.login_seconds)
+        size = await _first_size(socket, context.limits.login_seconds)
         record.auth_completed()
         if size is None:
-            record.endings.append("no terminal size in time")
+            record.line.endings.append("no terminal size in time")
             return socket
-        session = _open_session(server, record, channel, (fingerprint, name), size, command)
+        session = _open_session(record, channel, (fingerprint, name), size, command)
         if session is not None:
             await _read(socket, channel, session, record)
         return socket
@@ -168,28 +167,23 @@ async def serve_socket(
 
 
 def _open_session(
-    server: GameServer,
     record: ClientConnection,
     channel: SocketChannel,
     who: Tuple[Optional[str], str],
     size: Resize,
     command: Optional[str],
-) -> Optional[SessionChannel]:
+) -> Optional[SshChannel]:
     """The page's session started on a terminal of ``size`` (``who``: the
     key's fingerprint, None for a guest, and the name), or None when the
-    server's limits refuse it (the page is told why)."""
+    server's limits refuse it (the page is told why): opened as an SSH
+    client's is (:meth:`~..connection.ClientConnection.open_session`)."""
     fingerprint, name = who
-    address = channel.get_extra_info("peername")[0]
-    record.fingerprint, record.name = fingerprint, name
-    counted = fingerprint or f"guest@{address}"
     try:
-        server.admission.start_session(address, counted, guest=fingerprint is None)
+        session = record.open_session(name, fingerprint)
     except Refusal as refusal:
-        record.endings.append(f"session refused: {refusal}")
-        channel.write(f"ansi2048: {refusal}\r\n".encode())
+        channel.write(for_terminal(f"ansi2048: {refusal}\n").encode())
         channel.exit(1)
         return None
-    session = SessionChannel(server, Identity(fingerprint, name), record, (address, counted))
     session.connection_made(channel)  # type: ignore[arg-type]
     session.pty_requested(TERM, (size.columns, size.lines, 0, 0), {})
     if command is None:
@@ -212,13 +206,13 @@ async def _first_size(socket: web.WebSocketResponse, seconds: float) -> Optional
 
 
 async def _read(
-    socket: web.WebSocketResponse, channel: SocketChannel, session: SessionChannel, record: ClientConnection
+    socket: web.WebSocketResponse, channel: SocketChannel, session: SshChannel, record: ClientConnection
 ) -> None:
     """The page's messages, to the session, until the socket closes."""
     async for message in socket:
         if message.type == WSMsgType.ERROR:  # then the socket closes
             too_big = isinstance(message.data, WebSocketError) and message.data.code == WSCloseCode.MESSAGE_TOO_BIG
-            record.endings.append("message too large" if too_big else "bad WebSocket frame")
+            record.line.endings.append("message too large" if too_big else "bad WebSocket frame")
             continue
         if message.type != WSMsgType.TEXT:
             continue  # binary frames mean nothing up

@@ -1,14 +1,19 @@
-"""What a session's tasks (a player's game, a watcher, a replay) have of
-their SSH channel: the :class:`Link` they write to, what comes in from the
-client (:data:`Incoming`), waiting for it (:func:`next_incoming`), and a
-viewer's side of it (:class:`Viewer`). The asyncssh side that fills them is
-:mod:`.session`'s."""
+"""What a command and its tasks (a player's game, a watcher, a replay) have
+of the channel they run on: who the client is (:class:`Identity`), the
+:class:`Client` a command is given, the :class:`Link` they write to, what
+comes in from the client (:data:`Incoming`), waiting for it
+(:func:`next_incoming`), and a viewer's side of it (:class:`Viewer`). The
+side that fills them is :mod:`.ssh_channel`'s (an SSH client's, or a
+browser's through :mod:`.web.socket`).
+
+The client's terminal is raw (no pty's output processing in between):
+:func:`for_terminal` is the one place LF becomes CR LF."""
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Callable, Hashable, List, Optional, Protocol, Tuple, Union
+from typing import Callable, Dict, Hashable, List, Optional, Protocol, Tuple, Union
 
 from ..loop.events import Resized, Warned
 from ..play.screen import Screen
@@ -16,28 +21,41 @@ from .limits import Breach
 
 __all__ = [
     "BREACH_SAID",
-    "DEFAULT_STALL_SECONDS",
     "POLL_SECONDS",
     "SAID_IDLE_CLOSED",
     "SAID_SLOW",
+    "Client",
     "Ended",
+    "Identity",
     "Incoming",
     "Link",
     "Typed",
     "Viewer",
+    "for_terminal",
     "next_incoming",
     "typed_ahead",
 ]
 
-# Seconds a watcher's channel may stay full (it stopped reading) before it
-# is dropped (its channel's stalled-reader rule: --watcher-stalled-seconds).
-DEFAULT_STALL_SECONDS = 10.0
 # How often a waiting watcher looks at its channel again.
 POLL_SECONDS = 0.05
 SAID_SLOW = "your connection cannot take the frames; watching stopped"
 SAID_IDLE_CLOSED = "no key for a while: the session is closed"
 # What a channel ended by its rules says, unless what runs on it says its own (game.py).
 BREACH_SAID = {Breach.IDLE: SAID_IDLE_CLOSED, Breach.SLOW: SAID_SLOW}
+
+
+def for_terminal(text: str) -> str:
+    """``text`` for the client's raw terminal: each LF a CR LF, as a pty's
+    output processing (ONLCR) would make it."""
+    return text.replace("\n", "\r\n")
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who a client is: a key's fingerprint (None: a guest) and a name."""
+
+    fingerprint: Optional[str]
+    name: str
 
 
 class Link(Protocol):
@@ -128,5 +146,60 @@ class Viewer:
     look: Hashable
 
     def write(self, text: str) -> None:
-        # The client's terminal is raw: LF becomes CR LF here, as a pty would.
-        self.link.write(text.replace("\n", "\r\n").encode("utf-8", "replace"))
+        self.link.write(for_terminal(text).encode("utf-8", "replace"))
+
+
+class Client(Protocol):
+    """What a command has of the channel it runs on (:mod:`.commands`): the
+    client, what it sends, its window, and the lines it is told; nothing
+    of the server (that is the :class:`~.context.ServeContext`)."""
+
+    @property
+    def identity(self) -> Identity: ...
+
+    @property
+    def source(self) -> str:
+        """What every per-address cap counts the client as (:func:`.limits.source_of`)."""
+
+    @property
+    def link(self) -> Link: ...
+
+    @property
+    def incoming(self) -> asyncio.Queue[Incoming]: ...
+
+    @property
+    def window(self) -> Tuple[int, int]: ...
+
+    @property
+    def has_terminal(self) -> bool:
+        """The client asked for a pty (``ssh -t``)."""
+
+    def gone(self) -> bool:
+        """The client has left: nothing written reaches it."""
+
+    def say(self, line: str, stderr: bool = True) -> None:
+        """One line to the client."""
+
+    def refuse(self, line: str, how: str, status: int = ...) -> int:
+        """The command refused: ``line`` said, ``how`` in the log; its exit status."""
+
+    def ended(self, how: str) -> None:
+        """How the command ended, for the connection's line in the log."""
+
+    def if_lost(self, how: Optional[str]) -> None:
+        """How the command ends if the client goes now (said at once); None: as usual."""
+
+    def client_env(self) -> Dict[str, str]:
+        """What the client says of its terminal (TERM, COLORTERM, NO_COLOR)."""
+
+    def cast_env(self) -> Dict[str, str]:
+        """The terminal a cast is drawn for."""
+
+    def claimed(self, holder: str) -> None:
+        """The command holds a claim as ``holder`` (another session taking it over ends it)."""
+
+    def played(self, keys: int) -> None:
+        """``keys`` keys were played (the connection's line counts them)."""
+
+    def stalls_after(self, seconds: float) -> None:
+        """The client is dropped once it has not read for ``seconds`` (a viewer's own stall)."""

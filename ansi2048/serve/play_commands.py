@@ -1,26 +1,29 @@
-"""A session's games: ``play`` (the player's game on a board, or a
-guest's) and ``daily`` (:mod:`.ranked`), from the claim on the game (asking
-to take it over from another session) to the end of play, each a
-:class:`~.game.PlayerGame` on the session's channel, published to watchers
-(:mod:`.live`) unless private."""
+"""The games a client plays: the ``play`` and ``daily`` commands
+(:func:`play_command`, :func:`daily_command`: the player's game on a board,
+or a guest's; the day's game, :mod:`.ranked`), from the claim on the game
+(asking to take it over from another session) to the end of play, each a
+:class:`~.game.PlayerGame` on the client's channel, published to watchers
+(:mod:`.live`) unless private. Each part is given the server's context and
+the :class:`~.link.Client`, nothing else."""
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ..game.engine import default_goal
 from ..game.limits import DEFAULT_SIZE
 from ..loop.events import Resized, Warned
 from ..loop.state import Play, Settings
 from ..options.context import Options
+from ..options.parser import EXIT_OK
 from ..play.screen import wants_motion
 from ..records.history import config_key
+from ..render.style import ColorDepth, choose_depth
 from ..render.themes import THEMES
-from .channel import Ended, Typed
-from .commands import PlayRequest
+from .context import ServeContext
 from .daily import DAILY
 from .game import (
     SAID_IDLE,
@@ -32,13 +35,12 @@ from .game import (
     PlayerGame,
 )
 from .keeping import CLAIM_SECONDS, GuestKeeping, Keeping, StoreKeeping, open_game
+from .link import Client, Ended, Typed, for_terminal
 from .live import GUEST_NAME, REGULAR, PublishingScreen, watchers_note
 from .pauses import Write
 from .ranked import OpenedDaily, open_daily
+from .requests import COLOR_DEPTHS, NEEDS_TERMINAL, NO_TERMINAL, Daily, PlayRequest
 from .store.base import Player, Prefs
-
-if TYPE_CHECKING:
-    from .session import SessionChannel  # which imports this module, to run its games
 
 __all__ = [
     "AGAIN",
@@ -47,8 +49,9 @@ __all__ = [
     "PUBLIC_NOTE",
     "TAKE_OVER_PROMPT",
     "claim",
-    "play",
-    "play_daily",
+    "color_depth",
+    "daily_command",
+    "play_command",
     "run_game",
 ]
 
@@ -68,8 +71,8 @@ PRIVATE_NOTE = "private: nobody may watch your games (play --public undoes it)"
 PUBLIC_NOTE = "public: your games may be watched (play --private undoes it)"
 # Said when the player's game is open in another session.
 TAKE_OVER_PROMPT = (
-    "Your game on this board is open in another session.\r\n"
-    "y: play it here (the other session ends); any other key: leave.\r\n"
+    "Your game on this board is open in another session.\n"
+    "y: play it here (the other session ends); any other key: leave.\n"
 )
 # Seconds the take-over question waits for its answer.
 ANSWER_SECONDS = 120
@@ -77,10 +80,13 @@ ANSWER_SECONDS = 120
 AGAIN = "connecting again"
 
 
-async def play(session: SessionChannel, request: PlayRequest) -> None:
-    """``play``: the player's game on the board asked for (a guest's: not kept)."""
-    store = session.server.store
-    player = await session.player()
+async def play_command(context: ServeContext, client: Client, request: PlayRequest) -> int:
+    """``play``: the player's game on the board asked for (a guest's: not
+    kept), on a terminal; it says how it ended itself (:func:`run_game`)."""
+    if not client.has_terminal:
+        return client.refuse(NEEDS_TERMINAL, NO_TERMINAL)
+    store = context.store
+    player = await context.player(client.identity)
     prefs = player.prefs if player is not None else Prefs()
     chosen = replace(
         prefs,
@@ -97,62 +103,76 @@ async def play(session: SessionChannel, request: PlayRequest) -> None:
     keeping: Keeping = GuestKeeping()
     if player is not None:
         board = config_key(rows, cols, goal)
-        holder = await claim(session, player, board)
+        holder = await claim(context, client, player, board)
         if holder is None:
-            return
+            return EXIT_OK
         keeping = StoreKeeping(store, player.id, board, holder)
     # Watchers know a player by the store's name (unique: another key's
     # "alice" is "alice-2"), a guest as "guest".
     name = player.name if player is not None else GUEST_NAME
-    await run_game(session, keeping, request, chosen, name, player is None, (rows, cols, goal))
+    await run_game(context, client, keeping, request, chosen, name, player is None, (rows, cols, goal))
+    return EXIT_OK
 
 
-async def claim(session: SessionChannel, player: Player, board: str) -> Optional[str]:
+async def claim(context: ServeContext, client: Client, player: Player, board: str) -> Optional[str]:
     """The claim on the player's game on ``board``: its holder's name;
     None if another session has it and the player chose to leave."""
-    server, store = session.server, session.server.store
-    holder = server.holder()
+    store, sessions = context.store, context.sessions
+    holder = sessions.holder()
     held = await store.claim(player.id, board, holder, CLAIM_SECONDS)
     if held is not None:
-        if not server.gone(held.holder) and not await take_over(session):
+        if not sessions.gone(held.holder) and not await take_over(client):
             return None
         await store.claim(player.id, board, holder, CLAIM_SECONDS, take_over=True)
-        server.taken_over(held.holder)
-    session.holders.add(holder)
+        sessions.taken_over(held.holder, SAID_TAKEN_OVER)
+    client.claimed(holder)
     return holder
 
 
-async def play_daily(session: SessionChannel) -> None:
-    """``daily``: the day's game, ranked or practice (:mod:`.ranked`)."""
-    player = await session.player()
+async def daily_command(context: ServeContext, client: Client, request: Daily) -> int:
+    """``daily``: the day's game, ranked or practice (:mod:`.ranked`), on a terminal."""
+    if not client.has_terminal:
+        return client.refuse(NEEDS_TERMINAL, NO_TERMINAL)
+    player = await context.player(client.identity)
     # The ranking's cap per address counts sources as every per-address cap does (limits.source_of).
-    opened = await open_daily(session.server, player, session.connection.source, partial(claim, session))
+    opened = await open_daily(context, player, client.source, partial(claim, context, client))
     if opened is None:
-        return
+        return EXIT_OK
     name = player.name if player is not None else GUEST_NAME
     prefs = player.prefs if player is not None else Prefs()
-    await run_game(session, opened.keeping, PlayRequest(), prefs, name, player is None, DAILY, opened)
+    await run_game(context, client, opened.keeping, PlayRequest(), prefs, name, player is None, DAILY, opened)
+    return EXIT_OK
 
 
-async def take_over(session: SessionChannel) -> bool:
+async def take_over(client: Client) -> bool:
     """Ask whether to take the game over from the session that has it."""
-    assert session.link is not None
-    session.link.write(TAKE_OVER_PROMPT.encode())
+    client.link.write(for_terminal(TAKE_OVER_PROMPT).encode())
     while True:
         try:
-            answer = await asyncio.wait_for(session.incoming.get(), ANSWER_SECONDS)
+            answer = await asyncio.wait_for(client.incoming.get(), ANSWER_SECONDS)
         except asyncio.TimeoutError:
+            client.ended("no answer to take over")
             return False
         if isinstance(answer, Ended) and answer.breach is not None:  # the channel's rules ended it
-            session.say(answer.said, stderr=False)  # under the prompt, where a game says its last line
-            session.ended(answer.breach.value)
+            client.say(answer.said, stderr=False)  # under the prompt, where a game says its last line
+            client.ended(answer.breach.value)
             return False
         if not isinstance(answer, Resized):  # a key (or the end): the answer
-            return isinstance(answer, Typed) and answer.data[:1] in (b"y", b"Y")
+            taken = isinstance(answer, Typed) and answer.data[:1] in (b"y", b"Y")
+            if not taken:  # the log says how the session ended, as a game's does
+                client.ended("did not take over" if isinstance(answer, Typed) else "disconnected")
+            return taken
+
+
+def color_depth(chosen: Optional[str], env: Dict[str, str]) -> ColorDepth:
+    """The colour depth frames are drawn in: the player's choice
+    (``chosen``), else what the client's terminal (``env``) says."""
+    return COLOR_DEPTHS[chosen] if chosen in COLOR_DEPTHS else choose_depth("auto", True, env)
 
 
 async def run_game(
-    session: SessionChannel,
+    context: ServeContext,
+    client: Client,
     keeping: Keeping,
     request: PlayRequest,
     prefs: Prefs,
@@ -162,18 +182,16 @@ async def run_game(
     daily: Optional[OpenedDaily] = None,
 ) -> None:
     """The game ``keeping`` holds (or the day's, ``daily``), played on this
-    session to its end; watchable unless the player made it private."""
-    assert session.chan is not None and session.link is not None
-    server = session.server
+    client's channel to its end; watchable unless the player made it private."""
     rows, cols, goal = board
     opening: List[Write] = []
     if daily is None:
         kept, greeting, opening = await open_game(
-            keeping, rows, cols, goal, request.new, server.random_seed, server.now()
+            keeping, rows, cols, goal, request.new, context.random_seed, context.now()
         )
     else:
         kept, greeting = daily.session, daily.note
-    env = session.client_env()
+    env = client.client_env()
     animate = wants_motion(Options(animation=prefs.animation is not False), env)
     settings = Settings(animate=animate, can_wait=True, command=AGAIN, guest=guest)
     if daily is not None:
@@ -183,38 +201,37 @@ async def run_game(
     note = GUEST_NOTE if guest and daily is None else greeting
     if request.private is not None:  # asked for now: say it took effect, first
         note = PRIVATE_NOTE if request.private else PUBLIC_NOTE
-    play = Play(kept, settings, session.window, note=note)
-    depth = session.color_depth(prefs.color, env)
+    play = Play(kept, settings, client.window, note=note)
+    depth = color_depth(prefs.color, env)
     frames: List[str] = []
 
     def write(text: str) -> None:
         # Frames end lines with LF for a terminal whose output processing
-        # (ONLCR) makes it CR LF; here there is no such pty in between,
-        # and the client's terminal is raw: done here, as a pty would.
-        frames.append(text.replace("\n", "\r\n"))
+        # makes it CR LF: the client's terminal is raw.
+        frames.append(for_terminal(text))
 
     screen = PublishingScreen(write, lambda: game.play.size, depth, env, palette=THEMES[prefs.theme or "classic"]())
     args = (
         play,
         screen,
         frames,
-        session.link,
+        client.link,
         keeping,
-        server.pool,
-        session.incoming,
-        server.clock,
-        server.now,
+        context.pool,
+        client.incoming,
+        context.clock,
+        context.now,
         screen.sent,
-        server.pauses,
+        context.pauses,
     )
     game = PlayerGame(*args, opening=opening) if daily is None else daily.driver(*args)
     if not prefs.private:  # watchable (play --private: not)
-        screen.live = server.live.start(name, rows, cols, daily.facts if daily is not None else REGULAR)
-        screen.live.on_watchers = lambda count: session.incoming.put_nowait(Warned(watchers_note(count), True))
+        screen.live = context.live.start(name, rows, cols, daily.facts if daily is not None else REGULAR)
+        screen.live.on_watchers = lambda count: client.incoming.put_nowait(Warned(watchers_note(count), True))
     try:
         await game.run()
     finally:
         if screen.live is not None:
             screen.live.end()
-        session.connection.keys += game.keys
-        session.ended(ENDINGS.get(game.said, "quit" if game.play.over else "disconnected"))
+        client.played(game.keys)
+        client.ended(ENDINGS.get(game.said, "quit" if game.play.over else "disconnected"))

@@ -1,0 +1,132 @@
+"""What every handler is given (:class:`ServeContext`): the server's
+services, built once by the server (:mod:`.server`) and passed down to each
+connection, channel and command. A handler never reaches through another
+object for them: what it uses is a field here, or its :class:`~.link.Client`.
+
+Also the registry of the sessions running (:class:`Sessions`): the claim
+holders' names and who holds what, for taking a game over and the stop."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from dataclasses import dataclass, field
+from itertools import count
+from typing import Any, Callable, Optional, Protocol, Set
+
+from .limits import DEFAULT_LIMITS, Admission, Limits
+from .link import Ended, Identity, Incoming
+from .live import LiveGames
+from .pauses import SavingPauses
+from .pool import AIPool
+from .race_hall import RaceHall
+from .settings import ServeOptions
+from .store.base import Player, Store
+
+__all__ = ["RunningSession", "ServeContext", "Sessions"]
+
+
+class RunningSession(Protocol):
+    """What the server's stop, its drain and a take-over use of a session."""
+
+    @property
+    def holders(self) -> Set[str]:
+        """The claims it took."""
+
+    @property
+    def incoming(self) -> asyncio.Queue[Incoming]: ...
+
+    def stopping(self) -> Optional[asyncio.Task[None]]:
+        """The server is stopping: end, saying so; the session's task."""
+
+    def connection(self) -> Any:
+        """Its client's connection (asyncssh's, or a page's socket), or None."""
+
+
+class Sessions:
+    """The sessions running on this server (``all``), and the names of the
+    claims they take: a claim names this server (host, process, start) and
+    a session's number, so that a claim left by a server that was killed is
+    known for one (:meth:`gone`)."""
+
+    def __init__(self) -> None:
+        self.all: Set[RunningSession] = set()
+        self._numbers = count(1)
+        self._host = _hostname()
+        self._id = f"{self._host}:{os.getpid()}:{time.time_ns()}"
+
+    def started(self, session: RunningSession) -> None:
+        self.all.add(session)
+
+    def ended(self, session: RunningSession) -> None:
+        self.all.discard(session)
+
+    def holder(self) -> str:
+        """A claim holder's name: this server's, and a session's number."""
+        return f"{self._id}:{next(self._numbers)}"
+
+    def taken_over(self, holder: str, said: str) -> None:
+        """Another session took over the game ``holder`` had: if ``holder``
+        is a session of this server, its play ends now (not at its next key
+        or renewal), writing nothing more, saying ``said``. A session of
+        another server learns it at its next write or renewal."""
+        for session in self.all:
+            if holder in session.holders:
+                session.incoming.put_nowait(Ended(said, lost=True))
+
+    def gone(self, holder: str) -> bool:
+        """``holder`` was a session of a server on this machine that is no
+        longer running (it was killed): its claim need not be waited out,
+        nor its player asked to take the game over."""
+        host, _, rest = holder.partition(":")
+        pid = rest.partition(":")[0]
+        if host != self._host or not pid.isdigit():
+            return False  # another machine's server: its claim expires by itself
+        if int(pid) == os.getpid():
+            return not holder.startswith(self._id + ":")  # this pid's earlier life
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return True
+        except OSError:
+            return False  # running, as another user
+        return False
+
+
+def _hostname() -> str:
+    import socket
+
+    return socket.gethostname().replace(":", "_")
+
+
+@dataclass(frozen=True)
+class ServeContext:
+    """The server's services, as every handler sees them. Immutable: the
+    objects it holds keep their own state (the store, the live games, the
+    admission's counts); which objects they are never changes while the
+    server runs (the port is set once, when it listens)."""
+
+    store: Store
+    pool: AIPool  # the AI's processes (hints, autoplay)
+    random_seed: Callable[[], int]  # a new game's seed
+    clock: Callable[[], float]  # monotonic seconds: timeouts and limits
+    now: Callable[[], float]  # the wall clock: days, dates
+    log: Callable[[str], None]  # one line on the server's log
+    pauses: SavingPauses  # the games whose saving paused
+    live: LiveGames = field(default_factory=LiveGames)  # the games that may be watched
+    limits: Limits = DEFAULT_LIMITS
+    admission: Admission = field(default_factory=lambda: Admission(DEFAULT_LIMITS))
+    sessions: Sessions = field(default_factory=Sessions)
+    connections: Set[Any] = field(default_factory=set)  # the clients' connections open (asyncssh's)
+    daily_secret: bytes = b""  # the days' seeds derive from it (ranked.daily_secret)
+    daily_per_address: int = ServeOptions.daily_per_address  # players one address may enter in a day's ranking
+    watch_stall: float = ServeOptions.watcher_stall  # seconds a watcher may not read before it is dropped
+    port: int = 0  # the SSH port, once listening (what help says to connect to)
+    races: Optional[RaceHall] = None  # the lobbies and races (the server's; None: no races run here)
+
+    async def player(self, identity: Identity) -> Optional[Player]:
+        """The player ``identity``'s key names; None for a guest."""
+        if identity.fingerprint is None:
+            return None
+        return await self.store.player(identity.fingerprint, identity.name)

@@ -1,0 +1,117 @@
+"""The core's replay of a recording (ansi2048/records/replay.py, issue 35
+item 6): one header rule for the saved game and the verification, a replay
+that is the saved game's own, and one definition of "the replay matches"."""
+
+from __future__ import annotations
+
+import random
+from typing import List
+
+import pytest
+
+from ansi2048 import __version__
+from ansi2048.game.engine import Direction, Game
+from ansi2048.records.recording import format_header
+from ansi2048.records.replay import (
+    NewerRules,
+    Result,
+    Setup,
+    checked_header,
+    replay,
+    replay_steps,
+    verdict,
+    verdict_steps,
+)
+from ansi2048.storage.save_file import SaveFile
+
+KEYS = {Direction.UP: "w", Direction.LEFT: "a", Direction.DOWN: "s", Direction.RIGHT: "d"}
+HEADER = format_header(9, 4, 4, 2048, __version__).encode("ascii")
+
+
+def engine_alone(keys: str) -> Game:
+    game = Game(4, 4, 2048, 9)
+    moves = {key: direction for direction, key in KEYS.items()}
+    for key in keys:
+        game.move(moves[key])
+    return game
+
+
+def some_keys(count: int) -> str:
+    rng = random.Random(4)
+    return "".join(rng.choice("wasd") for _ in range(count))
+
+
+@pytest.mark.parametrize(
+    "recording, why",
+    [
+        (b"wasd", "no valid header"),
+        (HEADER.rstrip(b"\n"), "no valid header"),  # cut short: no newline yet
+        (HEADER.replace(b"seed=9 ", b""), "no valid header"),
+        (HEADER.replace(b"size=4x4", b"size=5x5") + b"wasd", "header is for another board"),
+        (HEADER.replace(f"version={__version__} ".encode(), b"") + b"wasd", "the header has no version"),
+        (HEADER.replace(__version__.encode(), b"99.0") + b"wasd", "written by ansi2048 99.0, newer than this"),
+    ],
+)
+def test_a_header_is_refused_for_one_reason_by_the_save_and_the_verification_alike(recording: bytes, why: str) -> None:
+    with pytest.raises(ValueError) as checked:
+        checked_header(recording, (4, 4, 2048))
+    assert str(checked.value).startswith(why)
+    with pytest.raises(ValueError) as loaded:
+        SaveFile("", 4, 4, 2048, recording).load()
+    assert str(loaded.value) == str(checked.value)
+
+
+def test_a_newer_versions_recording_is_refused_as_other_rules() -> None:
+    newer = HEADER.replace(__version__.encode(), b"99.0") + b"wasd"
+    with pytest.raises(NewerRules):
+        checked_header(newer)
+    assert verdict(newer, Setup(9, 4, 4, 2048), Result(0, 0, "")) == (None, "recorded under other rules")
+
+
+def test_the_replay_is_the_saved_games_own_and_the_engines() -> None:
+    keys = some_keys(400)
+    recording = HEADER + keys.encode() + b"\n# times in ms from the start, one per key: 1 2 3\n"
+    replayed = replay(recording)
+    game = engine_alone(keys)
+    assert (replayed.score, replayed.moves, replayed.biggest) == (game.score, game.moves, game.biggest)
+    assert replayed.cells == " ".join(map(str, game.cells))
+    loaded = SaveFile("", 4, 4, 2048, recording).load()
+    assert loaded is not None and replayed.result == Result.of(loaded.game)
+
+
+def test_the_replay_in_steps_is_the_whole_replay() -> None:
+    recording = HEADER + some_keys(300).encode()
+    steps = replay_steps(recording, every=10)
+    count: List[None] = []
+    while True:
+        try:
+            count.append(next(steps))
+        except StopIteration as done:
+            assert done.value == replay(recording)
+            break
+    assert len(count) >= 30
+    claimed = replay(recording).result
+    stepped = verdict_steps(recording, Setup(9, 4, 4, 2048), claimed, every=7)
+    with pytest.raises(StopIteration) as whole:
+        while True:
+            next(stepped)
+    assert whole.value.value == verdict(recording, Setup(9, 4, 4, 2048), claimed)
+    assert whole.value.value[1] == ""
+
+
+def test_the_replay_matches_on_the_seed_board_score_moves_and_cells_each() -> None:
+    keys = some_keys(60)
+    game = engine_alone(keys)
+    seen = Result(game.score, game.moves, " ".join(map(str, game.cells)))
+    setup = Setup(9, 4, 4, 2048)
+    recording = HEADER + keys.encode()
+    assert verdict(recording, setup, seen)[1] == ""
+    assert verdict(recording, Setup(10, 4, 4, 2048), seen)[1] == "recorded from another seed or board than the game's"
+    assert verdict(recording, Setup(9, 4, 4, 4096), seen)[1] == "recorded from another seed or board than the game's"
+    assert verdict(recording, setup, Result(seen.score + 2, seen.moves, seen.cells))[1].startswith("the replay gives")
+    assert verdict(recording, setup, Result(seen.score, seen.moves - 1, seen.cells))[1].endswith(
+        f"the game showed {seen.moves - 1}"
+    )
+    assert verdict(recording, setup, Result(seen.score, seen.moves, "0 " * 15 + "2"))[1] == (
+        "the replay gives another board"
+    )
