@@ -79,7 +79,10 @@ Shell:
   ``requests`` (each command's request, parsed), ``play_commands`` (``play``,
   ``daily``: the claim, taking a game over, the game to its end),
   ``viewer_commands`` (``watch``, ``replay``, ``cast``), ``record_commands``
-  (``stats``, ``leaderboard``, ``keys``), ``link`` (what a command has of its
+  (``stats``, ``leaderboard``, ``keys``, ``races``), ``race_session``
+  (``race``: a racer's screen and keys; a race watched), ``race_hall`` (the
+  lobbies and races, their results verified and kept), ``race_records`` (the
+  races listed), ``race_replay`` (a race played back), ``link`` (what a command has of its
   channel: the ``Client``, the link, what comes in, a viewer), ``context``
   (what every handler is given: store, pool, live games, limits, clocks,
   log), ``game`` (a player's game: ``GameDriver``, the loop's asynchronous

@@ -286,16 +286,18 @@ SERVE_LAYERS = (
         "web.links",
         "web.protocol",
     ),
-    # 1. The server's shared state: the live games, the saving pauses.
-    ("live", "pauses"),
+    # 1. The server's shared state: the live games, the saving pauses, the
+    # races (race_hall, which verifies a racer's keys as keeping replays a
+    # game's, and keeps the result; race_records lists them).
+    ("live", "pauses", "keeping", "race_hall", "race_records"),
     # 2. The one context every handler is given.
     ("context",),
     # 3. The parts a command is made of: a game's driver (game) and its
-    # parts (game_parts, saving), its keeping, the daily game's rules
-    # (ranked_game) and opening (ranked), a replay, a watcher, the verification.
-    ("game", "game_parts", "keeping", "ranked", "ranked_game", "replay", "saving", "verify", "watch"),
+    # parts (game_parts, saving), the daily game's rules (ranked_game) and
+    # opening (ranked), a replay, a watcher, the verification, a race's replay.
+    ("game", "game_parts", "ranked", "ranked_game", "replay", "saving", "verify", "watch", "race_replay"),
     # 4. The commands' entry points (each given the context and a Client).
-    ("play_commands", "record_commands", "viewer_commands", "web.link_commands"),
+    ("play_commands", "record_commands", "viewer_commands", "race_session", "web.link_commands"),
     # 5. The one table of commands.
     ("commands",),
     # 6. A channel (its limits as layers), 7. a connection.

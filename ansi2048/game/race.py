@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import Optional, Tuple
+from typing import Iterable, List, Optional, Tuple
 
 from .engine import check_goal, check_size
+from .keys import Action
 from .limits import DEFAULT_GOAL, DEFAULT_SIZE
 
 __all__ = [
@@ -32,10 +33,12 @@ __all__ = [
     "MAX_PLAYERS",
     "MIN_MINUTES",
     "MIN_PLAYERS",
+    "RACE_ACTIONS",
     "Phase",
     "Progress",
     "Race",
     "RaceSettings",
+    "race_actions",
     "standings",
 ]
 
@@ -44,6 +47,15 @@ MIN_MINUTES, MAX_MINUTES, DEFAULT_MINUTES = 1, 30, 5
 COUNTDOWN_SECONDS = 3.0
 # A lobby that has not filled by then is closed, saying so.
 LOBBY_SECONDS = 600.0
+# The keys of a race: the moves, and leaving. No undo (nor a new game): the
+# deal is the race's; hints and autoplay are never even decoded.
+RACE_ACTIONS = frozenset((Action.UP, Action.DOWN, Action.LEFT, Action.RIGHT, Action.QUIT))
+
+
+def race_actions(actions: Iterable[Action]) -> List[Action]:
+    """The actions of decoded keys (a ``KeyDecoder`` without ``assist``)
+    that a race plays; the others are ignored one by one."""
+    return [action for action in actions if action in RACE_ACTIONS]
 
 
 @dataclass(frozen=True)

@@ -98,7 +98,7 @@ UNICODE = Glyphs(marker="•", arrows="←↑↓→", dot="·", dash="—", fram
 ASCII = Glyphs(marker="*", arrows="arrows", dot="-", dash="-", frame="++++-|")
 
 
-def _label(value: int, room: int) -> str:
+def tile_label(value: int, room: int) -> str:
     """A tile's number in at most ``room`` columns: digits when they fit,
     else the power of two ("2^20"), which fits any tile of any layout."""
     text = str(value)
@@ -160,7 +160,7 @@ def tile_line(
     if line == layout.number_line:
         room = box - 2 if outlined else width - (1 if marker_here else 0)
         if value:
-            text = _label(value, room)
+            text = tile_label(value, room)
             if new and not outlined and len(text) + 2 <= room:
                 text = f"[{text}]"
         else:

@@ -24,7 +24,8 @@ from .context import ServeContext
 from .link import Client
 from .names import printable
 from .play_commands import daily_command, play_command
-from .record_commands import keys_command, leaderboard_command, stats_command
+from .race_session import race
+from .record_commands import keys_command, leaderboard_command, races_command, stats_command
 from .requests import COLOR_DEPTHS, CommandError, Help, Request
 from .viewer_commands import replay_command, watch_command
 from .web.link_commands import link_command
@@ -55,7 +56,7 @@ async def _help(context: ServeContext, client: Client, request: Help) -> int:
     return EXIT_OK
 
 
-# In help's order. room for more: race, the browser's own commands.
+# In help's order. room for more: the browser's own commands.
 COMMANDS: Tuple[Command[Any], ...] = (
     Command(
         "play",
@@ -90,6 +91,21 @@ COMMANDS: Tuple[Command[Any], ...] = (
     ),
     Command(
         "stats", requests.parse_stats, stats_command, "  {ssh} stats [--json]   your records, your last games' ids\n"
+    ),
+    Command(
+        "race",
+        requests.parse_race,
+        race,
+        "  {ssh} race [OPTIONS]   race others on one deal, live; no undo,\n"
+        "      hint or autoplay: --size N  --goal G  --players 2-8  --minutes 1-30;\n"
+        "      race NAME: the lobby NAME waits in\n",
+    ),
+    Command(
+        "races",
+        requests.parse_races,
+        races_command,
+        "  ssh -p {port} HOST races [--json]   your races and the latest;\n"
+        "      replay rN [NAME], cast rN [NAME] play them back\n",
     ),
     Command(
         "daily",

@@ -20,6 +20,7 @@ from .link import Ended, Identity, Incoming
 from .live import LiveGames
 from .pauses import SavingPauses
 from .pool import AIPool
+from .race_hall import RaceHall
 from .settings import ServeOptions
 from .store.base import Player, Store
 
@@ -122,6 +123,7 @@ class ServeContext:
     daily_per_address: int = ServeOptions.daily_per_address  # players one address may enter in a day's ranking
     watch_stall: float = ServeOptions.watcher_stall  # seconds a watcher may not read before it is dropped
     port: int = 0  # the SSH port, once listening (what help says to connect to)
+    races: Optional[RaceHall] = None  # the lobbies and races (the server's; None: no races run here)
 
     async def player(self, identity: Identity) -> Optional[Player]:
         """The player ``identity``'s key names; None for a guest."""

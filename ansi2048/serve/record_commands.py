@@ -1,11 +1,12 @@
 """The commands about records, none needing a terminal: ``stats
 [--json]`` (the player's records and last games), ``leaderboard [DAY]
 [--json]`` and ``keys ID`` (a ranked game's recording, once the secrecy
-rule lets it be shown). Each is given the server's context and the
+rule lets it be shown), ``races [--json]`` (the races kept). Each is given the server's context and the
 :class:`~.link.Client`, nothing else."""
 
 from __future__ import annotations
 
+import json
 from typing import Any, Dict, List
 
 from ..options.parser import EXIT_OK
@@ -16,12 +17,15 @@ from ..render.style import ColorDepth
 from .context import ServeContext
 from .daily import day_of
 from .link import Client
+from .race_records import LISTED, MINE, listed_races, race_line, races_document
+from .race_replay import racing_lines
 from .ranked import leaderboard_output
-from .requests import REFUSED, KeysRequest, Leaderboard, Stats
+from .requests import REFUSED, KeysRequest, Leaderboard, Races, Stats
 from .secrecy import Refused, Shown, facts_of_seed, keys_for, secret_seed, shown
 from .store.base import Finished
+from .store.races import recent_script
 
-__all__ = ["keys_command", "leaderboard_command", "stats_command"]
+__all__ = ["keys_command", "leaderboard_command", "races_command", "stats_command"]
 
 
 async def stats_command(context: ServeContext, client: Client, request: Stats) -> int:
@@ -115,4 +119,27 @@ async def leaderboard_command(context: ServeContext, client: Client, request: Le
     lines = await leaderboard_output(context.store, context.now(), request.day, request.json, me)
     for line in lines:
         client.say(line, stderr=False)
+    return EXIT_OK
+
+
+async def races_command(context: ServeContext, client: Client, request: Races) -> int:
+    """``races [--json]``: the player's recent races and the server's
+    latest (:mod:`.race_records`), and those being run; no terminal needed."""
+    player = await context.player(client.identity)
+    me = player.id if player is not None else None
+    races, players = await context.store.run_script(recent_script(me, MINE if me is not None else 0, LISTED))
+    listed = listed_races(races, players)
+    if request.json:
+        for line in json.dumps(races_document(listed), indent=1).splitlines():
+            client.say(line, stderr=False)
+        return EXIT_OK
+    width = client.window[0]
+    mine = [race for race in listed if any(p["player"] == me for p in race["players"])] if me is not None else []
+    lines: List[str] = []
+    if mine:
+        lines += ["Your last races:", *(race_line(race) for race in mine), ""]
+    lines += ["The server's latest races:", *(race_line(race) for race in listed)] if listed else ["No race yet."]
+    lines += racing_lines(context.races, width)
+    for line in lines:
+        client.say(line[:width], stderr=False)
     return EXIT_OK

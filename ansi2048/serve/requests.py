@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 import re
 from dataclasses import dataclass
-from typing import List, NoReturn, Optional, Union
+from typing import Callable, List, NoReturn, Optional, Union
 
+from ..game.race import MAX_MINUTES, MAX_PLAYERS, MIN_MINUTES, MIN_PLAYERS, RaceSettings
 from ..options.parser import THEME_CHOICES, goal_argument, size_argument
 from ..render.style import ColorDepth
 from .names import printable
@@ -30,6 +31,8 @@ __all__ = [
     "Leaderboard",
     "LinkRequest",
     "PlayRequest",
+    "RaceRequest",
+    "Races",
     "Replay",
     "Request",
     "Stats",
@@ -123,13 +126,16 @@ class Replay:
     game: Optional[int] = None  # None: the player's last finished game
     daily: bool = False  # game is a ranked daily game's id (the leaderboard's); else one of the player's own
     cast: bool = False
+    race: bool = False  # game is a finished race's id (races': r3), all its boards or ``player``'s
+    player: Optional[str] = None
 
 
 # A game's id as the lists show it, the one rule of replay and cast: a ranked
 # daily game's is its number on the leaderboard (as keys takes it), one of
-# the player's own games' is g and its number in stats' list. ASCII digits
-# only (str.isdigit() takes '²'), few enough for any database's integer.
-GAME_ID = re.compile(r"(g?)([0-9]{1,18})")
+# the player's own games' is g and its number in stats' list, a race's r and
+# its number in races' list. ASCII digits only (str.isdigit() takes '²'),
+# few enough for any database's integer.
+GAME_ID = re.compile(r"([gr]?)([0-9]{1,18})")
 
 
 @dataclass(frozen=True)
@@ -140,7 +146,26 @@ class LinkRequest:
     number: int = 0  # unlink's
 
 
-Request = Union[PlayRequest, Stats, Help, Daily, Leaderboard, KeysRequest, Watch, Replay, LinkRequest]
+@dataclass(frozen=True)
+class RaceRequest:
+    """``race [--size N] [--goal G] [--players N] [--minutes M]``: the
+    settings of the lobby to join; ``race NAME`` (``friend``): the lobby
+    that player waits in, whatever its settings (serve/race_session.py)."""
+
+    settings: RaceSettings
+    friend: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Races:
+    """``races [--json]``: the player's recent races and the server's latest (serve/race_commands.py)."""
+
+    json: bool = False
+
+
+Request = Union[
+    PlayRequest, Stats, Help, Daily, Leaderboard, KeysRequest, Watch, Replay, LinkRequest, RaceRequest, Races
+]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -229,12 +254,16 @@ def parse_watch(args: List[str]) -> Watch:
 def parse_replay(args: List[str], cast: bool = False) -> Replay:
     """``replay [ID]``."""
     name = "cast" if cast else "replay"
-    found = GAME_ID.fullmatch(args[0]) if len(args) == 1 else None
-    if len(args) > 1 or (args and found is None):
-        said = f"not a game's id: {printable(args[0])!r}" if len(args) == 1 else "one game's id at most"
+    found = GAME_ID.fullmatch(args[0]) if args else None
+    race = found is not None and found.group(1) == "r"  # r3 NAME: one player's board of race r3
+    if len(args) > (2 if race else 1) or (args and found is None):
+        said = f"not a game's id: {printable(args[0])!r}" if found is None else "one game's id at most"
         raise CommandError(f"{name}: {said} (a leaderboard's, as 12, or one of yours in stats, as g7)")
     if found is None:
         return Replay(cast=cast)
+    if race:
+        player = args[1] if len(args) > 1 else None
+        return Replay(int(found.group(2)), cast=cast, race=True, player=player)
     return Replay(int(found.group(2)), daily=not found.group(1), cast=cast)
 
 
@@ -256,6 +285,43 @@ def parse_unlink(args: List[str]) -> LinkRequest:
     if len(args) != 1 or not args[0].isascii() or not args[0].isdigit() or len(args[0]) > 6:
         raise CommandError("unlink: expected one browser's number, as links lists them")
     return LinkRequest("unlink", int(args[0]))
+
+
+def parse_race(args: List[str]) -> RaceRequest:
+    """``race [NAME] [--size N] [--goal G] [--players N] [--minutes M]``."""
+    parser = _Parser("race")
+    parser.add_argument("friend", metavar="NAME", nargs="?")
+    parser.add_argument("--size", type=size_argument)
+    parser.add_argument("--goal", type=goal_argument)
+    parser.add_argument("--players", type=_bounded(MIN_PLAYERS, MAX_PLAYERS), default=RaceSettings.players)
+    parser.add_argument("--minutes", type=_bounded(MIN_MINUTES, MAX_MINUTES), default=RaceSettings.minutes)
+    parsed = parser.parse_args(args)
+    if parsed.friend is not None and (parsed.size or parsed.goal or len(args) > 1):
+        raise CommandError("race: NAME joins that player's lobby as it is: no options with it")
+    from ..game.engine import default_goal
+
+    rows, cols = parsed.size or (RaceSettings.rows, RaceSettings.cols)
+    try:
+        settings = RaceSettings(rows, cols, parsed.goal or default_goal(rows, cols), parsed.players, parsed.minutes)
+    except ValueError as error:
+        raise CommandError(f"race: argument --goal: {error}") from None
+    return RaceRequest(settings, parsed.friend)
+
+
+def parse_races(args: List[str]) -> Races:
+    """``races [--json]``."""
+    parser = _Parser("races")
+    parser.add_argument("--json", action="store_true")
+    return Races(parser.parse_args(args).json)
+
+
+def _bounded(low: int, high: int) -> Callable[[str], int]:
+    def number(text: str) -> int:
+        if not text.isascii() or not text.isdigit() or len(text) > 3 or not low <= int(text) <= high:
+            raise argparse.ArgumentTypeError(f"expected a number from {low} to {high}, got {printable(text)!r}")
+        return int(text)
+
+    return number
 
 
 def _no_arguments(name: str, args: List[str]) -> LinkRequest:

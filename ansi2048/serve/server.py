@@ -41,6 +41,7 @@ from .live import LiveGames
 from .log import LOG_BUFFER_BYTES, LOG_FLUSH_SECONDS, LibraryMessages, ServerLog
 from .pauses import SavingPauses
 from .pool import AIPool
+from .race_hall import Host, RaceHall
 from .ranked import daily_secret
 from .settings import ServeOptions
 from .store import open_store
@@ -150,6 +151,7 @@ class GameServer:
             daily_secret=daily_secret,  # the days' seeds derive from it (ranked.daily_secret)
             daily_per_address=daily_per_address,
             watch_stall=watch_stall,
+            races=RaceHall(Host(store, daily_secret, random_seed, now, self.log)),  # the lobbies and races
         )
 
     # What the stop, the drain and the tests look at.
@@ -160,6 +162,11 @@ class GameServer:
     @property
     def connections(self) -> Set[Any]:
         return self.context.connections
+
+    @property
+    def races(self) -> RaceHall:
+        assert self.context.races is not None  # a server always runs them (its context's hall)
+        return self.context.races
 
     @property
     def port(self) -> int:
@@ -222,6 +229,8 @@ class GameServer:
         deadline = clock() + STOP_SECONDS
         if self._listener is not None:
             self._listener.close()
+        if self.context.races is not None:
+            self.context.races.close()  # no race goes on: every room's clock stops, its screens say so
         # Every session is told before any is waited for: they end
         # concurrently, and the store groups their writes in few commits.
         ending: Dict[asyncssh.SSHServerConnection, List[asyncio.Task[None]]] = {}

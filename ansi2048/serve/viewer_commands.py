@@ -6,6 +6,7 @@ server's context and the :class:`~.link.Client`, nothing else."""
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from typing import Callable, Optional, Tuple
 
 from ..options.context import Options
@@ -19,6 +20,8 @@ from .link import SAID_IDLE_CLOSED, SAID_SLOW, Client, Viewer
 from .live import LiveGame, WatchFull
 from .names import display_name
 from .play_commands import color_depth
+from .race_replay import in_viewer_place, race_playback, racing_lines, read_race, replay_race
+from .race_session import watch_race
 from .replay import SAID_LEFT, CastClient, Playback, play_replay, stream_cast
 from .requests import NEEDS_TERMINAL, NO_TERMINAL, REFUSED, Replay, Watch
 from .secrecy import (
@@ -55,6 +58,9 @@ def as_viewer(context: ServeContext, client: Client, prefs: Prefs) -> Viewer:
 async def watch_command(context: ServeContext, client: Client, request: Watch) -> int:
     """``watch [NAME]``: a player named who is not playing is told first,
     then a session without a terminal."""
+    racing = context.races.racing(request.name) if context.races is not None and request.name else None
+    if racing is not None:
+        return await watch_race(context, client, racing)  # every board of the race NAME is in
     player = await context.player(client.identity)
     refusal = _watch_refusal(context, player)
     if request.name is not None:
@@ -66,7 +72,8 @@ async def watch_command(context: ServeContext, client: Client, request: Watch) -
         return client.refuse(NEEDS_TERMINAL, NO_TERMINAL)
     viewer = as_viewer(context, client, player.prefs if player else Prefs())
     try:
-        said = await watch_session(viewer, context.live, request.name, refusal)
+        races = partial(racing_lines, context.races)  # races are watched by a player's name
+        said = await watch_session(viewer, context.live, request.name, refusal, races)
     except WatchFull as full:  # as replay_command says it: a refusal, status 1
         return client.refuse(str(full), "too many viewers", EXIT_ERROR)
     _said_as_viewer(client, said)
@@ -107,6 +114,8 @@ async def replay_command(context: ServeContext, client: Client, request: Replay)
     """``replay [ID]`` / ``cast [ID]``: a finished game (:func:`_replayed`),
     refused first if the id names none; then ``replay`` needs a terminal,
     ``cast`` none. Either takes one of the server's viewer places."""
+    if request.race and request.player is None and not request.cast:
+        return await _race_replayed(context, client, request)  # every board of a race
     player = await context.player(client.identity)
     try:
         playback, title = await _replayed(context, player, request)
@@ -133,6 +142,22 @@ async def replay_command(context: ServeContext, client: Client, request: Replay)
     return EXIT_OK
 
 
+async def _race_replayed(context: ServeContext, client: Client, request: Replay) -> int:
+    """``replay rN``: every board of a finished race, side by side
+    (:func:`~.race_replay.replay_race`), taking one of the server's viewer
+    places as any replay does."""
+    try:
+        race = await read_race(context.store, request, "replay")
+    except Refused as refused:
+        return client.refuse(str(refused), REFUSED)
+
+    async def show(prefs: Prefs) -> str:
+        depth = color_depth(prefs.color, client.client_env())
+        return await replay_race(as_viewer(context, client, prefs), race, depth, prefs.theme)
+
+    return await in_viewer_place(context, client, show)
+
+
 async def _cast(context: ServeContext, client: Client, playback: Playback, prefs: Prefs) -> None:
     """The game's asciicast streamed to the client (:func:`~.replay.stream_cast`);
     how it ended, if not whole, in the log."""
@@ -154,6 +179,8 @@ async def _replayed(context: ServeContext, player: Optional[Player], request: Re
     games (another player's is not found, never shown); a game of the day's
     deal without its seed."""
     store, name, viewer = context.store, "cast" if request.cast else "replay", player.id if player else None
+    if request.race:  # one player's board of a finished race (serve/race_replay.py)
+        return await race_playback(store, request, name)
     if request.daily:
         assert request.game is not None
         entry, showing = published(await store.daily_by_id(request.game), request.game, context.now(), name, viewer)

@@ -12,14 +12,14 @@ queue (:class:`~.link.Viewer`)."""
 from __future__ import annotations
 
 import asyncio
-from typing import Callable, Optional, Tuple
+from typing import Callable, List, Optional, Tuple
 
 from ..render.repaint import SHOW_CURSOR, Repainter
 from .link import POLL_SECONDS, Ended, Typed, Viewer, next_incoming
 from .live import LiveGame, LiveGames
 from .watch_list import ListKey, list_keys, list_lines, watch_keys_leave
 
-__all__ = ["SAID_GONE", "Refusal", "follow", "no_game_of", "watch_session"]
+__all__ = ["SAID_GONE", "More", "Refusal", "follow", "no_game_of", "watch_session"]
 
 # The list's fastest redraw (scores change with every key).
 _LIST_SECONDS = 0.25
@@ -79,12 +79,17 @@ def no_game_of(name: str) -> str:
     return f"no game of {name!r} is being played now (or it is private)"
 
 
+# Lines under the list for a window this wide: the races being run (serve/race_replay.py).
+More = Callable[[int], List[str]]
+
 # Why a live game may not be watched by this viewer (the secrecy rule,
 # serve/secrecy.py: a ranked game of today), or None if it may.
 Refusal = Callable[[LiveGame], Optional[str]]
 
 
-async def watch_session(viewer: Viewer, live: LiveGames, name: Optional[str], refusal: Refusal) -> str:
+async def watch_session(
+    viewer: Viewer, live: LiveGames, name: Optional[str], refusal: Refusal, more: More = lambda width: []
+) -> str:
     """``watch`` (the list, then the game chosen) or ``watch NAME``; the
     line to say at the end (the command has refused a NAME no game has, or
     one ``refusal`` refuses, already: one that ended or began meanwhile is
@@ -97,12 +102,12 @@ async def watch_session(viewer: Viewer, live: LiveGames, name: Optional[str], re
                 return no_game_of(name)
             refused = refusal(game)
             return refused if refused is not None else await follow(viewer, game)
-        return await _list(viewer, live, refusal)
+        return await _list(viewer, live, refusal, more)
     except _Said as said:
         return said.said
 
 
-async def _list(viewer: Viewer, live: LiveGames, refusal: Refusal) -> str:
+async def _list(viewer: Viewer, live: LiveGames, refusal: Refusal, more: More) -> str:
     """The list of games, live, until one is chosen (watched, then back
     here) or the viewer leaves. A game ``refusal`` refuses is listed; chosen,
     the list says why it is not shown."""
@@ -115,7 +120,7 @@ async def _list(viewer: Viewer, live: LiveGames, refusal: Refusal) -> str:
             entries = live.entries(lambda game: refusal(game) is not None)
             selected = max(0, min(selected, len(entries) - 1))
             width, height = viewer.window()
-            lines = (list_lines(entries, selected, width) + ([said[:width]] if said else []))[:height]
+            lines = (list_lines(entries, selected, width) + more(width) + ([said[:width]] if said else []))[:height]
             viewer.write(repainter.frame(lines, width, height))
             changed.clear()
             incoming = await next_incoming(viewer.incoming, changed, 5.0)
