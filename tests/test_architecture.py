@@ -393,7 +393,7 @@ def test_every_command_is_in_the_one_table_and_its_help() -> None:
 
     import pytest
 
-    pytest.importorskip("asyncssh")
+    pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
     from ansi2048.serve import requests
     from ansi2048.serve.commands import COMMANDS, help_text, read_command
 
