@@ -155,7 +155,7 @@ class MemoryStore:
         self.bests[(player, key)] = best
         return best
 
-    async def keep(self, player: int, record: Record) -> None:
+    async def add_to_history(self, player: int, record: Record) -> None:
         self.kept += 1
         self.records.setdefault(player, []).append(Finished(self.kept, record))
 

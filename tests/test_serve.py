@@ -853,12 +853,12 @@ class _Faulty:
             raise StoreUnavailable("database or disk is full")
         await self._store.append(player, board, holder, items)
 
-    async def keep(self, player: int, record: Any) -> None:
+    async def add_to_history(self, player: int, record: Any) -> None:
         from ansi2048.serve.store.base import StoreUnavailable
 
         if self.down:
             raise StoreUnavailable("database or disk is full")
-        await self._store.keep(player, record)
+        await self._store.add_to_history(player, record)
 
     async def record_best(self, player: int, key: str, score: int) -> int:
         from ansi2048.serve.store.base import StoreUnavailable

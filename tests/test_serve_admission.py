@@ -145,7 +145,7 @@ def test_a_replays_and_a_casts_watcher_slot_is_given_back_and_every_count_ends_a
         async def scenario() -> None:
             async with await connect(served.port, key) as conn:
                 player = served.call(store.player(key.get_fingerprint(), "alice"))
-                served.call(store.keep(player.id, a_record(16)))
+                served.call(store.add_to_history(player.id, a_record(16)))
                 # A replay left with q, one whose client goes, a cast: each gives its slot back.
                 chan, terminal = await open_terminal(conn, "replay")
                 await terminal.shows("replay")

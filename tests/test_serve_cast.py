@@ -116,7 +116,7 @@ def test_a_client_leaving_mid_cast_is_logged_as_leaving_not_as_a_failure(tmp_pat
 
     async def scenario(thread: ServerThread) -> int:
         player = await player_of(thread, key)
-        await on_server(thread, thread.store.keep(player.id, long_game))  # type: ignore[attr-defined]
+        await on_server(thread, thread.store.add_to_history(player.id, long_game))  # type: ignore[attr-defined]
         [kept] = await on_server(thread, thread.store.history(player.id))  # type: ignore[attr-defined]
         async with await connect(thread.port, key) as conn:
             process = await conn.create_process(f"cast g{kept.id}", encoding=None)
@@ -139,7 +139,7 @@ def test_a_cast_takes_a_viewer_place_as_a_replay_does(tmp_path: Path, store_url:
 
     async def scenario(thread: ServerThread) -> Tuple[int, str, str]:
         player = await player_of(thread, key)
-        await on_server(thread, thread.store.keep(player.id, a_record(16)))  # type: ignore[attr-defined]
+        await on_server(thread, thread.store.add_to_history(player.id, a_record(16)))  # type: ignore[attr-defined]
         thread.server.context.live.total = 0  # every viewer place taken
         async with await connect(thread.port, key) as conn:
             result = await conn.run("cast")

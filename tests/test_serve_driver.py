@@ -165,7 +165,7 @@ class MemoryKeeping:
     async def record_best(self, key: str, score: int) -> int:
         return score
 
-    async def keep(self, record: Record) -> None:
+    async def add_to_history(self, record: Record) -> None:
         self.events.append("keep")
 
     async def renew(self) -> bool:

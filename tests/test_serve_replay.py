@@ -124,8 +124,8 @@ def test_stats_shows_no_seed_of_todays_daily_game_until_the_day_is_over(
     async def scenario() -> Tuple[str, str, str]:
         await command(server, alice, "stats")  # the player, made
         player = await player_of(server, alice)
-        await on_server(server, server.store.keep(player.id, a_record(24, seed=secret)))  # type: ignore[attr-defined]
-        await on_server(server, server.store.keep(player.id, a_record(16, seed=7)))  # type: ignore[attr-defined]
+        await on_server(server, server.store.add_to_history(player.id, a_record(24, seed=secret)))  # type: ignore[attr-defined]
+        await on_server(server, server.store.add_to_history(player.id, a_record(16, seed=7)))  # type: ignore[attr-defined]
         _, during, _ = await command(server, alice, "stats --json")
         _, text, _ = await command(server, alice, "stats")
         clock.now = NEXT_DAY
@@ -169,7 +169,7 @@ def test_without_a_terminal_an_id_or_a_name_is_checked_first_cast_needs_none_and
 
     async def scenario(thread: ServerThread) -> Tuple[Dict[str, Tuple[int, str, str]], Tuple[int, str, str]]:
         player = await player_of(thread, key)
-        await on_server(thread, thread.store.keep(player.id, a_record(16)))  # type: ignore[attr-defined]
+        await on_server(thread, thread.store.add_to_history(player.id, a_record(16)))  # type: ignore[attr-defined]
         [kept] = await on_server(thread, thread.store.history(player.id))  # type: ignore[attr-defined]
         said = {}
         for text in cases:

@@ -176,7 +176,7 @@ def test_todays_seed_reaches_no_client_on_any_path_until_the_day_is_over(
         await play_daily(server, alice, b"wasdwasd", user="alice")
         player = await player_of(server, alice)
         # Her game of the day kept in her history, as a finished game is, with the day's seed.
-        await on_server(server, server.store.keep(player.id, a_record(24, seed=seed_of(DAY))))  # type: ignore[attr-defined]
+        await on_server(server, server.store.add_to_history(player.id, a_record(24, seed=seed_of(DAY))))  # type: ignore[attr-defined]
         [kept] = await on_server(server, server.store.history(player.id))  # type: ignore[attr-defined]
         _, out, _ = await command(server, bob, "leaderboard --json")
         ranked = json.loads(out)["top"][0]["id"]

@@ -301,18 +301,18 @@ def test_stats_from_the_database_equal_the_tally_of_the_parsed_history(store_url
             player = (await store.player("SHA256:p", "p")).id
             other = (await store.player("SHA256:o", "o")).id
             for record in records[:250]:
-                await store.keep(player, record)
+                await store.add_to_history(player, record)
             for record in others:
-                await store.keep(other, record)
+                await store.add_to_history(other, record)
             assert await store.stats(player, HELD) == tallied(records[:250])
             # Records stored before the tallies existed are tallied when first needed, and those kept meanwhile.
             await _forget_tallies(store)
             for record in records[250:]:
-                await store.keep(player, record)
+                await store.add_to_history(player, record)
             assert await store.stats(player, HELD) == (expected, held)
             for record in a_history(30, seed=5):  # kept once tallied: decided as each is kept
                 records.append(record)
-                await store.keep(player, record)
+                await store.add_to_history(player, record)
             assert await store.stats(player, HELD) == tallied(records)
             assert await store.stats(other, HELD) == tallied(others)
             assert await store.stats(other + 100, HELD) == ([], 0)

@@ -383,8 +383,8 @@ def test_history_keeps_records_oldest_first(store_url: str, tmp_path: Path) -> N
             other = (await store.player("SHA256:i", "ida")).id
             assert await store.history(player) == []
             for record in records:
-                await store.keep(player, record)
-            await store.keep(other, daily)
+                await store.add_to_history(player, record)
+            await store.add_to_history(other, daily)
         async with opened(store_url, tmp_path) as store:
             kept = await store.history(player)
             assert [finished.record for finished in kept] == records
@@ -403,9 +403,9 @@ def test_a_finished_game_is_found_by_its_id_for_its_player_only(store_url: str, 
         async with opened(store_url, tmp_path) as store:
             player = (await store.player("SHA256:h", "hal")).id
             other = (await store.player("SHA256:i", "ida")).id
-            await store.keep(player, records[0])
-            await store.keep(other, records[1])
-            await store.keep(player, records[2])
+            await store.add_to_history(player, records[0])
+            await store.add_to_history(other, records[1])
+            await store.add_to_history(player, records[2])
         async with opened(store_url, tmp_path) as store:
             ids = [finished.id for finished in await store.history(player)]
             (others,) = [finished.id for finished in await store.history(other)]

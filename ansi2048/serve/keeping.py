@@ -57,7 +57,7 @@ _REPLAY_STEP_CELLS = 5_000
 T = TypeVar("T")
 
 # The player's latest history records a record is looked for before it is
-# kept (kept once: see StoreKeeping.keep).
+# kept (kept once: see StoreKeeping.add_to_history).
 _RECENT_RECORDS = 20
 
 
@@ -80,7 +80,7 @@ class Keeping(Protocol):
 
     async def record_best(self, key: str, score: int) -> int: ...
 
-    async def keep(self, record: Record) -> None: ...
+    async def add_to_history(self, record: Record) -> None: ...
 
     async def renew(self) -> bool:
         """Renew the claim on the game; False if another session has it now."""
@@ -113,7 +113,7 @@ class GuestKeeping:
     async def record_best(self, key: str, score: int) -> int:
         return score
 
-    async def keep(self, record: Record) -> None:
+    async def add_to_history(self, record: Record) -> None:
         pass
 
     async def renew(self) -> bool:
@@ -157,14 +157,14 @@ class StoreKeeping:
     async def record_best(self, key: str, score: int) -> int:
         return await self._store.record_best(self._player, key, score)
 
-    async def keep(self, record: Record) -> None:
+    async def add_to_history(self, record: Record) -> None:
         """``record`` into the history, once: the same game (its seed and
         keys) among the latest is not kept again. Its write may be tried
         again by the server after its session ended (pauses.py), and a game
         over is kept on opening in case the server went before it was."""
         latest = await self._store.history(self._player, _RECENT_RECORDS)
         if not any((kept.record.seed, kept.record.keys) == (record.seed, record.keys) for kept in latest):
-            await self._store.keep(self._player, record)
+            await self._store.add_to_history(self._player, record)
 
     async def renew(self) -> bool:
         return await self._store.renew(self._player, self._board, self._holder, CLAIM_SECONDS)
@@ -282,7 +282,7 @@ async def open_game(
                 # Its record, in case the server went (stopped with the store
                 # away, killed) between its last keys and its record: kept once.
                 over = Session(loaded.game, best_seen, loaded.runs).played()
-                writes.append(partial(keeping.keep, Record.of(over, utc_timestamp(now))))
+                writes.append(partial(keeping.add_to_history, Record.of(over, utc_timestamp(now))))
                 if over.unaided:
                     writes.append(partial(keeping.record_best, unaided_key(key), over.score))
             else:
@@ -311,7 +311,7 @@ async def open_game(
         return session, resumed_note(game.moves), writes
     ended = session.restart(None).ended
     if ended is not None:
-        writes.append(partial(keeping.keep, Record.of(ended, utc_timestamp(now))))
+        writes.append(partial(keeping.add_to_history, Record.of(ended, utc_timestamp(now))))
     writes.append(partial(keeping.append, saved_bytes(Action.RESTART)))
     return session, "", writes
 

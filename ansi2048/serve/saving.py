@@ -227,7 +227,7 @@ class SavePolicy:
 
     def _write(self, write: LaterWrite) -> Write:
         if write.record is not None:
-            return partial(self._keeping.keep, write.record)
+            return partial(self._keeping.add_to_history, write.record)
         return partial(self._keeping.record_best, write.key, write.score)
 
     def hand_over(self, writes: List[Write], error: StoreUnavailable) -> None:

@@ -254,7 +254,7 @@ class Store(Protocol):
     async def record_best(self, player: int, key: str, score: int) -> int:
         """Keep ``score`` if it beats the stored best; the best now stored."""
 
-    async def keep(self, player: int, record: Record) -> None:
+    async def add_to_history(self, player: int, record: Record) -> None:
         """Add a finished game to the player's history."""
 
     async def history(self, player: int, limit: Optional[int] = None) -> List[Finished]:

@@ -380,7 +380,7 @@ class PostgresStore(DailyOnPostgres):
 
         return await self._transaction(keep_max)
 
-    async def keep(self, player: int, record: Record) -> None:
+    async def add_to_history(self, player: int, record: Record) -> None:
         await self._transaction(lambda connection: run_plan_async(keep_plan(player, record), _rows_of(connection)))
 
     async def stats(self, player: int, held_seed: int) -> Tuple[List[BoardStats], int]:

@@ -331,7 +331,7 @@ class SQLiteStore:
 
         return await self._writer.do(keep_max)
 
-    async def keep(self, player: int, record: Record) -> None:
+    async def add_to_history(self, player: int, record: Record) -> None:
         await self._writer.do(lambda connection: run_plan(keep_plan(player, record), partial(_rows, connection)))
 
     async def stats(self, player: int, held_seed: int) -> Tuple[List[BoardStats], int]:

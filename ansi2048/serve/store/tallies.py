@@ -74,7 +74,7 @@ def _fields(record: Record) -> Tuple[str, int, int, int, int]:
 
 
 def keep_plan(player: int, record: Record) -> Plan[None]:
-    """Store.keep: ``record`` added, and the earlier records of its game that
+    """Store.add_to_history: ``record`` added, and the earlier records of its game that
     it continues no longer counted (Tally's rule)."""
     board = config_key(record.rows, record.cols, record.goal)
     counted: Optional[int] = None
