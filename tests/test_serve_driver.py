@@ -166,7 +166,7 @@ class MemoryKeeping:
         return score
 
     async def add_to_history(self, record: Record) -> None:
-        self.events.append("keep")
+        self.events.append("add_to_history")
 
     async def renew(self) -> bool:
         return True

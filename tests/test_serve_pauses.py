@@ -212,7 +212,7 @@ def test_a_best_paused_lands_and_play_goes_on(tmp_path: Path, store_url: str) ->
 
 
 def test_a_finished_games_record_paused_lands_and_play_goes_on(tmp_path: Path, store_url: str) -> None:
-    served, store = serving(tmp_path, store_url, "keep")
+    served, store = serving(tmp_path, store_url, "add_to_history")
     key = client_key()
     with served:
 
@@ -257,7 +257,7 @@ def test_leaving_while_a_record_is_paused_keeps_what_was_shown_and_the_record_la
     tmp_path: Path, store_url: str
 ) -> None:
     log = io.StringIO()
-    served, store = serving(tmp_path, store_url, "keep", log)
+    served, store = serving(tmp_path, store_url, "add_to_history", log)
     key = client_key()
     with served:
 
@@ -305,7 +305,7 @@ def test_quitting_while_the_store_is_away_ends_at_once_and_the_games_bests_land_
 
 def test_a_record_still_paused_when_the_server_stops_is_logged_as_not_kept(tmp_path: Path) -> None:
     log = io.StringIO()
-    store = Failing(MemoryStore(), "keep")
+    store = Failing(MemoryStore(), "add_to_history")
     served = ServerThread(tmp_path, store, seeds=[7], log=log)
     key = client_key()
 
@@ -437,7 +437,7 @@ def test_a_game_over_whose_record_never_landed_is_kept_when_its_player_comes_bac
     # What a server killed (or stopped with the store away) between a game's
     # last keys and its record leaves: the keys of a game over, no record.
     keys = game_over_keys(7)
-    served, store = serving(tmp_path, store_url, "keep")
+    served, store = serving(tmp_path, store_url, "add_to_history")
     key = client_key()
     with served:
 
