@@ -119,11 +119,16 @@ class SshPlayer:
         self.child.close()
         return self.child.process.returncode
 
-    def settle(self, seconds: float = 0.6) -> None:
-        """Read on until the motion and the "+N" are over."""
-        end = time.monotonic() + seconds
-        while time.monotonic() < end and self._pump(0.05):
-            pass
+    def settle(self, seconds: float = 0.6, quiet: float = 0.3, most: float = 5.0) -> None:
+        """Read on until the motion and the "+N" are over: ``seconds`` at
+        least, then until nothing has come for ``quiet`` (a loaded machine
+        draws a motion's frames late; bounded by ``most``)."""
+        start = time.monotonic()
+        while self._pump(0.05):
+            now = time.monotonic()
+            last = self.arrivals[-1][0] if self.arrivals else start
+            if now - start >= most or (now - start >= seconds and now - last >= quiet):
+                return
 
     def board(self) -> List[str]:
         """The board's lines: between the header (scores) and the notes."""
