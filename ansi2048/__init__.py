@@ -71,7 +71,8 @@ Shell:
   listening and stopping; ``run``), ``workers`` (``--workers``: servers on
   one port, kept by a parent), ``backup`` (``--backup``: the SQLite store
   copied while it runs), ``log`` (its log, written by
-  a thread: never blocking the games), ``connection`` (a client: its key or a
+  a thread: never blocking the games), ``metrics`` and ``metrics_page``
+  (its numbers, and ``--metrics``'s Prometheus page and health), ``connection`` (a client: its key or a
   guest's login, admission, its line in the log), ``kexguess`` (a client's
   wrong key-exchange guess ignored as RFC 4253 says: Dropbear's), ``session``
   (one session channel: asyncssh's callbacks, the command it runs),

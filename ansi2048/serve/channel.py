@@ -27,6 +27,7 @@ __all__ = [
     "Viewer",
     "next_incoming",
     "typed_ahead",
+    "unmeasured",
 ]
 
 # Seconds a watcher's channel may stay full (it stopped reading) before it
@@ -57,9 +58,11 @@ class Link(Protocol):
 
 @dataclass(frozen=True)
 class Typed:
-    """The bytes of one read from the client."""
+    """The bytes of one read from the client, and when they came (the
+    server's clock: the key-to-frame latency is measured from it)."""
 
     data: bytes
+    at: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -130,3 +133,7 @@ class Viewer:
     def write(self, text: str) -> None:
         # The client's terminal is raw: LF becomes CR LF here, as a pty would.
         self.link.write(text.replace("\n", "\r\n").encode("utf-8", "replace"))
+
+
+def unmeasured(seconds: float) -> None:
+    """Told how long something took, by a game nobody measures (serve/metrics.py measures the server's)."""

@@ -6,6 +6,7 @@ good, and its absence is said in one line with the command that installs it."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from dataclasses import dataclass, field, fields
@@ -41,6 +42,7 @@ class ServeOptions:
     parent_pid: int = 0  # --parent-pid (a worker's): the parent it stops without
     http: Optional[Tuple[str, int]] = None  # --http HOST:PORT: the browser door (serve/web); None: none
     behind_https: bool = False  # --behind-https: a TLS proxy serves the door (its cookie is Secure)
+    metrics: Optional[Tuple[str, int]] = None  # --metrics HOST:PORT: the numbers' page (serve/metrics.py); None: none
     limits: Limits = field(default=DEFAULT_LIMITS)
 
 
@@ -148,6 +150,13 @@ def _parser() -> argparse.ArgumentParser:
         help="the --http page reaches browsers over HTTPS (a TLS proxy in front): its cookie is marked Secure",
     )
     parser.add_argument(
+        "--metrics",
+        type=parse_listen,
+        metavar="HOST:PORT",
+        help="serve the server's numbers on HOST:PORT (Prometheus's text format at /metrics; /health: 200 while the"
+        " store is reachable, 503 when not); off unless given (docs/serving.md)",
+    )
+    parser.add_argument(
         "--data-dir", metavar="DIR", help="the host key and the database (default: 'server' in the data directory)"
     )
     parser.add_argument(
@@ -250,7 +259,11 @@ EVERY_DAY = _EveryDay()
 
 
 def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOptions:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.metrics is not None and args.workers > 1:
+        # Each worker would answer for itself, a scrape reaching any one of them.
+        parser.error("--metrics counts one process: use it without --workers (or one server per --metrics port)")
     from ..storage.data_dir import data_dir
 
     where = args.data_dir or os.path.join(data_dir(env), "server")
@@ -276,6 +289,7 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
         parent_pid=args.parent_pid,
         http=args.http,
         behind_https=args.behind_https,
+        metrics=args.metrics,
         limits=limits,
     )
 
@@ -286,16 +300,16 @@ def main(argv: Sequence[str], env: Optional[Mapping[str, str]] = None, stderr: O
     options = parse_serve_options(argv, env)
     if options.backup:  # SQLite's own: asyncssh is not needed for it
         return _backup(options, sys.stdout, stderr)
-    try:
-        import asyncssh  # noqa: F401 (only whether it is there)
-    except ImportError:
-        stderr.write(f"ansi2048 serve: error: the server needs asyncssh: {INSTALL}\n")
-        return EXIT_ERROR
-    if options.http is not None:
+    # The serve extra's modules, only whether they are there: asyncssh and
+    # prometheus-client for any server, aiohttp for the pages it serves.
+    needed = {"asyncssh": "the server", "prometheus_client": "the server"}
+    needed.update({"aiohttp": "--http"} if options.http is not None else {})
+    needed.update({"aiohttp": "--metrics"} if options.metrics is not None else {})
+    for module, needs in needed.items():
         try:
-            import aiohttp  # noqa: F401 (only whether it is there)
+            importlib.import_module(module)
         except ImportError:
-            stderr.write(f"ansi2048 serve: error: --http needs aiohttp: {INSTALL}\n")
+            stderr.write(f"ansi2048 serve: error: {needs} needs {module}: {INSTALL}\n")
             return EXIT_ERROR
     import asyncio
 

@@ -40,7 +40,7 @@ from ..play.performer import BestWriter, Performer
 from ..play.screen import Screen
 from ..records.history import config_key, unaided_key
 from ..records.recording import Recorder
-from .channel import Ended, Incoming, Link, Typed, typed_ahead
+from .channel import Ended, Incoming, Link, Typed, typed_ahead, unmeasured
 from .keeping import CLAIM_SECONDS, Keeping, Pending
 from .limits import Breach
 from .pauses import PAUSE_FIRST, SavingPauses, Write, next_wait
@@ -157,6 +157,9 @@ class PlayerGame:
         # The server's paused games (a test's driver of its own: not logged); this game in them now.
         self._pauses, self._counted = pauses or SavingPauses(lambda line: None, clock), False
         self._opening = list(opening)  # the writes of its opening (open_game), done before its first frame
+        # Told the seconds a read took to be shown, and an append to land (serve/metrics.py).
+        self.answered: Callable[[float], None] = unmeasured
+        self.appended: Callable[[float], None] = unmeasured
 
     async def run(self) -> None:
         said = ""
@@ -206,6 +209,7 @@ class PlayerGame:
                 escape_at = now + ESC_TIMEOUT if self._decoder.pending else None
                 if actions or not self._decoder.pending:
                     await self._feed(Keys(tuple(actions), now))
+                    self.answered(self._clock() - (incoming.at or now))  # their frame is written
         return ""
 
     def _ended(self, ended: Ended) -> str:
@@ -280,9 +284,10 @@ class PlayerGame:
             self._frames.clear()
             return []
         if pending.items:
-            items = bytes(pending.items)
+            items, began = bytes(pending.items), self._clock()
             pending.items.clear()
-            await self._append(items)
+            await self._saved(partial(self._keeping.append, items))  # the keys to the store, until it has them
+            self.appended(self._clock() - began)
         self._send()
         records, pending.records = pending.records, []
         unaided = [record.score for record in records if record.unaided] + pending.unaided
@@ -304,10 +309,6 @@ class PlayerGame:
                 answers.append(BestStored(stored))
         self._send()  # after a pause: the notice undone
         return answers
-
-    async def _append(self, items: bytes) -> None:
-        """The keys to the store, returning once it has them."""
-        await self._saved(partial(self._keeping.append, items))
 
     async def _saved(self, write: Callable[[], Awaitable[T]], pause: bool = True) -> T:
         """What ``write`` (of a step's keys, a game ended, a best) gives,

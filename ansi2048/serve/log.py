@@ -39,12 +39,15 @@ import select
 import threading
 from collections import deque
 from contextlib import contextmanager, suppress
-from typing import IO, Callable, Deque, Iterator, Optional
+from typing import IO, TYPE_CHECKING, Callable, Deque, Iterator, Optional
 
 from ..storage.history_file import utc_timestamp
 from .commands import printable
 
-__all__ = ["LOG_BUFFER_BYTES", "LOG_FLUSH_SECONDS", "LibraryMessages", "ServerLog"]
+if TYPE_CHECKING:
+    from .server import GameServer  # which imports this module, to write its log
+
+__all__ = ["LOG_BUFFER_BYTES", "LOG_FLUSH_SECONDS", "LibraryMessages", "LogFile", "ServerLog"]
 
 # The most the lines not yet written may hold: a few thousand lines (a
 # connection's is about 150 bytes), four pipes' worth, whatever the clients do.
@@ -225,3 +228,38 @@ class LibraryMessages(logging.Handler):
             yield
         finally:
             root.removeHandler(self)
+
+
+class LogFile:
+    """Where the log goes: ``--log``'s file (``path``), appended to, or
+    ``stderr`` (no path). Opening the file may raise OSError."""
+
+    def __init__(self, path: str, stderr: IO[str]) -> None:
+        self._path = path
+        self.stream: IO[str] = open(path, "a", encoding="utf-8") if path else stderr  # noqa: SIM115 (open while serving)
+
+    @property
+    def separate(self) -> bool:
+        """The log is a file, not standard error (lines said on both go to each)."""
+        return bool(self._path)
+
+    def reopen(self, server: GameServer) -> None:
+        """SIGHUP: logrotate's "the file moved, write a new one": the file
+        opened again by its name, ``server``'s log written there from now on;
+        any other sender is harmless (it once killed the server, and its players)."""
+        if not self._path:
+            server.log("SIGHUP: the log is standard error, nothing to reopen")
+            return
+        try:
+            reopened = open(self._path, "a", encoding="utf-8")  # noqa: SIM115 (open while the server runs)
+        except OSError as error:
+            server.log(f"SIGHUP: cannot reopen the log: {error.filename}: {error.strerror}")
+            return
+        server.reopen_log(reopened)
+        self.stream.close()  # the log writes through its own duplicate of the old descriptor, closed by its thread
+        self.stream = reopened
+        server.log("SIGHUP: the log reopened")
+
+    def close(self) -> None:
+        if self._path:
+            self.stream.close()

@@ -61,6 +61,7 @@ class SavingPauses:
         self._log = log
         self._clock = clock
         self.paused = 0  # games (and handed-over writes) waiting for the store now
+        self.games_paused = 0  # games whose saving paused, since the server started (serve/metrics.py)
         self._since: Optional[float] = None  # when the outage began (the first pause)
         self._games = 0  # pauses in this outage
         self._left: List[Write] = []  # writes of sessions that ended paused, oldest first
@@ -76,6 +77,7 @@ class SavingPauses:
             self._log(f"saving paused: the store is unavailable: {_why(error)}")
         self.paused += 1
         self._games += int(game)
+        self.games_paused += int(game)
 
     def resumed(self) -> None:
         """A game's pause is over (its write landed, or its play ended)."""
@@ -99,6 +101,7 @@ class SavingPauses:
             self._retrying = asyncio.get_running_loop().create_task(self._retry())
         elif game:
             self._games += 1
+            self.games_paused += 1
 
     async def _retry(self) -> None:
         wait = PAUSE_FIRST

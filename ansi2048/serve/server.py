@@ -39,7 +39,8 @@ from .connection import ClientConnection
 from .game import SAID_TAKEN_OVER
 from .limits import DEFAULT_LIMITS, Admission, Limits, capped_by_files, raise_open_files
 from .live import LiveGames
-from .log import LOG_BUFFER_BYTES, LOG_FLUSH_SECONDS, LibraryMessages, ServerLog
+from .log import LOG_BUFFER_BYTES, LOG_FLUSH_SECONDS, LibraryMessages, LogFile, ServerLog
+from .metrics import ServerMetrics
 from .pauses import SavingPauses
 from .pool import AIPool
 from .ranked import DEFAULT_PER_ADDRESS, daily_secret
@@ -156,6 +157,7 @@ class GameServer:
         self.connections: Set[asyncssh.SSHServerConnection] = set()
         # The games whose saving has paused, and the log's lines about it.
         self.pauses = SavingPauses(self.log, clock)
+        self.metrics = ServerMetrics(self)  # counted always (cheap); served by --metrics (serve/metrics.py)
 
     def holder(self) -> str:
         """A claim holder's name: this server's, and a session's number."""
@@ -312,10 +314,8 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
     """``ansi2048 serve``: listen until SIGTERM or SIGINT; the exit status.
     What stops it from starting (the data directory, the database, the
     address) is said in one line, status 1."""
-    log: IO[str] = stderr
     try:
-        if options.log:
-            log = open(options.log, "a", encoding="utf-8")  # noqa: SIM115 (open while the server runs)
+        log_file = LogFile(options.log, stderr)
         os.makedirs(options.data_dir, mode=0o700, exist_ok=True)
         key = host_key(options.data_dir)
         store = open_store(options.db, options.data_dir)
@@ -339,7 +339,7 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         store,
         AIPool(min(4, os.cpu_count() or 1)),
         lambda: int.from_bytes(os.urandom(4), "big"),
-        log=log,
+        log=log_file.stream,
         daily_secret=secret,
         daily_per_address=options.daily_per_address,
         live=LiveGames(options.watchers_per_game, options.watchers),
@@ -354,24 +354,7 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stop.set)
 
-        def reopen_log() -> None:
-            # SIGHUP: logrotate's "the file moved, write a new one"; any other
-            # sender is harmless (it once killed the server, and its players).
-            nonlocal log
-            if not options.log:
-                server.log("SIGHUP: the log is standard error, nothing to reopen")
-                return
-            try:
-                reopened = open(options.log, "a", encoding="utf-8")  # noqa: SIM115 (open while the server runs)
-            except OSError as error:
-                server.log(f"SIGHUP: cannot reopen the log: {_why(error)}")
-                return
-            server.reopen_log(reopened)
-            log.close()  # the log writes through its own duplicate of the old descriptor, closed by its thread
-            log = reopened
-            server.log("SIGHUP: the log reopened")
-
-        loop.add_signal_handler(signal.SIGHUP, reopen_log)
+        loop.add_signal_handler(signal.SIGHUP, log_file.reopen, server)  # logrotate's (serve/log.py)
         draining = asyncio.Event()  # SIGUSR2: a new server took over (serve/takeover.py)
         loop.add_signal_handler(takeover.DRAIN_SIGNAL, draining.set)
         worker = options.ready_fd >= 0  # its parent does what a server does for the data directory
@@ -397,16 +380,20 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
             else:
                 stderr.write(f"{utc_timestamp(time.time())} {listening}\n")
                 stderr.flush()
-            if log is not stderr:  # --log's file: from its start, as from its stop
+            if log_file.separate:  # --log's file: from its start, as from its stop
                 server.log(f"{listening}")
-            site = None
+            site = metrics = None
             if options.http is not None:  # the browser door (serve/web)
                 from .web.site import open_door  # aiohttp: imported only for --http
 
-                site = await open_door(server, options, replaced, stderr, say=not worker, log=log is not stderr)
-                if site is None:
-                    await server.stop()
-                    return EXIT_ERROR
+                site = await open_door(server, options, replaced, stderr, say=not worker, log=log_file.separate)
+            if options.metrics is not None:  # the numbers' page
+                from .metrics_page import open_metrics  # aiohttp: imported only for --metrics
+
+                metrics = await open_metrics(server, options.metrics, options.reuse_port, replaced, stderr)
+            if (options.http and not site) or (options.metrics and not metrics):
+                await server.stop()
+                return EXIT_ERROR
             if not worker:
                 takeover.record(options.data_dir, takeover.Running(os.getpid(), options.host, port))
                 if replaced is not None and takeover.drain(replaced):
@@ -421,6 +408,8 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
                 server.log(f"draining: {len(server.sessions)} sessions, for {options.drain_seconds:g} s at most")
                 if site:
                     await site.stop_listening()  # the new server's door takes the new pages
+                if metrics:
+                    await metrics.stop_listening()  # and its --metrics port
                 await server.drain(options.drain_seconds, stop)
             server.log(f"stopping: {len(server.sessions)} sessions to end")
             # The sessions' objects (about 130 in reference cycles each) go with
@@ -432,12 +421,13 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
             await server.stop()
             if site:
                 await site.close()
+            if metrics:
+                await metrics.close()
         finally:
             # Bounded too: an append not committed by then was never shown.
             with suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(store.close(), STORE_CLOSE_SECONDS)
-            if log is not stderr:
-                log.close()
+            log_file.close()
             if not worker:
                 takeover.forget(options.data_dir)
     return EXIT_OK

@@ -167,10 +167,11 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
         self.connection.running += 1
 
     def data_received(self, data: bytes, datatype: Optional[int]) -> None:
-        self.rules.typed(self.server.clock())
-        played = self._input.admit(data, self.server.clock())
+        now = self.server.clock()
+        self.rules.typed(now)
+        played = self._input.admit(data, now)
         if played:
-            self.incoming.put_nowait(Typed(played))
+            self.incoming.put_nowait(Typed(played, now))
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
         # A flood of window changes is one redraw every RESIZE_SECONDS, at the last size.
@@ -365,6 +366,11 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
 
             return await link_command(self, command)
         return self.refuse(NEEDS_TERMINAL, NO_TERMINAL)  # play and daily
+
+    @property
+    def command(self) -> Optional[str]:
+        """The command the client asked for (None: a shell, the game)."""
+        return self._command
 
     @property
     def has_terminal(self) -> bool:

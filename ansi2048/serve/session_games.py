@@ -33,6 +33,7 @@ from .game import (
 )
 from .keeping import CLAIM_SECONDS, GuestKeeping, Keeping, StoreKeeping, open_game
 from .live import GUEST_NAME, REGULAR, PublishingScreen, watchers_note
+from .metrics import GameKind
 from .pauses import Write
 from .ranked import OpenedDaily, open_daily
 from .store.base import Player, Prefs
@@ -193,6 +194,10 @@ async def run_game(
         # and the client's terminal is raw: done here, as a pty would.
         frames.append(text.replace("\n", "\r\n"))
 
+    def sent() -> None:
+        screen.sent()
+        server.metrics.frame_sent()
+
     screen = PublishingScreen(write, lambda: game.play.size, depth, env, palette=THEMES[prefs.theme or "classic"]())
     args = (
         play,
@@ -204,15 +209,17 @@ async def run_game(
         session.incoming,
         server.clock,
         server.now,
-        screen.sent,
+        sent,
         server.pauses,
     )
     game = PlayerGame(*args, opening=opening) if daily is None else daily.driver(*args)
     if not prefs.private:  # watchable (play --private: not)
         screen.live = server.live.start(name, rows, cols, daily.facts if daily is not None else REGULAR)
         screen.live.on_watchers = lambda count: session.incoming.put_nowait(Warned(watchers_note(count), True))
+    kind = GameKind.DAILY if daily is not None else GameKind.GUEST if guest else GameKind.REGULAR
     try:
-        await game.run()
+        with server.metrics.playing(game, kind):
+            await game.run()
     finally:
         if screen.live is not None:
             screen.live.end()
