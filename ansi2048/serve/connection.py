@@ -83,6 +83,11 @@ class ClientConnection(asyncssh.SSHServer):
         self._end_handshake()
         if not self._guest and self._key is not None:
             self.fingerprint = str(self._key.get_fingerprint("sha256"))
+        user = self._conn.get_extra_info("username") if self._conn is not None else None
+        if user is not None:  # (a browser's connection is named by its door: serve/web/socket.py)
+            self.name = display_name(user)
+        # The connection's first line in the log: who is in (its last says how it ended).
+        self._server.log(f"{self._address} {short_fingerprint(self.fingerprint)} {self.name} connected")
 
     def _end_handshake(self) -> None:
         if self._logging_in:

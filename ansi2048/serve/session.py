@@ -290,6 +290,8 @@ class SessionChannel(asyncssh.SSHServerSession[bytes]):
             self.ended("failed")
             status = EXIT_ERROR
         finally:
+            if not self._ending_said:  # whatever ended it, the connection's line says how
+                self.ended("disconnected" if self.link is None or self.link.gone else "ended")
             self.server.sessions.discard(self)
             self._uncount()
             self.connection.session_done()

@@ -35,7 +35,7 @@ from .keeping import CLAIM_SECONDS, GuestKeeping, Keeping, StoreKeeping, open_ga
 from .live import GUEST_NAME, REGULAR, PublishingScreen, watchers_note
 from .metrics import GameKind
 from .pauses import Write
-from .ranked import OpenedDaily, open_daily
+from .ranked import SAID_ASSISTED, SAID_DAY_OVER, SAID_ENDED, OpenedDaily, open_daily
 from .store.base import Player, Prefs
 
 if TYPE_CHECKING:
@@ -62,6 +62,12 @@ ENDINGS = {
     SAID_UNSAVED: "store unavailable",
     SAID_IDLE: "idle",
 }
+# Endings said with the game's score in them (serve/ranked.py), known by what precedes it.
+SCORED_ENDINGS = (
+    (SAID_ENDED, "ranked game ended"),
+    (SAID_ASSISTED, "ranked game ended unranked"),
+    (SAID_DAY_OVER, "day over"),
+)
 # The note on a guest's first frame.
 GUEST_NOTE = "guest: nothing is kept (connect with an SSH key)"
 # Said on the first frame of play --private / --public: that it took effect.
@@ -143,13 +149,20 @@ async def take_over(session: SessionChannel) -> bool:
         try:
             answer = await asyncio.wait_for(session.incoming.get(), ANSWER_SECONDS)
         except asyncio.TimeoutError:
+            session.ended("no answer to take over")
             return False
         if isinstance(answer, Ended) and answer.breach is not None:  # the channel's rules ended it
             session.say(answer.said, stderr=False)  # under the prompt, where a game says its last line
             session.ended(answer.breach.value)
             return False
-        if not isinstance(answer, Resized):  # a key (or the end): the answer
-            return isinstance(answer, Typed) and answer.data[:1] in (b"y", b"Y")
+        if isinstance(answer, Ended):
+            session.ended("server stopping" if answer.said == SAID_STOPPING else "disconnected")
+            return False
+        if not isinstance(answer, Resized):  # a key: the answer
+            taking = isinstance(answer, Typed) and answer.data[:1] in (b"y", b"Y")
+            if not taking:
+                session.ended("declined to take over")
+            return taking
 
 
 async def run_game(
@@ -224,4 +237,15 @@ async def run_game(
         if screen.live is not None:
             screen.live.end()
         session.connection.keys += game.keys
-        session.ended(ENDINGS.get(game.said, "quit" if game.play.over else "disconnected"))
+        session.ended(ending(game.said, game.play.over))
+
+
+def ending(said: str, over: bool) -> str:
+    """How a game's session ended, as the log says it, from what its player
+    was told (``said``; nothing: they quit, ``over``, or their client left)."""
+    if said in ENDINGS:
+        return ENDINGS[said]
+    for template, how in SCORED_ENDINGS:
+        if said.startswith(template.partition("{")[0]):
+            return how
+    return "quit" if over else "disconnected"

@@ -146,6 +146,7 @@ async def serve_socket(
         if len(record.endings) > 1:  # refused (too many logging in): cut already
             return socket
         size = await _first_size(socket, server.limits.login_seconds)
+        record.fingerprint, record.name = fingerprint, name
         record.auth_completed()
         if size is None:
             record.endings.append("no terminal size in time")
