@@ -341,7 +341,7 @@ def test_a_librarys_message_is_one_printable_line() -> None:
     from ansi2048.serve.log import LibraryMessages
 
     said: List[str] = []
-    handler = LibraryMessages(said.append)
+    handler = LibraryMessages(lambda line, *event, **fields: said.append(line))
     try:
         raise ConnectionResetError("peer\nreset")
     except ConnectionResetError as error:

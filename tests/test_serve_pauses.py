@@ -326,7 +326,7 @@ def test_an_outage_is_a_line_when_the_first_game_pauses_and_one_when_the_last_re
 
     lines: List[str] = []
     clock = [100.0]
-    pauses = SavingPauses(lines.append, lambda: clock[0])
+    pauses = SavingPauses(lambda line, *event, **fields: lines.append(line), lambda: clock[0])
     for _ in range(3):
         pauses.paused_by(StoreUnavailable("the server closed the connection\n\x07unexpectedly"))
     clock[0] += 12.34
@@ -363,7 +363,7 @@ def test_writes_handed_over_are_tried_until_they_land_and_one_refused_for_good_i
         landed.append("best")
 
     async def scenario() -> None:
-        pauses = SavingPauses(lines.append, asyncio.get_running_loop().time)
+        pauses = SavingPauses(lambda line, *event, **fields: lines.append(line), asyncio.get_running_loop().time)
         pauses.keep_trying([record, refused, best], StoreUnavailable("away"), game=True)
         while pauses.paused:  # bounded by run()'s timeout
             await asyncio.sleep(0.05)

@@ -34,6 +34,7 @@ class ServeOptions:
     watchers: int = 200  # --max-watchers: watchers and replays in all
     watcher_stall: float = 10.0  # --watcher-stalled-seconds (channel.DEFAULT_STALL_SECONDS)
     log: str = ""  # --log: the file the connections' lines are appended to ("": standard error)
+    log_format: str = "text"  # --log-format: text or json (serve/log.py's LogFormat)
     reuse_port: bool = False  # --reuse-port: other servers may listen on the same port (SO_REUSEPORT)
     workers: int = 1  # --workers: server processes on the port, kept by a parent (serve/workers.py)
     take_over: bool = False  # --take-over: replace the server running on this data directory and address
@@ -213,6 +214,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--log", metavar="FILE", default="", help="append a line per connection to FILE (default: standard error)"
     )
+    parser.add_argument(
+        "--log-format",
+        choices=("text", "json"),
+        default="text",
+        help="the log's lines: dated text (default), or json: one object a line, its time, event and fields"
+        " (docs/serving.md)",
+    )
     limits = parser.add_argument_group("limits (each connection and session; see docs/serving.md)")
     kinds = {item.name: type(getattr(DEFAULT_LIMITS, item.name)) for item in fields(Limits)}
     for name, option, metavar, what in LIMIT_OPTIONS:
@@ -281,6 +289,7 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
         watchers=args.max_watchers,
         watcher_stall=args.watcher_stalled_seconds,
         log=args.log,
+        log_format=args.log_format,
         reuse_port=args.reuse_port,
         workers=args.workers,
         take_over=args.take_over,

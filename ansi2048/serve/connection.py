@@ -87,7 +87,8 @@ class ClientConnection(asyncssh.SSHServer):
         if user is not None:  # (a browser's connection is named by its door: serve/web/socket.py)
             self.name = display_name(user)
         # The connection's first line in the log: who is in (its last says how it ended).
-        self._server.log(f"{self._address} {short_fingerprint(self.fingerprint)} {self.name} connected")
+        said = f"{self._address} {short_fingerprint(self.fingerprint)} {self.name} connected"
+        self._server.log(said, "connected", address=self._address, fingerprint=self.fingerprint, name=self.name)
 
     def _end_handshake(self) -> None:
         if self._logging_in:
@@ -102,16 +103,16 @@ class ClientConnection(asyncssh.SSHServer):
             self._server.connections.discard(self._conn)
         self._lost = True
         if not self.running:
-            self._server.log(self._line())
+            self._log_ended()
 
     def session_done(self) -> None:
         """One of its sessions has ended (and said how): once the client
         has gone and none runs, the connection's line is logged."""
         self.running -= 1
         if self._lost and not self.running:
-            self._server.log(self._line())
+            self._log_ended()
 
-    def _line(self) -> str:
+    def _log_ended(self) -> None:
         """The connection's line in the log: when, from where, who (a short
         fingerprint), in which terminal, how long, how many keys, how it
         ended. Nothing the client sent is in it as it came (TERM is made
@@ -119,10 +120,13 @@ class ClientConnection(asyncssh.SSHServer):
         window = f"{self.window[0]}x{self.window[1]}" if self.window else "-"
         seconds = self._server.clock() - self._started
         ended = "; ".join(self.endings) or "closed"
-        return (
+        line = (
             f"{self._address} {short_fingerprint(self.fingerprint)} {self.name} TERM={self.term or '-'} {window}"
             f" {seconds:.1f} s, {self.keys} keys, {ended}"
         )
+        who = {"address": self._address, "fingerprint": self.fingerprint, "name": self.name}
+        facts = {"term": self.term or None, "window": window if self.window else None, "seconds": round(seconds, 1)}
+        self._server.log(line, "ended", **who, **facts, keys=self.keys, endings=self.endings or ["closed"])
 
     def begin_auth(self, username: str) -> bool:
         return True  # authentication is asked for: a keyless client still gets in (kbdint)

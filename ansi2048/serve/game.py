@@ -155,7 +155,7 @@ class PlayerGame:
         self._unsaved = False  # play ends in a pause: the state past the saved keys is neither drawn nor kept
         self._closing = False  # play has ended: what is left to write is written, or handed over, never paused for
         # The server's paused games (a test's driver of its own: not logged); this game in them now.
-        self._pauses, self._counted = pauses or SavingPauses(lambda line: None, clock), False
+        self._pauses, self._counted = pauses or SavingPauses(lambda *line, **fields: None, clock), False
         self._opening = list(opening)  # the writes of its opening (open_game), done before its first frame
         # Told the seconds a read took to be shown, and an append to land (serve/metrics.py).
         self.answered: Callable[[float], None] = unmeasured

@@ -58,5 +58,6 @@ async def open_metrics(
         why = (error.strerror if isinstance(error, OSError) else None) or str(error)
         stderr.write(f"ansi2048 serve: error: --metrics: cannot listen on {wanted_host}:{wanted_port}: {why}\n")
         return None
-    server.log(f"metrics: http://{f'[{host}]' if ':' in host else host}:{port}/metrics")
+    url = f"http://{f'[{host}]' if ':' in host else host}:{port}/metrics"
+    server.log(f"metrics: {url}", "metrics", url=url)
     return site

@@ -39,7 +39,7 @@ from .connection import ClientConnection
 from .game import SAID_TAKEN_OVER
 from .limits import DEFAULT_LIMITS, Admission, Limits, capped_by_files, raise_open_files
 from .live import LiveGames
-from .log import LOG_BUFFER_BYTES, LOG_FLUSH_SECONDS, LibraryMessages, LogFile, ServerLog
+from .log import LOG_BUFFER_BYTES, LOG_FLUSH_SECONDS, LibraryMessages, LogFile, LogFormat, ServerLog
 from .metrics import ServerMetrics
 from .pauses import SavingPauses
 from .pool import AIPool
@@ -134,9 +134,10 @@ class GameServer:
         watch_stall: float = DEFAULT_STALL_SECONDS,
         limits: Limits = DEFAULT_LIMITS,
         log_buffer: int = LOG_BUFFER_BYTES,
+        log_format: LogFormat = LogFormat.TEXT,
     ) -> None:
         # Written by a thread of its own: a log nobody reads never blocks the games (serve/log.py).
-        self._log = ServerLog(log, now, log_buffer) if log is not None else None
+        self._log = ServerLog(log, now, log_buffer, log_format) if log is not None else None
         self.limits = limits
         self.admission = Admission(limits)
         self.daily_secret = daily_secret  # the days' seeds derive from it (ranked.daily_secret)
@@ -302,12 +303,12 @@ class GameServer:
         if self._log is not None:
             self._log.reopen(stream)
 
-    def log(self, line: str) -> None:
+    def log(self, line: str, event: str = "message", **fields: object) -> None:
         """One line on the server's log (standard error, or --log's file),
         dated here, for every line alike (UTC, to the second), and queued: it
-        never blocks (serve/log.py)."""
+        never blocks; ``--log-format json``: ``event`` and ``fields`` (serve/log.py)."""
         if self._log is not None:
-            self._log.line(f"{utc_timestamp(self.now())} {line}")
+            self._log.event(line, event, fields)
 
 
 async def run(options: ServeOptions, stderr: IO[str]) -> int:
@@ -345,6 +346,7 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         live=LiveGames(options.watchers_per_game, options.watchers),
         watch_stall=options.watcher_stall,
         limits=limits,
+        log_format=LogFormat(options.log_format),
     )
     # The libraries' messages (asyncssh, asyncio, psycopg's pool) are lines of the
     # same log, never written on standard error by logging itself (serve/log.py).
@@ -372,16 +374,17 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
             except OSError as error:
                 stderr.write(f"ansi2048 serve: error: cannot listen on {options.host}:{options.port}: {_why(error)}\n")
                 return EXIT_ERROR
-            shown = f"[{host}]" if ":" in host else host
-            listening = f"listening on {shown}:{port} (host key {key.get_fingerprint('sha256')})"
+            where, fingerprint = f"{f'[{host}]' if ':' in host else host}:{port}", key.get_fingerprint("sha256")
+            listening = f"listening on {where} (host key {fingerprint})"
+            as_json = options.log_format == LogFormat.JSON.value
             if options.ready_fd >= 0:  # a worker: its parent says it, once for all (serve/workers.py)
                 with suppress(OSError), open(options.ready_fd, "w", encoding="utf-8") as ready:
                     ready.write(f"{listening}\n")
-            else:
+            elif log_file.separate or not as_json:  # the operator's line (JSON on standard error: the log's)
                 stderr.write(f"{utc_timestamp(time.time())} {listening}\n")
                 stderr.flush()
-            if log_file.separate:  # --log's file: from its start, as from its stop
-                server.log(f"{listening}")
+            if log_file.separate or (as_json and options.ready_fd < 0):  # --log's file: from its start, as its stop
+                server.log(listening, "listening", address=where, host_key=fingerprint)
             site = metrics = None
             if options.http is not None:  # the browser door (serve/web)
                 from .web.site import open_door  # aiohttp: imported only for --http
@@ -405,13 +408,14 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
             if orphaned is not None:
                 orphaned.cancel()
             if not stop.is_set():
-                server.log(f"draining: {len(server.sessions)} sessions, for {options.drain_seconds:g} s at most")
+                said = f"draining: {len(server.sessions)} sessions, for {options.drain_seconds:g} s at most"
+                server.log(said, "draining", sessions=len(server.sessions), seconds=options.drain_seconds)
                 if site:
                     await site.stop_listening()  # the new server's door takes the new pages
                 if metrics:
                     await metrics.stop_listening()  # and its --metrics port
                 await server.drain(options.drain_seconds, stop)
-            server.log(f"stopping: {len(server.sessions)} sessions to end")
+            server.log(f"stopping: {len(server.sessions)} sessions to end", "stopping", sessions=len(server.sessions))
             # The sessions' objects (about 130 in reference cycles each) go with
             # the process: frozen, the collections during the stop and at exit
             # do not walk them (0.5 s for 1,000 sessions on a loaded machine).
