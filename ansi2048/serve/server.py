@@ -389,7 +389,8 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
             if options.http is not None:  # the browser door (serve/web)
                 from .web.site import open_door  # aiohttp: imported only for --http
 
-                site = await open_door(server, options, replaced, stderr, say=not worker, log=log_file.separate)
+                say = not worker and (log_file.separate or not as_json)  # as the listening line is said
+                site = await open_door(server, options, replaced, stderr, say=say, log=log_file.separate or as_json)
             if options.metrics is not None:  # the numbers' page
                 from .metrics_page import open_metrics  # aiohttp: imported only for --metrics
 
