@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 from dataclasses import dataclass, field, fields
 from typing import IO, Callable, Mapping, NoReturn, Optional, Sequence, Tuple
@@ -30,6 +31,10 @@ class ServeOptions:
     daily_per_address: int = 3  # --daily-per-address (ranked.DEFAULT_PER_ADDRESS)
     verify: Optional[str] = None  # --verify [DAY]: "" every day; None: serve
     backup: str = ""  # --backup FILE: copy the SQLite store there, and do not serve
+    ban: str = ""  # --ban FINGERPRINT: ban the key on the store's servers, and do not serve
+    unban: str = ""  # --unban FINGERPRINT
+    remove_entry: int = 0  # --remove-entry ID: take a ranked game off its board (0: none)
+    reason: str = ""  # --reason TEXT: the ban's, the removal's (serve/moderation.py)
     watchers_per_game: int = 20  # --max-watchers-per-game
     watchers: int = 200  # --max-watchers: watchers and replays in all
     watcher_stall: float = 10.0  # --watcher-stalled-seconds (channel.DEFAULT_STALL_SECONDS)
@@ -190,6 +195,25 @@ def _parser() -> argparse.ArgumentParser:
         help="do not serve: write a consistent copy of the SQLite database to FILE, while servers run (PostgreSQL:"
         " pg_dump)",
     )
+    moderation = parser.add_argument_group("moderation (do not serve: act on the store, and exit)")
+    moderation.add_argument(
+        "--ban",
+        type=_fingerprint,
+        metavar="FINGERPRINT",
+        help="refuse the key of FINGERPRINT (SHA256:..., as the log gives it) on every server of the store, from its"
+        " next connection on",
+    )
+    moderation.add_argument("--unban", type=_fingerprint, metavar="FINGERPRINT", help="lift a --ban")
+    moderation.add_argument(
+        "--remove-entry",
+        type=_entry,
+        metavar="ID",
+        default=0,
+        help="take the ranked game ID off its day's board; the board lists it as removed, with --reason",
+    )
+    moderation.add_argument(
+        "--reason", type=_reason, metavar="TEXT", help="why (--ban: told to the key; --remove-entry: shown)"
+    )
     parser.add_argument(
         "--max-watchers-per-game",
         type=_count,
@@ -242,6 +266,28 @@ def _count(text: str) -> int:
     return int(text)
 
 
+def _fingerprint(text: str) -> str:
+    """A key's SHA256 fingerprint as OpenSSH and the log write it."""
+    if not re.fullmatch(r"SHA256:[A-Za-z0-9+/]{43}", text):
+        raise argparse.ArgumentTypeError(f"expected a key's fingerprint, SHA256: and 43 characters, got {text[:60]!r}")
+    return text
+
+
+def _entry(text: str) -> int:
+    if not text.isdigit() or not 0 < int(text) < 2**62:
+        raise argparse.ArgumentTypeError(f"expected a ranked game's id (a number above 0), got {text[:20]!r}")
+    return int(text)
+
+
+def _reason(text: str) -> str:
+    from .moderation import REASON_CHARS
+
+    reason = " ".join(text.split())
+    if not reason or len(reason) > REASON_CHARS or not reason.isprintable():
+        raise argparse.ArgumentTypeError(f"expected printable text of 1 to {REASON_CHARS} characters")
+    return reason
+
+
 def _workers(text: str) -> int:
     if text == "auto":
         return max(1, os.cpu_count() or 1)
@@ -269,6 +315,15 @@ EVERY_DAY = _EveryDay()
 def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOptions:
     parser = _parser()
     args = parser.parse_args(argv)
+    asked = [option for option, value in (("--ban", args.ban), ("--unban", args.unban)) if value]
+    asked += ["--remove-entry"] * bool(args.remove_entry) + ["--backup"] * bool(args.backup)
+    asked += ["--verify"] * (args.verify is not None)
+    if len(asked) > 1:
+        parser.error(f"{asked[0]} and {asked[1]} are two things to do: give one")
+    if args.reason and not (args.ban or args.remove_entry):
+        parser.error("--reason goes with --ban or --remove-entry")
+    if args.remove_entry and not args.reason:
+        parser.error("--remove-entry needs --reason TEXT: the board says why the game was taken off")
     if args.metrics is not None and args.workers > 1:
         # Each worker would answer for itself, a scrape reaching any one of them.
         parser.error("--metrics counts one process: use it without --workers (or one server per --metrics port)")
@@ -285,6 +340,10 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
         daily_per_address=args.daily_per_address,
         verify="" if args.verify is EVERY_DAY else args.verify,
         backup=args.backup,
+        ban=args.ban or "",
+        unban=args.unban or "",
+        remove_entry=args.remove_entry,
+        reason=args.reason or "",
         watchers_per_game=args.max_watchers_per_game,
         watchers=args.max_watchers,
         watcher_stall=args.watcher_stalled_seconds,
@@ -309,6 +368,12 @@ def main(argv: Sequence[str], env: Optional[Mapping[str, str]] = None, stderr: O
     options = parse_serve_options(argv, env)
     if options.backup:  # SQLite's own: asyncssh is not needed for it
         return _backup(options, sys.stdout, stderr)
+    if options.ban or options.unban or options.remove_entry:  # the store's rows: no server
+        import asyncio
+
+        from .moderation import moderate
+
+        return asyncio.run(moderate(options, sys.stdout, stderr))
     # The serve extra's modules, only whether they are there: asyncssh and
     # prometheus-client for any server, aiohttp for the pages it serves.
     needed = {"asyncssh": "the server", "prometheus_client": "the server"}

@@ -21,10 +21,12 @@ from typing import TYPE_CHECKING, Any, List, Optional, Tuple
 
 import asyncssh
 
+from .commands import printable
 from .kexguess import follow_rfc_guess
 from .limits import ALLOWED_ENV, Refusal, short_fingerprint, source_of
 from .names import display_name
 from .session import SessionChannel
+from .store.base import StoreError
 
 if TYPE_CHECKING:
     from .server import GameServer  # which imports this module, to accept connections
@@ -60,6 +62,7 @@ class ClientConnection(asyncssh.SSHServer):
         self.keys = 0
         self.endings: List[str] = []
         self.running = 0  # its sessions still running: its line waits for them to say how they ended
+        self._banned: Optional[str] = None  # why its key is banned (serve --ban), read as it logs in
         self._lost = False
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
@@ -134,11 +137,17 @@ class ClientConnection(asyncssh.SSHServer):
     def public_key_auth_supported(self) -> bool:
         return True
 
-    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+    async def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
         # Called for the client's query, then for its signature: the first
-        # key offered is accepted, and only that one names the player.
+        # key offered is accepted, and only that one names the player. A
+        # banned key is accepted too (else the client would log in as a
+        # guest), and its sessions refused, saying why.
         if self._key is None:
             self._key = key
+            try:
+                self._banned = await self._server.store.banned(str(key.get_fingerprint("sha256")))
+            except StoreError as error:  # the store away: nobody is kept out for it
+                self._server.log(f"ban not checked: {printable(str(error), 160)}")
         return bool(key.public_data == self._key.public_data)
 
     def kbdint_auth_supported(self) -> bool:
@@ -157,6 +166,11 @@ class ClientConnection(asyncssh.SSHServer):
         self.name = display_name(user)
         fingerprint = self.fingerprint
         counted = fingerprint or f"guest@{self.source}"
+        if self._banned is not None and fingerprint is not None:
+            self.endings.append("session refused: banned")
+            self._server.admission.refused["banned"] += 1
+            said = f"your key is banned from this server: {printable(self._banned, 200)}"
+            raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, said)
         try:
             self._server.admission.start_session(self.source, counted, guest=fingerprint is None)
         except Refusal as refusal:

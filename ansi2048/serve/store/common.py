@@ -13,6 +13,7 @@ from ..names import folded
 from .base import Prefs, SchemaTooNew
 from .daily import MACHINE_STEP, SCHEMA_STEP as DAILY_STEP
 from .links import SCHEMA_STEP as LINKS_STEP
+from .moderation import SCHEMA_STEP as MODERATION_STEP
 from .tallies import TALLY_STEP
 
 __all__ = [
@@ -117,6 +118,7 @@ _STEPS: Tuple[Tuple[str, ...], ...] = (
     # 6: the daily board's key-timing verdict kept, and its order indexed (store/daily.py); what
     # the statistics need of each record beside it, and whether it counts (store/tallies.py).
     (*MACHINE_STEP, *TALLY_STEP),
+    MODERATION_STEP,  # 7 (8 after the keeping's step 7): bans and removed board entries (store/moderation.py)
 )
 
 

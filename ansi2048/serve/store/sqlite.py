@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from contextlib import suppress
 from functools import partial
 from pathlib import Path
 from typing import Any, List, Optional, Sequence, Tuple
@@ -60,6 +61,7 @@ from .daily import (
     settled_row as daily_settled_row,
 )
 from .links import Statement
+from .moderation import SELECT_BAN as moderation_SELECT_BAN
 from .sqlite_writer import Writer
 from .tallies import keep_plan, run_plan, stats_plan, tally_plan
 
@@ -100,7 +102,12 @@ class SQLiteStore:
         # 0600 here, not by SQLite (0644 less the umask), so that only the
         # server's user reads it whatever its folder's mode; SQLite gives
         # the -wal and -shm files it makes beside it the file's own mode.
-        os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+        # O_EXCL: an existing file is never opened here, for closing any
+        # descriptor of a file drops every POSIX lock the process holds on
+        # it -- another connection's (a second store on the file in this
+        # process, the reader), which SQLite's own locking relies on.
+        with suppress(FileExistsError):
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
         # isolation_level=None: no implicit transactions; the writer says BEGIN IMMEDIATE itself.
         connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
@@ -293,6 +300,13 @@ class SQLiteStore:
             return bytes(connection.execute("SELECT value FROM secrets WHERE name = ?", (name,)).fetchone()[0])
 
         return await self._writer.do(keep_first)
+
+    async def banned(self, fingerprint: str) -> Optional[str]:
+        def read(connection: sqlite3.Connection) -> Optional[str]:
+            row = connection.execute(_sql(moderation_SELECT_BAN), (fingerprint,)).fetchone()
+            return None if row is None else str(row[0])
+
+        return await self._reader.do(read)
 
     async def best(self, player: int, key: str) -> int:
         def read(connection: sqlite3.Connection) -> int:
