@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
 
 from aiohttp import WebSocketError, WSCloseCode, WSMsgType, web
 
+from ..commands import printable
 from ..connection import ClientConnection, Identity
 from ..limits import Refusal
 from ..session import SessionChannel
+from ..store.base import StoreError
 from .protocol import MESSAGE_BYTES, Continue, Keys, Pause, Resize, exit_message, parse_up
 
 if TYPE_CHECKING:
@@ -151,7 +153,11 @@ async def serve_socket(
         if size is None:
             record.endings.append("no terminal size in time")
             return socket
-        session = _open_session(server, record, channel, (fingerprint, name), size, command)
+        banned = None
+        if fingerprint is not None:
+            with suppress(StoreError):  # the store away: nobody is kept out for it
+                banned = await server.store.banned(fingerprint)
+        session = _open_session(server, record, channel, (fingerprint, name), size, command, banned)
         if session is not None:
             await _read(socket, channel, session, record)
         return socket
@@ -175,6 +181,7 @@ def _open_session(
     who: Tuple[Optional[str], str],
     size: Resize,
     command: Optional[str],
+    banned: Optional[str] = None,
 ) -> Optional[SessionChannel]:
     """The page's session started on a terminal of ``size`` (``who``: the
     key's fingerprint, None for a guest, and the name), or None when the
@@ -184,6 +191,9 @@ def _open_session(
     record.fingerprint, record.name = fingerprint, name
     counted = fingerprint or f"guest@{address}"
     try:
+        if banned is not None:  # serve --ban: as an SSH client with the key is refused
+            server.admission.refused["banned"] += 1
+            raise Refusal(f"your key is banned from this server: {printable(banned, 200)}")
         server.admission.start_session(address, counted, guest=fingerprint is None)
     except Refusal as refusal:
         record.endings.append(f"session refused: {refusal}")
