@@ -459,3 +459,38 @@ def test_a_game_over_whose_record_never_landed_is_kept_when_its_player_comes_bac
             assert store.landed == 1
 
         run(scenario())
+
+
+def test_a_database_file_moved_away_pauses_saving_until_it_is_back_and_one_replaced_stays_away(
+    tmp_path: Path,
+) -> None:
+    """Issue 39: the server noticed neither a deleted nor a replaced SQLite
+    file: it wrote on to the old one and told players their game was kept."""
+    log = io.StringIO()
+    served = ServerThread(tmp_path, "", seeds=[7], log=log)
+    path = tmp_path / "serve.sqlite3"
+    key = client_key()
+    with served:
+
+        async def scenario() -> None:
+            async with playing(served, key) as (chan, terminal):
+                chan.write(b"a")
+                await terminal.shows("Moves 1", WAIT)
+                moved = tmp_path / "elsewhere.sqlite3"
+                path.rename(moved)  # deleted, as far as the path is concerned (its -wal, -shm stay: no matter)
+                chan.write(b"d")
+                await terminal.shows(SAID_PAUSED, WAIT)
+                assert "Moves 2" not in terminal.text()
+                moved.rename(path)  # back: the same file
+                await terminal.wait_for(lambda t: SAID_PAUSED not in t.text(), WAIT)
+                await terminal.shows("Moves 2", WAIT)
+            assert await kept_keys(served, key) == b"ad"
+            copy = tmp_path / "copy.sqlite3"
+            copy.write_bytes(path.read_bytes())
+            copy.replace(path)  # a restore over it: another file at the path
+            with pytest.raises(StoreUnavailable, match="replaced by another file"):
+                await on_server(served, served.store.record_best(1, "x", 1))  # type: ignore[attr-defined]
+
+        run(scenario())
+    said = [line for line in log.getvalue().splitlines() if " saving " in line]
+    assert len(said) == 2 and f"{path} was deleted while the server ran" in said[0], said

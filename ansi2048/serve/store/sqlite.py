@@ -86,8 +86,9 @@ class SQLiteStore:
         self.path = path
         self.busy_timeout = busy_timeout
         self.migrations = tuple(migrations)
-        self._writer = Writer(self._connect)
-        self._reader = Writer(self._connect_reader, begin="BEGIN", name="ansi2048-store-reader")
+        self._opened: Optional[Tuple[int, int]] = None  # the file's (device, inode) as opened
+        self._writer = Writer(self._connect, moved=self._moved)
+        self._reader = Writer(self._connect_reader, begin="BEGIN", name="ansi2048-store-reader", moved=self._moved)
 
     @property
     def commits(self) -> int:
@@ -131,6 +132,17 @@ class SQLiteStore:
             raise
         return connection
 
+    def _moved(self) -> Optional[str]:
+        """Why the file at the path is no longer the one the store opened
+        (deleted, or replaced: a restore, a ``mv``): the writer's commits and
+        the reader's reads would go to a file nobody will open again, so the
+        store is away (saving pauses) until the path holds that file again.
+        None: it does (or the store is not open yet)."""
+        if self._opened is None or _identity(self.path) == self._opened:
+            return None
+        how = "deleted" if _identity(self.path) is None else "replaced by another file"
+        return f"{self.path} was {how} while the server ran (put it back, or restart the server to use another)"
+
     # -- the Store ---------------------------------------------------------------
 
     async def open(self) -> List[str]:
@@ -139,6 +151,7 @@ class SQLiteStore:
         self._writer.start()
         try:
             notes = await self._writer.do(self._migrate)
+            self._opened = _identity(self.path)
             self._reader.start()  # once the schema is there
             return notes
         except BaseException:
@@ -407,6 +420,15 @@ class SQLiteStore:
             connection.execute(_sql(daily_RESULT), daily_settled_row(entry, "" if row is None else str(row[0])))
 
         await self._writer.do(write)
+
+
+def _identity(path: str) -> Optional[Tuple[int, int]]:
+    """The file at ``path``, as (device, inode); None: there is none."""
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 def _sql(statement: str) -> str:

@@ -43,6 +43,10 @@ def _refused(error: sqlite3.Error) -> StoreError:
     return StoreError(f"the database refused it: {error}")
 
 
+class _Moved(Exception):
+    """The database's file was deleted or replaced while it was open."""
+
+
 @dataclass
 class _Job(Generic[T]):
     operation: Callable[[sqlite3.Connection], T]
@@ -84,9 +88,14 @@ class Writer:
     committed (each settles every operation it held)."""
 
     def __init__(
-        self, connect: Callable[[], sqlite3.Connection], begin: str = "BEGIN IMMEDIATE", name: str = "ansi2048-store"
+        self,
+        connect: Callable[[], sqlite3.Connection],
+        begin: str = "BEGIN IMMEDIATE",
+        name: str = "ansi2048-store",
+        moved: Callable[[], Optional[str]] = lambda: None,
     ) -> None:
         self._connect_to = connect
+        self._moved = moved  # why the file is no longer the one opened (None: it is): checked before each commit
         self._begin = begin
         self._name = name
         self.commits = 0
@@ -150,6 +159,10 @@ class Writer:
                     connection.execute("ROLLBACK TO job")
                     job.error = _refused(error) if isinstance(error, sqlite3.Error) else error
                 connection.execute("RELEASE job")
+            moved = self._moved()
+            if moved is not None:  # committed there, nothing would be kept: rolled back, the store is away
+                self._fail(batch, _Moved(moved))
+                return
             connection.execute("COMMIT")
         except sqlite3.Error as error:
             self._fail(batch, error)
