@@ -69,7 +69,7 @@ Shell:
 - ``serve``     ``ansi2048 serve``: the game over SSH (asyncssh, loaded only
   there), in layers (docs/design.md): ``cli`` (its options), ``settings``
   (their defaults, one source), ``server`` (builds the one ``context``, the
-  host key, listening and stopping; ``run``), ``workers``, ``backup``,
+  host key, listening and stopping; ``run``), ``workers``, ``backup``, ``moderation`` (``--ban``, ``--remove-entry``),
   ``log`` (written by a thread: never blocking the games), ``connection`` (a
   client: its key or a guest's login, admission), ``accounting`` (its line in
   the log), ``kexguess`` (Dropbear's wrong key-exchange guess ignored, as RFC
@@ -91,7 +91,7 @@ Shell:
   the escape wait, asking the AI), ``saving`` (the driver's saving: when
   keys are written, frames held until they are, a pause, what ends play),
   ``keeping`` (where a game is kept, a guest's nowhere; opening it),
-  ``pauses`` (saving paused server-wide), ``live`` (games published to their
+  ``pauses`` (saving paused server-wide), ``metrics`` and ``metrics_page`` (its numbers; ``--metrics``'s page and ``/health``), ``live`` (games published to their
   watchers), ``watch`` and ``watch_list`` (watching them), ``replay`` and
   ``replay_clock`` (finished games played back; a cast streamed), ``daily``,
   ``ranked_game``, ``ranked`` and ``verify`` (the day's game: its rules,

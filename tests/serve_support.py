@@ -72,9 +72,13 @@ class MemoryStore:
         self.appends = 0
         self.closed = False
         self.secrets: Dict[str, bytes] = {}
+        self.bans: Dict[str, str] = {}  # fingerprint: reason (serve --ban)
 
     async def open(self) -> List[str]:
         return []
+
+    async def banned(self, fingerprint: str) -> Optional[str]:
+        return self.bans.get(fingerprint)
 
     async def close(self) -> None:
         self.closed = True

@@ -270,6 +270,7 @@ SERVE_LAYERS = (
         "limits",
         "link",
         "log",
+        "moderation",
         "names",
         "pool",
         "replay_clock",
@@ -289,7 +290,8 @@ SERVE_LAYERS = (
     # 1. The server's shared state: the live games, the saving pauses, the
     # races (race_hall, which verifies a racer's keys as keeping replays a
     # game's, and keeps the result; race_records lists them).
-    ("live", "pauses", "keeping", "race_hall", "race_records"),
+    # The server's numbers (metrics) read the pauses, the admission, the pool.
+    ("live", "pauses", "keeping", "metrics", "race_hall", "race_records"),
     # 2. The one context every handler is given.
     ("context",),
     # 3. The parts a command is made of: a game's driver (game) and its
@@ -304,7 +306,8 @@ SERVE_LAYERS = (
     ("ssh_channel",),
     ("connection",),
     # 8. The browser door: its socket is a channel and connection.
-    ("web.pages", "web.site", "web.socket"),
+    # --metrics's page is served as the door's is (web.site's Listener).
+    ("web.pages", "web.site", "web.socket", "metrics_page"),
     # 9. The server, which builds the context; 10. the command line.
     ("server",),
     ("cli",),

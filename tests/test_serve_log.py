@@ -232,10 +232,11 @@ def test_a_server_whose_log_pipe_is_full_keeps_serving_and_says_what_it_dropped(
     reader.end()
     lines = reader.lines(filled)
     connections = [line for line in lines if line.endswith(" 7 keys, play: quit")]
+    admitted = [line for line in lines if line.endswith(" connected")]
     said = [DROPPED.fullmatch(line) for line in lines if " log: " in line]
     assert len(said) == 1 and said[0] is not None, lines
     assert 0 < len(connections) < CONNECTIONS, lines
-    assert len(connections) + int(said[0].group(1)) == CONNECTIONS
+    assert len(admitted) + len(connections) + int(said[0].group(1)) == 2 * CONNECTIONS  # two lines a connection
 
 
 # -- SIGHUP: the log file reopened (logrotate) -----------------------------------
@@ -340,7 +341,7 @@ def test_a_librarys_message_is_one_printable_line() -> None:
     from ansi2048.serve.log import LibraryMessages
 
     said: List[str] = []
-    handler = LibraryMessages(said.append)
+    handler = LibraryMessages(lambda line, *event, **fields: said.append(line))
     try:
         raise ConnectionResetError("peer\nreset")
     except ConnectionResetError as error:

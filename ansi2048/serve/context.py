@@ -18,6 +18,8 @@ from typing import Any, Callable, Optional, Protocol, Set
 from .limits import DEFAULT_LIMITS, Admission, Limits
 from .link import Ended, Identity, Incoming
 from .live import LiveGames
+from .log import Logs
+from .metrics import ServerMetrics
 from .pauses import SavingPauses
 from .pool import AIPool
 from .race_hall import RaceHall
@@ -42,6 +44,10 @@ class RunningSession(Protocol):
 
     def connection(self) -> Any:
         """Its client's connection (asyncssh's, or a page's socket), or None."""
+
+    @property
+    def command(self) -> Optional[str]:
+        """The command its client asked for (None: a shell, the game)."""
 
 
 class Sessions:
@@ -112,7 +118,7 @@ class ServeContext:
     random_seed: Callable[[], int]  # a new game's seed
     clock: Callable[[], float]  # monotonic seconds: timeouts and limits
     now: Callable[[], float]  # the wall clock: days, dates
-    log: Callable[[str], None]  # one line on the server's log
+    log: Logs  # one line (an event) on the server's log
     pauses: SavingPauses  # the games whose saving paused
     live: LiveGames = field(default_factory=LiveGames)  # the games that may be watched
     limits: Limits = DEFAULT_LIMITS
@@ -124,6 +130,7 @@ class ServeContext:
     watch_stall: float = ServeOptions.watcher_stall  # seconds a watcher may not read before it is dropped
     port: int = 0  # the SSH port, once listening (what help says to connect to)
     races: Optional[RaceHall] = None  # the lobbies and races (the server's; None: no races run here)
+    metrics: ServerMetrics = field(default_factory=ServerMetrics)  # counted always (cheap); --metrics serves them
 
     async def player(self, identity: Identity) -> Optional[Player]:
         """The player ``identity``'s key names; None for a guest."""

@@ -240,7 +240,7 @@ def parse_leaderboard(args: List[str]) -> Leaderboard:
 def parse_keys(args: List[str]) -> KeysRequest:
     """``keys ID``."""
     parser = _Parser("keys")
-    parser.add_argument("entry", metavar="ID", type=_entry_argument)  # its name in errors, as the docs write it
+    parser.add_argument("entry", metavar="ID", type=entry_argument)  # its name in errors, as the docs write it
     return KeysRequest(parser.parse_args(args).entry)
 
 
@@ -339,8 +339,8 @@ def _day_argument(text: str) -> str:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def _entry_argument(text: str) -> int:
+def entry_argument(text: str) -> int:
     found = GAME_ID.fullmatch(text)
-    if found is None or found.group(1):
+    if found is None or found.group(1) or int(text) == 0:  # ids count from 1
         raise argparse.ArgumentTypeError(f"expected a ranked game's id (a number), got {printable(text)!r}")
     return int(text)

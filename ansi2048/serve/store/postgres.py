@@ -44,6 +44,7 @@ from .common import (
     prefs_row,
 )
 from .links import Statement
+from .moderation import SELECT_BAN as moderation_SELECT_BAN
 from .postgres_appends import Appends
 from .postgres_daily import DailyOnPostgres
 from .postgres_schema import migrate
@@ -357,6 +358,13 @@ class PostgresStore(DailyOnPostgres):
             return bytes(row[0])
 
         return await self._transaction(keep_first)
+
+    async def banned(self, fingerprint: str) -> Optional[str]:
+        async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> Optional[str]:
+            row = await (await connection.execute(moderation_SELECT_BAN, (fingerprint,))).fetchone()
+            return None if row is None else str(row[0])
+
+        return await self._transaction(read)
 
     async def best(self, player: int, key: str) -> int:
         async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> int:
