@@ -117,7 +117,7 @@ class ClientConnection(asyncssh.SSHServer):
             try:
                 self.banned = await self._context.store.banned(str(key.get_fingerprint("sha256")))
             except StoreError as error:  # the store away: nobody is kept out for it
-                self._context.log(f"ban not checked: {printable(str(error), 160)}", "ban_not_checked")
+                self._context.log(f"ban not checked: {printable(str(error), 160)}")
         return bool(key.public_data == self._key.public_data)
 
     def kbdint_auth_supported(self) -> bool:
