@@ -91,8 +91,9 @@ Shell:
   the escape wait, asking the AI), ``saving`` (the driver's saving: when
   keys are written, frames held until they are, a pause, what ends play),
   ``keeping`` (where a game is kept, a guest's nowhere; opening it),
-  ``pauses`` (saving paused server-wide), ``metrics`` and ``metrics_page`` (its numbers; ``--metrics``'s page and ``/health``), ``live`` (games published to their
-  watchers), ``watch`` and ``watch_list`` (watching them), ``replay`` and
+  ``pauses`` (saving paused server-wide), ``metrics`` and ``metrics_page``
+  (its numbers; ``--metrics``'s page and ``/health``), ``live`` (games
+  published to their watchers), ``watch`` and ``watch_list`` (watching them), ``replay`` and
   ``replay_clock`` (finished games played back; a cast streamed), ``daily``,
   ``ranked_game``, ``ranked`` and ``verify`` (the day's game: its rules,
   the rules the driver plays it by, opening it, its leaderboard, its check),

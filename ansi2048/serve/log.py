@@ -45,7 +45,7 @@ import threading
 from collections import deque
 from contextlib import contextmanager, suppress
 from enum import Enum
-from typing import IO, Callable, Deque, Iterator, Mapping, Optional, Protocol
+from typing import IO, Callable, Deque, Iterator, Mapping, Optional, Protocol, Tuple
 
 from ..storage.history_file import utc_timestamp
 from .names import printable
@@ -69,6 +69,9 @@ LOG_FLUSH_SECONDS = 0.5
 # The most of a library's message a line keeps: a message may quote what a
 # client sent (asyncssh names a bad packet), and a line is read by a person.
 LIBRARY_MESSAGE_CHARS = 500
+# A library's message that comes again within this many seconds of its
+# first writing is counted, not written (the count is said once it stops).
+REPEATS_FOLDED_SECONDS = 60.0
 
 
 class LogFormat(Enum):
@@ -250,9 +253,13 @@ class LibraryMessages(logging.Handler):
     reads it and ``grep`` finds it whole), printable ASCII and bounded.
     :meth:`attached` installs it for a ``with`` block."""
 
-    def __init__(self, line: Logs) -> None:
+    def __init__(self, line: Logs, clock: Callable[[], float] = lambda: 0.0) -> None:
         super().__init__()
         self._line = line
+        self._clock = clock  # monotonic seconds: how long a run of repeats is folded
+        self._last: Optional[Tuple[str, str, str]] = None  # (logger, level, message) last written
+        self._since = 0.0  # when it was written
+        self._repeats = 0  # times it came again since, not written
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
@@ -263,9 +270,28 @@ class LibraryMessages(logging.Handler):
         except Exception:  # a library's bad format string must not reach standard error either
             text = f"(unreadable message: {record.msg!r})"
         words = " | ".join(part.strip() for part in text.splitlines() if part.strip())
-        kept, level = printable(words, LIBRARY_MESSAGE_CHARS), record.levelname.lower()
+        said = (record.name, record.levelname.lower(), printable(words, LIBRARY_MESSAGE_CHARS))
+        now = self._clock()
+        # A library that says one thing again and again (psycopg's pool, once
+        # per reconnection attempt during an outage): counted, not repeated;
+        # the count is said when something else is, or a window has passed.
+        if said == self._last and now - self._since < REPEATS_FOLDED_SECONDS:
+            self._repeats += 1
+            return
+        self.said_repeats()
+        self._last, self._since = said, now
+        logger, level, message = said
         # Dated by the server's log.
-        self._line(f"{record.name}: {level}: {kept}", "library", logger=record.name, level=level, message=kept)
+        self._line(f"{logger}: {level}: {message}", "library", logger=logger, level=level, message=message)
+
+    def said_repeats(self) -> None:
+        """How many times the last message came again unwritten, if it did: one line."""
+        if self._last is None or not self._repeats:
+            return
+        logger, level, message = self._last
+        times, self._repeats = self._repeats, 0
+        line = f"{logger}: {level}: the message before came {times} more times: {printable(message, 80)}"
+        self._line(line, "library_repeated", logger=logger, level=level, message=message, times=times)
 
     @contextmanager
     def attached(self) -> Iterator[None]:
@@ -278,6 +304,7 @@ class LibraryMessages(logging.Handler):
             yield
         finally:
             root.removeHandler(self)
+            self.said_repeats()  # a count not yet said
 
 
 class LogFile:

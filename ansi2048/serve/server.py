@@ -347,7 +347,7 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
     )
     # The libraries' messages (asyncssh, asyncio, psycopg's pool) are lines of the
     # same log, never written on standard error by logging itself (serve/log.py).
-    with LibraryMessages(server.log).attached():
+    with LibraryMessages(server.log, server.context.clock).attached():
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
