@@ -291,7 +291,8 @@ SERVE_LAYERS = (
     # races (race_hall, which verifies a racer's keys as keeping replays a
     # game's, and keeps the result; race_records lists them).
     # The server's numbers (metrics) read the pauses, the admission, the pool.
-    ("live", "pauses", "keeping", "metrics", "race_hall", "race_records"),
+    # far_live mirrors the other servers' live games into this one's.
+    ("live", "pauses", "keeping", "metrics", "race_hall", "race_records", "far_live"),
     # 2. The one context every handler is given.
     ("context",),
     # 3. The parts a command is made of: a game's driver (game) and its

@@ -125,7 +125,8 @@ async def claim(context: ServeContext, client: Client, player: Player, board: st
         if not sessions.gone(held.holder) and not await take_over(client):
             return None
         await store.claim(player.id, board, holder, CLAIM_SECONDS, take_over=True)
-        sessions.taken_over(held.holder, SAID_TAKEN_OVER)
+        if not sessions.taken_over(held.holder, SAID_TAKEN_OVER) and context.far is not None:
+            context.far.tell_taken_over(held.holder)  # another server's session: it ends it at once too
     client.claimed(holder)
     return holder
 
