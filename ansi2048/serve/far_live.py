@@ -194,7 +194,7 @@ class FarLive:
                     self._log(f"live games of other servers: not seen while the store is away: {why}", "far_live")
             with suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(stop.wait(), TICK_SECONDS)
-        with suppress(StoreError):  # the store away at the stop: the rows go stale by themselves
+        with suppress(Exception):  # the store away at the stop (or a bug): the rows go stale by themselves
             await self._store.run_script([Statement(DELETE_GONE, (self._server, number)) for number in self._sent])
 
     async def tick(self) -> None:
