@@ -81,8 +81,16 @@ async def measure(player_port: int, watcher_port: int, keys: int, gap: float) ->
     player_key = asyncssh.generate_private_key("ssh-ed25519")
     conn, chan, player = await _open(player_port, player_key, "play --no-animation")
     assert await _until(player, 0, 30) is not None, "the player's game did not start"
-    far, _, watcher = await _open(watcher_port, asyncssh.generate_private_key("ssh-ed25519"), "watch bench")
-    assert await _until(watcher, 0, 30) is not None, "the watcher on the other server saw no game"
+    # The other server lists the game once the exchanges have run (a tick
+    # each, a few tenths of a second): until then "watch bench" finds none.
+    watcher_key = asyncssh.generate_private_key("ssh-ed25519")
+    for _ in range(60):
+        far, _, watcher = await _open(watcher_port, watcher_key, "watch bench")
+        if await _until(watcher, 0, 1.0) is not None:
+            break
+        far.close()
+    else:
+        raise AssertionError("the watcher on the other server saw no game")
     delays: List[float] = []
     moved = 0
     for index in range(keys):

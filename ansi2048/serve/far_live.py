@@ -36,7 +36,7 @@ from .live import LiveGame, LiveGames
 from .log import Logs
 from .names import printable
 from .secrecy import Deal, GameFacts
-from .store.base import Store, StoreError
+from .store.base import Store
 from .store.links import Statement
 from .store.live import (
     DELETE_GONE,
