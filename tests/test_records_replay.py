@@ -24,6 +24,8 @@ from ansi2048.records.replay import (
 )
 from ansi2048.storage.save_file import SaveFile
 
+from .conftest import json_lines, run_cli
+
 KEYS = {Direction.UP: "w", Direction.LEFT: "a", Direction.DOWN: "s", Direction.RIGHT: "d"}
 HEADER = format_header(9, 4, 4, 2048, __version__).encode("ascii")
 
@@ -115,3 +117,55 @@ def test_the_replay_matches_on_the_seed_board_score_moves_and_cells_each() -> No
     assert verdict(recording, setup, Result(seen.score, seen.moves, "0 " * 15 + "2"))[1] == (
         "the replay gives another board"
     )
+
+
+# -- the local check (``ansi2048 --json < game.keys``) reads a recording as the verification does --
+
+
+def local_check(recording: bytes) -> Result:
+    """What the local replay of ``recording`` ends on: its last JSON object's numbers and board."""
+    replayed = run_cli(["--json"], recording)
+    assert replayed.returncode == 0, replayed.stderr
+    final = json_lines(replayed.stdout)[-1]
+    return Result(final["score"], final["moves"], " ".join(str(cell) for row in final["board"] for cell in row))
+
+
+# Bodies added to by hand, and the keys a game's recording holds in them (what
+# the game writes: w a s d u r, and q, which ends it). Each also holds keys a
+# keyboard reads (an arrow, W, h, ^C, a '#' that starts no "# " line), which
+# the local replay took for moves or for its end before it read a recording as
+# the verification does.
+TAMPERED = [
+    (b"wasd\x1b[Awasd", "wasdwasd"),  # an arrow's escape sequence: no key of a recording
+    (b"wasdWASDhjkl", "wasd"),
+    (b"wasd\x03wasd", "wasdwasd"),  # ^C
+    (b"wasd\n#x wasd\n", "wasdwasd"),  # a stray '#': what follows it still counts
+    (b"wasdqwasd", "wasd"),  # q ends a recording, for both
+]
+
+
+@pytest.mark.parametrize("body, keys", TAMPERED)
+def test_the_local_check_and_the_verification_read_a_recording_alike(body: bytes, keys: str) -> None:
+    assert Result.of(engine_alone(keys)) != Result.of(engine_alone(keys + "wasd"))  # the added keys would matter
+    game = Result.of(engine_alone(keys))
+    assert verdict(HEADER + body, Setup(9, 4, 4, 2048), game)[1] == ""
+    assert local_check(HEADER + body) == game
+
+
+def test_a_recording_with_keys_added_fails_the_verification_and_the_local_check_alike() -> None:
+    keys = some_keys(40)
+    honest = Result.of(engine_alone(keys))
+    assert local_check(HEADER + keys.encode()) == honest
+    added = keys + "wwddss"
+    assert Result.of(engine_alone(added)) != honest
+    _, why = verdict(HEADER + added.encode(), Setup(9, 4, 4, 2048), honest)
+    assert why.startswith("the replay gives")
+    assert local_check(HEADER + added.encode()) == Result.of(engine_alone(added))
+
+
+def test_keys_piped_by_hand_are_still_read_as_a_keyboard_reads_them() -> None:
+    # No version: no game wrote this header; an arrow is a move, q the end.
+    typed = format_header(9, 4, 4, 2048, __version__).replace(f"version={__version__} ", "").encode()
+    for given, actions in ((typed, ["up", "left", "quit"]), (HEADER, ["left", "quit"])):
+        events = json_lines(run_cli(["--json"], given + b"\x1b[Aaqw").stdout)
+        assert [event["action"] for event in events if event["action"] != "start"] == actions
