@@ -24,7 +24,7 @@ from ansi2048.records.replay import (
 )
 from ansi2048.storage.save_file import SaveFile
 
-from .conftest import json_lines, run_cli
+from .conftest import json_lines, messages, run_cli
 
 KEYS = {Direction.UP: "w", Direction.LEFT: "a", Direction.DOWN: "s", Direction.RIGHT: "d"}
 HEADER = format_header(9, 4, 4, 2048, __version__).encode("ascii")
@@ -169,3 +169,16 @@ def test_keys_piped_by_hand_are_still_read_as_a_keyboard_reads_them() -> None:
     for given, actions in ((typed, ["up", "left", "quit"]), (HEADER, ["left", "quit"])):
         events = json_lines(run_cli(["--json"], given + b"\x1b[Aaqw").stdout)
         assert [event["action"] for event in events if event["action"] != "start"] == actions
+
+
+def test_a_newer_versions_recording_is_refused_by_the_verification_and_flagged_by_the_local_check() -> None:
+    newer = HEADER.replace(__version__.encode(), b"99.0") + b"wasd"
+    assert verdict(newer, Setup(9, 4, 4, 2048), Result.of(engine_alone("wasd")))[1] == "recorded under other rules"
+    replayed = run_cli(["--json"], newer)
+    assert replayed.returncode == 0
+    assert messages(replayed.stderr) == [
+        f"ansi2048: warning: this recording was written by ansi2048 99.0, newer than this {__version__}: "
+        "replayed by this version's rules, it may not end as it did"
+    ]
+    # This version's own recording: no warning.
+    assert run_cli(["--json"], HEADER + b"wasd").stderr == b""

@@ -24,7 +24,7 @@ from ..loop.step import next_due, start, step
 from ..options.context import Context, Options
 from ..options.parser import EXIT_OK
 from ..records.recording import Assisted, FirstLine, Header, Item
-from ..records.replay import Steps, body_decoder, finish
+from ..records.replay import Steps, body_decoder, finish, newer_rules
 from ..render.cast import HEADLESS_SIZE, REPLAY_STEP
 from ..render.frame import View, summary_text
 from ..render.motion import SETTLE_SECONDS
@@ -80,6 +80,9 @@ def resolve_game(
     """Explicit options win over the recording's header, which wins over defaults."""
     h = header or Header()
     rows, cols, goal = options.rows, options.cols, options.goal
+    newer = newer_rules(h)
+    if newer:  # (a ranked game's verification refuses it: recorded under other rules)
+        warn(f"this recording was {newer}: replayed by this version's rules, it may not end as it did")
     for name in h.bad:
         if name != "seed":  # said below, with the seed played instead
             warn(f"ignoring the header's {name}: malformed")

@@ -33,6 +33,7 @@ __all__ = [
     "checked_header",
     "finish",
     "in_parts",
+    "newer_rules",
     "replay",
     "replay_steps",
     "verdict",
@@ -124,6 +125,19 @@ def body_decoder(header: Optional[Header]) -> BodyDecoder:
     except ValueError:
         return BodyDecoder()
     return BodyDecoder(saved=True, quits=True)
+
+
+def newer_rules(header: Header) -> str:
+    """Why a game's recording (``header``'s) may replay here to another game
+    than it recorded: it was written by a newer version, whose rules may be
+    other ones (what :func:`verdict` calls :data:`OTHER_RULES`); "" if not."""
+    try:
+        _check(header)
+    except NewerRules as newer:
+        return str(newer)
+    except ValueError:
+        pass  # no game's recording: keys piped by hand
+    return ""
 
 
 @dataclass(frozen=True)
