@@ -8,6 +8,7 @@ import random
 from typing import List
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from ansi2048 import __version__
 from ansi2048.game.engine import Direction, Game
@@ -166,8 +167,8 @@ def test_a_recording_with_keys_added_fails_the_verification_and_the_local_check_
 def test_keys_piped_by_hand_are_still_read_as_a_keyboard_reads_them() -> None:
     # No version: no game wrote this header; an arrow is a move, q the end.
     typed = format_header(9, 4, 4, 2048, __version__).replace(f"version={__version__} ", "").encode()
-    for given, actions in ((typed, ["up", "left", "quit"]), (HEADER, ["left", "quit"])):
-        events = json_lines(run_cli(["--json"], given + b"\x1b[Aaqw").stdout)
+    for header, actions in ((typed, ["up", "left", "quit"]), (HEADER, ["left", "quit"])):
+        events = json_lines(run_cli(["--json"], header + b"\x1b[Aaqw").stdout)
         assert [event["action"] for event in events if event["action"] != "start"] == actions
 
 
@@ -182,3 +183,26 @@ def test_a_newer_versions_recording_is_refused_by_the_verification_and_flagged_b
     ]
     # This version's own recording: no warning.
     assert run_cli(["--json"], HEADER + b"wasd").stderr == b""
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([b"w", b"a", b"s", b"d", b"u", b"r", b"q", b"W", b"h", b"\x1b", b"[", b"A", b"#", b" "])
+        | st.sampled_from([b"\n", b"\r\n", b"\x03", b"\n# ai\n", b"\n# ansi2048 seed=5\n", b"\n# a comment\n"]),
+        max_size=80,
+    )
+)
+def test_whatever_a_recording_holds_the_local_replay_ends_where_the_verification_does(parts: List[bytes]) -> None:
+    import io
+
+    from ansi2048.options.context import Context, Options
+    from ansi2048.play.piped import play_piped
+
+    recording = HEADER + b"".join(parts)
+    out = io.StringIO()
+    ctx = Context(Options(json=True), io.BytesIO(), out, {}, pytest.fail, lambda: 1)
+    assert play_piped(ctx, recording) == 0
+    final = json_lines(out.getvalue().encode())[-1]
+    cells = " ".join(str(cell) for row in final["board"] for cell in row)
+    assert Result(final["score"], final["moves"], cells) == replay(recording).result
