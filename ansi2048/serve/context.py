@@ -59,6 +59,7 @@ class Sessions:
 
     def __init__(self) -> None:
         self.all: Set[RunningSession] = set()
+        self.draining = False  # a new server took over: sessions end at their natural point (serve/takeover.py)
         self._numbers = count(1)
         self._host = _hostname()
         self._id = f"{self._host}:{os.getpid()}:{time.time_ns()}"

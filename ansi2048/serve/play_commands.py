@@ -25,7 +25,16 @@ from ..render.style import ColorDepth, choose_depth
 from ..render.themes import THEMES
 from .context import ServeContext
 from .daily import DAILY
-from .game import SAID_IDLE, SAID_STOPPING, SAID_STOPPING_GUEST, SAID_TOO_SLOW, ChannelSide, GameDriver, ServerSide
+from .game import (
+    SAID_DRAINED,
+    SAID_IDLE,
+    SAID_STOPPING,
+    SAID_STOPPING_GUEST,
+    SAID_TOO_SLOW,
+    ChannelSide,
+    GameDriver,
+    ServerSide,
+)
 from .keeping import CLAIM_SECONDS, GuestKeeping, Keeping, StoreKeeping, open_game
 from .link import Client, Ended, Typed, for_terminal
 from .live import GUEST_NAME, REGULAR, PublishingScreen, watchers_note
@@ -58,6 +67,7 @@ ENDINGS = {
     SAID_TOO_SLOW: "client not reading",
     SAID_UNSAVED: "store unavailable",
     SAID_IDLE: "idle",
+    SAID_DRAINED: "game over while the server drained",
 }
 # Endings said with the game's score in them (serve/ranked.py), known by what precedes it.
 SCORED_ENDINGS = (
@@ -227,6 +237,7 @@ async def run_game(
         context.pauses,
         answered=metrics.key_to_frame.observe,
         appended=metrics.store_append.observe,
+        draining=lambda: context.sessions.draining,
     )
     if daily is None:
         game = GameDriver(play, keeping, channel, parts, opening=opening)

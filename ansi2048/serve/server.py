@@ -224,6 +224,7 @@ class GameServer:
         ``stop``: SIGTERM); :meth:`stop` then ends what is left."""
         if self._listener is not None:
             self._listener.close()
+        self.context.sessions.draining = True  # a game ends at its game over (serve/game.py)
         for session in self.sessions:  # told once, on the note line (a game's; other sessions let it pass)
             session.incoming.put_nowait(Warned(SAID_DRAINING, True))
         clock = self.context.clock
