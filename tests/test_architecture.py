@@ -288,8 +288,9 @@ SERVE_LAYERS = (
     ),
     # 1. The server's shared state: the live games, the saving pauses, the
     # races (race_hall, which verifies a racer's keys as keeping replays a
-    # game's, and keeps the result; race_records lists them).
-    ("live", "pauses", "keeping", "race_hall", "race_records"),
+    # game's, and keeps the result; race_friends, its book of who waits for
+    # whom; race_records lists them).
+    ("live", "pauses", "keeping", "race_friends", "race_hall", "race_records"),
     # 2. The one context every handler is given.
     ("context",),
     # 3. The parts a command is made of: a game's driver (game) and its

@@ -15,7 +15,7 @@ from ansi2048.render.race import (
     Racer,
     RaceScreen,
     countdown_lines,
-    expired_lines,
+    expired_line,
     lobby_lines,
     race_lines,
     result_lines,
@@ -110,7 +110,7 @@ def test_the_countdown_and_the_expired_lobby() -> None:
     lines = countdown_lines(RaceSettings(), ("ann", "bob"), 2.2, 80, 24)
     assert "Racing: ann, bob" in lines and "Starting in 3..." in lines
     assert "no undo, hint or autoplay" in lines[-1]
-    assert expired_lines(10, 80) == ["Nobody else came in 10 minutes: the lobby is closed."]
+    assert expired_line(10) == "Nobody else came in 10 minutes: the lobby is closed."
 
 
 def test_the_result_table_ranks_the_verified_and_marks_a_mismatch() -> None:
@@ -177,14 +177,15 @@ def test_a_player_whose_keys_do_not_replay_to_what_they_showed_is_not_ranked_and
     import asyncio
 
     from ansi2048.game.engine import Direction
-    from ansi2048.serve.race_hall import Entrant, RaceHall
+    from ansi2048.serve.race_friends import Entrant
+    from ansi2048.serve.race_hall import RaceHall
 
     async def scenario() -> None:
         host = _Host()
         hall = RaceHall(host)  # type: ignore[arg-type]
         settings = RaceSettings(3, 3, 1024, 2, 1)
-        room, ann = hall.join(settings, None, Entrant("p1", "ann", 1, "a"), asyncio.Queue())
-        _, bob = hall.join(settings, None, Entrant("p2", "bob", 2, "b"), asyncio.Queue())
+        room, ann = hall.join(settings, Entrant("p1", "ann", 1, "a"), asyncio.Queue())
+        _, bob = hall.join(settings, Entrant("p2", "bob", 2, "b"), asyncio.Queue())
         host.clock += 3
         room.tick()
         assert ann.game is not None and bob.game is not None and ann.game.cells == bob.game.cells  # one deal
@@ -214,3 +215,20 @@ def test_the_biggest_numbers_are_cut_to_their_card_not_past_the_window() -> None
     screen = RaceScreen(4, 4, 2048, Racer("ann", 9_999_999, 131072, 99_999, CELLS), (huge,) * 7, 1800)
     for width, height in ((200, 60), (110, 60), (100, 30), (80, 24), (72, 50)):
         _lines(screen, width, height, ColorDepth.TRUE)  # the lines beside a painted board are not cut after
+
+
+def test_words_break_between_whole_words_and_cut_only_a_word_wider_than_the_window() -> None:
+    from ansi2048.render.race import waiting_lines, words
+
+    assert words("Nobody else came in 10 minutes: the lobby is closed.", 20) == [
+        "Nobody else came in",
+        "10 minutes: the",
+        "lobby is closed.",
+    ]
+    assert words("a Supercalifragilistic b", 10) == ["a", "Supercali~", "b"]
+    assert words("", 10) == [""]
+    assert waiting_lines("bob", 61, 40, 3) == [
+        "Waiting for bob to start or join a race",
+        "(you meet in their lobby; the wait ends",
+        "in 1:01)",
+    ]

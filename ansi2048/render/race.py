@@ -27,11 +27,14 @@ __all__ = [
     "RaceScreen",
     "Racer",
     "countdown_lines",
-    "expired_lines",
+    "expired_line",
     "lobby_lines",
     "race_lines",
     "result_lines",
     "settings_line",
+    "waited_line",
+    "waiting_lines",
+    "words",
 ]
 
 # The key line of a race: what a player may do, and what a race has not
@@ -274,6 +277,30 @@ def result_lines(
     return _fit(lines, width, height)
 
 
-def expired_lines(minutes: int, width: int) -> List[str]:
+def expired_line(minutes: int) -> str:
     """Said when a lobby never filled."""
-    return _fit([f"Nobody else came in {minutes} minutes: the lobby is closed."], width, 1)
+    return f"Nobody else came in {minutes} minutes: the lobby is closed."
+
+
+def words(text: str, width: int) -> List[str]:
+    """``text`` in lines of at most ``width`` columns, broken between whole
+    words (a word longer than the window, alone: cut)."""
+    import textwrap  # here: only the few screens of words need it, not a game's start
+
+    return [_cut(line, width) for line in textwrap.wrap(text, max(1, width), break_long_words=False)] or [""]
+
+
+def waiting_lines(friend: str, seconds_left: float, width: int, height: int) -> List[str]:
+    """``race NAME`` while NAME is in no lobby: whom the player waits for, how long yet."""
+    lines = [
+        *words(f"Waiting for {friend} to start or join a race", width),
+        *words(f"(you meet in their lobby; the wait ends in {_clock(seconds_left)})", width),
+        "",
+        *words("q stops waiting", width),
+    ]
+    return lines[: max(0, height)]
+
+
+def waited_line(friend: str, minutes: int) -> str:
+    """Said when the friend did not come."""
+    return f"{friend} did not start or join a race in {minutes} minutes: the wait is over."
