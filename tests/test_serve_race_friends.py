@@ -206,3 +206,25 @@ def test_the_waiting_screen_keeps_whole_words_in_a_narrow_window(served: ServerT
             assert re.fullmatch(r"in (10:00|9:5\d)\)", lines[4]) and lines[5:] == ["q stops waiting"]
 
     run(scenario())
+
+
+def test_a_server_stopping_ends_a_wait_saying_so(tmp_path: Path) -> None:
+    import asyncio
+
+    served = ServerThread(tmp_path, str(tmp_path / "store.sqlite3"))
+
+    async def scenario() -> None:
+        port = served.server.port
+        await known(port, "bob")
+        async with AsyncExitStack() as stack:
+            ann = await waiting(stack, port, "ann", "bob")
+            await asyncio.get_running_loop().run_in_executor(None, served.stop)
+            await ann[1].closed.wait()
+            said = [line for line in ann[1].text().splitlines() if line]
+            assert said[-1] == "the server is stopping"  # a wait keeps nothing: the plain words
+            assert list(served.server.races.waiters) == []
+
+    try:
+        run(scenario())
+    finally:
+        served.stop()
