@@ -72,17 +72,74 @@ def test_eight_players_fit_an_80x24_window_as_a_line_each_beside_the_board() -> 
     assert "q leaves" in lines[-1]
 
 
-@pytest.mark.parametrize("width,height", [(40, 12), (30, 8), (20, 5), (12, 3), (5, 2), (1, 1)])
-def test_small_windows_keep_within_the_window_showing_numbers_first(width: int, height: int) -> None:
+@pytest.mark.parametrize(
+    "width,height,header,mine",
+    [
+        (40, 12, "Race to 2048 · 4x4 · 1:02 left", "ann (you)  4321 · tile 2048 · 99 moves"),
+        (30, 8, "Race to 2048 · 4x4 · 1:02 left", "ann (you)  4321 · tile 2048"),
+        (20, 5, "Race · 1:02 left", "ann (you)  4321"),
+        (12, 3, "1:02 left", "ann (you)"),
+        (5, 2, "1:02", "ann ~"),
+        (1, 1, "1", None),
+    ],
+)
+def test_small_windows_keep_within_the_window_showing_the_clock_and_numbers_first(
+    width: int, height: int, header: str, mine: str
+) -> None:
+    # The clock is the last of the header to go, the numbers go in fewer words, never cut mid-word.
     lines = _lines(_screen(3), width, height)
-    assert lines and lines[0].startswith("Race"[:width])
+    assert lines[0] == header
+    assert lines[1:2] == ([mine] if mine else [])
 
 
-def test_a_small_window_drops_the_boards_and_keeps_everyone_and_the_keys() -> None:
-    lines = _lines(_screen(3), 50, 12)
-    assert lines[1].startswith("ann (you)")
-    assert [line.split()[0] for line in lines[2:5]] == ["bob", "cy", "dee"]
+def test_a_small_window_keeps_the_own_board_in_miniature_everyone_and_the_keys() -> None:
+    lines = _lines(_screen(3), 50, 12)  # the full board does not fit with a line for each opponent
+    assert lines[1] == "ann (you)  score 4321  tile 2048  moves 99"
+    assert lines[2:6] == [
+        "    2    .    4    8",
+        "    . 2048    .    .",
+        "   16    .    .    2",
+        "    .    .    . 2^17",
+    ]
+    assert [line.split()[0] for line in lines[7:10]] == ["bob", "cy", "dee"]
     assert lines[-1] == "arrows move · q leaves · no undo/hint/autoplay"
+    lines = _lines(_screen(3), 40, 12)  # narrower: every player's numbers in the same fewer words
+    assert lines[7:10] == [
+        "bob  100 · tile 32 · 7 moves",
+        "cy  101 · tile 32 · 8 moves",
+        "dee  102 · tile 32 · 9 moves",
+    ]
+    assert lines[-1] == "q leaves · no undo, hint or autoplay"
+    assert [line.split()[0] for line in _lines(_screen(7), 40, 12)[2:9]] == list(NAMES)  # no room: numbers alone
+
+
+@pytest.mark.parametrize("width,height", [(40, 12), (20, 10)])
+def test_every_screen_breaks_between_whole_words_in_a_narrow_window(width: int, height: int) -> None:
+    settings, names = RaceSettings(4, 4, 2048, 3, 5), ("alice", "bob", "carol")
+    placed = [
+        Placed(1, Progress("alice", 120, 16, 14), True),
+        Placed(2, Progress("bob", 88, 8, 12), True),
+        Placed(0, Progress("carol", 4, 4, 2, left=True), False),
+    ]
+    screens = {
+        "lobby": lobby_lines(settings, names[:2], 1, 600, width, height),
+        "countdown": countdown_lines(settings, names, 3, width, height),
+        "race": _lines(_screen(2), width, height),
+        "result": result_lines(placed, "alice", "time is up", width, height, "kept as r12: races lists it"),
+    }
+    for name, lines in screens.items():
+        assert len(lines) <= height and all(len(line) <= width for line in lines), (name, lines)
+        assert not any("~" in line for line in lines), (name, lines)  # nothing cut mid-word
+    assert screens["lobby"][-1] == "q leaves the lobby" and screens["countdown"][-1].startswith("q leaves")
+    said = " ".join(" ".join(screens["lobby"][:-1]).split())  # the words, whatever the breaks
+    assert said == (
+        "Race to 2048 on 4x4, 3 players, 5 min In the lobby: alice, bob"
+        " waiting for 1 more player (the lobby closes in 10:00 if nobody comes)"
+    )
+    result = screens["result"]
+    assert " ".join(result[:2]).startswith("Race over (time is up): alice wins")
+    assert next(line for line in result if line[:2] in ("1.", "2.", "- ")).startswith("1. alice  120")
+    assert any(line.startswith("- carol (left)  4") for line in result)
 
 
 def test_in_colour_the_own_board_is_painted_and_the_lines_still_fit() -> None:
