@@ -289,3 +289,10 @@ def test_words_break_between_whole_words_and_cut_only_a_word_wider_than_the_wind
         "(you meet in their lobby; the wait ends",
         "in 1:01)",
     ]
+
+
+def test_a_wide_result_row_drops_words_of_its_mark_rather_than_cut_one() -> None:
+    placed = [Placed(0, Progress("carol", 4, 4, 2, left=True), False)]
+    row = result_lines(placed, None, "time is up", 80, 24)[2]
+    assert row.split() == ["-", "carol", "4", "4", "2", "(left)", "not", "ranked"]
+    assert result_lines(placed, None, "time is up", 100, 24)[2].endswith("(left)  not ranked: keys did not replay")

@@ -130,12 +130,16 @@ def test_a_wait_nobody_ends_is_over_after_ten_minutes_saying_so(clocked: Tuple[S
         async with AsyncExitStack() as stack:
             ann = await race_terminal(stack, port, "ann", "race bob")
             await ann[1].shows("the wait ends in 10:00")
+            cy = await waiting(stack, port, "cy", "bob", size=(40, 12))  # a narrow window: the same, in whole words
             clock.now += 599
             await ann[1].shows("the wait ends in 0:01")
             clock.now += 1
             await ann[1].shows("bob did not start or join a race in 10 minutes: the wait is over.")
-            await ann[1].closed.wait()
-            assert served.server.races.waiters.from_source("127.0.0.1") == 0
+            await cy[1].shows("bob did not start or join a race in 10\nminutes: the wait is over.")
+            for _, terminal in (ann, cy):
+                await terminal.closed.wait()
+                assert terminal.exit_status == 0
+            assert list(served.server.races.waiters) == []
 
     run(scenario())
 

@@ -324,9 +324,9 @@ def result_lines(
     for place in placed:
         p = place.progress
         rank = f"{place.rank:>4}" if place.verified else "   -"
-        mark = "" if place.verified else "  not ranked: keys did not replay"
-        left = "  (left)" if p.left else ""
-        lines.append(f"{rank}  {p.name:<16} {p.score:>7} {p.biggest:>7} {p.moves:>6}{left}{mark}")
+        row = f"{rank}  {p.name:<16} {p.score:>7} {p.biggest:>7} {p.moves:>6}{'  (left)' if p.left else ''}"
+        marks = ("",) if place.verified else ("  not ranked: keys did not replay", "  not ranked")
+        lines.append(_first_fitting([row + mark for mark in marks], width))
     if note:
         lines += ["", note]
     return _fit(lines, width, height)
