@@ -296,3 +296,14 @@ def test_a_wide_result_row_drops_words_of_its_mark_rather_than_cut_one() -> None
     row = result_lines(placed, None, "time is up", 80, 24)[2]
     assert row.split() == ["-", "carol", "4", "4", "2", "(left)", "not", "ranked"]
     assert result_lines(placed, None, "time is up", 100, 24)[2].endswith("(left)  not ranked: keys did not replay")
+
+
+def test_a_replays_note_and_title_keep_whole_words_in_a_narrow_window() -> None:
+    screen = _screen(2)
+    replay = RaceScreen(
+        4, 4, 2048, screen.me, screen.others, None, "+ - speed, space pauses, q leaves", None, "Replay of race r12"
+    )
+    lines = _lines(replay, 20, 10)
+    assert lines[0] == "Replay of race r12"
+    assert lines[-2:] == ["+ - speed, space", "pauses, q leaves"]
+    assert _lines(replay, 12, 10)[0] == "Replay of r~"  # no clock to keep: the title, cut

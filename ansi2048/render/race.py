@@ -208,12 +208,12 @@ def race_lines(screen: RaceScreen, width: int, height: int, depth: ColorDepth, p
     race = f"{screen.title or 'Race'} to {screen.goal}"
     left = f" · {_clock(screen.seconds_left)} left" if screen.seconds_left is not None else ""
     named = screen.title or "Race"
-    clock = left[3:] or named
-    headers = (f"{race} · {screen.rows}x{screen.cols}{left}", f"{race}{left}", f"{named}{left}", clock, clock[:4])
+    clocks = (left[3:], left[3:-5]) if left else ()  # "4:40 left", "4:40"
+    headers = (f"{race} · {screen.rows}x{screen.cols}{left}", f"{race}{left}", f"{named}{left}", *clocks)
     header = _first_fitting(headers, width)
     mine, *numbers = _player_lines((me, *screen.others), "" if screen.title else " (you)", width)
     top = [header, mine]
-    bottom = [screen.note] if screen.note else []
+    bottom = words(screen.note, width) if screen.note else []
     if not screen.title:  # a replay's note says its own keys
         bottom.append(keys_line(width))
     room = height - len(top) - len(bottom)
