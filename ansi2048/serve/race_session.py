@@ -1,11 +1,12 @@
 """A player's session in a race (``race``): their seat taken in the hall
-(:mod:`.race_hall`), then their screen drawn from the room as it is now
-(the lobby, the countdown, the race, the result: :mod:`ansi2048.render.race`)
-each time the room wakes it or its clock's second turns, and their keys
-played: moves, and q to leave. No undo, hint or autoplay: a race decodes
-none of them. A dropped connection keeps the seat while the race lasts
-(:data:`~.race_hall.RECONNECT_SECONDS`): the same key connecting again
-with ``race`` continues it."""
+(:mod:`.race_hall`; with ``race NAME``, first a wait until NAME is in a
+lobby, if they are in none: :mod:`.race_friends`), then their screen drawn
+from the room as it is now (the lobby, the countdown, the race, the
+result: :mod:`ansi2048.render.race`) each time the room wakes it or its
+clock's second turns, and their keys played: moves, and q to leave. No
+undo, hint or autoplay: a race decodes none of them. A dropped connection
+keeps the seat while the race lasts (:data:`~.race_hall.RECONNECT_SECONDS`):
+the same key connecting again with ``race`` continues it."""
 
 from __future__ import annotations
 
