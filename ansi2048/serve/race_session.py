@@ -80,11 +80,10 @@ async def race(context: ServeContext, client: Client, request: RaceRequest) -> i
     try:
         if request.friend is not None and friend is None:
             raise RaceRefused(f"race: no player is called {printable(request.friend)}")
-        joined = (
-            hall.join(request.settings, entrant, client.incoming)
-            if friend is None
-            else (hall.meet(friend, request.settings, entrant, client.incoming))
-        )
+        if friend is None:
+            joined: Union[Tuple[RaceRoom, Seat], Waiter] = hall.join(request.settings, entrant, client.incoming)
+        else:
+            joined = hall.meet(friend, request.settings, entrant, client.incoming)
     except RaceRefused as refused:
         return client.refuse(str(refused), "refused", EXIT_ERROR)
     repainter = _repainter(client)
@@ -118,7 +117,7 @@ async def _wait(
         got = await next_incoming(incoming, waiter.wake, DRAW_SECONDS)
         if isinstance(got, Ended):
             stopping = got.said == SAID_STOPPING  # nothing is kept of a wait: the plain words
-            said, how = (SAID_STOPPING_VIEWER if stopping else got.said), "disconnected"
+            said, how = (SAID_STOPPING_VIEWER, "server stopping") if stopping else (got.said, "disconnected")
             break
         if isinstance(got, Typed) and Action.QUIT in decoder.feed(got.data):
             said, how = SAID_STOPPED_WAITING, "left"
