@@ -21,7 +21,10 @@ Core (pure):
   runs), ``protocol`` (the JSON Lines objects a bot reads, ``--json``),
   ``race`` (a race's rules: its lobby, its ends, its order)
 - ``records``  ``recording`` (the recording format, header splitting,
-  replay, the writer) and ``history`` (history records and their JSON
+  replay, the writer), ``replay`` (a recording's header rule and its one
+  reading, replayed through the engine, and ``verdict``: a ranked game's
+  verification, which the local ``--json`` replay reads alike) and
+  ``history`` (history records and their JSON
   lines, the statistics and top 10 of a list of them, the daily seed) and
   ``tally`` (a board's statistics counted a record at a time, in bounded
   memory)
@@ -69,7 +72,7 @@ Shell:
 - ``serve``     ``ansi2048 serve``: the game over SSH (asyncssh, loaded only
   there), in layers (docs/design.md): ``cli`` (its options), ``settings``
   (their defaults, one source), ``server`` (builds the one ``context``, the
-  host key, listening and stopping; ``run``), ``workers``, ``backup``,
+  host key, listening and stopping; ``run``), ``workers``, ``backup``, ``moderation`` (``--ban``, ``--remove-entry``),
   ``log`` (written by a thread: never blocking the games), ``connection`` (a
   client: its key or a guest's login, admission), ``accounting`` (its line in
   the log), ``kexguess`` (Dropbear's wrong key-exchange guess ignored, as RFC
@@ -92,8 +95,9 @@ Shell:
   the escape wait, asking the AI), ``saving`` (the driver's saving: when
   keys are written, frames held until they are, a pause, what ends play),
   ``keeping`` (where a game is kept, a guest's nowhere; opening it),
-  ``pauses`` (saving paused server-wide), ``live`` (games published to their
-  watchers), ``watch`` and ``watch_list`` (watching them), ``replay`` and
+  ``pauses`` (saving paused server-wide), ``metrics`` and ``metrics_page``
+  (its numbers; ``--metrics``'s page and ``/health``), ``live`` (games
+  published to their watchers), ``watch`` and ``watch_list`` (watching them), ``replay`` and
   ``replay_clock`` (finished games played back; a cast streamed), ``daily``,
   ``ranked_game``, ``ranked`` and ``verify`` (the day's game: its rules,
   the rules the driver plays it by, opening it, its leaderboard, its check),

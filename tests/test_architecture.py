@@ -270,6 +270,7 @@ SERVE_LAYERS = (
         "limits",
         "link",
         "log",
+        "moderation",
         "names",
         "pool",
         "replay_clock",
@@ -290,7 +291,9 @@ SERVE_LAYERS = (
     # races (race_hall, which verifies a racer's keys as keeping replays a
     # game's, and keeps the result; race_friends, its book of who waits for
     # whom; race_records lists them).
-    ("live", "pauses", "keeping", "race_friends", "race_hall", "race_records"),
+    # The server's numbers (metrics) read the pauses, the admission, the pool.
+    # far_live mirrors the other servers' live games into this one's.
+    ("live", "pauses", "keeping", "metrics", "race_friends", "race_hall", "race_records", "far_live"),
     # 2. The one context every handler is given.
     ("context",),
     # 3. The parts a command is made of: a game's driver (game) and its
@@ -305,7 +308,8 @@ SERVE_LAYERS = (
     ("ssh_channel",),
     ("connection",),
     # 8. The browser door: its socket is a channel and connection.
-    ("web.pages", "web.site", "web.socket"),
+    # --metrics's page is served as the door's is (web.site's Listener).
+    ("web.pages", "web.site", "web.socket", "metrics_page"),
     # 9. The server, which builds the context; 10. the command line.
     ("server",),
     ("cli",),

@@ -241,6 +241,7 @@ def test_guests_are_never_ranked(served: Tuple[ServerThread, Clock]) -> None:
             "ranked": 0,
             "top": [],
             "you": None,
+            "removed": [],
         }
 
     run(scenario())

@@ -210,7 +210,8 @@ def _drive(keeping: MemoryKeeping, events: List[str], typed: List[bytes]) -> Dri
         incoming: asyncio.Queue[Incoming] = asyncio.Queue()
         for data in typed:
             incoming.put_nowait(Typed(data))
-        server = ServerSide(AIPool(1), time.monotonic, time.time, SavingPauses(log.append, time.monotonic))
+        pauses = SavingPauses(lambda line, *event, **fields: log.append(line), time.monotonic)
+        server = ServerSide(AIPool(1), time.monotonic, time.time, pauses)
         driver = GameDriver(play, keeping, ChannelSide(screen, frames, link, incoming), server)
         await asyncio.wait_for(driver.run(), 20)
         return driver

@@ -232,10 +232,11 @@ def test_a_server_whose_log_pipe_is_full_keeps_serving_and_says_what_it_dropped(
     reader.end()
     lines = reader.lines(filled)
     connections = [line for line in lines if line.endswith(" 7 keys, play: quit")]
+    admitted = [line for line in lines if line.endswith(" connected")]
     said = [DROPPED.fullmatch(line) for line in lines if " log: " in line]
     assert len(said) == 1 and said[0] is not None, lines
     assert 0 < len(connections) < CONNECTIONS, lines
-    assert len(connections) + int(said[0].group(1)) == CONNECTIONS
+    assert len(admitted) + len(connections) + int(said[0].group(1)) == 2 * CONNECTIONS  # two lines a connection
 
 
 # -- SIGHUP: the log file reopened (logrotate) -----------------------------------
@@ -340,7 +341,7 @@ def test_a_librarys_message_is_one_printable_line() -> None:
     from ansi2048.serve.log import LibraryMessages
 
     said: List[str] = []
-    handler = LibraryMessages(said.append)
+    handler = LibraryMessages(lambda line, *event, **fields: said.append(line))
     try:
         raise ConnectionResetError("peer\nreset")
     except ConnectionResetError as error:
@@ -356,6 +357,44 @@ def test_a_librarys_message_is_one_printable_line() -> None:
     record.msg, record.args, record.exc_info = "x" * 5000, (), None
     handler.emit(record)
     assert said[1].endswith("x...") and len(said[1]) < 600
+
+
+def test_a_librarys_message_said_again_and_again_is_counted_not_repeated() -> None:
+    """Issue 39: during an outage psycopg's pool says the same warning at
+    every reconnection attempt; the log has it once, then how many more
+    times it came (when something else is said, when the window of 60 s
+    has passed, or when the server stops)."""
+    import logging
+
+    from ansi2048.serve.log import LibraryMessages
+
+    said: List[str] = []
+    clock = [100.0]
+    handler = LibraryMessages(lambda line, *event, **fields: said.append(line), lambda: clock[0])
+
+    def warn(name: str, message: str) -> None:
+        handler.emit(logging.LogRecord(name, logging.WARNING, "x.py", 1, message, (), None))
+
+    for _ in range(5):
+        warn("psycopg.pool", "error connecting in 'pool-1': connection refused")
+        clock[0] += 2.0
+    assert said == ["psycopg.pool: warning: error connecting in 'pool-1': connection refused"]
+    warn("asyncssh", "Connection lost")
+    assert said[1:] == [
+        "psycopg.pool: warning: the message before came 4 more times: error connecting in 'pool-1': connection refused",
+        "asyncssh: warning: Connection lost",
+    ]
+    warn("asyncssh", "Connection lost")  # once more within the window: counted
+    clock[0] += 61.0
+    warn("asyncssh", "Connection lost")  # past it: the count, and the message again
+    assert said[3:] == [
+        "asyncssh: warning: the message before came 1 more times: Connection lost",
+        "asyncssh: warning: Connection lost",
+    ]
+    warn("asyncssh", "Connection lost")
+    with handler.attached():  # its end says a count not yet said
+        pass
+    assert said[5:] == ["asyncssh: warning: the message before came 1 more times: Connection lost"]
 
 
 def test_the_servers_libraries_log_on_its_log_not_on_standard_error(tmp_path: Path) -> None:

@@ -328,7 +328,7 @@ def test_an_outage_is_a_line_when_the_first_game_pauses_and_one_when_the_last_re
 
     lines: List[str] = []
     clock = [100.0]
-    pauses = SavingPauses(lines.append, lambda: clock[0])
+    pauses = SavingPauses(lambda line, *event, **fields: lines.append(line), lambda: clock[0])
     for _ in range(3):
         pauses.paused_by(StoreUnavailable("the server closed the connection\n\x07unexpectedly"))
     clock[0] += 12.34
@@ -365,7 +365,7 @@ def test_writes_handed_over_are_tried_until_they_land_and_one_refused_for_good_i
         landed.append("best")
 
     async def scenario() -> None:
-        pauses = SavingPauses(lines.append, asyncio.get_running_loop().time)
+        pauses = SavingPauses(lambda line, *event, **fields: lines.append(line), asyncio.get_running_loop().time)
         pauses.keep_trying([record, refused, best], StoreUnavailable("away"), game=True)
         while pauses.paused:  # bounded by run()'s timeout
             await asyncio.sleep(0.05)
@@ -461,3 +461,38 @@ def test_a_game_over_whose_record_never_landed_is_kept_when_its_player_comes_bac
             assert store.landed == 1
 
         run(scenario())
+
+
+def test_a_database_file_moved_away_pauses_saving_until_it_is_back_and_one_replaced_stays_away(
+    tmp_path: Path,
+) -> None:
+    """Issue 39: the server noticed neither a deleted nor a replaced SQLite
+    file: it wrote on to the old one and told players their game was kept."""
+    log = io.StringIO()
+    served = ServerThread(tmp_path, "", seeds=[7], log=log)
+    path = tmp_path / "serve.sqlite3"
+    key = client_key()
+    with served:
+
+        async def scenario() -> None:
+            async with playing(served, key) as (chan, terminal):
+                chan.write(b"a")
+                await terminal.shows("Moves 1", WAIT)
+                moved = tmp_path / "elsewhere.sqlite3"
+                path.rename(moved)  # deleted, as far as the path is concerned (its -wal, -shm stay: no matter)
+                chan.write(b"d")
+                await terminal.shows(SAID_PAUSED, WAIT)
+                assert "Moves 2" not in terminal.text()
+                moved.rename(path)  # back: the same file
+                await terminal.wait_for(lambda t: SAID_PAUSED not in t.text(), WAIT)
+                await terminal.shows("Moves 2", WAIT)
+            assert await kept_keys(served, key) == b"ad"
+            copy = tmp_path / "copy.sqlite3"
+            copy.write_bytes(path.read_bytes())
+            copy.replace(path)  # a restore over it: another file at the path
+            with pytest.raises(StoreUnavailable, match="replaced by another file"):
+                await on_server(served, served.store.record_best(1, "x", 1))  # type: ignore[attr-defined]
+
+        run(scenario())
+    said = [line for line in log.getvalue().splitlines() if " saving " in line]
+    assert len(said) == 2 and f"{path} was deleted while the server ran" in said[0], said

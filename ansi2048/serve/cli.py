@@ -6,13 +6,16 @@ good, and its absence is said in one line with the command that installs it."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
+import re
 import sys
 from dataclasses import fields
 from typing import IO, Callable, Mapping, NoReturn, Optional, Sequence, Tuple
 
-from ..options.parser import EXIT_ERROR, EXIT_OK, EXIT_USAGE
+from ..options.parser import EXIT_ERROR, EXIT_OK, EXIT_USAGE, argument_type
 from .limits import DEFAULT_LIMITS, Limits
+from .requests import entry_argument
 from .settings import DEFAULT_LISTEN, ServeOptions
 
 __all__ = ["DEFAULT_LISTEN", "ServeOptions", "main", "parse_listen", "parse_serve_options"]
@@ -126,6 +129,13 @@ def _parser() -> argparse.ArgumentParser:
         help="the --http page reaches browsers over HTTPS (a TLS proxy in front): its cookie is marked Secure",
     )
     parser.add_argument(
+        "--metrics",
+        type=parse_listen,
+        metavar="HOST:PORT",
+        help="serve the server's numbers on HOST:PORT (Prometheus's text format at /metrics; /health: 200 while the"
+        " store is reachable, 503 when not); off unless given (docs/serving.md)",
+    )
+    parser.add_argument(
         "--data-dir", metavar="DIR", help="the host key and the database (default: 'server' in the data directory)"
     )
     parser.add_argument(
@@ -158,6 +168,24 @@ def _parser() -> argparse.ArgumentParser:
         help="do not serve: write a consistent copy of the SQLite database to FILE, while servers run (PostgreSQL:"
         " pg_dump)",
     )
+    moderation = parser.add_argument_group("moderation (do not serve: act on the store, and exit)")
+    moderation.add_argument(
+        "--ban",
+        type=_fingerprint,
+        metavar="FINGERPRINT",
+        help="refuse the key of FINGERPRINT (SHA256:..., as the log gives it) on every server of the store, from its"
+        " next connection on",
+    )
+    moderation.add_argument("--unban", type=_fingerprint, metavar="FINGERPRINT", help="lift a --ban")
+    moderation.add_argument(
+        "--remove-entry",
+        type=entry_argument,  # as keys ID reads it
+        metavar="ID",
+        help="take the ranked game ID off its day's board; the board lists it as removed, with --reason",
+    )
+    moderation.add_argument(
+        "--reason", type=_reason, metavar="TEXT", help="why (--ban: told to the key; --remove-entry: shown)"
+    )
     parser.add_argument(
         "--max-watchers-per-game",
         type=_count,
@@ -182,6 +210,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--log", metavar="FILE", default="", help="append a line per connection to FILE (default: standard error)"
     )
+    parser.add_argument(
+        "--log-format",
+        choices=("text", "json"),
+        default=ServeOptions.log_format,
+        help="the log's lines: dated text (default), or json: one object a line, its time, event and fields"
+        " (docs/serving.md)",
+    )
     limits = parser.add_argument_group("limits (each connection and session; see docs/serving.md)")
     kinds = {item.name: type(getattr(DEFAULT_LIMITS, item.name)) for item in fields(Limits)}
     for name, option, metavar, what in LIMIT_OPTIONS:
@@ -203,6 +238,22 @@ def _count(text: str) -> int:
     return int(text)
 
 
+def _fingerprint(text: str) -> str:
+    """A key's SHA256 fingerprint as OpenSSH and the log write it."""
+    if not re.fullmatch(r"SHA256:[A-Za-z0-9+/]{43}", text):
+        raise argparse.ArgumentTypeError(f"expected a key's fingerprint, SHA256: and 43 characters, got {text[:60]!r}")
+    return text
+
+
+def _reason(text: str) -> str:
+    from .moderation import REASON_CHARS
+
+    reason = " ".join(text.split())
+    if not reason or len(reason) > REASON_CHARS or not reason.isprintable():
+        raise argparse.ArgumentTypeError(f"expected printable text of 1 to {REASON_CHARS} characters")
+    return reason
+
+
 def _workers(text: str) -> int:
     if text == "auto":
         return max(1, os.cpu_count() or 1)
@@ -211,13 +262,11 @@ def _workers(text: str) -> int:
     return int(text)
 
 
+@argument_type
 def _day(text: str) -> str:
     from .daily import parse_day
 
-    try:
-        return parse_day(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+    return parse_day(text)
 
 
 class _EveryDay:
@@ -228,7 +277,20 @@ EVERY_DAY = _EveryDay()
 
 
 def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOptions:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    asked = [option for option, value in (("--ban", args.ban), ("--unban", args.unban)) if value]
+    asked += ["--remove-entry"] * (args.remove_entry is not None) + ["--backup"] * bool(args.backup)
+    asked += ["--verify"] * (args.verify is not None)
+    if len(asked) > 1:
+        parser.error(f"{asked[0]} and {asked[1]} are two things to do: give one")
+    if args.reason and not (args.ban or args.remove_entry is not None):
+        parser.error("--reason goes with --ban or --remove-entry")
+    if args.remove_entry is not None and not args.reason:
+        parser.error("--remove-entry needs --reason TEXT: the board says why the game was taken off")
+    if args.metrics is not None and args.workers > 1:
+        # Each worker would answer for itself, a scrape reaching any one of them.
+        parser.error("--metrics counts one process: use it without --workers (or one server per --metrics port)")
     from ..storage.data_dir import data_dir
 
     where = args.data_dir or os.path.join(data_dir(env), "server")
@@ -242,10 +304,15 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
         daily_per_address=args.daily_per_address,
         verify="" if args.verify is EVERY_DAY else args.verify,
         backup=args.backup,
+        ban=args.ban or "",
+        unban=args.unban or "",
+        remove_entry=args.remove_entry,
+        reason=args.reason or "",
         watchers_per_game=args.max_watchers_per_game,
         watchers=args.max_watchers,
         watcher_stall=args.watcher_stalled_seconds,
         log=args.log,
+        log_format=args.log_format,
         reuse_port=args.reuse_port,
         workers=args.workers,
         take_over=args.take_over,
@@ -254,6 +321,7 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
         parent_pid=args.parent_pid,
         http=args.http,
         behind_https=args.behind_https,
+        metrics=args.metrics,
         limits=limits,
     )
 
@@ -264,16 +332,22 @@ def main(argv: Sequence[str], env: Optional[Mapping[str, str]] = None, stderr: O
     options = parse_serve_options(argv, env)
     if options.backup:  # SQLite's own: asyncssh is not needed for it
         return _backup(options, sys.stdout, stderr)
-    try:
-        import asyncssh  # noqa: F401 (only whether it is there)
-    except ImportError:
-        stderr.write(f"ansi2048 serve: error: the server needs asyncssh: {INSTALL}\n")
-        return EXIT_ERROR
-    if options.http is not None:
+    if options.ban or options.unban or options.remove_entry is not None:  # the store's rows: no server
+        import asyncio
+
+        from .moderation import moderate
+
+        return asyncio.run(moderate(options, sys.stdout, stderr))
+    # The serve extra's modules, only whether they are there: asyncssh and
+    # prometheus-client for any server, aiohttp for the pages it serves.
+    needed = {"asyncssh": "the server", "prometheus_client": "the server"}
+    needed.update({"aiohttp": "--http"} if options.http is not None else {})
+    needed.update({"aiohttp": "--metrics"} if options.metrics is not None else {})
+    for module, needs in needed.items():
         try:
-            import aiohttp  # noqa: F401 (only whether it is there)
+            importlib.import_module(module)
         except ImportError:
-            stderr.write(f"ansi2048 serve: error: --http needs aiohttp: {INSTALL}\n")
+            stderr.write(f"ansi2048 serve: error: {needs} needs {module}: {INSTALL}\n")
             return EXIT_ERROR
     import asyncio
 

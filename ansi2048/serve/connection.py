@@ -25,8 +25,9 @@ from .context import ServeContext
 from .kexguess import follow_rfc_guess
 from .limits import ALLOWED_ENV, Refusal
 from .link import Identity
-from .names import display_name
+from .names import display_name, printable
 from .ssh_channel import SshChannel
+from .store.base import StoreError
 
 __all__ = ["ClientConnection"]
 
@@ -41,6 +42,7 @@ class ClientConnection(asyncssh.SSHServer):
         self._guest = False
         self._logging_in = False  # counted among the handshakes
         self.line = ConnectionLine("?", context.log, context.clock)  # its line in the log, made again on connecting
+        self.banned: Optional[str] = None  # why its key is banned (serve --ban), read as it logs in
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         follow_rfc_guess(conn)  # before its first packet: Dropbear's guessed one (serve/kexguess.py)
@@ -63,6 +65,10 @@ class ClientConnection(asyncssh.SSHServer):
         self._end_handshake()
         if not self._guest and self._key is not None:
             self.line.fingerprint = str(self._key.get_fingerprint("sha256"))
+        user = self._conn.get_extra_info("username") if self._conn is not None else None
+        if user is not None:  # (a browser's connection is named by its door: serve/web/socket.py)
+            self.line.name = display_name(user)
+        self.line.connected()
 
     def _end_handshake(self) -> None:
         if self._logging_in:
@@ -86,6 +92,9 @@ class ClientConnection(asyncssh.SSHServer):
         line.name, line.fingerprint = name, fingerprint
         counted = fingerprint or f"guest@{line.source}"
         try:
+            if self.banned is not None and fingerprint is not None:  # serve --ban
+                self._context.admission.refused["banned"] += 1
+                raise Refusal(f"your key is banned from this server: {printable(self.banned, 200)}")
             self._context.admission.start_session(line.source, counted, guest=fingerprint is None)
         except Refusal as refusal:
             line.endings.append(f"session refused: {refusal}")
@@ -98,11 +107,17 @@ class ClientConnection(asyncssh.SSHServer):
     def public_key_auth_supported(self) -> bool:
         return True
 
-    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+    async def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
         # Called for the client's query, then for its signature: the first
-        # key offered is accepted, and only that one names the player.
+        # key offered is accepted, and only that one names the player. A
+        # banned key is accepted too (else the client would log in as a
+        # guest), and its sessions refused, saying why.
         if self._key is None:
             self._key = key
+            try:
+                self.banned = await self._context.store.banned(str(key.get_fingerprint("sha256")))
+            except StoreError as error:  # the store away: nobody is kept out for it
+                self._context.log(f"ban not checked: {printable(str(error), 160)}")
         return bool(key.public_data == self._key.public_data)
 
     def kbdint_auth_supported(self) -> bool:

@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Optional
 from .. import __version__
 from ..records.replay import Setup
 from .names import display_name
-from .store.base import DailyBoard, DailyEntry, Standing
+from .store.base import DailyBoard, DailyEntry, Removed, Standing
 from .store.daily import FINISHED, PLAYING, RANKED, machine_timing, times_list
 
 __all__ = [
@@ -44,6 +44,8 @@ __all__ = [
     "machine_timing",
     "parse_day",
     "practice_seed",
+    "removed_document",
+    "removed_line",
 ]
 
 DAILY = (4, 4, 2048)  # rows, columns, goal; and beyond: play goes on past the goal
@@ -129,12 +131,24 @@ def _line(standing: Standing, over: bool) -> str:
     )
 
 
+def removed_line(removed: Removed) -> str:
+    """A game taken off the board (serve --remove-entry) as the board's text
+    says it (its reason is printable text, as --reason takes it)."""
+    return f"removed: game {removed.id} ({display_name(removed.name)}, score {removed.score}): {removed.reason}"
+
+
+def removed_document(removed: Removed) -> Dict[str, Any]:
+    """A game taken off the board in the board's JSON (docs/serving.md)."""
+    return {"id": removed.id, "name": display_name(removed.name), "score": removed.score, "reason": removed.reason}
+
+
 def leaderboard_lines(day: str, board: DailyBoard, me: Optional[int], over: bool) -> List[str]:
     """The day's board as text: the top 10, then the caller's own rank; the
     mark's footnote when a game shown has it."""
     lines = [f"The daily game of {day} (UTC), {board.ranked} ranked"]
+    removed = [removed_line(game) for game in board.removed]  # a board anyone checks says what was taken off
     if not board.top:
-        return [*lines, "No ranked game yet."]
+        return [*lines, "No ranked game yet.", *removed]
     lines.append("rank  name               score   tile  moves     time  state       id")
     shown = list(board.top[:TOP])
     lines += [_line(standing, over) for standing in shown]
@@ -146,7 +160,7 @@ def leaderboard_lines(day: str, board: DailyBoard, me: Optional[int], over: bool
         lines.append("* key timing no person types (see: help)")
     if me is not None:
         lines.append(f"Your rank: {mine.rank} of {board.ranked}" if mine else "You have no ranked game this day.")
-    return lines
+    return lines + removed
 
 
 def _standing_document(standing: Standing, over: bool) -> Dict[str, Any]:
@@ -172,6 +186,7 @@ def leaderboard_document(day: str, board: DailyBoard, over: bool) -> Dict[str, A
         "ranked": board.ranked,
         "top": [_standing_document(standing, over) for standing in board.top[:TOP]],
         "you": None if board.mine is None else _standing_document(board.mine, over),
+        "removed": [removed_document(game) for game in board.removed],
     }
 
 

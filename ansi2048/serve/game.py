@@ -37,7 +37,7 @@ from ..records.recording import Recorder
 from .game_parts import DEFAULT_TIMINGS, AskingAI, Claim, EscapeWait, Timings
 from .keeping import Keeping, Pending
 from .limits import Breach
-from .link import Ended, Incoming, Link, for_terminal, typed_ahead
+from .link import Ended, Incoming, Link, for_terminal, typed_ahead, unmeasured
 from .pauses import SavingPauses, Write
 from .pool import AIPool
 from .saving import SAID_UNSAVED, FramesOut, PausedInput, PlayEnds, SavePolicy, during_pause
@@ -102,6 +102,9 @@ class ServerSide:
     clock: Callable[[], float]
     now: Callable[[], float]
     pauses: SavingPauses
+    # Told the seconds a read's keys took to be shown, and an append to land (serve/metrics.py).
+    answered: Callable[[float], None] = unmeasured
+    appended: Callable[[float], None] = unmeasured
 
 
 class GameRules(Protocol):
@@ -199,8 +202,11 @@ class GameDriver:
         self._ai = AskingAI(server.pool, server.clock, timings.ai)
         self._out = FramesOut(channel.screen, channel.frames, channel.link, channel.sent)
         key = self.rules.best_key(self.play)
-        self.saving = SavePolicy(keeping, self.pending, self._out, self.claim, server.pauses, self, key)
+        self.saving = SavePolicy(
+            keeping, self.pending, self._out, self.claim, server.pauses, self, key, server.clock, server.appended
+        )
         self._opening = list(opening)
+        self._answered = server.answered
 
     async def run(self) -> None:
         said = ""
@@ -249,6 +255,7 @@ class GameDriver:
                 escape.after_read(now, self._decoder.pending)
                 if actions or not self._decoder.pending:
                     await self.feed(Keys(tuple(actions), now))
+                    self._answered(self._clock() - (incoming.at or now))  # their frame is written
         return ""
 
     def _ended(self, ended: Ended) -> str:

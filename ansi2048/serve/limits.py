@@ -98,14 +98,19 @@ class Admission:
         self.handshakes: Counter[str] = Counter()
         self.sessions: Counter[str] = Counter()
         self.identities: Counter[str] = Counter()
+        self.refused: Counter[str] = Counter()  # refusals by the limit's name (a Limits field: serve/metrics.py)
+
+    def _refuse(self, limit: str, said: str) -> Refusal:
+        self.refused[limit] += 1
+        return Refusal(said)
 
     def start_handshake(self, address: str) -> None:
         """Count a new connection from ``address``, or refuse it."""
         limits = self.limits
         if sum(self.handshakes.values()) >= limits.handshakes:
-            raise Refusal("too many connections logging in")
+            raise self._refuse("handshakes", "too many connections logging in")
         if self.handshakes[address] >= limits.handshakes_per_address:
-            raise Refusal("too many connections logging in from your address")
+            raise self._refuse("handshakes_per_address", "too many connections logging in from your address")
         self.handshakes[address] += 1
 
     def end_handshake(self, address: str) -> None:
@@ -117,12 +122,13 @@ class Admission:
         fingerprint; a ``guest`` has none: it counts per address), or refuse it."""
         limits = self.limits
         if sum(self.sessions.values()) >= limits.sessions:
-            raise Refusal("the server is full: try again later")
+            raise self._refuse("sessions", "the server is full: try again later")
         if self.sessions[address] >= limits.sessions_per_address:
-            raise Refusal("too many sessions from your address")
+            raise self._refuse("sessions_per_address", "too many sessions from your address")
         if self.identities[identity] >= limits.sessions_per_identity:
             # A guest has no key: its sessions are counted by address.
-            raise Refusal("too many guest sessions from your address" if guest else "too many sessions with your key")
+            said = "too many guest sessions from your address" if guest else "too many sessions with your key"
+            raise self._refuse("sessions_per_identity", said)
         self.sessions[address] += 1
         self.identities[identity] += 1
 

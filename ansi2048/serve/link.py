@@ -34,6 +34,7 @@ __all__ = [
     "for_terminal",
     "next_incoming",
     "typed_ahead",
+    "unmeasured",
 ]
 
 # How often a waiting watcher looks at its channel again.
@@ -75,9 +76,11 @@ class Link(Protocol):
 
 @dataclass(frozen=True)
 class Typed:
-    """The bytes of one read from the client."""
+    """The bytes of one read from the client, and when they came (the
+    server's clock: the key-to-frame latency is measured from it)."""
 
     data: bytes
+    at: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -203,3 +206,7 @@ class Client(Protocol):
 
     def stalls_after(self, seconds: float) -> None:
         """The client is dropped once it has not read for ``seconds`` (a viewer's own stall)."""
+
+
+def unmeasured(seconds: float) -> None:
+    """Told how long something took, by a game nobody measures (serve/metrics.py measures the server's)."""

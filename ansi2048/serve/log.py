@@ -29,22 +29,37 @@ The libraries' own log messages (asyncssh, asyncio, psycopg's pool) come
 through :class:`LibraryMessages`, a :mod:`logging` handler that queues them
 here, one dated line each; without it, :mod:`logging` writes them on
 standard error itself (its last-resort handler), synchronously, a traceback
-over many lines."""
+over many lines.
+
+``--log-format json`` writes the same events as JSON lines (:func:`rendered`):
+one object a line, its ``time`` and ``event`` and the event's fields, in
+ASCII (JSON escapes the rest), so a log shipper reads each whole."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import select
 import threading
 from collections import deque
 from contextlib import contextmanager, suppress
-from typing import IO, Callable, Deque, Iterator, Optional
+from enum import Enum
+from typing import IO, Callable, Deque, Iterator, Mapping, Optional, Protocol, Tuple
 
 from ..storage.history_file import utc_timestamp
 from .names import printable
 
-__all__ = ["LOG_BUFFER_BYTES", "LOG_FLUSH_SECONDS", "LibraryMessages", "ServerLog"]
+__all__ = [
+    "LOG_BUFFER_BYTES",
+    "LOG_FLUSH_SECONDS",
+    "LibraryMessages",
+    "LogFile",
+    "LogFormat",
+    "Logs",
+    "ServerLog",
+    "rendered",
+]
 
 # The most the lines not yet written may hold: a few thousand lines (a
 # connection's is about 150 bytes), four pipes' worth, whatever the clients do.
@@ -54,16 +69,51 @@ LOG_FLUSH_SECONDS = 0.5
 # The most of a library's message a line keeps: a message may quote what a
 # client sent (asyncssh names a bad packet), and a line is read by a person.
 LIBRARY_MESSAGE_CHARS = 500
+# A library's message that comes again within this many seconds of its
+# first writing is counted, not written (the count is said once it stops).
+REPEATS_FOLDED_SECONDS = 60.0
+
+
+class LogFormat(Enum):
+    """``--log-format``: dated lines for a person, or JSON lines for a shipper."""
+
+    TEXT = "text"
+    JSON = "json"
+
+
+class Logs(Protocol):
+    """What writes a line on the server's log (``GameServer.log``): ``line``
+    as a person reads it, and for JSON its ``event`` and fields (none: the
+    line is the event's ``message``)."""
+
+    def __call__(self, line: str, event: str = "message", **fields: object) -> None: ...
+
+
+def rendered(form: LogFormat, when: float, line: str, event: str, fields: Mapping[str, object]) -> str:
+    """One line of the log, at ``when`` (seconds since the epoch): ``line``
+    dated (UTC, to the second), or a JSON object of ``time``, ``event`` and
+    ``fields`` (``message``: ``line``, when it has none)."""
+    stamp = utc_timestamp(when)
+    if form is LogFormat.TEXT:
+        return f"{stamp} {line}"
+    return json.dumps({"time": stamp, "event": event, **(fields or {"message": line})}, ensure_ascii=True)
 
 
 class ServerLog:
     """Lines to ``stream`` (the server's standard error, or ``--log``'s
     file): :meth:`line` never blocks. ``now`` is seconds since the epoch (the
-    dropped lines' line is dated, as the others are)."""
+    dropped lines' line is dated, as the others are); ``form``, the lines' format."""
 
-    def __init__(self, stream: IO[str], now: Callable[[], float], buffer_bytes: int = LOG_BUFFER_BYTES) -> None:
+    def __init__(
+        self,
+        stream: IO[str],
+        now: Callable[[], float],
+        buffer_bytes: int = LOG_BUFFER_BYTES,
+        form: LogFormat = LogFormat.TEXT,
+    ) -> None:
         self._stream = stream
         self._now = now
+        self._form = form
         self._limit = buffer_bytes
         self._encoding = getattr(stream, "encoding", None) or "utf-8"
         self._queue: Deque[bytes] = deque()
@@ -98,6 +148,10 @@ class ServerLog:
             self._next_fd = fd
             self._changed.notify()
 
+    def event(self, line: str, event: str, fields: Mapping[str, object]) -> None:
+        """An event, dated now, as :func:`rendered` makes it: queued as :meth:`line`."""
+        self.line(rendered(self._form, self._now(), line, event, fields))
+
     def line(self, text: str) -> None:
         """Queue ``text`` and a line feed; dropped (and counted) if the
         queue is full."""
@@ -124,7 +178,8 @@ class ServerLog:
 
     def _said_dropped(self) -> bytes:
         lines = "1 line" if self.dropped == 1 else f"{self.dropped} lines"
-        return f"{utc_timestamp(self._now())} log: {lines} dropped while the log was not read\n".encode("ascii")
+        said = f"log: {lines} dropped while the log was not read"
+        return (rendered(self._form, self._now(), said, "log_dropped", {"lines": self.dropped}) + "\n").encode("ascii")
 
     def _queue_locked(self, data: bytes) -> None:
         self._queue.append(data)
@@ -198,9 +253,13 @@ class LibraryMessages(logging.Handler):
     reads it and ``grep`` finds it whole), printable ASCII and bounded.
     :meth:`attached` installs it for a ``with`` block."""
 
-    def __init__(self, line: Callable[[str], None]) -> None:
+    def __init__(self, line: Logs, clock: Callable[[], float] = lambda: 0.0) -> None:
         super().__init__()
         self._line = line
+        self._clock = clock  # monotonic seconds: how long a run of repeats is folded
+        self._last: Optional[Tuple[str, str, str]] = None  # (logger, level, message) last written
+        self._since = 0.0  # when it was written
+        self._repeats = 0  # times it came again since, not written
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
@@ -211,8 +270,28 @@ class LibraryMessages(logging.Handler):
         except Exception:  # a library's bad format string must not reach standard error either
             text = f"(unreadable message: {record.msg!r})"
         words = " | ".join(part.strip() for part in text.splitlines() if part.strip())
-        kept = printable(words, LIBRARY_MESSAGE_CHARS)
-        self._line(f"{record.name}: {record.levelname.lower()}: {kept}")  # dated by the server's log
+        said = (record.name, record.levelname.lower(), printable(words, LIBRARY_MESSAGE_CHARS))
+        now = self._clock()
+        # A library that says one thing again and again (psycopg's pool, once
+        # per reconnection attempt during an outage): counted, not repeated;
+        # the count is said when something else is, or a window has passed.
+        if said == self._last and now - self._since < REPEATS_FOLDED_SECONDS:
+            self._repeats += 1
+            return
+        self.said_repeats()
+        self._last, self._since = said, now
+        logger, level, message = said
+        # Dated by the server's log.
+        self._line(f"{logger}: {level}: {message}", "library", logger=logger, level=level, message=message)
+
+    def said_repeats(self) -> None:
+        """How many times the last message came again unwritten, if it did: one line."""
+        if self._last is None or not self._repeats:
+            return
+        logger, level, message = self._last
+        times, self._repeats = self._repeats, 0
+        line = f"{logger}: {level}: the message before came {times} more times: {printable(message, 80)}"
+        self._line(line, "library_repeated", logger=logger, level=level, message=message, times=times)
 
     @contextmanager
     def attached(self) -> Iterator[None]:
@@ -225,3 +304,41 @@ class LibraryMessages(logging.Handler):
             yield
         finally:
             root.removeHandler(self)
+            self.said_repeats()  # a count not yet said
+
+
+class LogFile:
+    """Where the log goes: ``--log``'s file (``path``), appended to, or
+    ``stderr`` (no path). Opening the file may raise OSError."""
+
+    def __init__(self, path: str, stderr: IO[str]) -> None:
+        self._path = path
+        self.stream: IO[str] = open(path, "a", encoding="utf-8") if path else stderr  # noqa: SIM115 (open while serving)
+
+    @property
+    def separate(self) -> bool:
+        """The log is a file, not standard error (lines said on both go to each)."""
+        return bool(self._path)
+
+    def reopen(self, log: Logs, write_to: Callable[[IO[str]], None]) -> None:
+        """SIGHUP: logrotate's "the file moved, write a new one": the file
+        opened again by its name, and the server's log (``log``) written
+        there from now on (``write_to``, :meth:`ServerLog.reopen`); any other
+        sender is harmless (it once killed the server, and its players)."""
+        if not self._path:
+            log("SIGHUP: the log is standard error, nothing to reopen", "sighup", reopened=False)
+            return
+        try:
+            reopened = open(self._path, "a", encoding="utf-8")  # noqa: SIM115 (open while the server runs)
+        except OSError as error:
+            why = f"{error.filename}: {error.strerror}"
+            log(f"SIGHUP: cannot reopen the log: {why}", "sighup", reopened=False, error=why)
+            return
+        write_to(reopened)
+        self.stream.close()  # the log writes through its own duplicate of the old descriptor, closed by its thread
+        self.stream = reopened
+        log("SIGHUP: the log reopened", "sighup", reopened=True)
+
+    def close(self) -> None:
+        if self._path:
+            self.stream.close()

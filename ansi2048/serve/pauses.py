@@ -26,6 +26,7 @@ import asyncio
 from contextlib import suppress
 from typing import Awaitable, Callable, List, Optional
 
+from .log import Logs
 from .names import printable
 from .store.base import StoreError, StoreUnavailable
 
@@ -57,10 +58,11 @@ class SavingPauses:
     writes a line to the server's log (which dates it), ``clock`` is
     monotonic seconds."""
 
-    def __init__(self, log: Callable[[str], None], clock: Callable[[], float]) -> None:
+    def __init__(self, log: Logs, clock: Callable[[], float]) -> None:
         self._log = log
         self._clock = clock
         self.paused = 0  # games (and handed-over writes) waiting for the store now
+        self.games_paused = 0  # games whose saving paused, since the server started (serve/metrics.py)
         self._since: Optional[float] = None  # when the outage began (the first pause)
         self._games = 0  # pauses in this outage
         self._left: List[Write] = []  # writes of sessions that ended paused, oldest first
@@ -73,9 +75,11 @@ class SavingPauses:
         if self._since is None:
             self._since = self._clock()
             self._games = 0
-            self._log(f"saving paused: the store is unavailable: {_why(error)}")
+            why = _why(error)
+            self._log(f"saving paused: the store is unavailable: {why}", "saving_paused", reason=why)
         self.paused += 1
         self._games += int(game)
+        self.games_paused += int(game)
 
     def resumed(self) -> None:
         """A game's pause is over (its write landed, or its play ended)."""
@@ -84,7 +88,8 @@ class SavingPauses:
             seconds = self._clock() - self._since
             self._since = None
             games = "1 game" if self._games == 1 else f"{self._games} games"
-            self._log(f"saving resumed: the store is back after {seconds:.1f} s ({games} paused)")
+            said = f"saving resumed: the store is back after {seconds:.1f} s ({games} paused)"
+            self._log(said, "saving_resumed", seconds=round(seconds, 1), games=self._games)
 
     def keep_trying(self, writes: List[Write], error: StoreUnavailable, game: bool) -> None:
         """``writes`` (a game's record and bests) outlive their session:
@@ -99,6 +104,7 @@ class SavingPauses:
             self._retrying = asyncio.get_running_loop().create_task(self._retry())
         elif game:
             self._games += 1
+            self.games_paused += 1
 
     async def _retry(self) -> None:
         wait = PAUSE_FIRST
@@ -138,7 +144,7 @@ class SavingPauses:
             except (StoreUnavailable, asyncio.TimeoutError):
                 lost += 1
         if lost:
-            self._log(f"saving stopped: {lost} writes of finished games not kept")
+            self._log(f"saving stopped: {lost} writes of finished games not kept", "saving_stopped", writes=lost)
 
 
 def _why(error: StoreError) -> str:

@@ -29,8 +29,10 @@ from .game import SAID_IDLE, SAID_STOPPING, SAID_STOPPING_GUEST, SAID_TOO_SLOW, 
 from .keeping import CLAIM_SECONDS, GuestKeeping, Keeping, StoreKeeping, open_game
 from .link import Client, Ended, Typed, for_terminal
 from .live import GUEST_NAME, REGULAR, PublishingScreen, watchers_note
+from .metrics import GameKind
 from .pauses import Write
 from .ranked import OpenedDaily, open_daily
+from .ranked_game import SAID_ASSISTED, SAID_DAY_OVER, SAID_ENDED
 from .requests import COLOR_DEPTHS, NEEDS_TERMINAL, NO_TERMINAL, Daily, PlayRequest
 from .saving import SAID_TAKEN_OVER, SAID_UNSAVED
 from .store.base import Player, Prefs
@@ -57,6 +59,12 @@ ENDINGS = {
     SAID_UNSAVED: "store unavailable",
     SAID_IDLE: "idle",
 }
+# Endings said with the game's score in them (serve/ranked.py), known by what precedes it.
+SCORED_ENDINGS = (
+    (SAID_ENDED, "ranked game ended"),
+    (SAID_ASSISTED, "ranked game ended unranked"),
+    (SAID_DAY_OVER, "day over"),
+)
 # The note on a guest's first frame.
 GUEST_NOTE = "guest: nothing is kept (connect with an SSH key)"
 # Said on the first frame of play --private / --public: that it took effect.
@@ -117,7 +125,8 @@ async def claim(context: ServeContext, client: Client, player: Player, board: st
         if not sessions.gone(held.holder) and not await take_over(client):
             return None
         await store.claim(player.id, board, holder, CLAIM_SECONDS, take_over=True)
-        sessions.taken_over(held.holder, SAID_TAKEN_OVER)
+        if not sessions.taken_over(held.holder, SAID_TAKEN_OVER) and context.far is not None:
+            context.far.tell_taken_over(held.holder)  # another server's session: it ends it at once too
     client.claimed(holder)
     return holder
 
@@ -153,7 +162,7 @@ async def take_over(client: Client) -> bool:
         if not isinstance(answer, Resized):  # a key (or the end): the answer
             taken = isinstance(answer, Typed) and answer.data[:1] in (b"y", b"Y")
             if not taken:  # the log says how the session ended, as a game's does
-                client.ended("did not take over" if isinstance(answer, Typed) else "disconnected")
+                client.ended("did not take over" if isinstance(answer, Typed) else _left(answer))
             return taken
 
 
@@ -203,9 +212,22 @@ async def run_game(
         # makes it CR LF: the client's terminal is raw.
         frames.append(for_terminal(text))
 
+    metrics = context.metrics
+
+    def sent() -> None:
+        screen.sent()
+        metrics.frame_sent()
+
     screen = PublishingScreen(write, lambda: game.play.size, depth, env, palette=THEMES[prefs.theme or "classic"]())
-    channel = ChannelSide(screen, frames, client.link, client.incoming, screen.sent)
-    parts = ServerSide(context.pool, context.clock, context.now, context.pauses)
+    channel = ChannelSide(screen, frames, client.link, client.incoming, sent)
+    parts = ServerSide(
+        context.pool,
+        context.clock,
+        context.now,
+        context.pauses,
+        answered=metrics.key_to_frame.observe,
+        appended=metrics.store_append.observe,
+    )
     if daily is None:
         game = GameDriver(play, keeping, channel, parts, opening=opening)
     else:
@@ -213,10 +235,32 @@ async def run_game(
     if not prefs.private:  # watchable (play --private: not)
         screen.live = context.live.start(name, rows, cols, daily.facts if daily is not None else REGULAR)
         screen.live.on_watchers = lambda count: client.incoming.put_nowait(Warned(watchers_note(count), True))
+    kind = GameKind.DAILY if daily is not None else GameKind.GUEST if guest else GameKind.REGULAR
     try:
-        await game.run()
+        with metrics.playing(game, kind):
+            await game.run()
     finally:
         if screen.live is not None:
             screen.live.end()
         client.played(game.keys)
-        client.ended(ENDINGS.get(game.said, "quit" if game.play.over else "disconnected"))
+        client.ended(ending(game.said, game.play.over))
+
+
+def ending(said: str, over: bool) -> str:
+    """How a game's session ended, as the log says it, from what its player
+    was told (``said``; nothing: they quit, ``over``, or their client left)."""
+    if said in ENDINGS:
+        return ENDINGS[said]
+    for template, how in SCORED_ENDINGS:
+        if said.startswith(template.partition("{")[0]):
+            return how
+    return "quit" if over else "disconnected"
+
+
+def _left(answer: object) -> str:
+    """How a take-over's question ended when no key answered it."""
+    return (
+        "server stopping"
+        if isinstance(answer, Ended) and answer.said in (SAID_STOPPING, SAID_STOPPING_GUEST)
+        else "disconnected"
+    )

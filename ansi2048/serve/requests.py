@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Callable, List, NoReturn, Optional, Union
 
 from ..game.race import MAX_MINUTES, MAX_PLAYERS, MIN_MINUTES, MIN_PLAYERS, RaceSettings
-from ..options.parser import THEME_CHOICES, goal_argument, size_argument
+from ..options.parser import THEME_CHOICES, argument_type, goal_argument, size_argument
 from ..render.style import ColorDepth
 from .names import printable
 
@@ -241,7 +241,7 @@ def parse_leaderboard(args: List[str]) -> Leaderboard:
 def parse_keys(args: List[str]) -> KeysRequest:
     """``keys ID``."""
     parser = _Parser("keys")
-    parser.add_argument("entry", metavar="ID", type=_entry_argument)  # its name in errors, as the docs write it
+    parser.add_argument("entry", metavar="ID", type=entry_argument)  # its name in errors, as the docs write it
     return KeysRequest(parser.parse_args(args).entry)
 
 
@@ -331,17 +331,15 @@ def _no_arguments(name: str, args: List[str]) -> LinkRequest:
     return LinkRequest(name)
 
 
+@argument_type
 def _day_argument(text: str) -> str:
     from .daily import parse_day
 
-    try:
-        return parse_day(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+    return parse_day(text)
 
 
-def _entry_argument(text: str) -> int:
+def entry_argument(text: str) -> int:
     found = GAME_ID.fullmatch(text)
-    if found is None or found.group(1):
+    if found is None or found.group(1) or int(text) == 0:  # ids count from 1
         raise argparse.ArgumentTypeError(f"expected a ranked game's id (a number), got {printable(text)!r}")
     return int(text)

@@ -28,7 +28,7 @@ from ..play.screen import Screen
 from ..records.history import Record, unaided_key
 from .game_parts import Claim
 from .keeping import Keeping, Pending
-from .link import Incoming, Link, Typed
+from .link import Incoming, Link, Typed, unmeasured
 from .pauses import PAUSE_FIRST, SavingPauses, Write, next_wait
 from .store.base import ClaimLost, StoreUnavailable
 
@@ -177,6 +177,8 @@ class SavePolicy:
         pauses: SavingPauses,
         listener: PauseListener,
         key: str,
+        clock: Callable[[], float] = lambda: 0.0,
+        appended: Callable[[float], None] = unmeasured,
     ) -> None:
         self._keeping = keeping
         self._pending = pending
@@ -185,6 +187,8 @@ class SavePolicy:
         self._pauses = pauses
         self._listener = listener
         self._key = key
+        self._clock = clock
+        self._appended = appended  # told how long each append of keys took (on ``clock``) to land (serve/metrics.py)
         self.unsaved = False  # play ends in a pause: the state past the saved keys is neither drawn nor kept
         self.closing = False  # play has ended: what is left to write is written, or handed over, never paused for
         self._counted = False  # this game is in the server's paused games now
@@ -206,9 +210,10 @@ class SavePolicy:
             self._out.frames.clear()
             return []
         if pending.items:
-            items = bytes(pending.items)
+            items, began = bytes(pending.items), self._clock()
             pending.items.clear()
             await self.saved(partial(self._keeping.append, items))
+            self._appended(self._clock() - began)
         self._out.send()
         later = after_keys(pending.records, pending.unaided, pending.bests, self._key)
         pending.records, pending.unaided, pending.bests = [], [], []

@@ -36,13 +36,16 @@ from ..storage.history_file import utc_timestamp
 from . import kexguess, takeover
 from .connection import ClientConnection
 from .context import RunningSession, ServeContext, Sessions
+from .far_live import FarLive
 from .limits import DEFAULT_LIMITS, Admission, Limits, capped_by_files, raise_open_files
 from .live import LiveGames
-from .log import LOG_BUFFER_BYTES, LOG_FLUSH_SECONDS, LibraryMessages, ServerLog
+from .log import LOG_BUFFER_BYTES, LOG_FLUSH_SECONDS, LibraryMessages, LogFile, LogFormat, ServerLog
+from .metrics import ServerMetrics, ServerState
 from .pauses import SavingPauses
 from .pool import AIPool
 from .race_hall import Host, RaceHall
 from .ranked import daily_secret
+from .saving import SAID_TAKEN_OVER
 from .settings import ServeOptions
 from .store import open_store
 from .store.base import Store, StoreError
@@ -131,9 +134,10 @@ class GameServer:
         watch_stall: float = ServeOptions.watcher_stall,
         limits: Limits = DEFAULT_LIMITS,
         log_buffer: int = LOG_BUFFER_BYTES,
+        log_format: LogFormat = LogFormat.TEXT,
     ) -> None:
         # Written by a thread of its own: a log nobody reads never blocks the games (serve/log.py).
-        self._log = ServerLog(log, now, log_buffer) if log is not None else None
+        self._log = ServerLog(log, now, log_buffer, log_format) if log is not None else None
         self._listener: Optional[asyncssh.SSHAcceptor] = None
         # The one context (the port is set in it once the server listens).
         self.context = ServeContext(
@@ -152,7 +156,15 @@ class GameServer:
             daily_per_address=daily_per_address,
             watch_stall=watch_stall,
             races=RaceHall(Host(store, daily_secret, random_seed, now, self.log)),  # the lobbies and races
+            metrics=ServerMetrics(),
         )
+        context = self.context
+        commands = lambda: (session.command for session in context.sessions.all)  # noqa: E731
+        connections = lambda: len(context.connections)  # noqa: E731
+        context.metrics.reads(ServerState(commands, connections, context.pauses, context.admission, pool))
+        # The other servers' live games, and this one's for them (serve/far_live.py).
+        ended = lambda holder: context.sessions.taken_over(holder, SAID_TAKEN_OVER)  # noqa: E731
+        self.context = replace(context, far=FarLive(store, context.live, context.sessions.server, now, self.log, ended))
 
     # What the stop, the drain and the tests look at.
     @property
@@ -202,6 +214,8 @@ class GameServer:
             self.log(f"asyncssh {asyncssh.__version__}: a client's wrong key-exchange guess ends its connection")
         address = self._listener.sockets[0].getsockname()
         self.context = replace(self.context, port=int(address[1]))
+        if self.context.far is not None:
+            self.context.far.start()
         return str(address[0]), self.port
 
     async def drain(self, seconds: float, stop: asyncio.Event) -> None:
@@ -260,6 +274,8 @@ class GameServer:
         # The records of games whose sessions ended while saving paused
         # (serve/pauses.py): a last try, within what is left of the bound.
         await self.context.pauses.close(max(0.0, min(LEAVE_SECONDS, deadline - clock())))
+        if self.context.far is not None:  # its games' rows deleted
+            await self.context.far.close(min(LEAVE_SECONDS, deadline - clock()))
         # The bound: whatever remains is cut. Aborted, not closed: asyncssh's
         # close drops what is unsent just as abort does, but first sends each
         # channel's close and an SSH disconnect message, a cost per client
@@ -287,22 +303,20 @@ class GameServer:
         if self._log is not None:
             self._log.reopen(stream)
 
-    def log(self, line: str) -> None:
+    def log(self, line: str, event: str = "message", **fields: object) -> None:
         """One line on the server's log (standard error, or --log's file),
         dated here, for every line alike (UTC, to the second), and queued: it
-        never blocks (serve/log.py)."""
+        never blocks; ``--log-format json``: ``event`` and ``fields`` (serve/log.py)."""
         if self._log is not None:
-            self._log.line(f"{utc_timestamp(self.context.now())} {line}")
+            self._log.event(line, event, fields)
 
 
 async def run(options: ServeOptions, stderr: IO[str]) -> int:
     """``ansi2048 serve``: listen until SIGTERM or SIGINT; the exit status.
     What stops it from starting (the data directory, the database, the
     address) is said in one line, status 1."""
-    log: IO[str] = stderr
     try:
-        if options.log:
-            log = open(options.log, "a", encoding="utf-8")  # noqa: SIM115 (open while the server runs)
+        log_file = LogFile(options.log, stderr)
         os.makedirs(options.data_dir, mode=0o700, exist_ok=True)
         key = host_key(options.data_dir)
         store = open_store(options.db, options.data_dir)
@@ -326,39 +340,25 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         store,
         AIPool(min(4, os.cpu_count() or 1)),
         lambda: int.from_bytes(os.urandom(4), "big"),
-        log=log,
+        log=log_file.stream,
         daily_secret=secret,
         daily_per_address=options.daily_per_address,
         live=LiveGames(options.watchers_per_game, options.watchers),
         watch_stall=options.watcher_stall,
         limits=limits,
+        log_format=LogFormat(options.log_format),
     )
     # The libraries' messages (asyncssh, asyncio, psycopg's pool) are lines of the
     # same log, never written on standard error by logging itself (serve/log.py).
-    with LibraryMessages(server.log).attached():
+    with LibraryMessages(server.log, server.context.clock).attached():
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stop.set)
 
-        def reopen_log() -> None:
-            # SIGHUP: logrotate's "the file moved, write a new one"; any other
-            # sender is harmless (it once killed the server, and its players).
-            nonlocal log
-            if not options.log:
-                server.log("SIGHUP: the log is standard error, nothing to reopen")
-                return
-            try:
-                reopened = open(options.log, "a", encoding="utf-8")  # noqa: SIM115 (open while the server runs)
-            except OSError as error:
-                server.log(f"SIGHUP: cannot reopen the log: {_why(error)}")
-                return
-            server.reopen_log(reopened)
-            log.close()  # the log writes through its own duplicate of the old descriptor, closed by its thread
-            log = reopened
-            server.log("SIGHUP: the log reopened")
-
-        loop.add_signal_handler(signal.SIGHUP, reopen_log)
+        loop.add_signal_handler(
+            signal.SIGHUP, log_file.reopen, server.log, server.reopen_log
+        )  # logrotate's (serve/log.py)
         draining = asyncio.Event()  # SIGUSR2: a new server took over (serve/takeover.py)
         loop.add_signal_handler(takeover.DRAIN_SIGNAL, draining.set)
         worker = options.ready_fd >= 0  # its parent does what a server does for the data directory
@@ -376,24 +376,32 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
             except OSError as error:
                 stderr.write(f"ansi2048 serve: error: cannot listen on {options.host}:{options.port}: {_why(error)}\n")
                 return EXIT_ERROR
-            shown = f"[{host}]" if ":" in host else host
-            listening = f"listening on {shown}:{port} (host key {key.get_fingerprint('sha256')})"
+            where, fingerprint = f"{f'[{host}]' if ':' in host else host}:{port}", key.get_fingerprint("sha256")
+            listening = f"listening on {where} (host key {fingerprint})"
+            as_json = options.log_format == LogFormat.JSON.value
             if options.ready_fd >= 0:  # a worker: its parent says it, once for all (serve/workers.py)
                 with suppress(OSError), open(options.ready_fd, "w", encoding="utf-8") as ready:
                     ready.write(f"{listening}\n")
-            else:
+            elif log_file.separate or not as_json:  # the operator's line (JSON on standard error: the log's)
                 stderr.write(f"{utc_timestamp(time.time())} {listening}\n")
                 stderr.flush()
-            if log is not stderr:  # --log's file: from its start, as from its stop
-                server.log(f"{listening}")
-            site = None
+            if log_file.separate or (as_json and options.ready_fd < 0):  # --log's file: from its start, as its stop
+                server.log(listening, "listening", address=where, host_key=fingerprint)
+            site = metrics = None
             if options.http is not None:  # the browser door (serve/web)
                 from .web.site import open_door  # aiohttp: imported only for --http
 
-                site = await open_door(server.context, options, replaced, stderr, say=not worker, log=log is not stderr)
-                if site is None:
-                    await server.stop()
-                    return EXIT_ERROR
+                say = not worker and (log_file.separate or not as_json)  # as the listening line is said
+                site = await open_door(
+                    server.context, options, replaced, stderr, say=say, log=log_file.separate or as_json
+                )
+            if options.metrics is not None:  # the numbers' page
+                from .metrics_page import open_metrics  # aiohttp: imported only for --metrics
+
+                metrics = await open_metrics(server.context, options.metrics, options.reuse_port, replaced, stderr)
+            if (options.http and not site) or (options.metrics and not metrics):
+                await server.stop()
+                return EXIT_ERROR
             if not worker:
                 takeover.record(options.data_dir, takeover.Running(os.getpid(), options.host, port))
                 if replaced is not None and takeover.drain(replaced):
@@ -405,11 +413,14 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
             if orphaned is not None:
                 orphaned.cancel()
             if not stop.is_set():
-                server.log(f"draining: {len(server.sessions)} sessions, for {options.drain_seconds:g} s at most")
+                said = f"draining: {len(server.sessions)} sessions, for {options.drain_seconds:g} s at most"
+                server.log(said, "draining", sessions=len(server.sessions), seconds=options.drain_seconds)
                 if site:
                     await site.stop_listening()  # the new server's door takes the new pages
+                if metrics:
+                    await metrics.stop_listening()  # and its --metrics port
                 await server.drain(options.drain_seconds, stop)
-            server.log(f"stopping: {len(server.sessions)} sessions to end")
+            server.log(f"stopping: {len(server.sessions)} sessions to end", "stopping", sessions=len(server.sessions))
             # The sessions' objects (about 130 in reference cycles each) go with
             # the process: frozen, the collections during the stop and at exit
             # do not walk them (0.5 s for 1,000 sessions on a loaded machine).
@@ -419,12 +430,13 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
             await server.stop()
             if site:
                 await site.close()
+            if metrics:
+                await metrics.close()
         finally:
             # Bounded too: an append not committed by then was never shown.
             with suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(store.close(), STORE_CLOSE_SECONDS)
-            if log is not stderr:
-                log.close()
+            log_file.close()
             if not worker:
                 takeover.forget(options.data_dir)
     return EXIT_OK

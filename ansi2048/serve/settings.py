@@ -28,10 +28,15 @@ class ServeOptions:
     daily_per_address: int = 3  # --daily-per-address: new identities one address may enter in one day's ranking
     verify: Optional[str] = None  # --verify [DAY]: "" every day; None: serve
     backup: str = ""  # --backup FILE: copy the SQLite store there, and do not serve
+    ban: str = ""  # --ban FINGERPRINT: ban the key on the store's servers, and do not serve
+    unban: str = ""  # --unban FINGERPRINT
+    remove_entry: Optional[int] = None  # --remove-entry ID: take a ranked game off its board (None: none)
+    reason: str = ""  # --reason TEXT: the ban's, the removal's (serve/moderation.py)
     watchers_per_game: int = 20  # --max-watchers-per-game
     watchers: int = 200  # --max-watchers: watchers and replays in all
     watcher_stall: float = 10.0  # --watcher-stalled-seconds: a watcher's channel full this long is dropped
     log: str = ""  # --log: the file the connections' lines are appended to ("": standard error)
+    log_format: str = "text"  # --log-format: text or json (serve/log.py's LogFormat)
     reuse_port: bool = False  # --reuse-port: other servers may listen on the same port (SO_REUSEPORT)
     workers: int = 1  # --workers: server processes on the port, kept by a parent (serve/workers.py)
     take_over: bool = False  # --take-over: replace the server running on this data directory and address
@@ -40,4 +45,5 @@ class ServeOptions:
     parent_pid: int = 0  # --parent-pid (a worker's): the parent it stops without
     http: Optional[Tuple[str, int]] = None  # --http HOST:PORT: the browser door (serve/web); None: none
     behind_https: bool = False  # --behind-https: a TLS proxy serves the door (its cookie is Secure)
+    metrics: Optional[Tuple[str, int]] = None  # --metrics HOST:PORT: the numbers' page (serve/metrics.py); None: none
     limits: Limits = field(default=DEFAULT_LIMITS)

@@ -119,7 +119,7 @@ class SshChannel(asyncssh.SSHServerSession[bytes]):
     def data_received(self, data: bytes, datatype: Optional[int]) -> None:
         played = self._guard.typed(data)
         if played:
-            self._incoming.put_nowait(Typed(played))
+            self._incoming.put_nowait(Typed(played, self._context.clock()))  # when: the key-to-frame latency's start
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
         # A flood of window changes is one redraw every RESIZE_SECONDS, at the last size.
@@ -197,6 +197,8 @@ class SshChannel(asyncssh.SSHServerSession[bytes]):
             self.ended("failed")
             status = EXIT_ERROR
         finally:
+            if not self._ending_said:  # whatever ended it, the connection's line says how
+                self.ended("disconnected" if self.gone() else "ended")
             self._context.sessions.ended(self)
             self._uncount()
             self._line.session_done()
@@ -297,6 +299,11 @@ class SshChannel(asyncssh.SSHServerSession[bytes]):
     def has_terminal(self) -> bool:
         """The client asked for a pty (``ssh -t``)."""
         return self._term is not None
+
+    @property
+    def command(self) -> Optional[str]:
+        """The command the client asked for (None: a shell, the game)."""
+        return self._command
 
     def client_env(self) -> Dict[str, str]:
         """What the client's environment says of its terminal: TERM (from the

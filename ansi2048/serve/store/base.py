@@ -40,6 +40,7 @@ __all__ = [
     "Finished",
     "Player",
     "Prefs",
+    "Removed",
     "SavedGame",
     "SchemaTooNew",
     "Standing",
@@ -158,13 +159,25 @@ class Standing:
 
 
 @dataclass(frozen=True)
+class Removed:
+    """A ranked game taken off its day's board by the operator, and why (store/moderation.py)."""
+
+    id: int
+    name: str
+    score: int
+    reason: str
+
+
+@dataclass(frozen=True)
 class DailyBoard:
     """What a day's leaderboard shows: how many games are ranked, the best
-    ones, and the asking player's own standing (None: they have none)."""
+    ones, the asking player's own standing (None: they have none), and the
+    games taken off it."""
 
     ranked: int
     top: Tuple[Standing, ...]
     mine: Optional[Standing]
+    removed: Tuple[Removed, ...] = ()
 
 
 class Store(Protocol):
@@ -187,13 +200,18 @@ class Store(Protocol):
         now, so that the first server to ask sets it for every server on
         the database), else the one stored."""
 
-    async def run_script(self, script: Sequence[Statement]) -> List[List[Tuple[Any, ...]]]:
+    async def run_script(self, script: Sequence[Statement], read: bool = False) -> List[List[Tuple[Any, ...]]]:
         """``script``'s statements in one transaction, in order; the rows
         each returned ([] for none). For the tables of a part of the server
         that keeps its SQL to itself, the same on both databases
-        (store/links.py)."""
+        (store/links.py). ``read``: the script only reads (SQLite runs it
+        beside the writer, on its reader's connection)."""
 
     # -- identities ------------------------------------------------------------
+
+    async def banned(self, fingerprint: str) -> Optional[str]:
+        """Why the key of ``fingerprint`` is banned from the store's servers
+        (``serve --ban``: store/moderation.py); None: it is not."""
 
     async def player(self, fingerprint: str, name: str) -> Player:
         """The player of ``fingerprint``, created on first sight with

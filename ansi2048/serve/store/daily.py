@@ -14,7 +14,8 @@ from __future__ import annotations
 import statistics
 from typing import Any, Awaitable, Callable, List, Optional, Sequence, Tuple
 
-from .base import DailyBoard, DailyEntry, Standing
+from .base import DailyBoard, DailyEntry, Removed, Standing
+from .moderation import NOT_REMOVED, SELECT_REMOVED
 
 __all__ = [
     "ADD_TIMES",
@@ -153,7 +154,7 @@ RESULT = (
 )
 # The board (store.daily_board): its size, its best games, a player's own and
 # how many rank before it (the order of SELECT_TOP).
-_RANKED_WHERE = "daily.day = %s AND daily.status IN ('playing', 'finished')"  # RANKED
+_RANKED_WHERE = f"daily.day = %s AND daily.status IN ('playing', 'finished') AND {NOT_REMOVED}"  # RANKED
 COUNT_RANKED = f"SELECT COUNT(*) FROM daily WHERE {_RANKED_WHERE}"
 SELECT_TOP = (
     f"SELECT {BOARD_COLUMNS} FROM {FROM} WHERE {_RANKED_WHERE}"
@@ -215,4 +216,7 @@ async def read_board(fetch: Fetch, day: str, me: Optional[int], top: int) -> Dai
         if rows:
             ((before,),) = await fetch(COUNT_BEFORE, before_row(entry_of(rows[0])))
             mine = await standing(int(before) + 1, rows[0])
-    return DailyBoard(int(ranked), tuple(best), mine)
+    removed = [
+        Removed(int(row[0]), str(row[1]), int(row[2]), str(row[3])) for row in await fetch(SELECT_REMOVED, (day,))
+    ]
+    return DailyBoard(int(ranked), tuple(best), mine, tuple(removed))

@@ -44,6 +44,7 @@ from .common import (
     prefs_row,
 )
 from .links import Statement
+from .moderation import SELECT_BAN as moderation_SELECT_BAN
 from .postgres_appends import Appends
 from .postgres_daily import DailyOnPostgres
 from .postgres_schema import migrate
@@ -339,7 +340,7 @@ class PostgresStore(DailyOnPostgres):
 
         await self._transaction(forget)
 
-    async def run_script(self, script: Sequence[Statement]) -> List[List[Tuple[Any, ...]]]:
+    async def run_script(self, script: Sequence[Statement], read: bool = False) -> List[List[Tuple[Any, ...]]]:
         async def run(connection: AsyncConnection[Tuple[Any, ...]]) -> List[List[Tuple[Any, ...]]]:
             cursors = [await connection.execute(step.sql.encode(), step.parameters) for step in script]
             return [list(await cursor.fetchall()) if cursor.description else [] for cursor in cursors]
@@ -357,6 +358,13 @@ class PostgresStore(DailyOnPostgres):
             return bytes(row[0])
 
         return await self._transaction(keep_first)
+
+    async def banned(self, fingerprint: str) -> Optional[str]:
+        async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> Optional[str]:
+            row = await (await connection.execute(moderation_SELECT_BAN, (fingerprint,))).fetchone()
+            return None if row is None else str(row[0])
+
+        return await self._transaction(read)
 
     async def best(self, player: int, key: str) -> int:
         async def read(connection: AsyncConnection[Tuple[Any, ...]]) -> int:

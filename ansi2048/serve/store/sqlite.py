@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from contextlib import suppress
 from functools import partial
 from pathlib import Path
 from typing import Any, List, Optional, Sequence, Tuple
@@ -60,7 +61,8 @@ from .daily import (
     settled_row as daily_settled_row,
 )
 from .links import Statement
-from .sqlite_writer import Writer
+from .moderation import SELECT_BAN as moderation_SELECT_BAN
+from .sqlite_writer import Writer, file_identity
 from .tallies import keep_plan, run_plan, stats_plan, tally_plan
 
 __all__ = ["MIGRATIONS", "SQLiteStore"]
@@ -84,8 +86,9 @@ class SQLiteStore:
         self.path = path
         self.busy_timeout = busy_timeout
         self.migrations = tuple(migrations)
-        self._writer = Writer(self._connect)
-        self._reader = Writer(self._connect_reader, begin="BEGIN", name="ansi2048-store-reader")
+        self._opened: Optional[Tuple[int, int]] = None  # the file's (device, inode) as opened
+        self._writer = Writer(self._connect, moved=self._moved)
+        self._reader = Writer(self._connect_reader, begin="BEGIN", name="ansi2048-store-reader", moved=self._moved)
 
     @property
     def commits(self) -> int:
@@ -100,7 +103,12 @@ class SQLiteStore:
         # 0600 here, not by SQLite (0644 less the umask), so that only the
         # server's user reads it whatever its folder's mode; SQLite gives
         # the -wal and -shm files it makes beside it the file's own mode.
-        os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+        # O_EXCL: an existing file is never opened here, for closing any
+        # descriptor of a file drops every POSIX lock the process holds on
+        # it -- another connection's (a second store on the file in this
+        # process, the reader), which SQLite's own locking relies on.
+        with suppress(FileExistsError):
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
         # isolation_level=None: no implicit transactions; the writer says BEGIN IMMEDIATE itself.
         connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
@@ -124,6 +132,17 @@ class SQLiteStore:
             raise
         return connection
 
+    def _moved(self) -> Optional[str]:
+        """Why the file at the path is no longer the one the store opened
+        (deleted, or replaced: a restore, a ``mv``): the writer's commits and
+        the reader's reads would go to a file nobody will open again, so the
+        store is away (saving pauses) until the path holds that file again.
+        None: it does (or the store is not open yet)."""
+        if self._opened is None or file_identity(self.path) == self._opened:
+            return None
+        how = "deleted" if file_identity(self.path) is None else "replaced by another file"
+        return f"{self.path} was {how} while the server ran (put it back, or restart the server to use another)"
+
     # -- the Store ---------------------------------------------------------------
 
     async def open(self) -> List[str]:
@@ -132,6 +151,7 @@ class SQLiteStore:
         self._writer.start()
         try:
             notes = await self._writer.do(self._migrate)
+            self._opened = file_identity(self.path)
             self._reader.start()  # once the schema is there
             return notes
         except BaseException:
@@ -297,11 +317,11 @@ class SQLiteStore:
 
         await self._writer.do(forget)
 
-    async def run_script(self, script: Sequence[Statement]) -> List[List[Tuple[Any, ...]]]:
+    async def run_script(self, script: Sequence[Statement], read: bool = False) -> List[List[Tuple[Any, ...]]]:
         def run(connection: sqlite3.Connection) -> List[List[Tuple[Any, ...]]]:
             return [connection.execute(_sql(step.sql), step.parameters).fetchall() for step in script]
 
-        return await self._writer.do(run)
+        return await (self._reader if read else self._writer).do(run)
 
     async def shared_secret(self, name: str, proposed: bytes) -> bytes:
         def keep_first(connection: sqlite3.Connection) -> bytes:
@@ -311,6 +331,13 @@ class SQLiteStore:
             return bytes(connection.execute("SELECT value FROM secrets WHERE name = ?", (name,)).fetchone()[0])
 
         return await self._writer.do(keep_first)
+
+    async def banned(self, fingerprint: str) -> Optional[str]:
+        def read(connection: sqlite3.Connection) -> Optional[str]:
+            row = connection.execute(_sql(moderation_SELECT_BAN), (fingerprint,)).fetchone()
+            return None if row is None else str(row[0])
+
+        return await self._reader.do(read)
 
     async def best(self, player: int, key: str) -> int:
         def read(connection: sqlite3.Connection) -> int:

@@ -18,15 +18,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import queue
 import sqlite3
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Generic, List, Optional, TypeVar
+from typing import Any, Callable, Generic, List, Optional, Tuple, TypeVar
 
 from .base import StoreError, StoreUnavailable
 
-__all__ = ["MOST_PER_COMMIT", "Writer"]
+__all__ = ["MOST_PER_COMMIT", "Writer", "file_identity"]
 
 T = TypeVar("T")
 
@@ -41,6 +42,10 @@ def _unavailable(error: Exception) -> StoreUnavailable:
 def _refused(error: sqlite3.Error) -> StoreError:
     """What the database refused to do (a constraint): the caller's mistake, not the database's state."""
     return StoreError(f"the database refused it: {error}")
+
+
+class _Moved(Exception):
+    """The database's file was deleted or replaced while it was open."""
 
 
 @dataclass
@@ -84,9 +89,14 @@ class Writer:
     committed (each settles every operation it held)."""
 
     def __init__(
-        self, connect: Callable[[], sqlite3.Connection], begin: str = "BEGIN IMMEDIATE", name: str = "ansi2048-store"
+        self,
+        connect: Callable[[], sqlite3.Connection],
+        begin: str = "BEGIN IMMEDIATE",
+        name: str = "ansi2048-store",
+        moved: Callable[[], Optional[str]] = lambda: None,
     ) -> None:
         self._connect_to = connect
+        self._moved = moved  # why the file is no longer the one opened (None: it is): checked before each commit
         self._begin = begin
         self._name = name
         self.commits = 0
@@ -150,6 +160,10 @@ class Writer:
                     connection.execute("ROLLBACK TO job")
                     job.error = _refused(error) if isinstance(error, sqlite3.Error) else error
                 connection.execute("RELEASE job")
+            moved = self._moved()
+            if moved is not None:  # committed there, nothing would be kept: rolled back, the store is away
+                self._fail(batch, _Moved(moved))
+                return
             connection.execute("COMMIT")
         except sqlite3.Error as error:
             self._fail(batch, error)
@@ -205,3 +219,13 @@ class Writer:
 def _settle_closed(future: asyncio.Future[None]) -> None:
     if not future.cancelled():
         future.set_result(None)
+
+
+def file_identity(path: str) -> Optional[Tuple[int, int]]:
+    """The file at ``path``, as (device, inode); None: there is none (what
+    the store compares to notice its file deleted or replaced)."""
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return found.st_dev, found.st_ino

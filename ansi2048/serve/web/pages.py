@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, List, Sequence
 
 from aiohttp import web
 
-from ..daily import FINISHED, TOP, clock_text, day_of, leaderboard_document, parse_day
+from ..daily import FINISHED, TOP, clock_text, day_of, leaderboard_document, parse_day, removed_line
 from ..names import display_name
 from ..secrecy import Deal, GameFacts, Refused, Shown, keys_for, shown
-from ..store.base import Standing
+from ..store.base import Removed, Standing
 
 if TYPE_CHECKING:
     from ..context import ServeContext
@@ -29,7 +29,7 @@ SHOWN = 100  # the page's length (the JSON document keeps the command's TOP)
 HEADER = ("rank", "name", "score", "tile", "moves", "time", "state", "game")
 
 
-def leaderboard_html(day: str, table: Sequence[Standing], over: bool) -> str:
+def leaderboard_html(day: str, table: Sequence[Standing], over: bool, removed: Sequence[Removed] = ()) -> str:
     """The board of ``day`` as a page (``over``: the day has ended, and its
     games' keys may be had)."""
     rows: List[str] = []
@@ -61,6 +61,7 @@ def leaderboard_html(day: str, table: Sequence[Standing], over: bool) -> str:
         if rows
         else "<p>No ranked game yet.</p>"
     )
+    body += "".join(f'<p class="removed">{escape(removed_line(game))}</p>' for game in removed)
     return f"""<!doctype html>
 <html lang="en">
 <head>
@@ -100,8 +101,9 @@ def add_pages(app: web.Application, context: ServeContext) -> None:
     async def page(request: web.Request) -> web.StreamResponse:
         day = day_asked(request)
         over = shown(GameFacts(Deal.RANKED, day), None, day_of(context.now())) is Shown.EVERYTHING  # the one rule
-        table = (await context.store.daily_board(day, None, SHOWN)).top
-        return web.Response(text=leaderboard_html(day, table, over), content_type="text/html", charset="utf-8")
+        board = await context.store.daily_board(day, None, SHOWN)
+        text = leaderboard_html(day, board.top, over, board.removed)
+        return web.Response(text=text, content_type="text/html", charset="utf-8")
 
     async def document(request: web.Request) -> web.StreamResponse:
         day = day_asked(request)

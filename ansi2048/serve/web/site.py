@@ -27,7 +27,7 @@ from .pages import add_pages
 from .protocol import CONTENT_SECURITY_POLICY, same_origin
 from .socket import serve_socket
 
-__all__ = ["STATIC_FILES", "WebSite", "open_door"]
+__all__ = ["STATIC_FILES", "Listener", "WebSite", "open_door"]
 
 # The page's files: name -> content type. Only these are served.
 STATIC_FILES = {
@@ -71,32 +71,13 @@ def _load_files() -> Dict[str, _File]:
     return files
 
 
-class WebSite:
-    """The door: made with the server, started on ``HOST:PORT`` by
-    :meth:`start`, stopped in two steps by the server's stop (no new
-    request, then the rest once the sessions have ended)."""
+class Listener:
+    """An aiohttp app (its ``runner``) served on ``HOST:PORT`` by
+    :meth:`start`: the door's, and ``--metrics``'s page's (serve/metrics.py)."""
 
-    def __init__(self, context: ServeContext, secure: bool = False) -> None:
-        self.context = context
-        self.secure = secure  # the page is served over HTTPS (a proxy in front): cookies say Secure
-        self._files = _load_files()
-        app = web.Application(middlewares=[self._errors], client_max_size=64 * 1024)
-        app.on_response_prepare.append(_with_headers)
-        app.router.add_get("/", self._page)
-        app.router.add_get("/static/{name:.+}", self._static)
-        app.router.add_get("/socket", self._socket)
-        app.router.add_get("/link", self._link_form)
-        app.router.add_post("/link", self._link)
-        add_pages(app, context)
-        self._runner = web.AppRunner(
-            app,
-            access_log=None,
-            handle_signals=False,
-            shutdown_timeout=SHUTDOWN_SECONDS,
-            logger=_one_line_logger(context.log),  # aiohttp's own errors (a malformed request): one line each
-        )
+    def __init__(self, runner: web.AppRunner) -> None:
+        self._runner = runner
         self._site: Optional[web.TCPSite] = None
-        self._link_tries = LinkTries()
 
     async def start(self, host: str, port: int, reuse_port: bool = False) -> Tuple[str, int]:
         """Listen on ``host``:``port`` (0: a free one; ``reuse_port``: other
@@ -116,6 +97,34 @@ class WebSite:
 
     async def close(self) -> None:
         await self._runner.cleanup()
+
+
+class WebSite(Listener):
+    """The door: made with the server, started on ``HOST:PORT`` by
+    :meth:`start`, stopped in two steps by the server's stop (no new
+    request, then the rest once the sessions have ended)."""
+
+    def __init__(self, context: ServeContext, secure: bool = False) -> None:
+        self.context = context
+        self.secure = secure  # the page is served over HTTPS (a proxy in front): cookies say Secure
+        self._files = _load_files()
+        app = web.Application(middlewares=[self._errors], client_max_size=64 * 1024)
+        app.on_response_prepare.append(_with_headers)
+        app.router.add_get("/", self._page)
+        app.router.add_get("/static/{name:.+}", self._static)
+        app.router.add_get("/socket", self._socket)
+        app.router.add_get("/link", self._link_form)
+        app.router.add_post("/link", self._link)
+        add_pages(app, context)
+        runner = web.AppRunner(
+            app,
+            access_log=None,
+            handle_signals=False,
+            shutdown_timeout=SHUTDOWN_SECONDS,
+            logger=_one_line_logger(context.log),  # aiohttp's own errors (a malformed request): one line each
+        )
+        super().__init__(runner)
+        self._link_tries = LinkTries()
 
     def _form_refused(
         self, request: web.Request, refusal: Type[web.HTTPClientError], reason: str, said: str

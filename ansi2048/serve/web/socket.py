@@ -19,6 +19,7 @@ from ..context import ServeContext
 from ..limits import Refusal
 from ..link import for_terminal
 from ..ssh_channel import SshChannel
+from ..store.base import StoreError
 from .protocol import MESSAGE_BYTES, Continue, Keys, Pause, Resize, exit_message, parse_up
 
 __all__ = ["TERM", "SocketChannel", "serve_socket"]
@@ -145,10 +146,14 @@ async def serve_socket(
         if len(record.line.endings) > 1:  # refused (too many logging in): cut already
             return socket
         size = await _first_size(socket, context.limits.login_seconds)
+        record.line.fingerprint, record.line.name = fingerprint, name
         record.auth_completed()
         if size is None:
             record.line.endings.append("no terminal size in time")
             return socket
+        if fingerprint is not None:
+            with suppress(StoreError):  # the store away: nobody is kept out for it
+                record.banned = await context.store.banned(fingerprint)  # serve --ban, as an SSH client's key
         session = _open_session(record, channel, (fingerprint, name), size, command)
         if session is not None:
             await _read(socket, channel, session, record)
