@@ -84,7 +84,8 @@ Shell:
   ``viewer_commands`` (``watch``, ``replay``, ``cast``), ``record_commands``
   (``stats``, ``leaderboard``, ``keys``, ``races``), ``race_session``
   (``race``: a racer's screen and keys; a race watched), ``race_hall`` (the
-  lobbies and races, their results verified and kept), ``race_records`` (the
+  lobbies and races, their results verified and kept), ``race_friends``
+  (who waits for a friend to race: ``race NAME``), ``race_records`` (the
   races listed), ``race_replay`` (a race played back), ``link`` (what a command has of its
   channel: the ``Client``, the link, what comes in, a viewer), ``context``
   (what every handler is given: store, pool, live games, limits, clocks,

@@ -267,7 +267,7 @@ def test_the_lobby_q_leaves_and_a_named_friend_is_joined(served: ServerThread) -
             async with await connect(port, client_key(), user="dee") as conn:
                 result = await conn.run("race nobody", term_type="xterm")
                 assert result.exit_status == 1
-                assert "race: nobody is not waiting for a race" in bytes(result.stderr).decode()
+                assert bytes(result.stderr).decode() == "ansi2048: race: no player is called nobody\r\n"
 
     run(scenario())
 

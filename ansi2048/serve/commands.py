@@ -98,7 +98,7 @@ COMMANDS: Tuple[Command[Any], ...] = (
         race,
         "  {ssh} race [OPTIONS]   race others on one deal, live; no undo,\n"
         "      hint or autoplay: --size N  --goal G  --players 2-8  --minutes 1-30;\n"
-        "      race NAME: the lobby NAME waits in\n",
+        "      race NAME: NAME's lobby, or wait until NAME is in one\n",
     ),
     Command(
         "races",

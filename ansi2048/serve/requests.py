@@ -150,7 +150,8 @@ class LinkRequest:
 class RaceRequest:
     """``race [--size N] [--goal G] [--players N] [--minutes M]``: the
     settings of the lobby to join; ``race NAME`` (``friend``): the lobby
-    that player waits in, whatever its settings (serve/race_session.py)."""
+    that player is in, whatever its settings, or a wait until they are in
+    one (serve/race_session.py, serve/race_friends.py)."""
 
     settings: RaceSettings
     friend: Optional[str] = None
