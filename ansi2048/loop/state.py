@@ -12,6 +12,7 @@ from ..game.engine import Direction, Slide
 from ..game.keys import Action
 from ..game.session import Session
 from ..render.frame import View, layout_for
+from ..render.keymap import ReplayKeys
 from ..render.motion import Sprite
 from .events import Draw
 
@@ -114,6 +115,7 @@ class Play:
     saving: bool = True  # the save works: a kill loses nothing it holds
     recording: bool = True  # --record follows the game (or there is none)
     over: bool = False  # quit: no key is read any more
+    replay_keys: ReplayKeys = ReplayKeys.PIPED  # a replay's: what its watcher's keys do (its key line)
 
 
 def with_moving(play: Play, moving: Optional[Moving]) -> Play:
@@ -147,6 +149,7 @@ def view(play: Play, ending: str = "") -> View:
         bindings=settings.bindings,
         suspends=settings.suspends,
         guest=settings.guest,
+        replay_keys=play.replay_keys,
     )
 
 

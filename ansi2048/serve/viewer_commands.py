@@ -133,7 +133,7 @@ async def replay_command(context: ServeContext, client: Client, request: Replay)
         if request.cast:
             await _cast(context, client, playback, prefs)
             return EXIT_OK
-        caption = f"replay · {title} · + - speed, space pauses, q leaves"
+        caption = f"replay · {title}"  # (its keys are on the key line)
         animate = wants_motion(Options(animation=prefs.animation is not False), client.client_env())
         said = await play_replay(as_viewer(context, client, prefs), playback, caption, animate)
     finally:
