@@ -10,7 +10,7 @@ import pytest
 
 from ansi2048.render.style import ColorDepth
 from ansi2048.serve.cli import parse_listen
-from ansi2048.serve.commands import help_text, parse_command
+from ansi2048.serve.commands import COMMANDS, help_text, parse_command
 from ansi2048.serve.names import MAX_NAME, NAMELESS, display_name
 from ansi2048.serve.requests import COLOR_DEPTHS, CommandError, Help, PlayRequest, Stats
 
@@ -309,10 +309,13 @@ def test_help_is_grouped_by_whether_a_terminal_is_needed_its_descriptions_aligne
     plain = next(i for i, line in enumerate(lines) if line.endswith("ssh -p 2048 HOST COMMAND"))
     keys = next(i for i, line in enumerate(lines) if line.startswith("Keys in a game"))
     rows = {line.split()[0]: i for i, line in enumerate(lines[:keys]) if line.startswith("  ") and line[2:3] != " "}
-    for name in ("play", "daily", "watch", "replay"):
+    for name in ("play", "daily", "watch", "replay", "race"):
         assert terminal < rows[name] < plain, name
-    for name in ("cast", "stats", "leaderboard", "keys", "link", "help"):
+    for name in ("cast", "stats", "races", "leaderboard", "keys", "link", "help"):
         assert rows[name] > plain, name
+    # Every command with lines of its own has its row (an entry written
+    # another way, as races' was, must not vanish from help).
+    assert [command.name for command in COMMANDS if command.usage and command.name not in rows] == []
     assert [line for line in lines if "-t" in line.split()] == [lines[terminal]]  # said once, where needed
     # Every description starts in one column: on its command's line, or
     # under it when the command is too long for the column.

@@ -99,16 +99,16 @@ COMMANDS: Tuple[Command[Any], ...] = (
         "race",
         requests.parse_race,
         race,
-        "  {ssh} race [OPTIONS]   race others on one deal, live; no undo,\n"
-        "      hint or autoplay: --size N  --goal G  --players 2-8  --minutes 1-30;\n"
+        "  {ssh} race [OPTIONS]   race others on one deal, live; no undo, hint or autoplay:\n"
+        "      `--size N` `--goal G` `--players 2-8` `--minutes 1-30`;\n"
         "      race NAME: the lobby NAME waits in\n",
     ),
     Command(
         "races",
         requests.parse_races,
         races_command,
-        "  ssh -p {port} HOST races [--json]   your races and the latest;\n"
-        "      replay rN [NAME], cast rN [NAME] play them back\n",
+        "  {plain} races [--json]   your races and the latest;\n"
+        "      `replay rN [NAME]`, `cast rN [NAME]` play them back\n",
     ),
     Command(
         "daily",
