@@ -57,6 +57,9 @@ class Settings:
     bindings: Tuple[Tuple[str, Action], ...] = ()
     guest: bool = False  # nothing is kept (a server's player without a key)
     suspends: bool = False  # Ctrl-Z hands the terminal back to the shell (the help offers it)
+    # What else the server offers, and who the player is there, as rows of
+    # the help (``?``): (command or "you", what it is); none off a server.
+    offers: Tuple[Tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,7 @@ def view(play: Play, ending: str = "") -> View:
         suspends=settings.suspends,
         guest=settings.guest,
         replay_keys=play.replay_keys,
+        offers=settings.offers,
     )
 
 

@@ -86,9 +86,11 @@ class View:
     ranked: bool = False  # a ranked daily game over SSH: r ends it (asked twice) instead of starting another
     suspends: bool = False  # Ctrl-Z suspends to the shell (a POSIX terminal; not the Windows console, nor SSH)
     guest: bool = False  # nothing is kept: a server's player without a key
-    # The config's keys, (character, action): the key line and the help
-    # name the keys that really work, taken-over ones dropped.
+    # The config's keys, (character, action): the key line and the help name the keys that
+    # really work, taken-over ones dropped. offers: a server's other commands and who the
+    # player is there (the help's rows).
     bindings: Tuple[Tuple[str, Action], ...] = ()
+    offers: Tuple[Tuple[str, str], ...] = ()
 
     @property
     def restart(self) -> Restart:
@@ -115,6 +117,7 @@ class View:
         suspends: bool = False,
         guest: bool = False,
         replay_keys: ReplayKeys = ReplayKeys.PIPED,
+        offers: Tuple[Tuple[str, str], ...] = (),
     ) -> View:
         """What the screen shows of ``session``, and of the loop around it
         (in one go: a frozen view built, then replaced, costs twice its ~8 us)."""
@@ -145,13 +148,13 @@ class View:
             bindings=bindings,
             suspends=suspends,
             guest=guest,
+            offers=offers,
         )
 
 
-# Lines around the board: the header above; status, note and keys below.
-# The note's line is there whether a note shows or not: the layout, the
-# size "too small" asks for and the frame's height must not change when a
-# note comes or goes (the first frame's greeting goes at the first key).
+# Lines around the board: the header above; status, note and keys below. The note's line is
+# there whether a note shows or not: the layout, the size "too small" asks for and the frame's
+# height must not change when a note comes or goes (the first frame's greeting goes at the first key).
 _TEXT_LINES = 4
 
 
@@ -220,10 +223,8 @@ def _header(
     ]
     if not assisted:
         return variants
-    # Said where the best is: this game's score does not count for it. It
-    # matters more than anything but the score: the seed, the moves and the
-    # best go first; the score alone, last, is all a window too narrow for
-    # both shows.
+    # Said where the best is: this game's score does not count for it. It matters more than anything but the
+    # score: the seed, the moves and the best go first; the score alone, last, is all a window too narrow shows.
     return [*([*variant, ("  assisted", PLAIN)] for variant in variants), score]
 
 
@@ -392,9 +393,8 @@ def build_frame(
     lines.append(
         _status_line(view.status, view.over, view.replay, view.ending, reached, view.goal, rows, cols, glyphs, limit)
     )
-    # The note's line is there, empty, without a note: a note that comes
-    # must not make the frame taller (on a full screen that scrolls the
-    # board up a line, and the bottom row stays blank once it goes).
+    # The note's line is there, empty, without a note: a note that comes must not make the frame
+    # taller (on a full screen that scrolls the board up a line; the bottom row stays blank after).
     lines.append(_note_line(view.hint, view.stuck, view.autoplay, view.note, glyphs, limit))
     replay = view.replay_keys if view.replay else None
     lines.append(keys_line(view.ending, replay, view.bindings, view.undo, glyphs, limit, view.restart))

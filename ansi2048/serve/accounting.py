@@ -31,6 +31,10 @@ class ConnectionLine:
         self.running = 0  # its sessions still running: the line waits for them to say how they ended
         self._lost = False
 
+    def named(self, name: str) -> None:
+        """The player's name as the server knows it (not the one asked for): the line's."""
+        self.name = name
+
     def session_started(self) -> None:
         self.running += 1
 

@@ -35,7 +35,7 @@ from ..records.replay import Result, Setup, cells_text, verdict_steps
 from ..render.race import Placed
 from .keeping import replay_step, stepped
 from .link import Ended, Incoming
-from .names import folded
+from .names import folded, printable
 from .store.base import Store, StoreError
 from .store.races import PlayerRow, race_script
 
@@ -355,7 +355,7 @@ class RaceHall:
         if friend is not None:
             room = next((r for r in self._rooms.values() if r.phase is Phase.LOBBY and r.has_name(friend)), None)
             if room is None:
-                raise RaceRefused(f"race: {friend} is not waiting for a race (they start one with: race)")
+                raise RaceRefused(f"race: {printable(friend)} is not waiting for a race (they start one with: race)")
         else:
             room = next((r for r in self._rooms.values() if r.phase is Phase.LOBBY and r.settings == settings), None)
         if room is None or entrant.source not in room.sources():

@@ -18,7 +18,7 @@ from .daily import day_of
 from .game import SAID_STOPPING, SAID_STOPPING_VIEWER
 from .link import SAID_IDLE_CLOSED, SAID_SLOW, Client, Viewer
 from .live import LiveGame, WatchFull
-from .names import display_name
+from .names import display_name, printable
 from .play_commands import color_depth
 from .race_replay import in_viewer_place, race_playback, racing_lines, read_race, replay_race
 from .race_session import watch_race
@@ -65,7 +65,7 @@ async def watch_command(context: ServeContext, client: Client, request: Watch) -
     refusal = _watch_refusal(context, player)
     if request.name is not None:
         game = context.live.find(request.name)
-        refused = f"watch: {no_game_of(request.name)}" if game is None else refusal(game)
+        refused = f"watch: {no_game_of(printable(request.name))}" if game is None else refusal(game)
         if refused is not None:
             return client.refuse(refused, REFUSED)
     if not client.has_terminal:
