@@ -21,6 +21,7 @@ from .link import Ended, Identity, Incoming
 from .live import LiveGames
 from .log import Logs
 from .metrics import ServerMetrics
+from .names import key_name
 from .pauses import SavingPauses
 from .pool import AIPool
 from .race_hall import RaceHall
@@ -153,4 +154,6 @@ class ServeContext:
         """The player ``identity``'s key names; None for a guest."""
         if identity.fingerprint is None:
             return None
-        return await self.store.player(identity.fingerprint, identity.name)
+        player = await self.store.player(identity.fingerprint, key_name(identity.name))
+        identity.named(player.name)
+        return player

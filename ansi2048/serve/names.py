@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MAX_NAME", "NAMELESS", "display_name", "folded", "printable"]
+__all__ = ["MAX_NAME", "NAMELESS", "RESERVED", "display_name", "folded", "key_name", "printable"]
 
 # As ssh-chat does: short enough for a score line, long enough to tell apart.
 MAX_NAME = 16
@@ -24,12 +24,21 @@ _SEQUENCE = re.compile(
 )
 # The name of a client whose user name keeps nothing.
 NAMELESS = "player"
+# Names no key may take (folded): "guest" is every player without a key
+# (live.GUEST_NAME: the watch list, the first screen), never one with.
+RESERVED = frozenset({"guest"})
 
 
 def display_name(user: str) -> str:
     """``user`` reduced to the allowed characters, at most :data:`MAX_NAME`
     of them; :data:`NAMELESS` when nothing is left."""
     return _NOT_ALLOWED.sub("", _SEQUENCE.sub("", user))[:MAX_NAME] or NAMELESS
+
+
+def key_name(requested: str) -> str:
+    """The name a key asks for (a display name, ``requested``) as the store
+    is asked for it: :data:`NAMELESS` in place of a reserved one."""
+    return NAMELESS if folded(requested) in RESERVED else requested
 
 
 def folded(name: str) -> str:
