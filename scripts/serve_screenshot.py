@@ -88,8 +88,14 @@ async def shoot(port: int, out: Path) -> List[Path]:
 
     conn, chan, seen = await _session(port, key, None, (80, 24))  # the first screen of a session
     keep("first-80x24", await _settled(seen, "Score", 80, 24))
-    for move in "asdwasdw":
-        chan.write(move.encode())
+    chan.write(b"q")
+    await chan.wait_closed()
+    conn.close()
+    conn, chan, seen = await _session(port, key, "play --size 2 --no-animation", (80, 24))  # a game to its end
+    await _settled(seen, "Score", 80, 24)
+    for _ in range(100):  # a 2x2 board is full within a few dozen moves
+        chan.write(b"wasd")
+        await asyncio.sleep(0.02)
     chan.write(b"q")
     await chan.wait_closed()
     conn.close()
