@@ -45,14 +45,15 @@ from .store.live import (
     DELETE_STALE_WATCHERS,
     DELETE_TAKEN_OVER,
     INSERT_TAKEN_OVER,
+    MOST_GAMES_A_STATEMENT,
     SELECT_GAMES,
     SELECT_TAKEN_OVER,
     SELECT_WATCHERS,
     STALE_SECONDS,
     TOUCH_GAMES,
-    UPSERT_GAME,
     UPSERT_VIEW,
     UPSERT_WATCHERS,
+    upsert_games,
 )
 
 __all__ = ["TICK_SECONDS", "FarLive", "view_document", "view_from"]
@@ -62,6 +63,8 @@ TICK_SECONDS = 0.1
 # How often a game's standing (score, biggest tile, watchers) is written at
 # most, and every server's rows are touched: the list's pace, not a frame's.
 LIST_SECONDS = 1.0
+# Ticks a second: each game's list line is looked at in one of them.
+SPREAD = round(LIST_SECONDS / TICK_SECONDS)
 # How often the rows of servers that are gone are deleted.
 SWEEP_SECONDS = 30.0
 
@@ -156,6 +159,7 @@ class FarLive:
         self._mirrors: Dict[Tuple[str, int], _Mirror] = {}
         self._touched = 0.0
         self._swept = 0.0
+        self._ticks = 0
         self._takeovers: List[str] = []  # claims of other servers taken over here, to tell them
         self._failing = False  # the store is away: said once in the log
         self._task: Optional[asyncio.Task[None]] = None
@@ -234,14 +238,25 @@ class FarLive:
         for number in [number for number in self._sent if number not in own]:
             del self._sent[number]
             script.append(Statement(DELETE_GONE, (self._server, number)))
+        self._ticks += 1
+        rows: List[Tuple[Any, ...]] = []
         for number, game in own.items():
             sent = self._sent.setdefault(number, _Sent())
+            # A game's line once a second at most, the games spread over the
+            # ticks (a tenth of them each), a new one's at once.
+            if sent.at and (number + self._ticks) % SPREAD:
+                continue
             standing = (*game.standing(), game.watching)
-            if standing != sent.standing and now - sent.at >= LIST_SECONDS:
+            if standing != sent.standing and now - sent.at >= LIST_SECONDS - TICK_SECONDS / 2:
                 facts = game.facts
-                row = (self._server, number, game.name, game.rows, game.cols, facts.deal.value, facts.day, facts.owner)
-                script.append(Statement(UPSERT_GAME, (*row, *standing, now)))
+                where = (self._server, number, game.name, game.rows, game.cols)
+                rows.append((*where, facts.deal.value, facts.day, facts.owner, *standing, now))
                 sent.standing, sent.at = standing, now
+        for first in range(0, len(rows), MOST_GAMES_A_STATEMENT):
+            chunk = rows[first : first + MOST_GAMES_A_STATEMENT]
+            script.append(Statement(upsert_games(len(chunk)), tuple(value for row in chunk for value in row)))
+        for number, game in own.items():
+            sent = self._sent[number]
             if game.far_watchers and game.latest is not None and game.latest is not sent.frame:
                 sent.frame, sent.version = game.latest, sent.version + 1
                 document = view_document(game.latest[0])

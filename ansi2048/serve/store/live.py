@@ -27,15 +27,16 @@ __all__ = [
     "DELETE_STALE_WATCHERS",
     "DELETE_TAKEN_OVER",
     "INSERT_TAKEN_OVER",
+    "MOST_GAMES_A_STATEMENT",
     "SCHEMA_STEP",
     "SELECT_GAMES",
     "SELECT_TAKEN_OVER",
     "SELECT_WATCHERS",
     "STALE_SECONDS",
     "TOUCH_GAMES",
-    "UPSERT_GAME",
     "UPSERT_VIEW",
     "UPSERT_WATCHERS",
+    "upsert_games",
 ]
 
 # A server rewrites its rows' heartbeat every second or so; a row not seen
@@ -73,13 +74,23 @@ SCHEMA_STEP: Tuple[str, ...] = (
     "CREATE TABLE live_takeovers (holder TEXT PRIMARY KEY, seen {real} NOT NULL)",
 )
 
-# A game as the list shows it (its frame left as it was).
-UPSERT_GAME = (
-    "INSERT INTO live_games (server, number, name, board_rows, board_cols, deal, day, owner, score, biggest,"
-    " watchers, view, version, seen) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, NULL, 0, %s)"
-    " ON CONFLICT (server, number) DO UPDATE SET score = excluded.score, biggest = excluded.biggest,"
-    " watchers = excluded.watchers, seen = excluded.seen"
-)
+# Games as the list shows them (their frames left as they were): one
+# statement for many rows (one execution, not one a game: the writer's
+# thread holds the interpreter between statements).
+_GAME_ROW = "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, NULL, 0, %s)"
+MOST_GAMES_A_STATEMENT = 200
+
+
+def upsert_games(rows: int) -> str:
+    """The statement writing ``rows`` games' list lines (twelve parameters each, as :data:`_GAME_ROW` takes)."""
+    return (
+        "INSERT INTO live_games (server, number, name, board_rows, board_cols, deal, day, owner, score, biggest,"
+        f" watchers, view, version, seen) VALUES {', '.join([_GAME_ROW] * rows)}"
+        " ON CONFLICT (server, number) DO UPDATE SET score = excluded.score, biggest = excluded.biggest,"
+        " watchers = excluded.watchers, seen = excluded.seen"
+    )
+
+
 # Its newest frame, for its watchers on other servers.
 UPSERT_VIEW = "UPDATE live_games SET view = %s, version = %s, seen = %s WHERE server = %s AND number = %s"
 # The heartbeat of a server's games.
