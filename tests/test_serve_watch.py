@@ -436,6 +436,34 @@ def test_a_private_game_is_not_listed_nor_watched_and_is_remembered(served: Serv
     run(scenario())
 
 
+def test_two_guests_are_listed_apart_and_watch_guest_n_watches_that_one(served: ServerThread) -> None:
+    async def scenario() -> None:
+        first_conn = await connect(served.port, None, user="dave")
+        first_chan, first = await open_terminal(first_conn, None)
+        await first.shows("Score")
+        second_conn = await connect(served.port, None, user="erin")
+        second_chan, second = await open_terminal(second_conn, "play --size 5")
+        await second.shows("Score")
+        viewer = await connect(served.port, None, user="bob")
+        _, listed = await open_terminal(viewer, "watch", size=(80, 24))
+        await listed.wait_for(lambda t: "guest-1" in t.text() and "guest-2" in t.text())
+        rows = {line[2:].split()[0]: line[2:].split()[3] for line in listed.display() if line[2:].startswith("guest-")}
+        assert rows == {"guest-1": "4x4", "guest-2": "5x5"}  # each guest's own game under its own name
+        _, direct = await open_terminal(viewer, "watch guest-2", size=(80, 24))
+        await direct.shows("watching guest-2")
+        assert moves_shown(direct) == 0
+        second_chan.write(b"a")  # guest-2's moves reach guest-2's watcher
+        await direct.wait_for(lambda t: moves_shown(t) == moves_shown(second) == 1)
+        first_chan.write(b"q")  # guest-1 leaves: guest-2 keeps its name
+        await first.closed.wait()
+        await listed.wait_for(lambda t: "guest-1" not in t.text() and "guest-2" in t.text())
+        assert "watching guest-2" in direct.text()
+        for conn in (first_conn, second_conn, viewer):
+            conn.close()
+
+    run(scenario())
+
+
 def test_the_list_chooses_with_arrows_and_enter_and_q_comes_back(served: ServerThread) -> None:
     async def scenario() -> None:
         conn_a = await connect(served.port, client_key(), user="alice")
@@ -686,6 +714,19 @@ def test_two_players_of_one_user_name_are_watched_by_their_store_names(served: S
             conn.close()
 
     run(scenario())
+
+
+def test_guests_are_numbered_as_a_races_are_each_keeping_its_number_while_it_plays() -> None:
+    # They were all "guest": a watcher could not tell them apart, and
+    # "watch guest" found only the newest.
+    live = LiveGames()
+    first, alice, second = live.start(None, 4, 4), live.start("alice", 4, 4), live.start(None, 5, 5)
+    assert (first.name, alice.name, second.name) == ("guest-1", "alice", "guest-2")
+    first.end()
+    third = live.start(None, 4, 4)  # the lowest number free, as a race's lobby gives it
+    assert (second.name, third.name) == ("guest-2", "guest-1")  # guest-2 kept its number
+    assert [entry.name for entry in live.entries()] == ["alice", "guest-2", "guest-1"]
+    assert live.find("guest-2") is second and live.find("GUEST-1") is third and live.find("guest") is None
 
 
 def test_watch_finds_a_name_without_regard_to_case_as_names_are_unique_so() -> None:

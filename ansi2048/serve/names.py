@@ -5,8 +5,10 @@ another player, in the log): one place for each."""
 from __future__ import annotations
 
 import re
+from itertools import count
+from typing import Callable
 
-__all__ = ["MAX_NAME", "NAMELESS", "display_name", "folded", "printable"]
+__all__ = ["MAX_NAME", "NAMELESS", "display_name", "folded", "guest_name", "printable"]
 
 # As ssh-chat does: short enough for a score line, long enough to tell apart.
 MAX_NAME = 16
@@ -38,6 +40,15 @@ def folded(name: str) -> str:
     another script is left to look like one of these: case is the fold
     left). The store keeps names unique by it, and ``watch NAME`` finds by it."""
     return name.lower()
+
+
+def guest_name(taken: Callable[[str], bool]) -> str:
+    """A guest's name where ``taken`` says which names are in use: guest-N,
+    the lowest N free. A guest has no name of its own, yet a watcher or a
+    racer must tell guests apart (and ``watch guest-2`` find one): each is
+    numbered within what it is in (a race, among its racers; a live game,
+    among the games being played), and keeps the name while that lasts."""
+    return next(name for name in (f"guest-{n}" for n in count(1)) if not taken(name))
 
 
 def printable(text: str, longest: int = 40) -> str:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Dict, List, Sequence
 
-from ..render.style import PLAIN, fit
+from ..render.style import fit_text
 
 __all__ = ["Entry", "ListKey", "list_keys", "list_lines", "watch_keys_leave"]
 
@@ -46,18 +46,12 @@ _NONE = (
 )
 
 
-def _fitted(variants: Sequence[str], width: int) -> str:
-    """The first of ``variants`` that fits in ``width`` columns, else the
-    last cut at a space: never a word cut in two."""
-    return "".join(text for text, _ in fit([[(text, PLAIN)] for text in variants], width))
-
-
 def list_lines(entries: Sequence[Entry], selected: int, width: int) -> List[str]:
     """The watch list, one game a line, the chosen one marked; its words
     are never cut (the table's columns past the window's edge are)."""
-    lines = [_fitted(_TITLES, width), ""]
+    lines = [fit_text(_TITLES, width), ""]
     if not entries:
-        lines.append(_fitted(_NONE, width))
+        lines.append(fit_text(_NONE, width))
     else:
         lines.append(f"  {'player':<20} {'score':>8} {'tile':>6} {'board':>6} {'watching':>9}")
         for index, entry in enumerate(entries):
