@@ -77,6 +77,25 @@ def test_the_list_marks_the_chosen_game_and_fits_the_width() -> None:
     assert "No game" in "".join(list_lines([], 0, 80))
 
 
+def test_the_lists_name_column_is_as_wide_as_its_names_so_a_narrow_window_shows_the_numbers() -> None:
+    # It was 20 columns whatever the names: at 40 columns the board and the
+    # watchers were cut off beside "alice" and "guest-1".
+    entries = [Entry(1, "alice", 120, 16, 4, 4, 0), Entry(2, "guest-1", 8, 4, 5, 5, 2)]
+    lines = list_lines(entries, 0, 40)
+    assert [line.split() for line in lines[2:]] == [
+        ["player", "score", "tile", "board"],
+        [">", "alice", "120", "16", "4x4"],
+        ["guest-1", "8", "4", "5x5"],
+    ]
+    for width in range(12, 120):  # columns kept whole: "watchi" was shown at 40
+        header = list_lines(entries, 0, width)[2]
+        assert set(header.split()) <= {"player", "score", "tile", "board", "watching"}, width
+        rows = list_lines(entries, 0, width)[3:]
+        assert all(len(row.split()) == len(header.split()) + (row[0] == ">") for row in rows)
+    longest = Entry(3, "a" * 16, 0, 2, 4, 4, 0)  # names.MAX_NAME: the column never wider
+    assert list_lines([longest], 0, 80)[3] == f"> {'a' * 16}        0      2    4x4         0"
+
+
 def test_the_lists_words_are_never_cut_and_how_to_leave_always_shows() -> None:
     # Before, each line was cut at the window's edge: at 60 columns the title
     # lost "q leaves)", at 20 it read "Games being played n".

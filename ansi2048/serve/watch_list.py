@@ -48,18 +48,25 @@ _NONE = (
 
 def list_lines(entries: Sequence[Entry], selected: int, width: int) -> List[str]:
     """The watch list, one game a line, the chosen one marked; its words
-    are never cut (the table's columns past the window's edge are)."""
+    are never cut: the table keeps the columns that fit the window whole."""
     lines = [fit_text(_TITLES, width), ""]
     if not entries:
-        lines.append(fit_text(_NONE, width))
-    else:
-        lines.append(f"  {'player':<20} {'score':>8} {'tile':>6} {'board':>6} {'watching':>9}")
-        for index, entry in enumerate(entries):
-            mark = ">" if index == selected else " "
-            board = f"{entry.rows}x{entry.cols}"
-            watching = f"{'ranked':>9}{SECRET_MARK}" if entry.secret else f"{entry.watchers:>9}"
-            lines.append(f"{mark} {entry.name:<20} {entry.score:>8} {entry.biggest:>6} {board:>6} {watching}")
-    return [line[:width] for line in lines]
+        return [*lines, fit_text(_NONE, width)]
+    # The names' column as wide as the longest (names.MAX_NAME at most):
+    # a narrow window then shows the numbers beside them.
+    named = max(len("player"), *(len(entry.name) for entry in entries))
+    table = [[f"  {'player':<{named}}", f" {'score':>8}", f" {'tile':>6}", f" {'board':>6}", f" {'watching':>9}", ""]]
+    for index, entry in enumerate(entries):
+        mark = ">" if index == selected else " "
+        board = f"{entry.rows}x{entry.cols}"
+        watching = f" {'ranked':>9}" if entry.secret else f" {entry.watchers:>9}"
+        numbers = [f" {entry.score:>8}", f" {entry.biggest:>6}", f" {board:>6}", watching]
+        table.append([f"{mark} {entry.name:<{named}}", *numbers, SECRET_MARK if entry.secret else ""])
+    kept, used = 1, max(len(row[0]) for row in table)  # the names, always (cut last, if even they do not fit)
+    while kept < len(table[0]) and used + max(len(row[kept]) for row in table) <= width:
+        used += max(len(row[kept]) for row in table)
+        kept += 1
+    return lines + ["".join(row[:kept]).rstrip()[:width] for row in table]
 
 
 class ListKey(Enum):
