@@ -468,6 +468,10 @@ def test_two_guests_are_listed_apart_and_watch_guest_n_watches_that_one(served: 
         await listed.wait_for(lambda t: "guest-1" in t.text() and "guest-2" in t.text())
         rows = {line[2:].split()[0]: line[2:].split()[3] for line in listed.display() if line[2:].startswith("guest-")}
         assert rows == {"guest-1": "4x4", "guest-2": "5x5"}  # each guest's own game under its own name
+        _, bare = await open_terminal(viewer, "watch guest")  # their one name once: told how they are named now
+        await bare.closed.wait()
+        said = b"ansi2048: watch: no game of 'guest': guests are guest-1, guest-2, ... (watch lists them)\r\n"
+        assert bytes(bare.stderr) == said and bare.exit_status == 2
         _, direct = await open_terminal(viewer, "watch guest-2", size=(80, 24))
         await direct.shows("watching guest-2")
         assert moves_shown(direct) == 0

@@ -8,7 +8,7 @@ import re
 from itertools import count
 from typing import Callable
 
-__all__ = ["MAX_NAME", "NAMELESS", "display_name", "folded", "guest_name", "printable"]
+__all__ = ["GUEST", "MAX_NAME", "NAMELESS", "display_name", "folded", "guest_name", "printable"]
 
 # As ssh-chat does: short enough for a score line, long enough to tell apart.
 MAX_NAME = 16
@@ -24,6 +24,8 @@ _SEQUENCE = re.compile(
     r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
     r"|\x1b[ -~]?"
 )
+# What a guest is called; each one, numbered (guest_name).
+GUEST = "guest"
 # The name of a client whose user name keeps nothing.
 NAMELESS = "player"
 
@@ -48,7 +50,7 @@ def guest_name(taken: Callable[[str], bool]) -> str:
     racer must tell guests apart (and ``watch guest-2`` find one): each is
     numbered within what it is in (a race, among its racers; a live game,
     among the games being played), and keeps the name while that lasts."""
-    return next(name for name in (f"guest-{n}" for n in count(1)) if not taken(name))
+    return next(name for name in (f"{GUEST}-{n}" for n in count(1)) if not taken(name))
 
 
 def printable(text: str, longest: int = 40) -> str:
