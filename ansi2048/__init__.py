@@ -21,7 +21,10 @@ Core (pure):
   runs), ``protocol`` (the JSON Lines objects a bot reads, ``--json``),
   ``race`` (a race's rules: its lobby, its ends, its order)
 - ``records``  ``recording`` (the recording format, header splitting,
-  replay, the writer) and ``history`` (history records and their JSON
+  replay, the writer), ``replay`` (a recording's header rule and its one
+  reading, replayed through the engine, and ``verdict``: a ranked game's
+  verification, which the local ``--json`` replay reads alike) and
+  ``history`` (history records and their JSON
   lines, the statistics and top 10 of a list of them, the daily seed) and
   ``tally`` (a board's statistics counted a record at a time, in bounded
   memory)
@@ -81,7 +84,8 @@ Shell:
   ``viewer_commands`` (``watch``, ``replay``, ``cast``), ``record_commands``
   (``stats``, ``leaderboard``, ``keys``, ``races``), ``race_session``
   (``race``: a racer's screen and keys; a race watched), ``race_hall`` (the
-  lobbies and races, their results verified and kept), ``race_records`` (the
+  lobbies and races, their results verified and kept), ``race_friends``
+  (who waits for a friend to race: ``race NAME``), ``race_records`` (the
   races listed), ``race_replay`` (a race played back), ``link`` (what a command has of its
   channel: the ``Client``, the link, what comes in, a viewer), ``context``
   (what every handler is given: store, pool, live games, limits, clocks,

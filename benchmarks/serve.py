@@ -6,7 +6,7 @@ port, SQLite in a temporary directory, as an operator starts it); the
 players are asyncssh clients in this process, each with a key of its own, a
 100x30 window and ``play --no-animation``, each typing ``--rate`` keys a
 second (a move, then its opposite, so the board keeps changing) for
-``--seconds``, their keys spread evenly over each period as people's are
+``--seconds`` (``--motion``: ``play``, its tiles sliding), their keys spread evenly over each period as people's are
 (``--lockstep``: all at the same instant, a burst of every player's key at
 once: the worst case). Every key's frame is sent only once the key is committed to
 the database (synchronous=FULL), so the latency includes that commit.
@@ -138,8 +138,17 @@ def server_memory(pid: int) -> int:
     return resident
 
 
+# What the players run: the game without motion, or with it (--motion).
+STILL, MOVING = "play --no-animation", "play"
+
+
 async def join(
-    port: int, number: int, ciphers: List[str], key: Optional[asyncssh.SSHKey] = None, name: str = ""
+    port: int,
+    number: int,
+    ciphers: List[str],
+    key: Optional[asyncssh.SSHKey] = None,
+    name: str = "",
+    command: str = STILL,
 ) -> Tuple[Any, Any, Any]:
     """Player ``number`` (``key``'s and ``name``'s, or a new one's) connected and
     shown its board: its connection, channel and session."""
@@ -156,9 +165,7 @@ async def join(
         local_addr=source(number),
         **options,
     )
-    chan, session = await conn.create_session(
-        _Player, "play --no-animation", term_type="xterm-256color", term_size=(100, 30)
-    )
+    chan, session = await conn.create_session(_Player, command, term_type="xterm-256color", term_size=(100, 30))
     await session.frame.wait()
     return conn, chan, session
 
@@ -176,6 +183,7 @@ async def player(
     name: str = "",
     shown: Optional[Dict[str, _Player]] = None,
     phase: float = 0.0,
+    command: str = STILL,
 ) -> None:
     """One player: connects, awaits ``ready`` (all connected: the typing's
     CPU apart from the handshakes'; benchmarks/watch.py: its watchers), then
@@ -183,7 +191,7 @@ async def player(
     where its session goes, under its key's fingerprint (``--stop playing``)."""
     started = time.perf_counter()
     key = key or asyncssh.generate_private_key("ssh-ed25519")
-    conn, chan, session = await join(port, number, ciphers, key, name)
+    conn, chan, session = await join(port, number, ciphers, key, name, command)
     if shown is not None:
         session.output = bytearray()
         shown[str(key.get_fingerprint("sha256"))] = session
@@ -250,6 +258,7 @@ async def measure(
     ciphers: List[str],
     autoplay: bool,
     lockstep: bool = False,
+    command: str = STILL,
 ) -> Tuple[List[float], List[float], float]:
     """Connect-to-first-frame and key-to-first-frame times; the server's CPU seconds while typing."""
     connects: List[float] = []
@@ -267,6 +276,7 @@ async def measure(
                 ciphers,
                 ready.wait,
                 phase=0.0 if lockstep else number / players / rate,
+                command=command,
             )
         )
         for number in range(players)
@@ -402,6 +412,9 @@ def main() -> None:
         help="every player types at the same instant (a burst of --players keys each period: the worst case);"
         " by default their keys are spread evenly over the period",
     )
+    parser.add_argument(
+        "--motion", action="store_true", help="the players' games move their tiles (play, not play --no-animation)"
+    )
     parser.add_argument("--idle", type=int, default=0, help="idle sessions to hold (0: none)")
     parser.add_argument("--workers", default="1", help="the server's --workers (N, or auto)")
     parser.add_argument(
@@ -423,10 +436,21 @@ def main() -> None:
             + (" all in step" if args.lockstep else " spread over each period")
             + f", {args.seconds:g} s, cipher: {cipher}"
             + (", and one player on autoplay at 16 moves/s" if args.autoplay else "")
+            + (", with motion" if args.motion else ", no motion")
         )
         for count in (int(text) for text in args.players.split(",") if text):
             connects, keys, cpu = asyncio.run(
-                measure(port, server.pid, count, args.rate, args.seconds, ciphers, args.autoplay, args.lockstep)
+                measure(
+                    port,
+                    server.pid,
+                    count,
+                    args.rate,
+                    args.seconds,
+                    ciphers,
+                    args.autoplay,
+                    args.lockstep,
+                    MOVING if args.motion else STILL,
+                )
             )
             print(
                 f"{count:4d} players: connect to first frame p50 {statistics.median(connects) * 1000:6.1f} ms"

@@ -289,9 +289,11 @@ SERVE_LAYERS = (
     ),
     # 1. The server's shared state: the live games, the saving pauses, the
     # races (race_hall, which verifies a racer's keys as keeping replays a
-    # game's, and keeps the result; race_records lists them).
+    # game's, and keeps the result; race_friends, its book of who waits for
+    # whom; race_records lists them).
     # The server's numbers (metrics) read the pauses, the admission, the pool.
-    ("live", "pauses", "keeping", "metrics", "race_hall", "race_records"),
+    # far_live mirrors the other servers' live games into this one's.
+    ("live", "pauses", "keeping", "metrics", "race_friends", "race_hall", "race_records", "far_live"),
     # 2. The one context every handler is given.
     ("context",),
     # 3. The parts a command is made of: a game's driver (game) and its

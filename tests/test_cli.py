@@ -342,3 +342,44 @@ def test_a_cast_left_with_only_its_early_start_may_be_overwritten(tmp_path: Path
     result = run_cli(["--cast", str(cast), "--seed", "1"], b"wasd")
     assert result.returncode == 0, result.stderr
     assert cast.read_text(encoding="utf-8").startswith('{"version": 2, "width": ')
+
+
+def test_a_value_checks_reason_is_the_options_error_one_way_everywhere() -> None:
+    import argparse
+
+    from ansi2048.options.parser import argument_type
+    from ansi2048.serve.commands import parse_command
+    from ansi2048.serve.requests import CommandError
+
+    @argument_type
+    def even(text: str) -> int:
+        """An even number."""
+        if int(text) % 2:
+            raise ValueError(f"expected an even number, got {text}")
+        return int(text)
+
+    assert even("4") == 4 and even.__doc__ == "An even number."
+    for text, reason in (("3", "expected an even number, got 3"), ("x", "invalid literal for int() with base 10: 'x'")):
+        with pytest.raises(argparse.ArgumentTypeError) as refused:
+            even(text)
+        assert str(refused.value) == reason
+    # The four options checked by a parser of the core or of the server: the check's own reason, in one line.
+    size = "expected N or RxC with sides from 2 to 10, got '99'"
+    goal = "expected a power of two from 8 to 2147483648, got '3'"
+    day = "expected a date YYYY-MM-DD, got '2026-02-30'"
+    for args, said in ((["--size", "99"], f"--size: {size}"), (["--goal", "3"], f"--goal: {goal}")):
+        done = run_cli(args)
+        assert done.returncode == 2 and messages(done.stderr) == [
+            f"ansi2048: error: argument {said} (see ansi2048 --help)"
+        ]
+    done = run_cli(["serve", "--verify", "2026-02-30"])
+    assert done.returncode == 2
+    assert messages(done.stderr) == [f"ansi2048 serve: error: argument --verify: {day} (see ansi2048 serve --help)"]
+    for line, said in (
+        ("leaderboard 2026-02-30", f"leaderboard: argument day: {day}"),
+        ("play --size 99", f"play: argument --size: {size}"),
+        ("play --goal 3", f"play: argument --goal: {goal}"),
+    ):
+        with pytest.raises(CommandError) as refused:
+            parse_command(line)
+        assert str(refused.value) == said

@@ -62,6 +62,8 @@ WORDS = {
     "claimed.score": "3932156",
     "replayed.moves": "180000",
     "claimed.moves": "180001",
+    # A recording of a newer version, replayed locally (play/piped.py).
+    "newer": "written by ansi2048 10.12.3, newer than this 0.4.0",
 }
 # Where a message is built before it is said: the names it is kept in.
 _KEPT_IN = {"warning", "note", "cached", "kept"}

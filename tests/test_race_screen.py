@@ -15,7 +15,7 @@ from ansi2048.render.race import (
     Racer,
     RaceScreen,
     countdown_lines,
-    expired_lines,
+    expired_line,
     lobby_lines,
     race_lines,
     result_lines,
@@ -72,17 +72,74 @@ def test_eight_players_fit_an_80x24_window_as_a_line_each_beside_the_board() -> 
     assert "q leaves" in lines[-1]
 
 
-@pytest.mark.parametrize("width,height", [(40, 12), (30, 8), (20, 5), (12, 3), (5, 2), (1, 1)])
-def test_small_windows_keep_within_the_window_showing_numbers_first(width: int, height: int) -> None:
+@pytest.mark.parametrize(
+    "width,height,header,mine",
+    [
+        (40, 12, "Race to 2048 · 4x4 · 1:02 left", "ann (you)  4321 · tile 2048 · 99 moves"),
+        (30, 8, "Race to 2048 · 4x4 · 1:02 left", "ann (you)  4321 · tile 2048"),
+        (20, 5, "Race · 1:02 left", "ann (you)  4321"),
+        (12, 3, "1:02 left", "ann (you)"),
+        (5, 2, "1:02", "ann ~"),
+        (1, 1, "1", None),
+    ],
+)
+def test_small_windows_keep_within_the_window_showing_the_clock_and_numbers_first(
+    width: int, height: int, header: str, mine: str
+) -> None:
+    # The clock is the last of the header to go, the numbers go in fewer words, never cut mid-word.
     lines = _lines(_screen(3), width, height)
-    assert lines and lines[0].startswith("Race"[:width])
+    assert lines[0] == header
+    assert lines[1:2] == ([mine] if mine else [])
 
 
-def test_a_small_window_drops_the_boards_and_keeps_everyone_and_the_keys() -> None:
-    lines = _lines(_screen(3), 50, 12)
-    assert lines[1].startswith("ann (you)")
-    assert [line.split()[0] for line in lines[2:5]] == ["bob", "cy", "dee"]
+def test_a_small_window_keeps_the_own_board_in_miniature_everyone_and_the_keys() -> None:
+    lines = _lines(_screen(3), 50, 12)  # the full board does not fit with a line for each opponent
+    assert lines[1] == "ann (you)  score 4321  tile 2048  moves 99"
+    assert lines[2:6] == [
+        "    2    .    4    8",
+        "    . 2048    .    .",
+        "   16    .    .    2",
+        "    .    .    . 2^17",
+    ]
+    assert [line.split()[0] for line in lines[7:10]] == ["bob", "cy", "dee"]
     assert lines[-1] == "arrows move · q leaves · no undo/hint/autoplay"
+    lines = _lines(_screen(3), 40, 12)  # narrower: every player's numbers in the same fewer words
+    assert lines[7:10] == [
+        "bob  100 · tile 32 · 7 moves",
+        "cy  101 · tile 32 · 8 moves",
+        "dee  102 · tile 32 · 9 moves",
+    ]
+    assert lines[-1] == "q leaves · no undo, hint or autoplay"
+    assert [line.split()[0] for line in _lines(_screen(7), 40, 12)[2:9]] == list(NAMES)  # no room: numbers alone
+
+
+@pytest.mark.parametrize("width,height", [(40, 12), (20, 10)])
+def test_every_screen_breaks_between_whole_words_in_a_narrow_window(width: int, height: int) -> None:
+    settings, names = RaceSettings(4, 4, 2048, 3, 5), ("alice", "bob", "carol")
+    placed = [
+        Placed(1, Progress("alice", 120, 16, 14), True),
+        Placed(2, Progress("bob", 88, 8, 12), True),
+        Placed(0, Progress("carol", 4, 4, 2, left=True), False),
+    ]
+    screens = {
+        "lobby": lobby_lines(settings, names[:2], 1, 600, width, height),
+        "countdown": countdown_lines(settings, names, 3, width, height),
+        "race": _lines(_screen(2), width, height),
+        "result": result_lines(placed, "alice", "time is up", width, height, "kept as r12: races lists it"),
+    }
+    for name, lines in screens.items():
+        assert len(lines) <= height and all(len(line) <= width for line in lines), (name, lines)
+        assert not any("~" in line for line in lines), (name, lines)  # nothing cut mid-word
+    assert screens["lobby"][-1] == "q leaves the lobby" and screens["countdown"][-1].startswith("q leaves")
+    said = " ".join(" ".join(screens["lobby"][:-1]).split())  # the words, whatever the breaks
+    assert said == (
+        "Race to 2048 on 4x4, 3 players, 5 min In the lobby: alice, bob"
+        " waiting for 1 more player (the lobby closes in 10:00 if nobody comes)"
+    )
+    result = screens["result"]
+    assert " ".join(result[:2]).startswith("Race over (time is up): alice wins")
+    assert next(line for line in result if line[:2] in ("1.", "2.", "- ")).startswith("1. alice  120")
+    assert any(line.startswith("- carol (left)  4") for line in result)
 
 
 def test_in_colour_the_own_board_is_painted_and_the_lines_still_fit() -> None:
@@ -110,7 +167,7 @@ def test_the_countdown_and_the_expired_lobby() -> None:
     lines = countdown_lines(RaceSettings(), ("ann", "bob"), 2.2, 80, 24)
     assert "Racing: ann, bob" in lines and "Starting in 3..." in lines
     assert "no undo, hint or autoplay" in lines[-1]
-    assert expired_lines(10, 80) == ["Nobody else came in 10 minutes: the lobby is closed."]
+    assert expired_line(10) == "Nobody else came in 10 minutes: the lobby is closed."
 
 
 def test_the_result_table_ranks_the_verified_and_marks_a_mismatch() -> None:
@@ -177,14 +234,15 @@ def test_a_player_whose_keys_do_not_replay_to_what_they_showed_is_not_ranked_and
     import asyncio
 
     from ansi2048.game.engine import Direction
-    from ansi2048.serve.race_hall import Entrant, RaceHall
+    from ansi2048.serve.race_friends import Entrant
+    from ansi2048.serve.race_hall import RaceHall
 
     async def scenario() -> None:
         host = _Host()
         hall = RaceHall(host)  # type: ignore[arg-type]
         settings = RaceSettings(3, 3, 1024, 2, 1)
-        room, ann = hall.join(settings, None, Entrant("p1", "ann", 1, "a"), asyncio.Queue())
-        _, bob = hall.join(settings, None, Entrant("p2", "bob", 2, "b"), asyncio.Queue())
+        room, ann = hall.join(settings, Entrant("p1", "ann", 1, "a"), asyncio.Queue())
+        _, bob = hall.join(settings, Entrant("p2", "bob", 2, "b"), asyncio.Queue())
         host.clock += 3
         room.tick()
         assert ann.game is not None and bob.game is not None and ann.game.cells == bob.game.cells  # one deal
@@ -214,3 +272,38 @@ def test_the_biggest_numbers_are_cut_to_their_card_not_past_the_window() -> None
     screen = RaceScreen(4, 4, 2048, Racer("ann", 9_999_999, 131072, 99_999, CELLS), (huge,) * 7, 1800)
     for width, height in ((200, 60), (110, 60), (100, 30), (80, 24), (72, 50)):
         _lines(screen, width, height, ColorDepth.TRUE)  # the lines beside a painted board are not cut after
+
+
+def test_words_break_between_whole_words_and_cut_only_a_word_wider_than_the_window() -> None:
+    from ansi2048.render.race import waiting_lines, words
+
+    assert words("Nobody else came in 10 minutes: the lobby is closed.", 20) == [
+        "Nobody else came in",
+        "10 minutes: the",
+        "lobby is closed.",
+    ]
+    assert words("a Supercalifragilistic b", 10) == ["a", "Supercali~", "b"]
+    assert words("", 10) == [""]
+    assert waiting_lines("bob", 61, 40, 3) == [
+        "Waiting for bob to start or join a race",
+        "(you meet in their lobby; the wait ends",
+        "in 1:01)",
+    ]
+
+
+def test_a_wide_result_row_drops_words_of_its_mark_rather_than_cut_one() -> None:
+    placed = [Placed(0, Progress("carol", 4, 4, 2, left=True), False)]
+    row = result_lines(placed, None, "time is up", 80, 24)[2]
+    assert row.split() == ["-", "carol", "4", "4", "2", "(left)", "not", "ranked"]
+    assert result_lines(placed, None, "time is up", 100, 24)[2].endswith("(left)  not ranked: keys did not replay")
+
+
+def test_a_replays_note_and_title_keep_whole_words_in_a_narrow_window() -> None:
+    screen = _screen(2)
+    replay = RaceScreen(
+        4, 4, 2048, screen.me, screen.others, None, "+ - speed, space pauses, q leaves", None, "Replay of race r12"
+    )
+    lines = _lines(replay, 20, 10)
+    assert lines[0] == "Replay of race r12"
+    assert lines[-2:] == ["+ - speed, space", "pauses, q leaves"]
+    assert _lines(replay, 12, 10)[0] == "Replay of r~"  # no clock to keep: the title, cut

@@ -8,6 +8,7 @@ import random
 from typing import List
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from ansi2048 import __version__
 from ansi2048.game.engine import Direction, Game
@@ -23,6 +24,8 @@ from ansi2048.records.replay import (
     verdict_steps,
 )
 from ansi2048.storage.save_file import SaveFile
+
+from .conftest import json_lines, messages, run_cli
 
 KEYS = {Direction.UP: "w", Direction.LEFT: "a", Direction.DOWN: "s", Direction.RIGHT: "d"}
 HEADER = format_header(9, 4, 4, 2048, __version__).encode("ascii")
@@ -115,3 +118,91 @@ def test_the_replay_matches_on_the_seed_board_score_moves_and_cells_each() -> No
     assert verdict(recording, setup, Result(seen.score, seen.moves, "0 " * 15 + "2"))[1] == (
         "the replay gives another board"
     )
+
+
+# -- the local check (``ansi2048 --json < game.keys``) reads a recording as the verification does --
+
+
+def local_check(recording: bytes) -> Result:
+    """What the local replay of ``recording`` ends on: its last JSON object's numbers and board."""
+    replayed = run_cli(["--json"], recording)
+    assert replayed.returncode == 0, replayed.stderr
+    final = json_lines(replayed.stdout)[-1]
+    return Result(final["score"], final["moves"], " ".join(str(cell) for row in final["board"] for cell in row))
+
+
+# Bodies added to by hand, and the keys a game's recording holds in them (what
+# the game writes: w a s d u r, and q, which ends it). Each also holds keys a
+# keyboard reads (an arrow, W, h, ^C, a '#' that starts no "# " line), which
+# the local replay took for moves or for its end before it read a recording as
+# the verification does.
+TAMPERED = [
+    (b"wasd\x1b[Awasd", "wasdwasd"),  # an arrow's escape sequence: no key of a recording
+    (b"wasdWASDhjkl", "wasd"),
+    (b"wasd\x03wasd", "wasdwasd"),  # ^C
+    (b"wasd\n#x wasd\n", "wasdwasd"),  # a stray '#': what follows it still counts
+    (b"wasdqwasd", "wasd"),  # q ends a recording, for both
+]
+
+
+@pytest.mark.parametrize("body, keys", TAMPERED)
+def test_the_local_check_and_the_verification_read_a_recording_alike(body: bytes, keys: str) -> None:
+    assert Result.of(engine_alone(keys)) != Result.of(engine_alone(keys + "wasd"))  # the added keys would matter
+    game = Result.of(engine_alone(keys))
+    assert verdict(HEADER + body, Setup(9, 4, 4, 2048), game)[1] == ""
+    assert local_check(HEADER + body) == game
+
+
+def test_a_recording_with_keys_added_fails_the_verification_and_the_local_check_alike() -> None:
+    keys = some_keys(40)
+    honest = Result.of(engine_alone(keys))
+    assert local_check(HEADER + keys.encode()) == honest
+    added = keys + "wwddss"
+    assert Result.of(engine_alone(added)) != honest
+    _, why = verdict(HEADER + added.encode(), Setup(9, 4, 4, 2048), honest)
+    assert why.startswith("the replay gives")
+    assert local_check(HEADER + added.encode()) == Result.of(engine_alone(added))
+
+
+def test_keys_piped_by_hand_are_still_read_as_a_keyboard_reads_them() -> None:
+    # No version: no game wrote this header; an arrow is a move, q the end.
+    typed = format_header(9, 4, 4, 2048, __version__).replace(f"version={__version__} ", "").encode()
+    for header, actions in ((typed, ["up", "left", "quit"]), (HEADER, ["left", "quit"])):
+        events = json_lines(run_cli(["--json"], header + b"\x1b[Aaqw").stdout)
+        assert [event["action"] for event in events if event["action"] != "start"] == actions
+
+
+def test_a_newer_versions_recording_is_refused_by_the_verification_and_flagged_by_the_local_check() -> None:
+    newer = HEADER.replace(__version__.encode(), b"99.0") + b"wasd"
+    assert verdict(newer, Setup(9, 4, 4, 2048), Result.of(engine_alone("wasd")))[1] == "recorded under other rules"
+    replayed = run_cli(["--json"], newer)
+    assert replayed.returncode == 0
+    assert messages(replayed.stderr) == [
+        f"ansi2048: warning: this recording was written by ansi2048 99.0, newer than this {__version__}: "
+        "replayed by this version's rules, it may not end as it did"
+    ]
+    # This version's own recording: no warning.
+    assert run_cli(["--json"], HEADER + b"wasd").stderr == b""
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([b"w", b"a", b"s", b"d", b"u", b"r", b"q", b"W", b"h", b"\x1b", b"[", b"A", b"#", b" "])
+        | st.sampled_from([b"\n", b"\r\n", b"\x03", b"\n# ai\n", b"\n# ansi2048 seed=5\n", b"\n# a comment\n"]),
+        max_size=80,
+    )
+)
+def test_whatever_a_recording_holds_the_local_replay_ends_where_the_verification_does(parts: List[bytes]) -> None:
+    import io
+
+    from ansi2048.options.context import Context, Options
+    from ansi2048.play.piped import play_piped
+
+    recording = HEADER + b"".join(parts)
+    out = io.StringIO()
+    ctx = Context(Options(json=True), io.BytesIO(), out, {}, pytest.fail, lambda: 1)
+    assert play_piped(ctx, recording) == 0
+    final = json_lines(out.getvalue().encode())[-1]
+    cells = " ".join(str(cell) for row in final["board"] for cell in row)
+    assert Result(final["score"], final["moves"], cells) == replay(recording).result

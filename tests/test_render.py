@@ -747,6 +747,21 @@ def test_header_shows_the_numbers() -> None:
     assert "Score 5678" in header and "Best 99999" in header and "Moves 321" in header
 
 
+def test_a_replays_header_has_no_best_and_its_key_line_names_who_steers_it() -> None:
+    # Issue 40 item 10: a replay keeps no best (its "Best" was its own
+    # score); the local piped replay's keys (Ctrl-C) are not a served one's.
+    from ansi2048.render.keymap import ReplayKeys
+
+    piped = dataclasses.replace(make_view([[2, 0], [0, 4]], score=5678), replay=True)
+    served = dataclasses.replace(piped, replay_keys=ReplayKeys.VIEWER)
+    paused = dataclasses.replace(piped, replay_keys=ReplayKeys.PAUSED)
+    texts = {view: frame_lines(view, ColorDepth.NONE, 60, 20) for view in (piped, served, paused)}
+    assert all("Score 5678" in text[0] and "Best" not in text[0] for text in texts.values())
+    assert "Ctrl-C stops" in texts[piped][-1]
+    assert "space pause" in texts[served][-1] and "Ctrl-C" not in texts[served][-1]
+    assert texts[paused][-1].startswith("paused") and "q leave" in texts[paused][-1]
+
+
 # -- summary --------------------------------------------------------------------------
 
 

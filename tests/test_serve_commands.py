@@ -10,7 +10,7 @@ import pytest
 
 from ansi2048.render.style import ColorDepth
 from ansi2048.serve.cli import parse_listen
-from ansi2048.serve.commands import help_text, parse_command
+from ansi2048.serve.commands import COMMANDS, help_text, parse_command
 from ansi2048.serve.names import MAX_NAME, NAMELESS, display_name
 from ansi2048.serve.requests import COLOR_DEPTHS, CommandError, Help, PlayRequest, Stats
 
@@ -109,7 +109,7 @@ def test_help_names_every_command_in_80_columns() -> None:
         assert part in text
     for part in (" replay [ID] ", " cast [ID] ", "(g7)", "leaderboard (12) once its day is over"):
         assert part in text  # the one rule of game ids
-    assert "ssh -t HOST play" in help_text(22)
+    assert "ssh -t HOST COMMAND" in help_text(22)
 
 
 @pytest.mark.parametrize(
@@ -297,3 +297,43 @@ def test_an_unknown_command_near_none_says_only_help() -> None:
     with pytest.raises(CommandError) as raised:
         parse_command("xyzzy")
     assert str(raised.value) == "unknown command 'xyzzy' (see: help)"
+
+
+def test_help_is_grouped_by_whether_a_terminal_is_needed_its_descriptions_aligned() -> None:
+    # Issue 40 item 11: a dense wall, the description column misaligned for
+    # cast, leaderboard and keys, -t recommended for commands that need no
+    # terminal, and a last line that read as unfinished.
+    lines = help_text(2048).splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    terminal = next(i for i, line in enumerate(lines) if line.endswith("ssh -t -p 2048 HOST COMMAND"))
+    plain = next(i for i, line in enumerate(lines) if line.endswith("ssh -p 2048 HOST COMMAND"))
+    keys = next(i for i, line in enumerate(lines) if line.startswith("Keys in a game"))
+    rows = {line.split()[0]: i for i, line in enumerate(lines[:keys]) if line.startswith("  ") and line[2:3] != " "}
+    for name in ("play", "daily", "watch", "replay", "race"):
+        assert terminal < rows[name] < plain, name
+    for name in ("cast", "stats", "races", "leaderboard", "keys", "link", "help"):
+        assert rows[name] > plain, name
+    # Every command with lines of its own has its row (an entry written
+    # another way, as races' was, must not vanish from help).
+    assert [command.name for command in COMMANDS if command.usage and command.name not in rows] == []
+    assert [line for line in lines if "-t" in line.split()] == [lines[terminal]]  # said once, where needed
+    # Every description starts in one column: on its command's line, or
+    # under it when the command is too long for the column.
+    starts = set()
+    for row in rows.values():
+        line = lines[row]
+        gap = line.find("  ", 2)
+        if gap == -1:  # the description on the next line
+            nxt = lines[row + 1]
+            starts.add(len(nxt) - len(nxt.lstrip()))
+        else:
+            starts.add(len(line) - len(line[gap:].lstrip()))
+    assert len(starts) == 1, (starts, lines)
+    assert lines[-1] == "  ssh -o IdentitiesOnly=yes -i ~/.ssh/KEY -p 2048 HOST"  # a whole command, not "-i KEY"
+    assert "ssh -t HOST COMMAND" in help_text(22) and "ssh -p 22" not in help_text(22)
+
+
+def test_keys_without_an_id_names_it_as_the_docs_do() -> None:
+    with pytest.raises(CommandError) as raised:
+        parse_command("keys")
+    assert "ID" in str(raised.value) and "entry" not in str(raised.value)

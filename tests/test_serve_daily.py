@@ -189,7 +189,8 @@ def test_a_confirmed_hint_ends_the_game_unranked_before_the_ai_plays_the_days_de
             await terminal.shows("t again ends it, unranked")
             chan.write(b"t")
             await terminal.closed.wait()  # no hint on the day's deal: the ranked game ended
-            assert "your ranked game ended unranked, score 0; daily again: practice, with the AI" in terminal.text()
+            said = "ranked game ended unranked, score 0\nto practise with the AI, connect again with the command daily"
+            assert said in terminal.text()
         _, out, _ = await command(server, carol, "leaderboard --json")
         assert json.loads(out)["top"] == []
         # Its player's next daily game is practice: the AI there plays other tiles.

@@ -130,7 +130,7 @@ def test_a_ranked_games_result_paused_when_r_ends_it_lands_as_shown(tmp_path: Pa
     assert entry.status == FINISHED
     assert split_header(entry.recording)[1] == KEYS.encode()
     assert entry.score == shown_score(shown) == expected(KEYS)[0] > 0
-    assert f"your ranked game is over, score {entry.score};" in said
+    assert f"your ranked game is over, score {entry.score}, rank 1 of 1 today\n" in said
     outage_logged(log)
 
 

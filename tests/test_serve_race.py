@@ -267,7 +267,7 @@ def test_the_lobby_q_leaves_and_a_named_friend_is_joined(served: ServerThread) -
             async with await connect(port, client_key(), user="dee") as conn:
                 result = await conn.run("race nobody", term_type="xterm")
                 assert result.exit_status == 1
-                assert "race: nobody is not waiting for a race" in bytes(result.stderr).decode()
+                assert bytes(result.stderr).decode() == "ansi2048: race: no player is called nobody\r\n"
 
     run(scenario())
 
@@ -390,9 +390,10 @@ def test_help_names_race_and_races_in_80_columns() -> None:
     from ansi2048.serve.commands import help_text
 
     text = help_text(2048)
-    assert "ssh -t -p 2048 HOST race [OPTIONS]" in text and "--players 2-8  --minutes 1-30" in text
-    assert "ssh -p 2048 HOST races [--json]" in text and "race NAME" in text
-    assert "no undo,\n      hint or autoplay" in text
+    # help's layout (issue 40 item 11): race under the terminal's ssh line, races under the plain one.
+    terminal, plain = text.index("ssh -t -p 2048 HOST COMMAND"), text.index("ssh -p 2048 HOST COMMAND")
+    assert terminal < text.index("\n  race [OPTIONS] ") < plain < text.index("\n  races [--json] ")
+    assert "--players 2-8" in text and "--minutes 1-30" in text and "race NAME" in text and "no undo" in text
     assert all(len(line) <= 80 for line in text.splitlines())
 
 

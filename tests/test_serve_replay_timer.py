@@ -188,3 +188,62 @@ def test_a_replay_spaces_its_frames_while_the_loop_runs_late_and_closes_them_up_
     for _ in range(40):
         lag.waited(lag.spacing, lag.spacing + 0.001)  # on time again
     assert lag.spacing == 0.0
+
+
+def replay_screens(width: int, paused_keys: bytes) -> Tuple[str, str, str]:
+    """A replay over SSH on a ``width``-column window: the screen as it
+    plays, after ``paused_keys`` (a pause), and after a space more."""
+    from .screen import emulate
+
+    async def scenario() -> Tuple[str, str, str]:
+        link = Link()
+        viewer = Viewer(
+            link=link,
+            incoming=asyncio.Queue(),
+            window=lambda: (width, 24),
+            new_screen=lambda write, size: Screen(write, size, ColorDepth.NONE, {"TERM": "xterm"}),
+            look="xterm",
+        )
+        replay = asyncio.ensure_future(play_replay(viewer, GAME, "replay · seed 11"))
+
+        async def screen_after(keys: bytes) -> str:
+            if keys:
+                viewer.incoming.put_nowait(Typed(keys))
+            for _ in range(500):
+                await asyncio.sleep(0.01)
+                if link.frames() > 3:
+                    break
+            await asyncio.sleep(0.05)
+            return "\n".join(emulate(b"".join(link.written), width, 24).display)
+
+        playing = await screen_after(b"")
+        paused = await screen_after(paused_keys)
+        going = await screen_after(b" ")
+        viewer.incoming.put_nowait(Typed(b"q"))
+        await asyncio.wait_for(replay, 10)
+        return playing, paused, going
+
+    return asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
+def test_a_served_replays_key_line_says_its_own_keys_and_paused_while_paused_and_no_best() -> None:
+    # Issue 40 item 10: the key line said "replay · Ctrl-C stops" (the local
+    # piped replay's), against the caption; nothing said "paused"; the
+    # header's Best was the replay's running score.
+    playing, paused, going = replay_screens(80, b" ")
+    for screen in (playing, paused, going):
+        assert "Ctrl-C" not in screen, screen
+        assert "Best" not in screen, screen
+        assert "q leave" in screen, screen
+    assert "+ - speed" in playing and "space pause" in playing, playing
+    assert "paused" not in playing, playing
+    assert "paused" in paused and "space play on" in paused, paused
+    assert "paused" not in going, going
+    assert "space pause" in going, going
+
+
+@pytest.mark.parametrize("width", [40, 30])
+def test_a_served_replays_key_line_shortens_to_narrow_windows_keeping_q_leave_and_paused(width: int) -> None:
+    playing, paused, _ = replay_screens(width, b"+ ")
+    assert "q leave" in playing, playing
+    assert "paused" in paused and "q leave" in paused, paused

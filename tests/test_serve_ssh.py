@@ -309,7 +309,8 @@ def test_a_sigkilled_server_loses_nothing_a_player_was_shown(tmp_path: Path, sto
 
 
 CONNECTION_LINE = (
-    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ 127\.0\.0\.1 SHA256:\S{12} player TERM=xterm-256color 80x24"
+    # The name the server knows the player by (issue 40 item 8): the second key asking for "player" is player2.
+    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ 127\.0\.0\.1 SHA256:\S{12} (?P<name>player2?) TERM=xterm-256color 80x24"
     r" \d+\.\d s, (?P<keys>\d+) keys, (?P<ended>.*)"
 )
 
@@ -338,6 +339,7 @@ def test_sigterm_saves_every_game_tells_every_player_and_exits_0(tmp_path: Path,
         found = [re.fullmatch(CONNECTION_LINE, line) for line in log]
         sessions = [line for line in found if line is not None]
         assert len(sessions) == 2, log
+        assert sorted(line["name"] for line in sessions) == ["player", "player2"], log
         assert all(line["keys"] == "4" and line["ended"] == "play: server stopping" for line in sessions)
     finally:
         server.kill()

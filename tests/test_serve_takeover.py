@@ -5,6 +5,7 @@ they leave (or ``--drain-seconds``), and it exits 0."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import sys
@@ -19,6 +20,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is f
 asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
 
 from ansi2048.serve import takeover  # noqa: E402
+from ansi2048.serve.game import SAID_DRAINED  # noqa: E402
 
 from .serve_support import ServeProcess  # noqa: E402
 from .test_serve import client_key, connect, open_terminal, run  # noqa: E402
@@ -139,6 +141,38 @@ def test_a_draining_server_ends_what_is_left_at_drain_seconds_and_says_so(tmp_pa
         assert _ended(old) == 0
         assert "draining: 1 sessions, for 1 s at most" in old_log.read_text()
         assert "server stopping" in old_log.read_text()
+    finally:
+        old.kill()
+        if new is not None:
+            new.kill()
+
+
+def test_a_draining_server_ends_a_game_at_its_game_over_and_says_so(tmp_path: Path) -> None:
+    # Issue 38: a drained session ends at its next natural point -- a game
+    # over -- not only when its player quits or the deadline comes.
+    data, old_log = tmp_path / "data", tmp_path / "old.log"
+    old = ServeProcess(data, options=["--reuse-port", "--drain-seconds", "120", "--log", str(old_log)])
+    new = None
+    try:
+
+        async def scenario() -> None:
+            nonlocal new
+            async with await connect(old.port, client_key()) as conn:
+                chan, terminal = await open_terminal(conn, "play --size 2 --no-animation")
+                await terminal.shows("Score")
+                new = ServeProcess(data, port=old.port, options=["--reuse-port", "--take-over"])
+                await terminal.shows("server updating")
+                for _ in range(400):  # a 2x2 board is full within a few dozen moves
+                    if terminal.closed.is_set():
+                        break
+                    chan.write(b"wasd")
+                    await asyncio.sleep(0.02)
+                await terminal.closed.wait()
+                assert SAID_DRAINED in " ".join(terminal.text().split())
+
+        run(scenario())
+        assert _ended(old) == 0  # long before its --drain-seconds
+        assert "play: game over while the server drained" in old_log.read_text()
     finally:
         old.kill()
         if new is not None:

@@ -752,6 +752,20 @@ def test_guests_are_numbered_as_a_races_are_each_keeping_its_number_while_it_pla
     assert live.find("guest-2") is second and live.find("GUEST-1") is third and live.find("guest") is None
 
 
+def test_no_key_takes_a_guests_numbered_name() -> None:
+    # A key called guest-2 would be listed beside the guest who is guest-2
+    # (and watch guest-2 would find either): it is given the nameless name, as "guest" is.
+    from ansi2048.serve.names import NAMELESS, key_name
+
+    assert [key_name(asked) for asked in ("guest-2", "GUEST-12", "Guest-1")] == [NAMELESS] * 3
+    assert [key_name(asked) for asked in ("guest-", "guest-x", "guest2", "guests-1")] == [
+        "guest-",
+        "guest-x",
+        "guest2",
+        "guests-1",
+    ]
+
+
 def test_watch_finds_a_name_without_regard_to_case_as_names_are_unique_so() -> None:
     # A second player can never be "Dana" beside "dana" (the store folds
     # names): "watch Dana" is dana's game, whoever typed the name.

@@ -113,6 +113,45 @@ def test_seeding_is_sha256_whichever_module_computes_it(seed: int) -> None:
     assert seed_state(seed) == int.from_bytes(digest[:8], "little")
 
 
+def test_seeding_looks_for_its_sha256_at_the_first_game_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before Python 3.12 there is no _sha2: looked for at every seeding, the
+    # failed import searched every path again (~40 us of every new game).
+    import builtins
+
+    from ansi2048.game.spawns import seed_state
+
+    looked = []
+    real_import = builtins.__import__
+
+    def counting(name: str, *args: object, **kwargs: object) -> object:
+        if name in ("_sha2", "_sha256", "hashlib"):
+            looked.append(name)
+        return real_import(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(builtins, "__import__", counting)
+    seed_state(1)  # the process's first seeding, or a later one
+    first = len(looked)
+    for seed in range(2, 10):
+        seed_state(seed)
+    assert len(looked) == first, looked
+
+
+def test_importing_the_spawns_looks_for_no_sha256() -> None:
+    import subprocess
+
+    from .conftest import child_env
+
+    code = (
+        "import sys\n"
+        "import ansi2048.game.spawns as spawns\n"
+        "print(sorted({'_sha2', '_sha256', 'hashlib'} & set(sys.modules)))\n"
+        "spawns.seed_state(7)\n"
+        "print(bool({'_sha2', '_sha256', 'hashlib'} & set(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env(), timeout=60)
+    assert (done.returncode, done.stdout) == (0, "[]\nTrue\n"), done.stderr
+
+
 def test_the_written_down_256_colour_answers_are_what_the_search_finds() -> None:
     # The classic board's 256-colour stand-ins are not searched at start-up:
     # each answer kept must still be the search's (colours or search changed:

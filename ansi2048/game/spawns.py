@@ -9,6 +9,7 @@ Python version and platform. The game (``engine``) and the AI's trainer
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Tuple
 
 from .limits import MAX_SEED_DIGITS
@@ -35,9 +36,13 @@ def seed_state(seed: int) -> int:
     return int.from_bytes(digest[:8], "little")
 
 
+@functools.cache
 def _sha256() -> Any:
     """SHA-256, the interpreter's own where it has one: hashlib loads OpenSSL
-    (~5 ms of every start-up, the first game's seeding being at start-up)."""
+    (~5 ms of every start-up, the first game's seeding being at start-up).
+    Found at the first seeding and kept: an import that fails is looked up
+    again on every path each time (``_sha2`` before Python 3.12: ~40 us of
+    every new game)."""
     try:
         from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore]  # Python 3.12 and later
     except ImportError:

@@ -5,7 +5,8 @@ Events: the keys of one read (:class:`Keys`; typed, a chunk of a pipe, or
 the AI's move), the end of a replay's keys (:class:`KeysEnded`), a timer
 that came due (:class:`Tick`: a frame of motion, the "+N" fading,
 autoplay's next move), a new window size or the terminal back from a
-suspend (:class:`Resized`), a suspend (:class:`Suspended`), the AI's move
+suspend (:class:`Resized`), a replay's viewer pausing it or going on
+(:class:`ReplayPaused`), a suspend (:class:`Suspended`), the AI's move
 (:class:`AIMoved`) or that it has loaded (:class:`AIReady`), a warning from
 the files (:class:`Warned`), the best score the storage now holds
 (:class:`BestStored`).
@@ -29,6 +30,7 @@ from ..game.keys import Action
 from ..game.session import Played
 from ..records.recording import Item, Reseed
 from ..render.frame import View
+from ..render.keymap import ReplayKeys
 from ..render.motion import Sprite
 
 __all__ = [
@@ -50,6 +52,7 @@ __all__ = [
     "Quit",
     "RecordKeys",
     "RecordUnaided",
+    "ReplayPaused",
     "Report",
     "Resized",
     "StopRecording",
@@ -95,6 +98,13 @@ class Resized:
 
 
 @dataclass(frozen=True)
+class ReplayPaused:
+    """A replay's viewer paused it (or it goes on): its key line says which."""
+
+    keys: ReplayKeys  # ReplayKeys.PAUSED, or ReplayKeys.VIEWER going on
+
+
+@dataclass(frozen=True)
 class Suspended:
     """The terminal is being handed back (Ctrl-Z): leave the screen tidy."""
 
@@ -137,7 +147,7 @@ class BestStored:
     best: int
 
 
-Event = Union[Keys, KeysEnded, Tick, Resized, Suspended, AIMoved, AIReady, Warned, BestStored]
+Event = Union[Keys, KeysEnded, Tick, Resized, ReplayPaused, Suspended, AIMoved, AIReady, Warned, BestStored]
 
 
 # -- effects --------------------------------------------------------------------

@@ -12,6 +12,7 @@ from ..game.engine import Direction, Slide
 from ..game.keys import Action
 from ..game.session import Session
 from ..render.frame import View, layout_for
+from ..render.keymap import ReplayKeys
 from ..render.motion import Sprite
 from .events import Draw
 
@@ -56,6 +57,9 @@ class Settings:
     bindings: Tuple[Tuple[str, Action], ...] = ()
     guest: bool = False  # nothing is kept (a server's player without a key)
     suspends: bool = False  # Ctrl-Z hands the terminal back to the shell (the help offers it)
+    # What else the server offers, and who the player is there, as rows of
+    # the help (``?``): (command or "you", what it is); none off a server.
+    offers: Tuple[Tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,7 @@ class Play:
     saving: bool = True  # the save works: a kill loses nothing it holds
     recording: bool = True  # --record follows the game (or there is none)
     over: bool = False  # quit: no key is read any more
+    replay_keys: ReplayKeys = ReplayKeys.PIPED  # a replay's: what its watcher's keys do (its key line)
 
 
 def with_moving(play: Play, moving: Optional[Moving]) -> Play:
@@ -147,6 +152,8 @@ def view(play: Play, ending: str = "") -> View:
         bindings=settings.bindings,
         suspends=settings.suspends,
         guest=settings.guest,
+        replay_keys=play.replay_keys,
+        offers=settings.offers,
     )
 
 

@@ -53,6 +53,7 @@ from .events import (
     Purpose,
     Quit,
     RecordUnaided,
+    ReplayPaused,
     Resized,
     Tick,
     Warned,
@@ -139,6 +140,9 @@ def step(play: Play, event: Event) -> Tuple[Play, Effects]:
     if isinstance(event, Resized):
         play, effects = _cut_motion_short(replace(play, size=event.size))
         return play, [*effects, draw(play)]
+    if isinstance(event, ReplayPaused):  # said at once: a motion under way ends first
+        play, effects = _cut_motion_short(replace(play, replay_keys=event.keys))
+        return play, effects or [draw(play)]
     if isinstance(event, AIReady):
         return replace(play, ai_loaded=True), []
     if isinstance(event, Warned):

@@ -8,6 +8,7 @@ checks call the engine's own, which is imported only when a value is given.
 from __future__ import annotations
 
 import argparse
+import functools  # (imported by re and argparse already: free)
 import re
 
 from .. import __version__
@@ -17,9 +18,11 @@ from ..game.limits import DEFAULT_SIZE, MAX_SEED_DIGITS, MAX_SIDE, MIN_SIDE
 # treats any name TYPE_CHECKING as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, NoReturn, Optional, Sequence, Tuple
+    from typing import Any, Callable, NoReturn, Optional, Sequence, Tuple, TypeVar
 
     from .context import Options
+
+    T = TypeVar("T")
 
 __all__ = [
     "COMPLETION_SHELLS",
@@ -28,6 +31,7 @@ __all__ = [
     "EXIT_USAGE",
     "REPLAY_DELAY",
     "THEME_CHOICES",
+    "argument_type",
     "build_parser",
     "goal_argument",
     "parse_options",
@@ -84,24 +88,36 @@ def _bad(allowed: str, text: str) -> argparse.ArgumentTypeError:
     return argparse.ArgumentTypeError(f"expected {allowed}, got {shown!r}")
 
 
+def argument_type(parse: Callable[[str], T]) -> Callable[[str], T]:
+    """``parse`` as an argparse type: the ValueError it raises (its reason,
+    in one line) is the option's error, where argparse would say only
+    "invalid value". ``parse`` may import what it needs when it is called,
+    so that a parser's module stays light to import."""
+
+    @functools.wraps(parse)
+    def parsed(text: str) -> T:
+        try:
+            return parse(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    return parsed
+
+
+@argument_type
 def size_argument(text: str) -> Tuple[int, int]:
     """``--size``'s value checked (argparse's type): the local command's and ``ssh HOST play``'s."""
     from ..game.engine import parse_size  # the one check, shared with the config file
 
-    try:
-        return parse_size(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+    return parse_size(text)
 
 
+@argument_type
 def goal_argument(text: str) -> int:
     """``--goal``'s value checked (argparse's type), as :func:`size_argument`."""
     from ..game.engine import parse_goal
 
-    try:
-        return parse_goal(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+    return parse_goal(text)
 
 
 def _seed(text: str) -> int:

@@ -23,8 +23,8 @@ from ..loop.state import Play, Settings
 from ..loop.step import next_due, start, step
 from ..options.context import Context, Options
 from ..options.parser import EXIT_OK
-from ..records.recording import Assisted, BodyDecoder, FirstLine, Header, Item
-from ..records.replay import Steps, finish
+from ..records.recording import Assisted, FirstLine, Header, Item
+from ..records.replay import Steps, body_decoder, finish, newer_rules
 from ..render.cast import HEADLESS_SIZE, REPLAY_STEP
 from ..render.frame import View, summary_text
 from ..render.motion import SETTLE_SECONDS
@@ -80,6 +80,9 @@ def resolve_game(
     """Explicit options win over the recording's header, which wins over defaults."""
     h = header or Header()
     rows, cols, goal = options.rows, options.cols, options.goal
+    newer = newer_rules(h)
+    if newer:  # (a ranked game's verification refuses it: recorded under other rules)
+        warn(f"this recording was {newer}: replayed by this version's rules, it may not end as it did")
     for name in h.bad:
         if name != "seed":  # said below, with the seed played instead
             warn(f"ignoring the header's {name}: malformed")
@@ -136,7 +139,7 @@ def piped_steps(ctx: Context, keys: Optional[bytes] = None, day: str = "") -> St
     options, stdout = (daily_options(ctx) if keys is None else ctx.options), ctx.stdout
     reader: Union[ChunkReader, _Given] = _Given(keys) if keys is not None else ChunkReader(ctx.stdin.fileno())
     emit_json = json_writer(stdout)
-    game, pending = _game_of(ctx, options, reader, emit_json if options.json else None, given=keys is not None)
+    game, header, pending = _game_of(ctx, options, reader, emit_json if options.json else None, given=keys is not None)
     session = Session(game, undo=not options.no_undo, keep_keys=False)
     ctx.recorder.start(game.seed, game.rows, game.cols, game.goal)
     # Frames go to a terminal to watch, or only into the --cast file.
@@ -184,7 +187,10 @@ def piped_steps(ctx: Context, keys: Optional[bytes] = None, day: str = "") -> St
     )
 
     def play_keys() -> Steps[None]:
-        decoder = BodyDecoder()
+        # A game's recording is read as the verification of a ranked game
+        # reads it (records/replay.py): one reading, so ``ansi2048 --json <
+        # game.keys`` ends on the board the server ranked or refused.
+        decoder = body_decoder(header)
         driver.start()
         yield from driver.key_steps(decoder.feed(pending), one_by_one)
         while not driver.over:
@@ -331,9 +337,9 @@ def _game_of(
     reader: Union[ChunkReader, _Given],
     emit_json: Optional[Callable[[Dict[str, Any]], None]],
     given: bool,
-) -> Tuple[Game, bytes]:
+) -> Tuple[Game, Optional[Header], bytes]:
     """The game the input is a recording of (its header's, else the options'),
-    and the bytes read past the header; a bot (``emit_json``) is told it."""
+    the header, and the bytes read past it; a bot (``emit_json``) is told the game."""
     if emit_json is not None and not given and not _is_regular_file(ctx.stdin):
         # A bot may wait for the start object before it sends a key: it comes
         # at once, and again for the game a recording header sets up.
@@ -344,14 +350,14 @@ def _game_of(
             drawn = game.seed
             game = resolve_game(options, header, lambda: drawn, ctx.warn)
             emit_json(start_event(game, __version__))
-        return game, pending
+        return game, header, pending
     # Nothing to show before the input says which game it is (a file or
     # given keys say at once): wait for it.
     header, pending = _read_first_line(reader)
     game = resolve_game(options, header, ctx.random_seed, ctx.warn)
     if emit_json is not None:
         emit_json(start_event(game, __version__))
-    return game, pending
+    return game, header, pending
 
 
 def _replay_screen(

@@ -14,7 +14,9 @@ live here for both the command line and storage.
 A saved game is decoded strictly (``BodyDecoder(saved=True)``): only the
 characters the game writes are keys, and only whole ``# `` lines are
 directives, so no stray byte in a save (a '#', an ESC) can hide the keys
-after it. A save also has the line ``# ai`` where the AI began to help in the
+after it. A game's recording is read the same way, with ``q`` (the key a
+recording may end with, never saved) as its end: ``BodyDecoder(saved=True,
+quits=True)``. A save also has the line ``# ai`` where the AI began to help in the
 game then on the board (:data:`ASSISTED`), so a resumed game stays assisted;
 a recording has no such line (to a replay it would be a comment).
 """
@@ -218,6 +220,10 @@ for _action in Action:
         _SAVED[ord(_action.value)] = _action
 del _action
 _NOT_SAVED = bytes(b for b in range(256) if _SAVED[b] is None)
+# The characters the game writes to a recording: a save's, and q.
+_RECORDED = list(_SAVED)
+_RECORDED[ord(Action.QUIT.value)] = Action.QUIT
+_NOT_RECORDED = bytes(b for b in range(256) if _RECORDED[b] is None)
 
 
 def encode_item(item: Item) -> str:
@@ -247,10 +253,12 @@ class BodyDecoder:
     characters the game writes count, and a '#' that does not start a
     ``# `` line is a stray byte, so what was appended after it still counts.
     In both, a line that is a header with a seed is a :class:`Reseed`.
+    ``quits`` (with ``saved``, a game's recording): ``q`` counts too.
     """
 
-    def __init__(self, saved: bool = False) -> None:
+    def __init__(self, saved: bool = False, quits: bool = False) -> None:
         self._saved = saved
+        self._table, self._others = (_RECORDED, _NOT_RECORDED) if quits else (_SAVED, _NOT_SAVED)
         self._keys = KeyDecoder(comments=False)
         self._line: Optional[bytearray] = None  # a line that began with '#', so far
         self._skipping = False  # inside a comment: drop bytes up to the newline
@@ -267,8 +275,8 @@ class BodyDecoder:
             return []
         self._line_start = data[-1] == _NEWLINE
         if self._saved:
-            table = _SAVED
-            return [table[b] for b in data.translate(None, _NOT_SAVED)]  # type: ignore[misc]
+            table = self._table
+            return [table[b] for b in data.translate(None, self._others)]  # type: ignore[misc]
         return self._keys.feed(data)
 
     def _end_line(self, line: bytes) -> List[Item]:

@@ -1,7 +1,9 @@
 """A recording replayed through the engine, the pure part: its header
 checked (:func:`checked_header`, the one rule the saved game and the
-verification share), its body replayed to the game it gives
-(:func:`replay_steps`), and whether that game is the one claimed
+verification share), its body read (:func:`body_decoder`, one reading
+for the verification and every local replay: ``ansi2048 --json <
+game.keys`` ends where the verification did) and replayed to the game it
+gives (:func:`replay_steps`), and whether that game is the one claimed
 (:func:`verdict_steps`: the one definition of "the replay matches", which
 ranks a served daily game and which ``ansi2048 serve --verify`` checks
 again). Everything may run in steps (:data:`Steps`: a caller with other
@@ -15,6 +17,7 @@ from typing import Generator, Iterator, List, Optional, Sequence, Tuple, TypeVar
 
 from .. import __version__
 from ..game.engine import Game
+from ..game.keys import Action
 from ..game.session import Session
 from .recording import BodyDecoder, Header, Item, apply_item, split_header
 
@@ -26,9 +29,11 @@ __all__ = [
     "Result",
     "Setup",
     "Steps",
+    "body_decoder",
     "checked_header",
     "finish",
     "in_parts",
+    "newer_rules",
     "replay",
     "replay_steps",
     "verdict",
@@ -81,7 +86,15 @@ def checked_header(data: bytes, board: Optional[Tuple[int, int, int]] = None) ->
     and goal it must be for."""
     header, rest = split_header(data)
     # A header line not yet ended by its newline was cut short.
-    if header is None or header.seed is None or b"\n" not in data[:MAX_HEADER]:
+    if header is None or b"\n" not in data[:MAX_HEADER]:
+        raise ValueError("no valid header")
+    _check(header, board)
+    return header, rest
+
+
+def _check(header: Header, board: Optional[Tuple[int, int, int]] = None) -> None:
+    """:func:`checked_header`'s rule on a header already parsed."""
+    if header.seed is None:
         raise ValueError("no valid header")
     if board is not None and (header.rows, header.cols, header.goal) != board:
         raise ValueError("header is for another board")
@@ -91,7 +104,40 @@ def checked_header(data: bytes, board: Optional[Tuple[int, int, int]] = None) ->
         raise ValueError("the header has no version")
     if _version_tuple(header.version) > _version_tuple(__version__):
         raise NewerRules(f"written by ansi2048 {header.version}, newer than this {__version__}")
-    return header, rest
+
+
+def body_decoder(header: Optional[Header]) -> BodyDecoder:
+    """How the body after ``header`` is read, by the verification and by
+    every local replay alike (``ansi2048 --json < game.keys``, a cast, a
+    replay). A game's recording (a header with the version, seed, size and
+    goal the game writes) is read as the verification reads it: only the
+    keys the game writes to a recording count (``q``, which ends it, among
+    them), so the local replay of a downloaded ranked game ends on the board
+    that ranked it, whatever else was added to the file (an arrow's escape
+    sequence, ``W``, ^C are keys to a keyboard's reading). Anything else is
+    keys typed or piped by hand, read as a keyboard's."""
+    if header is None:
+        return BodyDecoder()
+    try:
+        _check(header)
+    except NewerRules:
+        pass  # a game's recording all the same (verdict then says: other rules)
+    except ValueError:
+        return BodyDecoder()
+    return BodyDecoder(saved=True, quits=True)
+
+
+def newer_rules(header: Header) -> str:
+    """Why a game's recording (``header``'s) may replay here to another game
+    than it recorded: it was written by a newer version, whose rules may be
+    other ones (what :func:`verdict` calls :data:`OTHER_RULES`); "" if not."""
+    try:
+        _check(header)
+    except NewerRules as newer:
+        return str(newer)
+    except ValueError:
+        pass  # no game's recording: keys piped by hand
+    return ""
 
 
 @dataclass(frozen=True)
@@ -160,8 +206,11 @@ def _played(header: Header, body: bytes, every: int) -> Steps[Replayed]:
     assert header.seed is not None and header.rows is not None and header.cols is not None
     assert header.goal is not None  # (checked_header)
     session = Session(Game(header.rows, header.cols, header.goal, header.seed))
-    decoder = BodyDecoder(saved=True)  # what the game writes, and nothing else, counts
-    for part in in_parts(decoder.feed(body) + decoder.finish(), every):
+    decoder = body_decoder(header)  # (strict: what the game writes, and nothing else, counts)
+    items = decoder.feed(body) + decoder.finish()
+    if Action.QUIT in items:  # the recording ends there, as its local replay does
+        items = items[: items.index(Action.QUIT)]
+    for part in in_parts(items, every):
         for item in part:
             apply_item(session, item)
         yield

@@ -26,7 +26,7 @@ from .board import (
     dimmed,
     overlay,
 )
-from .keymap import Restart, keys_line
+from .keymap import ReplayKeys, Restart, keys_line
 from .lines import Frame, Line, line_of, piece
 from .motion import Sprite
 from .moving import sprite_board_lines
@@ -72,7 +72,8 @@ class View:
     status: Status
     over: bool = False  # no move left; may go with status WON ("won, and no moves left")
     note: str = ""  # one extra line, e.g. "replay 12/300" or a warning
-    replay: bool = False  # keys come from a pipe: the keys line says how to stop instead
+    replay: bool = False  # keys come from a pipe: the keys line says how to stop instead, no best (none is kept)
+    replay_keys: ReplayKeys = ReplayKeys.PIPED  # a replay's: what its watcher's keys do
     reached: bool = False  # a tile has reached the goal (the banner may be gone)
     ending: str = ""  # play has ended: this line instead of the keys, and no key offered
     gained: int = 0  # points the last move made: "+N" beside the score, briefly
@@ -85,9 +86,11 @@ class View:
     ranked: bool = False  # a ranked daily game over SSH: r ends it (asked twice) instead of starting another
     suspends: bool = False  # Ctrl-Z suspends to the shell (a POSIX terminal; not the Windows console, nor SSH)
     guest: bool = False  # nothing is kept: a server's player without a key
-    # The config's keys, (character, action): the key line and the help
-    # name the keys that really work, taken-over ones dropped.
+    # The config's keys, (character, action): the key line and the help name the keys that
+    # really work, taken-over ones dropped. offers: a server's other commands and who the
+    # player is there (the help's rows).
     bindings: Tuple[Tuple[str, Action], ...] = ()
+    offers: Tuple[Tuple[str, str], ...] = ()
 
     @property
     def restart(self) -> Restart:
@@ -113,6 +116,8 @@ class View:
         bindings: Tuple[Tuple[str, Action], ...] = (),
         suspends: bool = False,
         guest: bool = False,
+        replay_keys: ReplayKeys = ReplayKeys.PIPED,
+        offers: Tuple[Tuple[str, str], ...] = (),
     ) -> View:
         """What the screen shows of ``session``, and of the loop around it
         (in one go: a frozen view built, then replaced, costs twice its ~8 us)."""
@@ -129,6 +134,7 @@ class View:
             over=game.over,
             note=note,
             replay=replay,
+            replay_keys=replay_keys,
             reached=game.won,
             assisted=session.assisted,
             undo=session.undo,
@@ -142,13 +148,13 @@ class View:
             bindings=bindings,
             suspends=suspends,
             guest=guest,
+            offers=offers,
         )
 
 
-# Lines around the board: the header above; status, note and keys below.
-# The note's line is there whether a note shows or not: the layout, the
-# size "too small" asks for and the frame's height must not change when a
-# note comes or goes (the first frame's greeting goes at the first key).
+# Lines around the board: the header above; status, note and keys below. The note's line is
+# there whether a note shows or not: the layout, the size "too small" asks for and the frame's
+# height must not change when a note comes or goes (the first frame's greeting goes at the first key).
 _TEXT_LINES = 4
 
 
@@ -190,22 +196,22 @@ def _title(goal: int) -> str:
 
 @lru_cache(maxsize=_TEXT_CACHED)
 def _header_line(
-    goal: int, score: int, gained: int, best: int, moves: int, day: str, seed: int, assisted: bool, limit: int
+    goal: int, score: int, gained: int, best: Optional[int], moves: int, day: str, seed: int, assisted: bool, limit: int
 ) -> Line:
     """The line above the board: the title, the score (and the last move's
-    points), the best, the moves, the seed or the day; what fits."""
+    points), the best (None: none kept), the moves, the seed or the day; what fits."""
     return line_of(fit(_header(goal, score, gained, best, moves, day, seed, assisted), limit))
 
 
 def _header(
-    goal: int, score_now: int, gained: int, best_now: int, moves_now: int, day: str, seed_now: int, assisted: bool
+    goal: int, scored: int, gained: int, best_now: Optional[int], moved: int, day: str, seed_now: int, assisted: bool
 ) -> List[List[Span]]:
     title = (_title(goal), BOLD)
-    score = [("Score ", PLAIN), (str(score_now), BOLD)]
+    score = [("Score ", PLAIN), (str(scored), BOLD)]
     if gained:
         score.append((f" +{gained}", BOLD))
-    best = [("  Best ", PLAIN), (str(best_now), BOLD)]
-    moves = [("  Moves ", PLAIN), (str(moves_now), BOLD)]
+    best = [] if best_now is None else [("  Best ", PLAIN), (str(best_now), BOLD)]
+    moves = [("  Moves ", PLAIN), (str(moved), BOLD)]
     seed = [("  Daily ", PLAIN), (day, PLAIN)] if day else [("  Seed ", PLAIN), (str(seed_now), PLAIN)]
     gap = ("  ", PLAIN)
     variants = [
@@ -217,10 +223,8 @@ def _header(
     ]
     if not assisted:
         return variants
-    # Said where the best is: this game's score does not count for it. It
-    # matters more than anything but the score: the seed, the moves and the
-    # best go first; the score alone, last, is all a window too narrow for
-    # both shows.
+    # Said where the best is: this game's score does not count for it. It matters more than anything but the
+    # score: the seed, the moves and the best go first; the score alone, last, is all a window too narrow shows.
     return [*([*variant, ("  assisted", PLAIN)] for variant in variants), score]
 
 
@@ -368,10 +372,9 @@ def build_frame(
     rows = len(view.board)
     cols = len(view.board[0]) if rows else 0
     board_width, _ = layout.board_size(rows, cols)
+    best = None if view.replay else view.best  # a replay keeps none (its "best" would be its score)
     lines: List[Line] = [
-        _header_line(
-            view.goal, view.score, view.gained, view.best, view.moves, view.day, view.seed, view.assisted, limit
-        )
+        _header_line(view.goal, view.score, view.gained, best, view.moves, view.day, view.seed, view.assisted, limit)
     ]
     banner = _banner(view, glyphs, palette) if sprites is None else None
     board_palette = dimmed(palette) if banner is not None and depth is not ColorDepth.NONE else palette
@@ -390,11 +393,11 @@ def build_frame(
     lines.append(
         _status_line(view.status, view.over, view.replay, view.ending, reached, view.goal, rows, cols, glyphs, limit)
     )
-    # The note's line is there, empty, without a note: a note that comes
-    # must not make the frame taller (on a full screen that scrolls the
-    # board up a line, and the bottom row stays blank once it goes).
+    # The note's line is there, empty, without a note: a note that comes must not make the frame
+    # taller (on a full screen that scrolls the board up a line; the bottom row stays blank after).
     lines.append(_note_line(view.hint, view.stuck, view.autoplay, view.note, glyphs, limit))
-    lines.append(keys_line(view.ending, view.replay, view.bindings, view.undo, glyphs, limit, view.restart))
+    replay = view.replay_keys if view.replay else None
+    lines.append(keys_line(view.ending, replay, view.bindings, view.undo, glyphs, limit, view.restart))
     return Frame(tuple(lines), depth)
 
 

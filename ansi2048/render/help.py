@@ -110,6 +110,7 @@ def help_frame(view: View, depth: ColorDepth, width: int, height: int, *, ascii_
         _BLANK,
         *_section("keys", [_entry(key, text, key_column, limit, kept=key == quit_key) for key, text in rows]),
         _BLANK,
+        *_offered(view.offers, limit),
         *_section(
             "rules",
             [
@@ -132,6 +133,15 @@ def _section(heading: str, blocks: List[_Block]) -> List[_Block]:
     nothing under it."""
     first, *rest = blocks
     return [_Block((((heading, BOLD),), *first.lines), first.kept), *rest]
+
+
+def _offered(offers: Sequence[Tuple[str, str]], limit: int) -> List[_Block]:
+    """A server's section: who the player is there and its other commands
+    (``ssh HOST COMMAND``), then a blank line; none off a server."""
+    if not offers:
+        return []
+    column = max(len(command) for command, _ in offers) + 3
+    return [*_section("on this server: ssh HOST COMMAND", [_entry(*row, column, limit) for row in offers]), _BLANK]
 
 
 def _speed_row(keys: Dict[Action, List[str]]) -> Tuple[str, str]:

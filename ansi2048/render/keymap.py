@@ -12,7 +12,7 @@ from .board import Glyphs
 from .lines import Line, line_of
 from .style import PLAIN, Span, fit, printable
 
-__all__ = ["MOVES", "Restart", "key_map", "keys_line", "move_keys"]
+__all__ = ["MOVES", "ReplayKeys", "Restart", "key_map", "keys_line", "move_keys"]
 
 # Key lines of a few configurations and widths (see .lines on bounded caches).
 _CACHED = 256
@@ -69,6 +69,14 @@ class Restart(Enum):
         return self.value[3] if undo else self.value[2]
 
 
+class ReplayKeys(Enum):
+    """The keys a replay's watcher has, as its key line says them."""
+
+    PIPED = "piped"  # ansi2048 < game.keys: the keyboard does not play it, only Ctrl-C stops it
+    VIEWER = "viewer"  # a replay over SSH: its viewer's keys speed it, pause it, leave it
+    PAUSED = "paused"  # the same, paused
+
+
 MOVES = (Action.UP, Action.LEFT, Action.DOWN, Action.RIGHT)
 
 
@@ -93,7 +101,7 @@ def _first(keys: Dict[Action, List[str]], action: Action) -> Optional[str]:
 @lru_cache(maxsize=_CACHED)
 def keys_line(
     ending: str,
-    replay: bool,
+    replay: Optional[ReplayKeys],
     bindings: Tuple[Tuple[str, Action], ...],
     undo: bool,
     glyphs: Glyphs,
@@ -106,7 +114,7 @@ def keys_line(
 
 def _keys(
     ending: str,
-    replay: bool,
+    replay: Optional[ReplayKeys],
     bindings: Tuple[Tuple[str, Action], ...],
     can_undo: bool,
     glyphs: Glyphs,
@@ -114,12 +122,12 @@ def _keys(
 ) -> List[List[Span]]:
     """The key line, longest first: each variant drops whole items, the AI's
     and the move keys' names first; "? help" (which lists them all) stays
-    until only "q quit" fits."""
+    until only "q quit" fits. ``replay``: the keys of a replay (None: a game)."""
     a, d = glyphs.arrows, glyphs.dot
     if ending:  # no key works any more: say so instead
         return [[(printable(ending), PLAIN)]]
-    if replay:  # the keyboard does not play a replay: only Ctrl-C stops it
-        return [[("replay " + d + " Ctrl-C stops", PLAIN)], [("Ctrl-C stops", PLAIN)]]
+    if replay is not None:
+        return [[(text, PLAIN)] for text in _replay_keys(replay, d)]
     keys = _key_map(bindings, can_undo)
     groups, others = move_keys(keys)
 
@@ -152,3 +160,23 @@ def _keys(
         if text and text not in texts:
             texts.append(text)
     return [[(text, PLAIN)] for text in texts]
+
+
+def _replay_keys(replay: ReplayKeys, d: str) -> List[str]:
+    """A replay's key line, longest first: leaving (and "paused") stay longest."""
+    if replay is ReplayKeys.PIPED:
+        return [f"replay {d} Ctrl-C stops", "Ctrl-C stops"]
+    if replay is ReplayKeys.PAUSED:
+        return [
+            f"paused {d} space play on {d} + - speed {d} q leave",
+            f"paused {d} space play on {d} q leave",
+            f"paused {d} space on {d} q leave",
+            f"paused {d} q leave",
+            "paused",
+        ]
+    return [
+        f"replay {d} + - speed {d} space pause {d} q leave",
+        f"+ - speed {d} space pause {d} q leave",
+        f"space pause {d} q leave",
+        "q leave",
+    ]

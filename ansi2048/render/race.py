@@ -27,17 +27,25 @@ __all__ = [
     "RaceScreen",
     "Racer",
     "countdown_lines",
-    "expired_lines",
+    "expired_line",
     "lobby_lines",
     "race_lines",
     "result_lines",
     "settings_line",
+    "waited_line",
+    "waiting_lines",
+    "words",
 ]
 
 # The key line of a race: what a player may do, and what a race has not
 # (the shorter for a narrower window).
 RACE_KEYS = "arrows/wasd/hjkl move · q leaves · no undo, hint or autoplay in a race"
-SHORT_KEYS = "arrows move · q leaves · no undo/hint/autoplay"
+SHORTER_KEYS = (
+    "arrows move · q leaves · no undo/hint/autoplay",
+    "q leaves · no undo, hint or autoplay",
+    "q leaves · no undo",
+    "q leaves",
+)
 # A miniature board's cell: a tile's number in MINI_CELL - 1 columns.
 MINI_CELL = 5
 # Columns between the player's board and the opponents beside it, and between their cards.
@@ -96,7 +104,30 @@ def _state(racer: Racer) -> str:
 
 def card_title(racer: Racer) -> str:
     """An opponent on one line: name, score, biggest tile, moves."""
-    return f"{racer.name}{_state(racer)}  {_numbers(racer)}"
+    return _forms(racer, "")[0]
+
+
+def _forms(racer: Racer, you: str) -> Tuple[str, ...]:
+    """A player's line, in fewer and fewer words (down to the name alone)."""
+    name, r = f"{racer.name}{you}{_state(racer)}", racer
+    return (
+        f"{name}  {_numbers(racer)}",
+        f"{name}  {r.score} · tile {r.biggest} · {r.moves} moves",
+        f"{name}  {r.score} · tile {r.biggest}",
+        f"{name}  {r.score}",
+        name,
+    )
+
+
+def _player_lines(racers: Sequence[Racer], you: str, width: int) -> List[str]:
+    """A line per player (the first is the screen's own: ``you`` after its
+    name), all in the most words with which every one fits ``width``
+    (if there are none: each in as many as fit it)."""
+    forms = [_forms(racer, you if index == 0 else "") for index, racer in enumerate(racers)]
+    for level in range(len(forms[0]) - 1 if forms else 0):  # a name alone only where the numbers do not fit
+        if all(len(form[level]) <= width for form in forms):
+            return [form[level] for form in forms]
+    return [_first_fitting(form, width) for form in forms]
 
 
 def _numbers(racer: Racer) -> str:
@@ -105,7 +136,12 @@ def _numbers(racer: Racer) -> str:
 
 def keys_line(width: int) -> str:
     """The race's key line for a window ``width`` wide."""
-    return RACE_KEYS if len(RACE_KEYS) <= width else _cut(SHORT_KEYS, width)
+    return _first_fitting((RACE_KEYS, *SHORTER_KEYS), width)
+
+
+def _first_fitting(lines: Sequence[str], width: int) -> str:
+    """The first of ``lines`` (the longest first) that fits in ``width`` columns (none: the last, cut)."""
+    return next((line for line in lines if len(line) <= width), _cut(lines[-1], width))
 
 
 def mini_board(cells: Sequence[int], rows: int, cols: int) -> List[str]:
@@ -139,7 +175,7 @@ def _own_board(
 
 def _cards(others: Sequence[Racer], rows: int, cols: int, width: int, height: int) -> List[str]:
     """The opponents in ``width`` x ``height``: cards with their boards in
-    miniature in as many columns as fit, if all fit so; else a line each."""
+    miniature in as many columns as fit, if all fit so; else none."""
     if not others or width <= 0 or height <= 0:
         return []
     card_width = max(CARD_WIDTH, cols * MINI_CELL)
@@ -162,29 +198,35 @@ def _cards(others: Sequence[Racer], rows: int, cols: int, width: int, height: in
                 lines.append((" " * GUTTER).join(block[index].ljust(card_width) for block in blocks).rstrip())
             lines.append("")
         return lines[:-1]
-    return [_cut(card_title(racer), width) for racer in others][:height]
+    return []
 
 
 def race_lines(screen: RaceScreen, width: int, height: int, depth: ColorDepth, palette: Palette) -> List[str]:
     """A player's frame during the race: a header, their board, the
     opponents beside it (a wide window) or below it, the key line."""
     me = screen.me
-    header = f"{screen.title or 'Race'} to {screen.goal} · {screen.rows}x{screen.cols}"
-    if screen.seconds_left is not None:
-        header += f" · {_clock(screen.seconds_left)} left"
-    mine = f"{me.name}{'' if screen.title else ' (you)'}{_state(me)}  {_numbers(me)}"
+    race = f"{screen.title or 'Race'} to {screen.goal}"
+    left = f" · {_clock(screen.seconds_left)} left" if screen.seconds_left is not None else ""
+    named = screen.title or "Race"
+    clocks = (left[3:], left[3:-5]) if left else ()  # "4:40 left", "4:40"
+    headers = (f"{race} · {screen.rows}x{screen.cols}{left}", f"{race}{left}", f"{named}{left}", *clocks)
+    header = _first_fitting(headers, width)
+    mine, *numbers = _player_lines((me, *screen.others), "" if screen.title else " (you)", width)
     top = [header, mine]
-    bottom = [screen.note] if screen.note else []
+    bottom = words(screen.note, width) if screen.note else []
     if not screen.title:  # a replay's note says its own keys
         bottom.append(keys_line(width))
     room = height - len(top) - len(bottom)
     if room < screen.rows or width < 20:  # no room for a board: the numbers alone
-        numbers = [header, mine, *(card_title(racer) for racer in screen.others), *bottom]
+        numbers = [header, mine, *numbers, *bottom]
         return _fit(numbers, width, height)
     board, board_width = _own_board(screen, width, room, depth, palette)
     beside = width - board_width - GUTTER
     lines = list(top)
-    side = _cards(screen.others, screen.rows, screen.cols, beside, room) if beside >= CARD_WIDTH else []
+    side: List[str] = []
+    if beside >= CARD_WIDTH:  # cards beside the board, or a line each
+        side = _cards(screen.others, screen.rows, screen.cols, beside, room)
+        side = side or _player_lines(screen.others, "", beside)[:room]
     if side or not screen.others:
         for index in range(max(len(board), len(side))):
             left = board[index] if index < len(board) else ""
@@ -192,13 +234,14 @@ def race_lines(screen: RaceScreen, width: int, height: int, depth: ColorDepth, p
             right = side[index] if index < len(side) else ""
             lines.append(left + (" " * (pad + GUTTER) + right if right else ""))
     else:
+        # Below the board: at least a line each under it (a smaller board, the miniature at the least).
+        if room - len(screen.others) - 1 < screen.rows:  # not even that: the numbers alone, every opponent's
+            return _fit([header, mine, *numbers, *bottom], width, height)
+        if len(board) + 1 + len(screen.others) > room:
+            board, _ = _own_board(screen, width, room - len(screen.others) - 1, depth, palette)
         below = room - len(board) - 1
         lines += board
-        cards = _cards(screen.others, screen.rows, screen.cols, width, below)
-        if len(cards) < len(screen.others) and below < len(screen.others) + 1:
-            # Not even a line each under the board: the numbers alone, every opponent's.
-            return _fit([header, mine, *(card_title(racer) for racer in screen.others), *bottom], width, height)
-        lines += ["", *cards]
+        lines += ["", *(_cards(screen.others, screen.rows, screen.cols, width, below) or numbers[:below])]
     return [_cut(line, width) if not _painted(line) else line for line in lines] + _fit(bottom, width, len(bottom))
 
 
@@ -223,27 +266,39 @@ def lobby_lines(
 ) -> List[str]:
     """The lobby: the race's settings, who is there, how many are still awaited."""
     awaited = f"waiting for {waiting_for} more player{'s' if waiting_for != 1 else ''}"
-    lines = [
+    body = [
         settings_line(settings),
         f"In the lobby: {', '.join(names)}",
         f"{awaited} (the lobby closes in {_clock(seconds_left)} if nobody comes)",
         "",
-        _cut("q leaves the lobby", width),
     ]
-    return _fit(lines, width, height)
+    return _in_words(body, ["q leaves the lobby"], width, height)
 
 
 def countdown_lines(settings: RaceSettings, names: Sequence[str], seconds: float, width: int, height: int) -> List[str]:
     """The countdown before the start, the same on every screen."""
-    lines = [
+    body = [
         settings_line(settings),
         f"Racing: {', '.join(names)}",
         "",
         f"Starting in {max(1, int(seconds + 0.999))}...",
         "",
-        keys_line(width),
     ]
-    return _fit(lines, width, height)
+    return _in_words(body, [keys_line(width)], width, height)
+
+
+def _in_words(body: Sequence[str], last: Sequence[str], width: int, height: int) -> List[str]:
+    """``body`` then ``last`` in whole words: ``last`` kept at the bottom
+    (``body`` shortened for it) while the window has a line for ``body``."""
+    above = [line for text in body for line in (words(text, width) if text else [""])]
+    below = [line for text in last for line in words(text, width)]
+    if height <= len(below):  # a tiny window: the first lines
+        return (above + below)[: max(0, height)]
+    return above[: height - len(below)] + below
+
+
+# The result table's head (a window narrower than it has a line per player instead).
+TABLE_HEAD = "rank  name               score    tile  moves"
 
 
 @dataclass(frozen=True)
@@ -262,18 +317,57 @@ def result_lines(
     whose keys did not replay to what they showed is not ranked; ``note``
     under it."""
     title = f"Race over ({how}): {winner} wins" if winner else f"Race over ({how}): no winner"
-    lines = [title, "rank  name               score    tile  moves"]
+    if width < len(TABLE_HEAD):  # a narrow window: a line each, in as many words as fit
+        rows = [_narrow_row(place, width) for place in placed]
+        return (words(title, width) + rows + (["", *words(note, width)] if note else []))[: max(0, height)]
+    lines = [title, TABLE_HEAD]
     for place in placed:
         p = place.progress
         rank = f"{place.rank:>4}" if place.verified else "   -"
-        mark = "" if place.verified else "  not ranked: keys did not replay"
-        left = "  (left)" if p.left else ""
-        lines.append(f"{rank}  {p.name:<16} {p.score:>7} {p.biggest:>7} {p.moves:>6}{left}{mark}")
+        row = f"{rank}  {p.name:<16} {p.score:>7} {p.biggest:>7} {p.moves:>6}{'  (left)' if p.left else ''}"
+        marks = ("",) if place.verified else ("  not ranked: keys did not replay", "  not ranked")
+        lines.append(_first_fitting([row + mark for mark in marks], width))
     if note:
         lines += ["", note]
     return _fit(lines, width, height)
 
 
-def expired_lines(minutes: int, width: int) -> List[str]:
+def _narrow_row(place: Placed, width: int) -> str:
+    p = place.progress
+    who = f"{f'{place.rank}.' if place.verified else '-'} {p.name}{' (left)' if p.left else ''}"
+    mark = "" if place.verified else " (not ranked)"
+    rows = (
+        f"{who}  {p.score} · tile {p.biggest} · {p.moves} moves{mark}",
+        f"{who}  {p.score}{mark}",
+        f"{who}  {p.score}",
+    )
+    return _first_fitting(rows, width)
+
+
+def expired_line(minutes: int) -> str:
     """Said when a lobby never filled."""
-    return _fit([f"Nobody else came in {minutes} minutes: the lobby is closed."], width, 1)
+    return f"Nobody else came in {minutes} minutes: the lobby is closed."
+
+
+def words(text: str, width: int) -> List[str]:
+    """``text`` in lines of at most ``width`` columns, broken between whole
+    words (a word longer than the window, alone: cut)."""
+    import textwrap  # here: only the few screens of words need it, not a game's start
+
+    return [_cut(line, width) for line in textwrap.wrap(text, max(1, width), break_long_words=False)] or [""]
+
+
+def waiting_lines(friend: str, seconds_left: float, width: int, height: int) -> List[str]:
+    """``race NAME`` while NAME is in no lobby: whom the player waits for, how long yet."""
+    lines = [
+        *words(f"Waiting for {friend} to start or join a race", width),
+        *words(f"(you meet in their lobby; the wait ends in {_clock(seconds_left)})", width),
+        "",
+        *words("q stops waiting", width),
+    ]
+    return lines[: max(0, height)]
+
+
+def waited_line(friend: str, minutes: int) -> str:
+    """Said when the friend did not come."""
+    return f"{friend} did not start or join a race in {minutes} minutes: the wait is over."

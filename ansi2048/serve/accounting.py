@@ -38,6 +38,10 @@ class ConnectionLine:
         said = f"{self.address} {short_fingerprint(self.fingerprint)} {self.name} connected"
         self._log(said, "connected", address=self.address, fingerprint=self.fingerprint, name=self.name)
 
+    def named(self, name: str) -> None:
+        """The player's name as the server knows it (not the one asked for): the line's."""
+        self.name = name
+
     def session_started(self) -> None:
         self.running += 1
 

@@ -13,7 +13,7 @@ import sys
 from dataclasses import fields
 from typing import IO, Callable, Mapping, NoReturn, Optional, Sequence, Tuple
 
-from ..options.parser import EXIT_ERROR, EXIT_OK, EXIT_USAGE
+from ..options.parser import EXIT_ERROR, EXIT_OK, EXIT_USAGE, argument_type
 from .limits import DEFAULT_LIMITS, Limits
 from .requests import entry_argument
 from .settings import DEFAULT_LISTEN, ServeOptions
@@ -262,13 +262,11 @@ def _workers(text: str) -> int:
     return int(text)
 
 
+@argument_type
 def _day(text: str) -> str:
     from .daily import parse_day
 
-    try:
-        return parse_day(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+    return parse_day(text)
 
 
 class _EveryDay:

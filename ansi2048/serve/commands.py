@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import shlex
+import textwrap
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Dict, Generic, List, Optional, Tuple, TypeVar
 
@@ -39,10 +40,12 @@ R = TypeVar("R")
 class Command(Generic[R]):
     """One command: ``parse`` makes its request of the words after its
     name (:class:`~.requests.CommandError`: one line); ``run`` runs it on a
-    client's channel, its exit status; ``usage``: its lines in ``help``,
-    where ``{ssh}`` is ``ssh -t [-p PORT] HOST``, ``{plain}`` the same without
-    ``-t`` and ``{port}`` the port ("": said in another command's lines, which
-    name it)."""
+    client's channel, its exit status; ``usage``: its lines in ``help``
+    ("": said in another command's lines, which name it), each
+    ``{ssh} SYNOPSIS  DESCRIPTION`` (the command needs a terminal: ``ssh -t``)
+    or ``{plain} ...`` (it needs none), two spaces at least before the
+    description, which may go on over further lines (:func:`help_text`
+    groups, aligns and wraps them; a `quoted part` is never broken)."""
 
     name: str
     parse: Callable[[List[str]], R]
@@ -62,11 +65,11 @@ COMMANDS: Tuple[Command[Any], ...] = (
         "play",
         requests.parse_play,
         play_command,
-        "  {ssh}                  play: your game, resumed\n"
-        "  {ssh} play [OPTIONS]   options (theme, colour, motion kept):\n"
-        "      --size N|RxC  --goal G  --theme " + "|".join(THEME_CHOICES) + "\n"
-        "      --color " + "|".join(COLOR_DEPTHS) + "  --no-animation | --animation  --new\n"
-        "      --private | --public (may others watch? public by default; kept)\n",
+        "  {ssh} (no command)     play: your game, resumed\n"
+        "  {ssh} play [OPTIONS]   a game with options (theme, colour, motion kept):\n"
+        "      `--size N|RxC` `--goal G` `--theme " + "|".join(THEME_CHOICES) + "`\n"
+        "      `--color " + "|".join(COLOR_DEPTHS) + "` `--no-animation | --animation` `--new`\n"
+        "      `--private | --public` (may others watch? public by default; kept)\n",
     ),
     Command(
         "watch",
@@ -81,31 +84,31 @@ COMMANDS: Tuple[Command[Any], ...] = (
         "  {ssh} replay [ID]      your last finished game, or game ID:\n"
         "      yours as stats lists them (g7), or a ranked daily game's on the\n"
         "      leaderboard (12) once its day is over (yours at once, without\n"
-        "      its seed); + - speed, space, q\n",
+        "      its seed); + - speed, space pauses, q leaves\n",
     ),
     Command(
         "cast",
         requests.parse_cast,
         replay_command,
-        "  {plain} cast [ID] > game.cast   the same as an asciicast v2 file\n",
+        "  {plain} cast [ID] > game.cast   a game replay [ID] plays, as an asciicast v2 file\n",
     ),
     Command(
-        "stats", requests.parse_stats, stats_command, "  {ssh} stats [--json]   your records, your last games' ids\n"
+        "stats", requests.parse_stats, stats_command, "  {plain} stats [--json]   your records, your last games' ids\n"
     ),
     Command(
         "race",
         requests.parse_race,
         race,
-        "  {ssh} race [OPTIONS]   race others on one deal, live; no undo,\n"
-        "      hint or autoplay: --size N  --goal G  --players 2-8  --minutes 1-30;\n"
-        "      race NAME: the lobby NAME waits in\n",
+        "  {ssh} race [OPTIONS]   race others on one deal, live; no undo, hint or autoplay:\n"
+        "      `--size N` `--goal G` `--players 2-8` `--minutes 1-30`;\n"
+        "      race NAME: NAME's lobby, or wait until NAME is in one\n",
     ),
     Command(
         "races",
         requests.parse_races,
         races_command,
-        "  ssh -p {port} HOST races [--json]   your races and the latest;\n"
-        "      replay rN [NAME], cast rN [NAME] play them back\n",
+        "  {plain} races [--json]   your races and the latest;\n"
+        "      `replay rN [NAME]`, `cast rN [NAME]` play them back\n",
     ),
     Command(
         "daily",
@@ -119,26 +122,26 @@ COMMANDS: Tuple[Command[Any], ...] = (
         "leaderboard",
         requests.parse_leaderboard,
         leaderboard_command,
-        "  ssh -p {port} HOST leaderboard [YYYY-MM-DD] [--json]   top 10, your rank\n",
+        "  {plain} leaderboard [YYYY-MM-DD] [--json]   the day's top 10, and your rank\n",
     ),
     Command(
         "keys",
         requests.parse_keys,
         keys_command,
-        "  ssh -p {port} HOST keys ID   a ranked game's keys once its day is over;\n"
-        "      ansi2048 --json < game.keys replays it. * on the board: key timing no\n"
-        "      person types (100+ keys, gaps under 0.25 s varying under 20%)\n",
+        "  {plain} keys ID   a ranked game's keys once its day is over;\n"
+        "      `ansi2048 --json < game.keys` replays it. * on the board: key timing no\n"
+        "      person types (100+ keys, `gaps under 0.25 s` varying under 20%)\n",
     ),
     Command(
         "link",
         requests.parse_link,
         link_command,
-        "  ssh -p {port} HOST link   a one-time code: the server's web page, given it,\n"
+        "  {plain} link   a one-time code: the server's web page, given it,\n"
         "      plays as you; links lists your browsers, unlink N unlinks one\n",
     ),
     Command("links", requests.parse_links, link_command, ""),
     Command("unlink", requests.parse_unlink, link_command, ""),
-    Command("help", requests.parse_help, _help, "  {ssh} help             this list\n"),
+    Command("help", requests.parse_help, _help, "  {plain} help             this list\n"),
 )
 BY_NAME: Dict[str, Command[Any]] = {command.name: command for command in COMMANDS}
 
@@ -169,15 +172,57 @@ def parse_command(line: Optional[str]) -> Request:
     return read_command(line)[1]
 
 
+# help's width, and where its descriptions start (a longer command has
+# its description on the next line, as argparse's help does).
+HELP_WIDTH = 80
+HELP_COLUMN = 25
+
+
 def help_text(port: int) -> str:
-    """What ``help`` says: the commands, as typed on the client."""
-    ssh = f"ssh -t -p {port} HOST" if port != 22 else "ssh -t HOST"
-    plain = ssh.replace("-t ", "")
-    usages = "".join(command.usage.format(ssh=ssh, plain=plain, port=port) for command in COMMANDS)
-    return (
-        "ansi2048 over SSH: 2048 in your terminal, your game kept under your SSH key.\n"
-        + usages
-        + "Keys: arrows, w a s d or h j k l move; u undo; r new game; t hint; p autoplay;\n"
-        "? help; q or Ctrl-C quits, your game kept. Without a key you play as a guest:\n"
-        "nothing is kept. Your own key for the game: ssh -o IdentitiesOnly=yes -i KEY\n"
+    """What ``help`` says: the commands as typed on the client, those that
+    need a terminal (``ssh -t``) first, then those that need none, each
+    group under the ``ssh`` command line that gives them; the descriptions
+    in one column, wrapped to 80 columns."""
+    plain = f"ssh -p {port} HOST" if port != 22 else "ssh HOST"
+    terminal = plain.replace("ssh ", "ssh -t ", 1)
+    rows = [row for command in COMMANDS for row in _usage_rows(command.usage)]
+    text = ["ansi2048 over SSH: 2048 in your terminal, your game kept under your SSH key."]
+    indent = " " * HELP_COLUMN
+    groups = (("{ssh}", f"On a terminal: {terminal} COMMAND"), ("{plain}", f"No terminal needed: {plain} COMMAND"))
+    for marker, heading in groups:
+        text += ["", heading]
+        for synopsis, description in (row[1:] for row in rows if row[0] == marker):
+            first = f"  {synopsis}".ljust(HELP_COLUMN)
+            if len(first) > HELP_COLUMN:
+                text.append(first.rstrip())
+                first = indent
+            text += _wrapped(description, first, indent)
+    closing = (
+        "Keys in a game: arrows, w a s d or h j k l move; u undo; r new game; t hint; p autoplay;"
+        " ? help; q or Ctrl-C quits, your game kept. Without an SSH key you play as a guest:"
+        " nothing is kept. With several keys, give the game's:"
     )
+    own_key = plain.replace("ssh ", "ssh -o IdentitiesOnly=yes -i ~/.ssh/KEY ", 1)
+    return "\n".join([*text, "", *_wrapped(closing, "", ""), f"  {own_key}"]) + "\n"
+
+
+def _wrapped(text: str, first: str, indent: str) -> List[str]:
+    """``text`` wrapped to help's width, its `quoted parts` unbroken (and unquoted)."""
+    parts = text.split("`")
+    joined = "".join(part.replace(" ", "\xa0") if index % 2 else part for index, part in enumerate(parts))
+    wrapper = textwrap.TextWrapper(HELP_WIDTH, first, indent, break_long_words=False, break_on_hyphens=False)
+    return [line.replace("\xa0", " ") for line in wrapper.wrap(joined)]
+
+
+def _usage_rows(usage: str) -> List[Tuple[str, str, str]]:
+    """A :class:`Command`'s ``usage`` as its rows: (its marker, ``{ssh}`` or
+    ``{plain}``; the synopsis; the description, its lines joined)."""
+    rows: List[Tuple[str, str, str]] = []
+    for line in usage.splitlines():
+        marker, _, rest = line.strip().partition(" ")
+        if marker in ("{ssh}", "{plain}"):
+            synopsis, _, description = rest.strip().partition("  ")
+            rows.append((marker, synopsis, " ".join(description.split())))
+        elif rows:  # the description goes on
+            rows[-1] = (*rows[-1][:2], f"{rows[-1][2]} {' '.join(line.split())}")
+    return rows

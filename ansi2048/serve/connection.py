@@ -99,7 +99,7 @@ class ClientConnection(asyncssh.SSHServer):
         except Refusal as refusal:
             line.endings.append(f"session refused: {refusal}")
             raise
-        return SshChannel(self._context, Identity(fingerprint, name), line, (line.source, counted))
+        return SshChannel(self._context, Identity(fingerprint, name, line.named), line, (line.source, counted))
 
     def begin_auth(self, username: str) -> bool:
         return True  # authentication is asked for: a keyless client still gets in (kbdint)

@@ -15,11 +15,13 @@ from dataclasses import dataclass, field
 from itertools import count
 from typing import Any, Callable, Optional, Protocol, Set
 
+from .far_live import FarLive
 from .limits import DEFAULT_LIMITS, Admission, Limits
 from .link import Ended, Identity, Incoming
 from .live import LiveGames
 from .log import Logs
 from .metrics import ServerMetrics
+from .names import key_name
 from .pauses import SavingPauses
 from .pool import AIPool
 from .race_hall import RaceHall
@@ -58,9 +60,11 @@ class Sessions:
 
     def __init__(self) -> None:
         self.all: Set[RunningSession] = set()
+        self.draining = False  # a new server took over: sessions end at their natural point (serve/takeover.py)
         self._numbers = count(1)
         self._host = _hostname()
         self._id = f"{self._host}:{os.getpid()}:{time.time_ns()}"
+        _SERVERS_HERE.add(self._id)
 
     def started(self, session: RunningSession) -> None:
         self.all.add(session)
@@ -72,14 +76,23 @@ class Sessions:
         """A claim holder's name: this server's, and a session's number."""
         return f"{self._id}:{next(self._numbers)}"
 
-    def taken_over(self, holder: str, said: str) -> None:
+    @property
+    def server(self) -> str:
+        """This server's id: every claim holder's name here begins with it and ":"."""
+        return self._id
+
+    def taken_over(self, holder: str, said: str) -> bool:
         """Another session took over the game ``holder`` had: if ``holder``
         is a session of this server, its play ends now (not at its next key
-        or renewal), writing nothing more, saying ``said``. A session of
-        another server learns it at its next write or renewal."""
+        or renewal), writing nothing more, saying ``said``; whether it was.
+        A session of another server is told by the exchange
+        (serve/far_live.py), or learns it at its next write or renewal."""
+        found = False
         for session in self.all:
             if holder in session.holders:
                 session.incoming.put_nowait(Ended(said, lost=True))
+                found = True
+        return found
 
     def gone(self, holder: str) -> bool:
         """``holder`` was a session of a server on this machine that is no
@@ -89,8 +102,8 @@ class Sessions:
         pid = rest.partition(":")[0]
         if host != self._host or not pid.isdigit():
             return False  # another machine's server: its claim expires by itself
-        if int(pid) == os.getpid():
-            return not holder.startswith(self._id + ":")  # this pid's earlier life
+        if int(pid) == os.getpid():  # this process: one of its servers (tests run two), or the pid's earlier life
+            return not any(holder.startswith(server + ":") for server in _SERVERS_HERE)
         try:
             os.kill(int(pid), 0)
         except ProcessLookupError:
@@ -98,6 +111,10 @@ class Sessions:
         except OSError:
             return False  # running, as another user
         return False
+
+
+# The ids of the servers this process has run (one, but for a test's two on one store).
+_SERVERS_HERE: Set[str] = set()
 
 
 def _hostname() -> str:
@@ -131,9 +148,12 @@ class ServeContext:
     port: int = 0  # the SSH port, once listening (what help says to connect to)
     races: Optional[RaceHall] = None  # the lobbies and races (the server's; None: no races run here)
     metrics: ServerMetrics = field(default_factory=ServerMetrics)  # counted always (cheap); --metrics serves them
+    far: Optional[FarLive] = None  # the live games of the store's other servers (None: this server's only)
 
     async def player(self, identity: Identity) -> Optional[Player]:
         """The player ``identity``'s key names; None for a guest."""
         if identity.fingerprint is None:
             return None
-        return await self.store.player(identity.fingerprint, identity.name)
+        player = await self.store.player(identity.fingerprint, key_name(identity.name))
+        identity.named(player.name)
+        return player

@@ -31,6 +31,8 @@ __all__ = [
     "FINISHED",
     "PLAYING",
     "RANKED",
+    "SAID_ASSISTED",
+    "SAID_ENDED",
     "board_note",
     "clock_text",
     "daily_board",
@@ -38,6 +40,7 @@ __all__ = [
     "day_end",
     "day_of",
     "day_seed",
+    "ended_line",
     "keys_text",
     "leaderboard_document",
     "leaderboard_lines",
@@ -199,6 +202,25 @@ def board_note(board: DailyBoard) -> str:
     mine = board.mine
     you = f"; you: {mine.rank} of {board.ranked}" if mine is not None else f"; {board.ranked} ranked"
     return f"the board: {top}{you}"
+
+
+# What follows a ranked game that ended for good, on a line of its own: the
+# command that plays on, as typed after ssh (the server cannot know the name
+# its players reach it by).
+AFTER_RANKED = "connect again with the command daily"
+SAID_ENDED = "your ranked game is over, score {score}"  # then its rank, or why none
+SAID_ASSISTED = "your ranked game ended unranked, score {score}\nto practise with the AI, " + AFTER_RANKED
+
+
+def ended_line(entry: DailyEntry, board: DailyBoard) -> str:
+    """A ranked game's last line once ``r`` twice ended it (settled:
+    ``entry``): its score and the rank ``board`` (its day's) gives it, or why none."""
+    mine = board.mine if board.mine is not None and board.mine.entry.id == entry.id else None
+    if entry.status == MISMATCH:
+        rank = " (not ranked: its replay does not match the game you saw)"
+    else:
+        rank = f", rank {mine.rank} of {board.ranked} today" if mine else " (leaderboard shows its rank)"
+    return f"{SAID_ENDED.format(score=entry.score)}{rank}\nto practise (other tiles), {AFTER_RANKED}"
 
 
 def keys_text(entry: DailyEntry) -> bytes:

@@ -43,6 +43,7 @@ from .pool import AIPool
 from .saving import SAID_UNSAVED, FramesOut, PausedInput, PlayEnds, SavePolicy, during_pause
 
 __all__ = [
+    "SAID_DRAINED",
     "SAID_IDLE",
     "SAID_STOPPING",
     "SAID_STOPPING_GUEST",
@@ -57,6 +58,8 @@ __all__ = [
 ]
 
 SAID_STOPPING = "the server is stopping; your game is kept: connect again to resume it"
+# A draining server (a new one took over: serve/takeover.py) ends a game at its natural point.
+SAID_DRAINED = "game over, and the server is updating: connect again to play on"
 # ...as a guest is told (nothing of a guest's is kept), and one who watched,
 # replayed or ran a command (no game of theirs was running).
 SAID_STOPPING_GUEST = "the server is stopping; a guest's game is not kept"
@@ -105,6 +108,8 @@ class ServerSide:
     # Told the seconds a read's keys took to be shown, and an append to land (serve/metrics.py).
     answered: Callable[[float], None] = unmeasured
     appended: Callable[[float], None] = unmeasured
+    # The server drains (a new one took over): a game ends at its game over.
+    draining: Callable[[], bool] = lambda: False
 
 
 class GameRules(Protocol):
@@ -207,6 +212,7 @@ class GameDriver:
         )
         self._opening = list(opening)
         self._answered = server.answered
+        self._draining = server.draining
 
     async def run(self) -> None:
         said = ""
@@ -229,6 +235,8 @@ class GameDriver:
         """Play until the player quits (""), or until the end comes from outside."""
         escape = self._escape
         while not self.play.over:
+            if self.play.session.game.over and self._draining() and next_due(self.play) is None:
+                return SAID_DRAINED  # its last board shown whole, motion and all
             wake = [when for when in (next_due(self.play), escape.at) if when is not None]
             timeout = max(0.0, min([self.claim.renew_at, *wake]) - self._clock())
             try:

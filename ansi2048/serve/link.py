@@ -12,7 +12,7 @@ The client's terminal is raw (no pty's output processing in between):
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Dict, Hashable, List, Optional, Protocol, Tuple, Union
 
 from ..loop.events import Resized, Warned
@@ -53,10 +53,13 @@ def for_terminal(text: str) -> str:
 
 @dataclass(frozen=True)
 class Identity:
-    """Who a client is: a key's fingerprint (None: a guest) and a name."""
+    """Who a client is: a key's fingerprint (None: a guest) and the name it
+    asked for; ``named`` is told the name the store knows its key by (a key
+    keeps its first name; another key's is taken with a suffix), for the log."""
 
     fingerprint: Optional[str]
     name: str
+    named: Callable[[str], None] = field(default=lambda name: None, compare=False)
 
 
 class Link(Protocol):

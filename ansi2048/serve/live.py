@@ -73,13 +73,20 @@ Frame = Tuple[View, Optional[Tuple[Sprite, ...]], int]
 class LiveGame:
     """One game being played, as its watchers see it."""
 
-    def __init__(self, number: int, name: str, rows: int, cols: int, owner: LiveGames, facts: GameFacts) -> None:
+    def __init__(
+        self, number: int, name: str, rows: int, cols: int, owner: LiveGames, facts: GameFacts, far: bool = False
+    ) -> None:
         self.number = number
         self.name = name
         self.facts = facts  # whose game, on which deal: who may watch it (:mod:`.secrecy`)
         self.rows, self.cols = rows, cols
         self.latest: Optional[Frame] = None
         self.ended = False
+        # A game of another server of the store, mirrored here (serve/far_live.py):
+        # its frames and standing come from there, and its watchers there are counted.
+        self.far = far
+        self.far_watchers = 0  # its watchers on other servers
+        self._standing = (0, 0)  # a far game's score and biggest tile, before it has a frame here
         self._owner = owner
         self._wakes: Set[asyncio.Event] = set()
         self.on_watchers: Callable[[int], None] = lambda count: None  # the player is told
@@ -95,7 +102,35 @@ class LiveGame:
 
     @property
     def watchers(self) -> int:
+        """Its watchers on this server (what its limits count)."""
         return len(self._wakes)
+
+    @property
+    def watching(self) -> int:
+        """Its watchers on every server of the store (what the player and the list are told)."""
+        return len(self._wakes) + self.far_watchers
+
+    def far_watched(self, count: int) -> None:
+        """``count`` watch it from other servers now (serve/far_live.py)."""
+        if count != self.far_watchers:
+            self.far_watchers = count
+            if not self.ended:
+                self.on_watchers(self.watching)
+            self._owner.touch()
+
+    def standing(self) -> Tuple[int, int]:
+        """Its score and biggest tile, as the list shows them."""
+        if self.latest is None:
+            return self._standing
+        view = self.latest[0]
+        return view.score, max((max(row) for row in view.board), default=0)
+
+    def set_standing(self, score: int, biggest: int) -> None:
+        """A far game's standing, as its server wrote it."""
+        if (score, biggest) != self._standing:
+            self._standing = (score, biggest)
+            if self.latest is None:
+                self._owner.touch()
 
     def publish(self, frame: Frame) -> None:
         """The player's newest frame (sent to the player already): no await,
@@ -128,15 +163,15 @@ class LiveGame:
         what it drew last (its repainter remembers the frame on screen), so
         watchers that came from other frames share the one after this."""
         assert self.latest is not None
-        key = (before, self.watchers, size)
+        key = (before, self.watching, size)
         drawn = self._drawn.get(key)
         if drawn is None:
             after = copy.deepcopy(before)
             after.canvas.window = size
             view, sprites, shake = self.latest
-            after.screen.paint(watched_view(view, self.name, self.watchers), sprites, shake)
+            after.screen.paint(watched_view(view, self.name, self.watching), sprites, shake)
             text = after.canvas.take()
-            after = self._after.setdefault((before.look, self.watchers, size), after)
+            after = self._after.setdefault((before.look, self.watching, size), after)
             drawn = self._drawn[key] = (after, text)
         return drawn
 
@@ -157,7 +192,7 @@ class LiveGame:
         wake = asyncio.Event()
         wake.set()  # draw what there is at once
         self._wakes.add(wake)
-        self.on_watchers(self.watchers)
+        self.on_watchers(self.watching)
         owner.touch()
         return wake
 
@@ -166,7 +201,7 @@ class LiveGame:
             self._wakes.discard(wake)
             self._owner.give_back()
             if not self.ended:
-                self.on_watchers(self.watchers)
+                self.on_watchers(self.watching)
             self._owner.touch()
 
 
@@ -228,6 +263,19 @@ class LiveGames:
         self.touch()
         return game
 
+    def mirror(self, name: str, rows: int, cols: int, facts: GameFacts) -> LiveGame:
+        """A game of another server, listed and watched here as one of this
+        server's (serve/far_live.py publishes its frames)."""
+        game = LiveGame(self._next, name, rows, cols, self, facts, far=True)
+        self._games[self._next] = game
+        self._next += 1
+        self.touch()
+        return game
+
+    def games(self) -> List[LiveGame]:
+        """The games listed now: this server's and the mirrors of the others'."""
+        return list(self._games.values())
+
     def finish(self, game: LiveGame) -> None:
         self._games.pop(game.number, None)
         self.touch()
@@ -255,6 +303,7 @@ class LiveGames:
     def find(self, name: str) -> Optional[LiveGame]:
         """The newest game of the player called ``name`` (names are unique without regard to case: names.folded)."""
         named = [game for game in self._games.values() if folded(game.name) == folded(name)]
+        named.sort(key=lambda game: not game.far)  # a game on this server before one on another
         return named[-1] if named else None
 
     def get(self, number: int) -> Optional[LiveGame]:
@@ -265,10 +314,8 @@ class LiveGames:
         listed as being played, no more."""
         entries = []
         for game in self._games.values():
-            view = game.latest[0] if game.latest is not None else None
-            score = view.score if view is not None else 0
-            biggest = max((max(row) for row in view.board), default=0) if view is not None else 0
-            entry = Entry(game.number, game.name, score, biggest, game.rows, game.cols, game.watchers)
+            score, biggest = game.standing()
+            entry = Entry(game.number, game.name, score, biggest, game.rows, game.cols, game.watching)
             entries.append(replace(entry, secret=True) if hidden(game) else entry)
         return entries
 

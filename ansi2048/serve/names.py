@@ -8,7 +8,7 @@ import re
 from itertools import count
 from typing import Callable
 
-__all__ = ["GUEST", "MAX_NAME", "NAMELESS", "display_name", "folded", "guest_name", "printable"]
+__all__ = ["GUEST", "MAX_NAME", "NAMELESS", "display_name", "folded", "guest_name", "key_name", "printable", "reserved"]
 
 # As ssh-chat does: short enough for a score line, long enough to tell apart.
 MAX_NAME = 16
@@ -28,6 +28,8 @@ _SEQUENCE = re.compile(
 GUEST = "guest"
 # The name of a client whose user name keeps nothing.
 NAMELESS = "player"
+# A guest's numbered name (guest_name), folded.
+_GUEST_NUMBERED = re.compile(rf"{GUEST}-[0-9]+")
 
 
 def display_name(user: str) -> str:
@@ -36,12 +38,17 @@ def display_name(user: str) -> str:
     return _NOT_ALLOWED.sub("", _SEQUENCE.sub("", user))[:MAX_NAME] or NAMELESS
 
 
-def folded(name: str) -> str:
-    """What two names must not share to be told apart: ``Dana`` and
-    ``dana`` are one name (a display name keeps ASCII only, so no letter of
-    another script is left to look like one of these: case is the fold
-    left). The store keeps names unique by it, and ``watch NAME`` finds by it."""
-    return name.lower()
+def reserved(name: str) -> bool:
+    """A name no key may take: "guest" is every player without a key (the
+    first screen), and guest-N one of them (the watch list, a race), never
+    a player with one."""
+    return folded(name) == GUEST or _GUEST_NUMBERED.fullmatch(folded(name)) is not None
+
+
+def key_name(requested: str) -> str:
+    """The name a key asks for (a display name, ``requested``) as the store
+    is asked for it: :data:`NAMELESS` in place of a reserved one."""
+    return NAMELESS if reserved(requested) else requested
 
 
 def guest_name(taken: Callable[[str], bool]) -> str:
@@ -51,6 +58,14 @@ def guest_name(taken: Callable[[str], bool]) -> str:
     numbered within what it is in (a race, among its racers; a live game,
     among the games being played), and keeps the name while that lasts."""
     return next(name for name in (f"{GUEST}-{n}" for n in count(1)) if not taken(name))
+
+
+def folded(name: str) -> str:
+    """What two names must not share to be told apart: ``Dana`` and
+    ``dana`` are one name (a display name keeps ASCII only, so no letter of
+    another script is left to look like one of these: case is the fold
+    left). The store keeps names unique by it, and ``watch NAME`` finds by it."""
+    return name.lower()
 
 
 def printable(text: str, longest: int = 40) -> str:

@@ -24,15 +24,25 @@ from ..records.history import config_key
 from ..render.style import ColorDepth, choose_depth, fit_text, shorter_wordings
 from ..render.themes import THEMES
 from .context import ServeContext
-from .daily import DAILY
-from .game import SAID_IDLE, SAID_STOPPING, SAID_STOPPING_GUEST, SAID_TOO_SLOW, ChannelSide, GameDriver, ServerSide
+from .daily import DAILY, SAID_ASSISTED, SAID_ENDED
+from .game import (
+    SAID_DRAINED,
+    SAID_IDLE,
+    SAID_STOPPING,
+    SAID_STOPPING_GUEST,
+    SAID_TOO_SLOW,
+    ChannelSide,
+    GameDriver,
+    ServerSide,
+)
 from .keeping import CLAIM_SECONDS, GuestKeeping, Keeping, StoreKeeping, open_game
 from .link import Client, Ended, Typed, for_terminal
 from .live import REGULAR, PublishingScreen, watchers_note
 from .metrics import GameKind
+from .names import folded, reserved
 from .pauses import Write
 from .ranked import OpenedDaily, open_daily
-from .ranked_game import SAID_ASSISTED, SAID_DAY_OVER, SAID_ENDED
+from .ranked_game import SAID_DAY_OVER
 from .requests import COLOR_DEPTHS, NEEDS_TERMINAL, NO_TERMINAL, Daily, PlayRequest
 from .saving import SAID_TAKEN_OVER, SAID_UNSAVED
 from .store.base import Player, Prefs
@@ -40,14 +50,17 @@ from .store.base import Player, Prefs
 __all__ = [
     "AGAIN",
     "GUEST_NOTE",
+    "OFFERS",
     "PRIVATE_NOTE",
     "PUBLIC_NOTE",
     "claim",
     "color_depth",
     "daily_command",
+    "first_note",
     "play_command",
     "run_game",
     "take_over_prompt",
+    "who_note",
 ]
 
 # How each session ended, as the log says it (from what the player was told).
@@ -58,6 +71,7 @@ ENDINGS = {
     SAID_TOO_SLOW: "client not reading",
     SAID_UNSAVED: "store unavailable",
     SAID_IDLE: "idle",
+    SAID_DRAINED: "game over while the server drained",
 }
 # Endings said with the game's score in them (serve/ranked.py), known by what precedes it.
 SCORED_ENDINGS = (
@@ -70,6 +84,18 @@ GUEST_NOTE = "guest: nothing is kept (connect with an SSH key)"
 # Said on the first frame of play --private / --public: that it took effect.
 PRIVATE_NOTE = "private: nobody may watch your games (play --public undoes it)"
 PUBLIC_NOTE = "public: your games may be watched (play --private undoes it)"
+# What else the server offers, on a session's first screen (its last
+# clause: the first a narrow window leaves off) and in the help (``?``).
+OFFERED = "also here: daily, race, watch, leaderboard, stats (? lists them)"
+OFFERS = (
+    ("daily", "the day's game, the same tiles for all (your first ranked)"),
+    ("race", "race others on one deal, live"),
+    ("watch", "the games played now, live"),
+    ("leaderboard", "the day's top 10, and your rank"),
+    ("stats", "your records, your last games' ids"),
+    ("help", "every command, and how to give it"),
+)
+GUEST_ROW = "a guest (no SSH key): your game goes when you leave"
 # Said when the player's game is open in another session: what is
 # happening, then the two answers, each a line in the longest of its
 # wordings that fits the window (a narrow one wrapped them mid-word).
@@ -133,7 +159,8 @@ async def claim(context: ServeContext, client: Client, player: Player, board: st
         if not sessions.gone(held.holder) and not await take_over(client):
             return None
         await store.claim(player.id, board, holder, CLAIM_SECONDS, take_over=True)
-        sessions.taken_over(held.holder, SAID_TAKEN_OVER)
+        if not sessions.taken_over(held.holder, SAID_TAKEN_OVER) and context.far is not None:
+            context.far.tell_taken_over(held.holder)  # another server's session: it ends it at once too
     client.claimed(holder)
     return holder
 
@@ -185,6 +212,32 @@ async def take_over(client: Client) -> bool:
             return taken
 
 
+def who_note(asked: str, name: str) -> str:
+    """Who the player of a key is, as a session's first screen says it:
+    ``name`` (the store's); why it is not ``asked`` (the SSH user name,
+    reduced) when it is not: a key keeps the name it first came with, and a
+    name another key holds, or a reserved one, is not given."""
+    if folded(name) == folded(asked):
+        return f"you are {name}"
+    if reserved(asked):
+        why = f"{asked} is for players without a key"
+    elif folded(name).startswith(folded(asked)) and name[len(asked) :].lstrip("-").isdigit():  # bob2
+        why = f"{asked} is another player"
+    else:
+        why = f"this key's name, not {asked}"  # the name it first came with
+    return f"you are {name} ({why})"
+
+
+def first_note(greeting: str, who: str) -> str:
+    """A session's first note: who the player is (a guest's is said by the
+    greeting), the game's greeting, and what else the server offers; a
+    narrow window leaves off from the end, so a surprise (the name is not
+    the one asked for) goes first."""
+    surprise = who.endswith(")")
+    clauses = [who if surprise else "", greeting, "" if surprise else who, OFFERED]
+    return "; ".join(clause for clause in clauses if clause)
+
+
 def color_depth(chosen: Optional[str], env: Dict[str, str]) -> ColorDepth:
     """The colour depth frames are drawn in: the player's choice
     (``chosen``), else what the client's terminal (``env``) says."""
@@ -215,7 +268,8 @@ async def run_game(
         kept, greeting = daily.session, daily.note
     env = client.client_env()
     animate = wants_motion(Options(animation=prefs.animation is not False), env)
-    settings = Settings(animate=animate, can_wait=True, command=AGAIN, guest=guest)
+    you = ("you", GUEST_ROW if guest else f"{name}: your games are kept under this key")
+    settings = Settings(animate=animate, can_wait=True, command=AGAIN, guest=guest, offers=(you, *OFFERS))
     if daily is not None:
         settings = replace(
             settings, command=f"{AGAIN} (daily)", day=daily.day, day_seed=daily.day_seed, guest=daily.guest
@@ -223,7 +277,8 @@ async def run_game(
     note = GUEST_NOTE if guest and daily is None else greeting
     if request.private is not None:  # asked for now: say it took effect, first
         note = PRIVATE_NOTE if request.private else PUBLIC_NOTE
-    play = Play(kept, settings, client.window, note=note)
+    who = "" if name is None else who_note(client.identity.name, name)
+    play = Play(kept, settings, client.window, note=first_note(note, who))
     depth = color_depth(prefs.color, env)
     frames: List[str] = []
 
@@ -247,6 +302,7 @@ async def run_game(
         context.pauses,
         answered=metrics.key_to_frame.observe,
         appended=metrics.store_append.observe,
+        draining=lambda: context.sessions.draining,
     )
     if daily is None:
         game = GameDriver(play, keeping, channel, parts, opening=opening)

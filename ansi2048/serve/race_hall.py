@@ -1,21 +1,20 @@
-"""The server's races, on its event loop: lobbies that fill, races that
-run, and their results, verified (:class:`RaceHall`, :class:`RaceRoom`).
+"""The server's races, on its event loop: lobbies that fill (and the
+players waiting for a friend: :mod:`.race_friends`), races that run, and
+their results, verified (:class:`RaceHall`, :class:`RaceRoom`).
 
 A room holds a race's rules (:class:`~ansi2048.game.race.Race`, a value
 given each event) and each player's :class:`Seat`: their game, played here
-on the server from the race's one seed, and every key it played. A move
-wakes every seat's screen at once (:meth:`RaceRoom.notify`: an event set,
-no await), so opponents see it as soon as their session's task runs. A
-ticker of the room's own reads the clock (the countdown, the time limit, a
-lobby nobody fills, a dropped player who did not come back).
+from the race's one seed, and every key it played. A move wakes every
+seat's screen at once (:meth:`RaceRoom.notify`: an event set, no await).
+A ticker of the room's own reads the clock (the countdown, the time limit,
+a lobby nobody fills, a dropped player who did not come back).
 
-When the race is over, each player's keys are replayed from the race's
-seed through the daily's :func:`~.daily.verdict_steps`, as a ranked daily game's are (in steps): a
-player whose replay differs from what they were shown is not ranked, and
-the log says so. The seed is an HMAC under the server's secret of the
-race's number and a fresh random draw: nobody can know the deal before
-the race shows it, and it is shown to nobody (only the boards as they
-play), so no secrecy rule is needed while the race runs."""
+When the race is over, each player's keys are replayed from its seed
+through :func:`~ansi2048.records.replay.verdict_steps`, in steps, as a
+ranked daily game's are: a player whose replay differs from what they were
+shown is not ranked, and the log says so. The seed is an HMAC under the
+server's secret of the race's number and a fresh random draw, shown to
+nobody (only the boards as they play) until the race is over."""
 
 from __future__ import annotations
 
@@ -24,7 +23,7 @@ import hashlib
 import hmac
 from dataclasses import dataclass
 from itertools import count
-from typing import Callable, Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple, Union
 
 from .. import __version__
 from ..game.engine import Direction, Game
@@ -36,13 +35,13 @@ from ..render.race import Placed
 from .keeping import replay_step, stepped
 from .link import Ended, Incoming
 from .names import folded, guest_name
+from .race_friends import Entrant, Friend, Waiter, Waiters
 from .store.base import Store, StoreError
 from .store.races import PlayerRow, race_script
 
 __all__ = [
     "RACES_PER_ADDRESS",
     "RECONNECT_SECONDS",
-    "Entrant",
     "RaceHall",
     "RaceRefused",
     "RaceRoom",
@@ -72,18 +71,6 @@ class Host:
     random_seed: Callable[[], int]
     now: Callable[[], float]
     log: Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class Entrant:
-    """Who asks to race: ``key`` names them across connections (a player's
-    id; a guest, never the same twice), ``source`` their address as the
-    per-address caps count it."""
-
-    key: str
-    name: str
-    player: Optional[int]
-    source: str
 
 
 def race_seed(secret: bytes, number: int, draw: int) -> int:
@@ -307,6 +294,8 @@ class RaceHall:
         self._rooms: Dict[int, RaceRoom] = {}
         self._numbers = count(1)
         self.per_address = per_address
+        self.waiters = Waiters()
+        self._met: Dict[int, Tuple[RaceRoom, Seat]] = {}  # a waiter seated (by id()), until their session reads it
 
     def now(self) -> float:
         return self._host.now()
@@ -336,13 +325,38 @@ class RaceHall:
         return next((room for room in self._rooms.values() if room.has_name(name)), None)
 
     def join(
-        self, settings: RaceSettings, friend: Optional[str], entrant: Entrant, incoming: asyncio.Queue[Incoming]
+        self, settings: RaceSettings, entrant: Entrant, incoming: asyncio.Queue[Incoming]
     ) -> Tuple[RaceRoom, Seat]:
         """The seat of ``entrant``: back in their race if they dropped from
-        one (or race in another session now), else in the lobby ``friend``
-        waits in, else in the first lobby of ``settings`` (a new one if
-        none); :class:`RaceRefused` if they may not."""
-        room: Optional[RaceRoom]
+        one (or race in another session now), else in the first lobby of
+        ``settings`` (a new one if none); :class:`RaceRefused` if they may not."""
+        back = self._back(entrant, incoming)
+        return back or self._sit(self._lobby(lambda r: r.settings == settings), settings, entrant, incoming)
+
+    def meet(
+        self, friend: Friend, settings: RaceSettings, entrant: Entrant, incoming: asyncio.Queue[Incoming]
+    ) -> Union[Tuple[RaceRoom, Seat], Waiter]:
+        """``race NAME``: as :meth:`join`, but in the lobby ``friend`` sits in
+        (or one opened for the two, with its settings, if ``friend`` waits
+        for ``entrant``); if there is none yet, ``entrant``'s wait for them."""
+        if friend.player == entrant.player:
+            raise RaceRefused("race: you cannot race yourself (race alone opens a lobby)")
+        back = self._back(entrant, incoming)
+        room = self._lobby(lambda r: any(seat.entrant.player == friend.player for seat in r.seats.values()))
+        if back is not None or room is not None:
+            return back or self._sit(room, settings, entrant, incoming)
+        self._allowed(None, entrant.source)
+        named = [w for w in self.waiters.for_player(entrant.player, self.now()) if w.entrant.player == friend.player]
+        if named:  # the friend waits for this player: one lobby for the two
+            room = self._open(named[0].settings)
+            self._seat_waiter(room, named[0])
+            return self._sit(room, settings, entrant, incoming)
+        waiter = Waiter(entrant, friend, settings, incoming, self.now())
+        self.waiters.add(waiter)
+        return waiter
+
+    def _back(self, entrant: Entrant, incoming: asyncio.Queue[Incoming]) -> Optional[Tuple[RaceRoom, Seat]]:
+        """``entrant``'s seat in the race they dropped from; RaceRefused if they wait in another session."""
         for room in self._rooms.values():
             seat = room.seat_of(entrant.key) if entrant.player is not None else None
             if seat is None or seat.left:
@@ -352,23 +366,55 @@ class RaceHall:
                 return room, seat
             if room.phase in (Phase.LOBBY, Phase.COUNTDOWN):
                 raise RaceRefused("race: you wait in a lobby already (in another session)")
-        if friend is not None:
-            room = next((r for r in self._rooms.values() if r.phase is Phase.LOBBY and r.has_name(friend)), None)
-            if room is None:
-                raise RaceRefused(f"race: {friend} is not waiting for a race (they start one with: race)")
-        else:
-            room = next((r for r in self._rooms.values() if r.phase is Phase.LOBBY and r.settings == settings), None)
-        if room is None or entrant.source not in room.sources():
-            held = sum(entrant.source in r.sources() for r in self._rooms.values())
-            if held >= self.per_address:
-                raise RaceRefused(f"race: too many races from your address at once (at most {self.per_address})")
-        if room is None:
-            number, draw = next(self._numbers), self._host.random_seed()
-            seed = race_seed(self._host.daily_secret, number, draw)
-            room = RaceRoom(number, settings, seed, f"{number}:{draw}:{self.now()}", self)
-            self._rooms[number] = room
-            room.start()
-        return room, room.sit(entrant, incoming)
+        if self.waiters.of(entrant.key) is not None:
+            raise RaceRefused("race: you wait for a friend already (in another session)")
+        return None
+
+    def stop_waiting(self, waiter: Waiter) -> Optional[Tuple[RaceRoom, Seat]]:
+        """``waiter``'s wait is over: their seat if the hall has seated them (it stands), else None."""
+        return None if self.waiters.remove(waiter) else self._met.pop(id(waiter), None)
+
+    def _lobby(self, wanted: Callable[[RaceRoom], bool]) -> Optional[RaceRoom]:
+        return next((r for r in self._rooms.values() if r.phase is Phase.LOBBY and wanted(r)), None)
+
+    def _allowed(self, room: Optional[RaceRoom], source: str) -> None:
+        """RaceRefused if ``source`` may not take one race (or wait) more."""
+        if room is not None and source in room.sources():
+            return
+        held = sum(source in r.sources() for r in self._rooms.values()) + self.waiters.from_source(source)
+        if held >= self.per_address:
+            raise RaceRefused(f"race: too many races from your address at once (at most {self.per_address})")
+
+    def _open(self, settings: RaceSettings) -> RaceRoom:
+        number, draw = next(self._numbers), self._host.random_seed()
+        seed = race_seed(self._host.daily_secret, number, draw)
+        room = RaceRoom(number, settings, seed, f"{number}:{draw}:{self.now()}", self)
+        self._rooms[number] = room
+        room.start()
+        return room
+
+    def _sit(
+        self, room: Optional[RaceRoom], settings: RaceSettings, entrant: Entrant, incoming: asyncio.Queue[Incoming]
+    ) -> Tuple[RaceRoom, Seat]:
+        self._allowed(room, entrant.source)
+        room = room if room is not None else self._open(settings)
+        seat = room.sit(entrant, incoming)
+        self._gather(room)
+        return room, seat
+
+    def _gather(self, room: RaceRoom) -> None:
+        """Those waiting for a player in ``room``'s lobby sit in it (then those waiting for them), while it has room."""
+        while room.phase is Phase.LOBBY:
+            seats, now = room.seats.values(), self.now()
+            waiting = [w for seat in seats for w in self.waiters.for_player(seat.entrant.player, now)]
+            if not waiting:
+                return
+            self._seat_waiter(room, min(waiting, key=lambda w: w.since))
+
+    def _seat_waiter(self, room: RaceRoom, waiter: Waiter) -> None:
+        self.waiters.remove(waiter)
+        self._met[id(waiter)] = room, room.sit(waiter.entrant, waiter.incoming)
+        waiter.wake.set()
 
 
 async def _record(store: Store, room: RaceRoom, log: Callable[[str], None]) -> None:

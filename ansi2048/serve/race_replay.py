@@ -25,7 +25,7 @@ from ..render.themes import THEMES
 from .context import ServeContext
 from .link import Client, Ended, Typed, Viewer, next_incoming
 from .live import WatchFull
-from .names import folded
+from .names import folded, printable
 from .replay import Playback
 from .requests import NEEDS_TERMINAL, NO_TERMINAL, Replay
 from .secrecy import Refused
@@ -81,7 +81,7 @@ async def race_playback(store: Store, request: Replay, command: str) -> Tuple[Pl
         if folded(name) == folded(wanted):
             return playback, f"{name} in race r{race.number}"
     players = ", ".join(race.names)
-    raise Refused(f"{command}: race r{race.number} has no player {wanted[:40]!r} (its players: {players})")
+    raise Refused(f"{command}: race r{race.number} has no player {printable(wanted)!r} (its players: {players})")
 
 
 def _directions(playback: Playback) -> List[Direction]:

@@ -1,16 +1,17 @@
 """A player's session in a race (``race``): their seat taken in the hall
-(:mod:`.race_hall`), then their screen drawn from the room as it is now
-(the lobby, the countdown, the race, the result: :mod:`ansi2048.render.race`)
-each time the room wakes it or its clock's second turns, and their keys
-played: moves, and q to leave. No undo, hint or autoplay: a race decodes
-none of them. A dropped connection keeps the seat while the race lasts
-(:data:`~.race_hall.RECONNECT_SECONDS`): the same key connecting again
-with ``race`` continues it."""
+(:mod:`.race_hall`; with ``race NAME``, first a wait until NAME is in a
+lobby, if they are in none: :mod:`.race_friends`), then their screen drawn
+from the room as it is now (the lobby, the countdown, the race, the
+result: :mod:`ansi2048.render.race`) each time the room wakes it or its
+clock's second turns, and their keys played: moves, and q to leave. No
+undo, hint or autoplay: a race decodes none of them. A dropped connection
+keeps the seat while the race lasts (:data:`~.race_hall.RECONNECT_SECONDS`):
+the same key connecting again with ``race`` continues it."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import List, Optional
+from typing import List, Optional, Tuple, Union
 
 from ..game.keys import Action, KeyDecoder
 from ..game.race import LOBBY_SECONDS, Phase, race_actions
@@ -19,28 +20,42 @@ from ..render.race import (
     Racer,
     RaceScreen,
     countdown_lines,
-    expired_lines,
+    expired_line,
     lobby_lines,
     race_lines,
     result_lines,
+    waited_line,
+    waiting_lines,
+    words,
 )
 from ..render.repaint import Repainter
 from ..render.themes import THEMES
 from .context import ServeContext
 from .game import SAID_STOPPING, SAID_STOPPING_VIEWER
 from .link import Client, Ended, Typed, for_terminal, next_incoming
-from .names import display_name
+from .names import display_name, printable
 from .play_commands import color_depth
-from .race_hall import Entrant, RaceRefused, RaceRoom, Seat
+from .race_friends import Entrant, Friend, Waiter
+from .race_hall import RaceHall, RaceRefused, RaceRoom, Seat
 from .race_replay import in_viewer_place
 from .requests import NEEDS_TERMINAL, NO_TERMINAL, RaceRequest
 from .store.base import Prefs
+from .store.races import player_named_script
 
-__all__ = ["SAID_LEFT_LOBBY", "SAID_LEFT_RACE", "SAID_RACE_OVER", "SAID_STOPPING_RACE", "race", "watch_race"]
+__all__ = [
+    "SAID_LEFT_LOBBY",
+    "SAID_LEFT_RACE",
+    "SAID_RACE_OVER",
+    "SAID_STOPPED_WAITING",
+    "SAID_STOPPING_RACE",
+    "race",
+    "watch_race",
+]
 
 # A screen is drawn again at least this often (its clock), and whenever the room wakes it.
 DRAW_SECONDS = 0.5
 SAID_LEFT_LOBBY = "you left the lobby"
+SAID_STOPPED_WAITING = "you stopped waiting"
 SAID_LEFT_RACE = "you left the race; it goes on without you (its result: races)"
 SAID_STOPPING_RACE = "the server is stopping: the race ends here, unfinished"
 SAID_RACE_OVER = "the race you watched is over"
@@ -48,7 +63,8 @@ SAID_RACE_OVER = "the race you watched is over"
 
 async def race(context: ServeContext, client: Client, request: RaceRequest) -> int:
     """``race``: a seat in a lobby (or back in the race the player dropped
-    from), played to the result; the exit status."""
+    from; or, ``race NAME``, in NAME's lobby, once they are in one), played
+    to the result; the exit status."""
     if not client.has_terminal:
         return client.refuse(NEEDS_TERMINAL, NO_TERMINAL)
     player = await context.player(client.identity)
@@ -56,16 +72,84 @@ async def race(context: ServeContext, client: Client, request: RaceRequest) -> i
         entrant = Entrant(f"p{player.id}", display_name(player.name), player.id, client.source)
     else:
         entrant = Entrant(f"guest:{id(client)}", "guest", None, client.source)
-    if context.races is None:
+    hall = context.races
+    if hall is None:
         return client.refuse("race: this server runs no races", "refused", EXIT_ERROR)
+    friend = await _friend(context, request.friend) if request.friend is not None else None
+    prefs = player.prefs if player is not None else Prefs()
     try:
-        room, seat = context.races.join(request.settings, request.friend, entrant, client.incoming)
+        if request.friend is not None and friend is None:
+            raise RaceRefused(f"race: no player is called {printable(request.friend)}")
+        if friend is None:
+            joined: Union[Tuple[RaceRoom, Seat], Waiter] = hall.join(request.settings, entrant, client.incoming)
+        else:
+            joined = hall.meet(friend, request.settings, entrant, client.incoming)
     except RaceRefused as refused:
         return client.refuse(str(refused), "refused", EXIT_ERROR)
-    prefs = player.prefs if player is not None else Prefs()
-    said = await _RaceScreen(client, room, seat, prefs).run()
+    repainter = _repainter(client)
+    if isinstance(joined, Waiter):
+        met = await _wait(client, hall, joined, repainter)
+        if isinstance(met, str):
+            client.ended(met)
+            return EXIT_OK
+        joined = met
+    room, seat = joined
+    said = await _RaceScreen(client, room, seat, prefs, repainter).run()
     client.ended(said or "done")
     return EXIT_OK
+
+
+async def _wait(
+    client: Client, hall: RaceHall, waiter: Waiter, repainter: Repainter
+) -> Union[Tuple[RaceRoom, Seat], str]:
+    """``race NAME`` while NAME is in no lobby: the waiting screen until the
+    hall seats the player (their seat), or the wait ends (what ended it, for the log)."""
+    friend, incoming, decoder = waiter.friend.name, client.incoming, KeyDecoder(comments=False)
+    said: Optional[str] = None
+    how = ""
+    while not waiter.wake.is_set():
+        width, height = client.window
+        left = waiter.since + LOBBY_SECONDS - hall.now()
+        if left <= 0:
+            said, how = waited_line(friend, int(LOBBY_SECONDS // 60)), "wait expired"
+            break
+        _write(client, repainter.frame(waiting_lines(friend, left, width, height), width, height))
+        got = await next_incoming(incoming, waiter.wake, DRAW_SECONDS)
+        if isinstance(got, Ended):
+            stopping = got.said == SAID_STOPPING  # nothing is kept of a wait: the plain words
+            said, how = (SAID_STOPPING_VIEWER, "server stopping") if stopping else (got.said, "disconnected")
+            break
+        if isinstance(got, Typed) and Action.QUIT in decoder.feed(got.data):
+            said, how = SAID_STOPPED_WAITING, "left"
+            break
+    met = hall.stop_waiting(waiter)
+    if said is None and met is not None:
+        return met
+    if met is not None:  # seated as the wait ended: the lobby is left at once
+        met[0].leave(met[1])
+    _close(client, repainter, said or "")
+    return how
+
+
+def _repainter(client: Client) -> Repainter:
+    in_place = client.client_env()["TERM"] != "dumb"
+    return Repainter(hide_cursor=in_place, in_place=in_place, sync=in_place)
+
+
+def _write(client: Client, text: str) -> None:
+    client.link.write(for_terminal(text).encode("utf-8", "replace"))
+
+
+def _close(client: Client, repainter: Repainter, said: str) -> None:
+    """The screen closed, and ``said`` under it in whole words (the window's width)."""
+    lines = words(said, client.window[0]) if said else []
+    _write(client, repainter.close() + "".join(f"{line}\n" for line in lines))
+
+
+async def _friend(context: ServeContext, name: str) -> Optional[Friend]:
+    """The player ``race NAME`` names, if the store knows one so called."""
+    found = await context.store.run_script(player_named_script(name))
+    return Friend(int(found[0][0][0]), display_name(str(found[0][0][1]))) if found[0] else None
 
 
 async def watch_race(context: ServeContext, client: Client, room: RaceRoom) -> int:
@@ -77,15 +161,15 @@ async def watch_race(context: ServeContext, client: Client, room: RaceRoom) -> i
 class _RaceScreen:
     """One player's screen of a room, and their keys; or (no ``seat``) a watcher's."""
 
-    def __init__(self, client: Client, room: RaceRoom, seat: Optional[Seat], prefs: Prefs) -> None:
+    def __init__(
+        self, client: Client, room: RaceRoom, seat: Optional[Seat], prefs: Prefs, repainter: Optional[Repainter] = None
+    ) -> None:
         self._client = client
         self._room = room
         self._seat = seat
-        env = client.client_env()
-        self._depth = color_depth(prefs.color, env)
+        self._depth = color_depth(prefs.color, client.client_env())
         self._palette = THEMES[prefs.theme or "classic"]()
-        in_place = env["TERM"] != "dumb"
-        self._repainter = Repainter(hide_cursor=in_place, in_place=in_place, sync=in_place)
+        self._repainter = repainter or _repainter(client)  # a waiting screen's goes on
         self._decoder = KeyDecoder(comments=False)  # no assist: hint and autoplay are never decoded
 
     async def run(self) -> str:
@@ -118,21 +202,17 @@ class _RaceScreen:
                     assert action.direction is not None
                     room.move(seat, action.direction)
         if room.phase is Phase.EXPIRED:
-            said = expired_lines(int(LOBBY_SECONDS // 60), self._client.window[0])[0]
+            said = expired_line(int(LOBBY_SECONDS // 60))
             return self._close(said, "lobby expired")
         return self._close("", "done")
 
     def _close(self, said: str, how: str) -> str:
-        link = self._client.link
-        text = self._repainter.close() + (f"{said}\n" if said else "")
-        link.write(for_terminal(text).encode("utf-8", "replace"))
+        _close(self._client, self._repainter, said)
         return how
 
     def _draw(self) -> None:
         width, height = self._client.window
-        link = self._client.link
-        text = self._repainter.frame(self._lines(width, height), width, height)
-        link.write(for_terminal(text).encode("utf-8", "replace"))
+        _write(self._client, self._repainter.frame(self._lines(width, height), width, height))
 
     def _lines(self, width: int, height: int) -> List[str]:
         room, race = self._room, self._room.race

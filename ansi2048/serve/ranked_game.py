@@ -21,7 +21,18 @@ from ..loop.state import Play
 from ..records.history import daily_key
 from ..records.recording import BodyDecoder
 from ..records.replay import Result, Setup, verdict_steps
-from .daily import ASSISTED, DAILY, FINISHED, MISMATCH, PLAYING, RANKED, board_note, day_end
+from .daily import (
+    ASSISTED,
+    DAILY,
+    FINISHED,
+    MISMATCH,
+    PLAYING,
+    RANKED,
+    SAID_ASSISTED,
+    board_note,
+    day_end,
+    ended_line,
+)
 from .game import GameDriver, PlainRules
 from .keeping import StoreKeeping, replay_step, stepped
 from .names import display_name
@@ -33,9 +44,7 @@ __all__ = [
     "ASK_ASSIST",
     "ASK_END",
     "BOARD_KEY",
-    "SAID_ASSISTED",
     "SAID_DAY_OVER",
-    "SAID_ENDED",
     "DailyKeeping",
     "DailyRules",
     "RankedRules",
@@ -55,8 +64,6 @@ ASKED = (Action.HINT, Action.AUTOPLAY, Action.RESTART)
 # game, unranked; practice (other tiles) has the AI.
 ASK_ASSIST = "ranked: {key} again ends it, unranked (other keys: play on)"
 ASK_END = "ranked game: r again ends it for good, its score counts (any other key: play on)"
-SAID_ENDED = "your ranked game is over, score {score}; daily again plays practice, on other tiles"
-SAID_ASSISTED = "your ranked game ended unranked, score {score}; daily again: practice, with the AI"
 SAID_DAY_OVER = "the day is over (UTC midnight): your ranked game ends with score {score}"
 
 
@@ -219,7 +226,7 @@ class RankedRules:
                 await self._settle(game, FINISHED)
                 # Ended for good: a finished game, kept in the history as a game over is.
                 game.pending.add_to_history(game.play.session.played())
-                raise PlayEnds(SAID_ENDED.format(score=self._keeping.entry.score))
+                raise PlayEnds(await self._over_lines(game))
             if screened.confirmed is not None:
                 # Ended here, unranked: kept in the history as it stands, the
                 # AI not asked (serve/secrecy.py: nothing shows the day's deal
@@ -237,8 +244,14 @@ class RankedRules:
                 return None
             event = Keys(screened.keys, event.now)
         elif isinstance(event, Keys) and Action.RESTART in event.actions and self._keeping.entry.status == FINISHED:
-            raise PlayEnds(SAID_ENDED.format(score=self._keeping.entry.score))
+            raise PlayEnds(await self._over_lines(game))
         return await self._daily.before(game, event)
+
+    async def _over_lines(self, game: GameDriver) -> str:
+        """The last lines of a game ended for good, with its rank today (read from the day's board)."""
+        entry = self._keeping.entry
+        board = await game.saving.saved(partial(self._store.daily_board, entry.day, entry.player, 0))
+        return ended_line(entry, board)
 
     async def after(self, game: GameDriver) -> None:
         if not self._done and game.play.session.game.over:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..game.engine import Game
-from ..loop.events import Draw, Event, Key, Keys, KeysEnded, Tick
+from ..loop.events import Draw, Event, Key, Keys, KeysEnded, ReplayPaused, Tick
 from ..loop.state import Play
 from ..loop.step import next_due, start, step
 from ..play.performer import BlockingDriver, Performer
@@ -25,6 +25,7 @@ from ..play.screen import Screen
 from ..records.history import Record
 from ..records.recording import Assisted, split_header
 from ..records.replay import Steps
+from ..render.keymap import ReplayKeys
 from ..render.motion import FRAME_SECONDS
 from .link import POLL_SECONDS, SAID_SLOW, Ended, Link, Typed, Viewer
 from .replay_clock import ReplayClock
@@ -170,7 +171,9 @@ def replay_timer(
     session = Session(playback.game(), keep_keys=False)
     day_seed = playback.seed if playback.day else None
     settings = Settings(animate=animate, can_wait=False, replay=True, day=playback.day, day_seed=day_seed)
-    play = Play(session, settings, viewer.window(), note=caption, warning=caption, saving=False)
+    play = Play(
+        session, settings, viewer.window(), note=caption, warning=caption, saving=False, replay_keys=ReplayKeys.VIEWER
+    )
     store = NoStore()
     performer = Performer(
         screen, store, Recorder(None, lambda message: None), BestWriter(store.record_best, clock.now, 0)
@@ -209,8 +212,11 @@ async def play_replay(viewer: Viewer, playback: Playback, caption: str, animate:
             incoming, key = key.result(), asyncio.ensure_future(viewer.incoming.get())
             if isinstance(incoming, Ended):
                 return incoming.said
+            paused = clock.paused
             if isinstance(incoming, Typed) and _viewer_keys(clock, incoming.data):
                 return ""
+            if clock.paused != paused:  # (not redrawn for a pause and a go-on in one read)
+                timer.feed(ReplayPaused(ReplayKeys.PAUSED if clock.paused else ReplayKeys.VIEWER))
     finally:
         key.cancel()
         screen.close()

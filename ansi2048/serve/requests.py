@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Callable, List, NoReturn, Optional, Union
 
 from ..game.race import MAX_MINUTES, MAX_PLAYERS, MIN_MINUTES, MIN_PLAYERS, RaceSettings
-from ..options.parser import THEME_CHOICES, goal_argument, size_argument
+from ..options.parser import THEME_CHOICES, argument_type, goal_argument, size_argument
 from ..render.style import ColorDepth
 from .names import printable
 
@@ -150,7 +150,8 @@ class LinkRequest:
 class RaceRequest:
     """``race [--size N] [--goal G] [--players N] [--minutes M]``: the
     settings of the lobby to join; ``race NAME`` (``friend``): the lobby
-    that player waits in, whatever its settings (serve/race_session.py)."""
+    that player is in, whatever its settings, or a wait until they are in
+    one (serve/race_session.py, serve/race_friends.py)."""
 
     settings: RaceSettings
     friend: Optional[str] = None
@@ -330,13 +331,11 @@ def _no_arguments(name: str, args: List[str]) -> LinkRequest:
     return LinkRequest(name)
 
 
+@argument_type
 def _day_argument(text: str) -> str:
     from .daily import parse_day
 
-    try:
-        return parse_day(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+    return parse_day(text)
 
 
 def entry_argument(text: str) -> int:

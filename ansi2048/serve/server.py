@@ -36,6 +36,7 @@ from ..storage.history_file import utc_timestamp
 from . import kexguess, takeover
 from .connection import ClientConnection
 from .context import RunningSession, ServeContext, Sessions
+from .far_live import FarLive
 from .limits import DEFAULT_LIMITS, Admission, Limits, capped_by_files, raise_open_files
 from .live import LiveGames
 from .log import LOG_BUFFER_BYTES, LOG_FLUSH_SECONDS, LibraryMessages, LogFile, LogFormat, ServerLog
@@ -44,6 +45,7 @@ from .pauses import SavingPauses
 from .pool import AIPool
 from .race_hall import Host, RaceHall
 from .ranked import daily_secret
+from .saving import SAID_TAKEN_OVER
 from .settings import ServeOptions
 from .store import open_store
 from .store.base import Store, StoreError
@@ -157,15 +159,12 @@ class GameServer:
             metrics=ServerMetrics(),
         )
         context = self.context
-        context.metrics.reads(
-            ServerState(
-                session_commands=lambda: (session.command for session in context.sessions.all),
-                connections=lambda: len(context.connections),
-                pauses=context.pauses,
-                admission=context.admission,
-                pool=pool,
-            )
-        )
+        commands = lambda: (session.command for session in context.sessions.all)  # noqa: E731
+        connections = lambda: len(context.connections)  # noqa: E731
+        context.metrics.reads(ServerState(commands, connections, context.pauses, context.admission, pool))
+        # The other servers' live games, and this one's for them (serve/far_live.py).
+        ended = lambda holder: context.sessions.taken_over(holder, SAID_TAKEN_OVER)  # noqa: E731
+        self.context = replace(context, far=FarLive(store, context.live, context.sessions.server, now, self.log, ended))
 
     # What the stop, the drain and the tests look at.
     @property
@@ -215,6 +214,8 @@ class GameServer:
             self.log(f"asyncssh {asyncssh.__version__}: a client's wrong key-exchange guess ends its connection")
         address = self._listener.sockets[0].getsockname()
         self.context = replace(self.context, port=int(address[1]))
+        if self.context.far is not None:
+            self.context.far.start()
         return str(address[0]), self.port
 
     async def drain(self, seconds: float, stop: asyncio.Event) -> None:
@@ -223,6 +224,7 @@ class GameServer:
         ``stop``: SIGTERM); :meth:`stop` then ends what is left."""
         if self._listener is not None:
             self._listener.close()
+        self.context.sessions.draining = True  # a game ends at its game over (serve/game.py)
         for session in self.sessions:  # told once, on the note line (a game's; other sessions let it pass)
             session.incoming.put_nowait(Warned(SAID_DRAINING, True))
         clock = self.context.clock
@@ -273,6 +275,8 @@ class GameServer:
         # The records of games whose sessions ended while saving paused
         # (serve/pauses.py): a last try, within what is left of the bound.
         await self.context.pauses.close(max(0.0, min(LEAVE_SECONDS, deadline - clock())))
+        if self.context.far is not None:  # its games' rows deleted
+            await self.context.far.close(min(LEAVE_SECONDS, deadline - clock()))
         # The bound: whatever remains is cut. Aborted, not closed: asyncssh's
         # close drops what is unsent just as abort does, but first sends each
         # channel's close and an SSH disconnect message, a cost per client

@@ -18,7 +18,7 @@ from .daily import day_of
 from .game import SAID_STOPPING, SAID_STOPPING_VIEWER
 from .link import SAID_IDLE_CLOSED, SAID_SLOW, Client, Viewer
 from .live import LiveGame, WatchFull
-from .names import display_name
+from .names import display_name, printable
 from .play_commands import color_depth
 from .race_replay import in_viewer_place, race_playback, racing_lines, read_race, replay_race
 from .race_session import watch_race
@@ -65,7 +65,7 @@ async def watch_command(context: ServeContext, client: Client, request: Watch) -
     refusal = _watch_refusal(context, player)
     if request.name is not None:
         game = context.live.find(request.name)
-        refused = f"watch: {no_game_of(request.name)}" if game is None else refusal(game)
+        refused = f"watch: {no_game_of(printable(request.name))}" if game is None else refusal(game)
         if refused is not None:
             return client.refuse(refused, REFUSED)
     if not client.has_terminal:
@@ -133,7 +133,7 @@ async def replay_command(context: ServeContext, client: Client, request: Replay)
         if request.cast:
             await _cast(context, client, playback, prefs)
             return EXIT_OK
-        caption = f"replay · {title} · + - speed, space pauses, q leaves"
+        caption = f"replay · {title}"  # (its keys are on the key line)
         animate = wants_motion(Options(animation=prefs.animation is not False), client.client_env())
         said = await play_replay(as_viewer(context, client, prefs), playback, caption, animate)
     finally:

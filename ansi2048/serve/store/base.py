@@ -200,11 +200,12 @@ class Store(Protocol):
         now, so that the first server to ask sets it for every server on
         the database), else the one stored."""
 
-    async def run_script(self, script: Sequence[Statement]) -> List[List[Tuple[Any, ...]]]:
+    async def run_script(self, script: Sequence[Statement], read: bool = False) -> List[List[Tuple[Any, ...]]]:
         """``script``'s statements in one transaction, in order; the rows
         each returned ([] for none). For the tables of a part of the server
         that keeps its SQL to itself, the same on both databases
-        (store/links.py)."""
+        (store/links.py). ``read``: the script only reads (SQLite runs it
+        beside the writer, on its reader's connection)."""
 
     # -- identities ------------------------------------------------------------
 

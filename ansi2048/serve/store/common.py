@@ -13,6 +13,7 @@ from ..names import folded
 from .base import Prefs, SchemaTooNew
 from .daily import MACHINE_STEP, SCHEMA_STEP as DAILY_STEP
 from .links import SCHEMA_STEP as LINKS_STEP
+from .live import SCHEMA_STEP as LIVE_STEP
 from .moderation import SCHEMA_STEP as MODERATION_STEP
 from .races import SCHEMA_STEP as RACES_STEP
 from .tallies import TALLY_STEP
@@ -124,6 +125,7 @@ _STEPS: Tuple[Tuple[str, ...], ...] = (
     ("ALTER TABLE games ADD COLUMN snapshot {blob}",),
     RACES_STEP,  # 8: finished races (store/races.py)
     MODERATION_STEP,  # 9: bans and removed board entries (store/moderation.py)
+    LIVE_STEP,  # 10: every server's live games, for the others' watchers (store/live.py)
 )
 
 

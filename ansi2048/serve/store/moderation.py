@@ -18,8 +18,7 @@ __all__ = [
     "UPSERT_REMOVAL",
 ]
 
-# The schema's step after the daily board's machine timing (version 7 here;
-# 8 once the keeping's own step 7 is merged before it).
+# The schema's step 9 (after the races' 8).
 SCHEMA_STEP: Tuple[str, ...] = (
     "CREATE TABLE bans (fingerprint TEXT PRIMARY KEY, reason TEXT NOT NULL, since TEXT NOT NULL)",
     """CREATE TABLE removals (

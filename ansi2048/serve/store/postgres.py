@@ -340,7 +340,7 @@ class PostgresStore(DailyOnPostgres):
 
         await self._transaction(forget)
 
-    async def run_script(self, script: Sequence[Statement]) -> List[List[Tuple[Any, ...]]]:
+    async def run_script(self, script: Sequence[Statement], read: bool = False) -> List[List[Tuple[Any, ...]]]:
         async def run(connection: AsyncConnection[Tuple[Any, ...]]) -> List[List[Tuple[Any, ...]]]:
             cursors = [await connection.execute(step.sql.encode(), step.parameters) for step in script]
             return [list(await cursor.fetchall()) if cursor.description else [] for cursor in cursors]

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from typing import Any, List, Sequence, Tuple
 
+from ..names import folded
 from .links import Statement
 
-__all__ = ["SCHEMA_STEP", "one_race_script", "race_script", "recent_script"]
+__all__ = ["SCHEMA_STEP", "one_race_script", "player_named_script", "race_script", "recent_script"]
 
 # The schema's step for races (version 8: after the snapshot's 7; renumbered when the bans' step lands).
 SCHEMA_STEP: Tuple[str, ...] = (
@@ -91,3 +92,9 @@ def one_race_script(race: int) -> List[Statement]:
         Statement("SELECT size, goal, started, how, winner FROM races WHERE id = %s", (race,)),
         Statement("SELECT name, score, rank, recording FROM race_players WHERE race = %s ORDER BY place", (race,)),
     ]
+
+
+def player_named_script(name: str) -> List[Statement]:
+    """The statement that reads the player called ``name`` (id, name; no
+    row: none is), names being one without regard to case (:func:`folded`)."""
+    return [Statement("SELECT id, name FROM players WHERE lower(name) = %s", (folded(name),))]

@@ -317,11 +317,11 @@ class SQLiteStore:
 
         await self._writer.do(forget)
 
-    async def run_script(self, script: Sequence[Statement]) -> List[List[Tuple[Any, ...]]]:
+    async def run_script(self, script: Sequence[Statement], read: bool = False) -> List[List[Tuple[Any, ...]]]:
         def run(connection: sqlite3.Connection) -> List[List[Tuple[Any, ...]]]:
             return [connection.execute(_sql(step.sql), step.parameters).fetchall() for step in script]
 
-        return await self._writer.do(run)
+        return await (self._reader if read else self._writer).do(run)
 
     async def shared_secret(self, name: str, proposed: bytes) -> bytes:
         def keep_first(connection: sqlite3.Connection) -> bytes:
