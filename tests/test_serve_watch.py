@@ -50,6 +50,16 @@ def test_the_watcher_sees_the_board_not_what_is_the_players_own() -> None:
     assert seen.ending == "watching alice · q leaves"
 
 
+def test_a_watcher_in_a_window_too_small_reads_whose_game_and_how_to_leave_on_lines_of_their_own() -> None:
+    from ansi2048.render.frame import frame_lines
+    from ansi2048.render.style import ColorDepth
+
+    seen = watched_view(View.of(Session(Game(4, 4, 2048, 5))), "guest-1", 1)
+    # At 20x10 it read "watching guest-1 ·" over "q leaves".
+    assert frame_lines(seen, ColorDepth.NONE, 20, 10)[:2] == ["watching guest-1", "q leaves"]
+    assert frame_lines(seen, ColorDepth.NONE, 29, 10)[0] == "watching guest-1 · q leaves"  # whole where it fits
+
+
 def test_the_player_is_told_how_many_watch() -> None:
     assert [watchers_note(n) for n in (0, 1, 2)] == ["", "1 watching", "2 watching"]
 

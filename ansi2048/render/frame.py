@@ -319,7 +319,10 @@ def _too_small(view: View, width: int, height: int) -> List[str]:
 
     # The line said instead of the keys first: once play has ended, this last
     # frame says where the game went; a watcher's, whose game and how to leave.
-    ending = textwrap.wrap(view.ending, limit)[:room]
+    # Too long for a line, its parts ("watching NAME · q leaves") go on lines
+    # of their own: no line ends on a separator.
+    parts = [view.ending] if len(view.ending) <= limit else view.ending.split(" · ")
+    ending = [line for part in parts for line in textwrap.wrap(part, limit)][:room]
     room -= len(ending)
     need_width, need_height = _needs(view, LAYOUTS[-1])
     need = f"{need_width}x{need_height}"
