@@ -317,10 +317,7 @@ def _too_small(view: View, width: int, height: int) -> List[str]:
         return []
     import textwrap  # here: only a window too small needs it, not start-up
 
-    # The line said instead of the keys first: once play has ended, this last
-    # frame says where the game went; a watcher's, whose game and how to leave.
-    # Too long for a line, its parts ("watching NAME · q leaves") go on lines
-    # of their own: no line ends on a separator.
+    # The line said instead of the keys first (where the game went; a watcher's, whose game), by its parts if long.
     parts = [view.ending] if len(view.ending) <= limit else view.ending.split(" · ")
     ending = [line for part in parts for line in textwrap.wrap(part, limit)][:room]
     room -= len(ending)
