@@ -21,7 +21,7 @@ from ansi2048.game.engine import Game  # noqa: E402
 from ansi2048.game.keys import Action  # noqa: E402
 from ansi2048.records.recording import ASSISTED, encode_item, split_header  # noqa: E402
 from ansi2048.serve.game import SAID_STOPPING  # noqa: E402
-from ansi2048.serve.play_commands import GUEST_NOTE, TAKE_OVER_PROMPT  # noqa: E402
+from ansi2048.serve.play_commands import GUEST_NOTE, take_over_prompt  # noqa: E402
 from ansi2048.serve.saving import SAID_TAKEN_OVER  # noqa: E402
 from ansi2048.serve.server import HOST_KEY_FILE  # noqa: E402
 
@@ -304,7 +304,7 @@ def test_the_same_player_twice_may_take_the_game_over(served: ServerThread) -> N
             _, first_terminal = await open_terminal(first_conn)
             await first_terminal.shows("Score")
             second, second_terminal = await open_terminal(second_conn)
-            await second_terminal.shows(TAKE_OVER_PROMPT.split("\n")[0])
+            await second_terminal.shows(take_over_prompt(80)[0])
             second.write(b"y")
             await second_terminal.shows("Score")
             await first_terminal.closed.wait()
@@ -355,7 +355,7 @@ def test_a_player_moves_mid_game_to_another_server_on_the_same_database(tmp_path
             seen = board(first_terminal.text())
             async with await connect(second_server.port, key) as second_conn:
                 second, second_terminal = await open_terminal(second_conn, "play --no-animation")
-                await second_terminal.shows(TAKE_OVER_PROMPT.split("\n")[0])
+                await second_terminal.shows(take_over_prompt(80)[0])
                 second.write(b"y")
                 await second_terminal.shows("Moves 2")
                 assert board(second_terminal.text()) == seen

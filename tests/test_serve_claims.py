@@ -22,7 +22,7 @@ asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2
 from ansi2048.records.recording import split_header  # noqa: E402
 from ansi2048.serve.daily import daily_board  # noqa: E402
 from ansi2048.serve.game_parts import Timings  # noqa: E402
-from ansi2048.serve.play_commands import TAKE_OVER_PROMPT  # noqa: E402
+from ansi2048.serve.play_commands import take_over_prompt  # noqa: E402
 from ansi2048.serve.saving import SAID_TAKEN_OVER  # noqa: E402
 
 from .serve_support import ServerThread, Terminal  # noqa: E402
@@ -175,7 +175,7 @@ def test_a_take_over_ends_the_other_session_on_the_same_server_at_once(
                 await a_terminal.wait_for(lambda shown: "Moves 1" in shown.text() or "can't move" in shown.text())
                 kept = await kept_keys(served, key)
                 b, b_terminal = await open_terminal(b_conn, "play --no-animation")
-                await b_terminal.shows(TAKE_OVER_PROMPT.split("\n")[0])
+                await b_terminal.shows(take_over_prompt(80)[0])
                 b.write(b"y")
                 await a_terminal.closed.wait()
                 assert SAID_TAKEN_OVER in a_terminal.text()
@@ -216,3 +216,64 @@ def test_a_take_over_ends_only_the_session_holding_that_claim() -> None:
         assert not sessions.gone("another-host:1:1:1")  # another machine's: its claim expires by itself
 
     asyncio.run(scenario())
+
+
+# -- the take-over question -------------------------------------------------------------
+
+
+# Every wording a line of the question may take, whole (tests/ and the code
+# each keep their own copy: a wording changed changes both).
+TAKEN = {
+    "Your game on this board is open in another session.",
+    "Your game is open in another session.",
+    "Your game is open elsewhere.",
+    "Open elsewhere.",
+    "In use.",
+}
+ANSWERS = {
+    "y: play it here (the other session ends); any other key: leave.",
+    "y: play it here (the other session ends)",
+    "y: play it here",
+    "y: here",
+    "any other key: leave.",
+    "other keys: leave.",
+    "else: leave.",
+    "n: leave",
+    "n: no",
+}
+
+
+def test_the_take_over_question_is_said_in_whole_wordings_that_fit_down_to_a_few_columns() -> None:
+    assert take_over_prompt(80) == [
+        "Your game on this board is open in another session.",
+        "y: play it here (the other session ends); any other key: leave.",
+    ]
+    assert take_over_prompt(20) == ["Open elsewhere.", "y: play it here", "other keys: leave."]
+    for width in range(8, 100):
+        taken, *answers = take_over_prompt(width)
+        assert taken in TAKEN and set(answers) <= ANSWERS, width
+        assert all(len(line) < width for line in (taken, *answers)), width  # the last column left free
+        assert len(answers) == 1 or any(answer.startswith("y") for answer in answers)
+    words = {word for wording in TAKEN | ANSWERS for word in wording.split()}
+    for width in range(1, 8):  # nothing whole fits: whole words, or nothing
+        assert all(set(line.split()) <= words and len(line) < max(2, width) for line in take_over_prompt(width))
+
+
+def test_the_take_over_question_at_20_columns_is_not_wrapped_mid_word(tmp_path: Path, store_url: str) -> None:
+    key = client_key()
+    with ServerThread(tmp_path, store_url) as served:
+
+        async def scenario() -> None:
+            async with await connect(served.port, key) as a_conn, await connect(served.port, key) as b_conn:
+                a, a_terminal = await open_terminal(a_conn, "play --no-animation")
+                await a_terminal.shows("Score")
+                b, b_terminal = await open_terminal(b_conn, "play --no-animation", size=(20, 10))
+                await b_terminal.shows("leave")
+                shown = [line.rstrip() for line in b_terminal.display() if line.strip()]
+                assert shown == ["Open elsewhere.", "y: play it here", "other keys: leave."]
+                b.write(b"n")
+                await b_terminal.closed.wait()
+                a.write(b"q")
+                await a_terminal.closed.wait()
+
+        run(scenario())

@@ -7,6 +7,7 @@ what is stored is what was shown, and the log has the outage's two lines."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import re
 import sys
@@ -22,12 +23,12 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the server is f
 asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2048[serve]", exc_type=ImportError)
 
 from ansi2048.records.recording import split_header  # noqa: E402
-from ansi2048.serve.daily import FINISHED, PLAYING  # noqa: E402
+from ansi2048.serve.daily import FINISHED, MISMATCH, PLAYING, daily_board  # noqa: E402
 from ansi2048.serve.ranked_game import ASK_END  # noqa: E402
 from ansi2048.serve.saving import SAID_PAUSED, SAID_UNSAVED  # noqa: E402
 from ansi2048.serve.store.base import DailyEntry  # noqa: E402
 
-from .serve_support import ServerThread  # noqa: E402
+from .serve_support import ServerThread, logged  # noqa: E402
 from .test_serve import client_key, connect, on_server, open_terminal, player_of, run  # noqa: E402
 from .test_serve_daily import DAY, NOON, SECRET, expected  # noqa: E402
 from .test_serve_pauses import WAIT, Failing, opening_paused_then_resumed, paused_then_resumed, serving  # noqa: E402
@@ -155,6 +156,74 @@ def test_leaving_while_the_result_cannot_be_stored_leaves_at_once_and_it_lands_l
     assert split_header(entry.recording)[1] == KEYS.encode()
     assert entry.score == shown_score(shown) == expected(KEYS)[0] > 0
     outage_logged(log)
+
+
+def mismatch_logged(log: io.StringIO, entry: DailyEntry) -> str:
+    """The log's line saying ``entry`` is not ranked, its replay not
+    matching (once: whoever found it, the player's session or the server
+    settling it after they left); why, as it says it."""
+    said = f" daily: game {entry.id} of {entry.name} not ranked, its replay does not match: "
+    text = logged(log, lambda text: said in text)
+    lines = [line for line in text.splitlines() if " daily: game " in line]
+    assert len(lines) == 1 and said in lines[0], text
+    return lines[0].partition(said)[2]
+
+
+async def altered(served: ServerThread, key: Any) -> None:
+    """Keys appended to ``key``'s ranked game in the store, under the claim
+    its session holds: the recording no longer gives what was shown."""
+    player = await player_of(served, key)
+    board = daily_board(DAY)
+    held = await on_server(served, served.store.claim(player.id, board, "test", 60))
+    assert held is not None  # the session's claim
+    await on_server(served, served.store.append(player.id, board, held.holder, b"sd"))
+
+
+def test_a_mismatch_found_while_the_player_is_there_is_logged(tmp_path: Path, store_url: str) -> None:
+    served, _, log = daily_serving(tmp_path, store_url, "load")
+    key = client_key()
+    with served:
+
+        async def scenario() -> DailyEntry:
+            async with daily_played(served, key, KEYS) as (chan, terminal, _):
+                await altered(served, key)
+                chan.write(b"r")
+                await terminal.shows(ASK_END[:30], WAIT)
+                chan.write(b"r")  # ends it: settled now, from the recording
+                await terminal.closed.wait()
+            await asyncio.to_thread(logged, log, lambda text: " not ranked, " in text)
+            return await entry_of(served, key)
+
+        entry = run(scenario())
+        why = mismatch_logged(log, entry)
+    assert why.startswith("the replay gives") and entry.status == MISMATCH
+
+
+def test_a_mismatch_found_when_the_result_is_settled_after_its_player_left_is_logged(
+    tmp_path: Path, store_url: str
+) -> None:
+    # The result is settled later (the store cannot be read as the player
+    # leaves); meanwhile the recording is altered in the store: its replay
+    # no longer gives what the player saw. It was not logged at all.
+    served, store, log = daily_serving(tmp_path, store_url, "load")
+    key = client_key()
+    with served:
+
+        async def scenario() -> DailyEntry:
+            async with daily_played(served, key, KEYS) as (chan, terminal, _):
+                store.down = True
+                chan.write(b"q")  # the player leaves: the settle reads the recording, and is handed over
+                await terminal.closed.wait()
+            await store.until(lambda failing: failing.failures >= 1)
+            await altered(served, key)  # under the left session's claim, kept for the settle
+            store.down = False
+            await store.until(lambda failing: failing.landed >= 1)
+            await asyncio.to_thread(logged, log, lambda text: " not ranked, " in text)  # once it is settled
+            return await entry_of(served, key)
+
+        entry = run(scenario())
+        why = mismatch_logged(log, entry)
+    assert why.startswith("the replay gives") and entry.status == MISMATCH
 
 
 # -- a ranked game's keys and their times: one write ---------------------------------

@@ -22,7 +22,7 @@ asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2
 
 from ansi2048.serve.far_live import view_document, view_from  # noqa: E402
 from ansi2048.serve.game_parts import Timings  # noqa: E402
-from ansi2048.serve.play_commands import TAKE_OVER_PROMPT  # noqa: E402
+from ansi2048.serve.play_commands import take_over_prompt  # noqa: E402
 from ansi2048.serve.saving import SAID_TAKEN_OVER  # noqa: E402
 
 from .serve_support import ServerThread  # noqa: E402
@@ -142,7 +142,7 @@ def test_a_take_over_from_another_server_ends_the_session_there_at_once(
             _, a_terminal = await open_terminal(a_conn, "play --no-animation")
             await a_terminal.shows("Score")
             b, b_terminal = await open_terminal(b_conn, "play --no-animation")
-            await b_terminal.shows(TAKE_OVER_PROMPT.split("\n")[0])
+            await b_terminal.shows(take_over_prompt(80)[0])
             b.write(b"y")
             # A types nothing and renews no claim: only the other server's word ends it.
             await a_terminal.closed.wait()

@@ -50,6 +50,16 @@ def test_the_watcher_sees_the_board_not_what_is_the_players_own() -> None:
     assert seen.ending == "watching alice · q leaves"
 
 
+def test_a_watcher_in_a_window_too_small_reads_whose_game_and_how_to_leave_on_lines_of_their_own() -> None:
+    from ansi2048.render.frame import frame_lines
+    from ansi2048.render.style import ColorDepth
+
+    seen = watched_view(View.of(Session(Game(4, 4, 2048, 5))), "guest-1", 1)
+    # At 20x10 it read "watching guest-1 ·" over "q leaves".
+    assert frame_lines(seen, ColorDepth.NONE, 20, 10)[:2] == ["watching guest-1", "q leaves"]
+    assert frame_lines(seen, ColorDepth.NONE, 29, 10)[0] == "watching guest-1 · q leaves"  # whole where it fits
+
+
 def test_the_player_is_told_how_many_watch() -> None:
     assert [watchers_note(n) for n in (0, 1, 2)] == ["", "1 watching", "2 watching"]
 
@@ -75,6 +85,25 @@ def test_the_list_marks_the_chosen_game_and_fits_the_width() -> None:
     assert alice.startswith("  ") and guest.startswith("> ")
     assert guest.split()[2:] == ["8", "4", "5x5", "2"]
     assert "No game" in "".join(list_lines([], 0, 80))
+
+
+def test_the_lists_name_column_is_as_wide_as_its_names_so_a_narrow_window_shows_the_numbers() -> None:
+    # It was 20 columns whatever the names: at 40 columns the board and the
+    # watchers were cut off beside "alice" and "guest-1".
+    entries = [Entry(1, "alice", 120, 16, 4, 4, 0), Entry(2, "guest-1", 8, 4, 5, 5, 2)]
+    lines = list_lines(entries, 0, 40)
+    assert [line.split() for line in lines[2:]] == [
+        ["player", "score", "tile", "board"],
+        [">", "alice", "120", "16", "4x4"],
+        ["guest-1", "8", "4", "5x5"],
+    ]
+    for width in range(12, 120):  # columns kept whole: "watchi" was shown at 40
+        header = list_lines(entries, 0, width)[2]
+        assert set(header.split()) <= {"player", "score", "tile", "board", "watching"}, width
+        rows = list_lines(entries, 0, width)[3:]
+        assert all(len(row.split()) == len(header.split()) + (row[0] == ">") for row in rows)
+    longest = Entry(3, "a" * 16, 0, 2, 4, 4, 0)  # names.MAX_NAME: the column never wider
+    assert list_lines([longest], 0, 80)[3] == f"> {'a' * 16}        0      2    4x4         0"
 
 
 def test_the_lists_words_are_never_cut_and_how_to_leave_always_shows() -> None:
@@ -436,6 +465,38 @@ def test_a_private_game_is_not_listed_nor_watched_and_is_remembered(served: Serv
     run(scenario())
 
 
+def test_two_guests_are_listed_apart_and_watch_guest_n_watches_that_one(served: ServerThread) -> None:
+    async def scenario() -> None:
+        first_conn = await connect(served.port, None, user="dave")
+        first_chan, first = await open_terminal(first_conn, None)
+        await first.shows("Score")
+        second_conn = await connect(served.port, None, user="erin")
+        second_chan, second = await open_terminal(second_conn, "play --size 5")
+        await second.shows("Score")
+        viewer = await connect(served.port, None, user="bob")
+        _, listed = await open_terminal(viewer, "watch", size=(80, 24))
+        await listed.wait_for(lambda t: "guest-1" in t.text() and "guest-2" in t.text())
+        rows = {line[2:].split()[0]: line[2:].split()[3] for line in listed.display() if line[2:].startswith("guest-")}
+        assert rows == {"guest-1": "4x4", "guest-2": "5x5"}  # each guest's own game under its own name
+        _, bare = await open_terminal(viewer, "watch guest")  # their one name once: told how they are named now
+        await bare.closed.wait()
+        said = b"ansi2048: watch: no game of 'guest': guests are guest-1, guest-2, ... (watch lists them)\r\n"
+        assert bytes(bare.stderr) == said and bare.exit_status == 2
+        _, direct = await open_terminal(viewer, "watch guest-2", size=(80, 24))
+        await direct.shows("watching guest-2")
+        assert moves_shown(direct) == 0
+        second_chan.write(b"a")  # guest-2's moves reach guest-2's watcher
+        await direct.wait_for(lambda t: moves_shown(t) == moves_shown(second) == 1)
+        first_chan.write(b"q")  # guest-1 leaves: guest-2 keeps its name
+        await first.closed.wait()
+        await listed.wait_for(lambda t: "guest-1" not in t.text() and "guest-2" in t.text())
+        assert "watching guest-2" in direct.text()
+        for conn in (first_conn, second_conn, viewer):
+            conn.close()
+
+    run(scenario())
+
+
 def test_the_list_chooses_with_arrows_and_enter_and_q_comes_back(served: ServerThread) -> None:
     async def scenario() -> None:
         conn_a = await connect(served.port, client_key(), user="alice")
@@ -686,6 +747,33 @@ def test_two_players_of_one_user_name_are_watched_by_their_store_names(served: S
             conn.close()
 
     run(scenario())
+
+
+def test_guests_are_numbered_as_a_races_are_each_keeping_its_number_while_it_plays() -> None:
+    # They were all "guest": a watcher could not tell them apart, and
+    # "watch guest" found only the newest.
+    live = LiveGames()
+    first, alice, second = live.start(None, 4, 4), live.start("alice", 4, 4), live.start(None, 5, 5)
+    assert (first.name, alice.name, second.name) == ("guest-1", "alice", "guest-2")
+    first.end()
+    third = live.start(None, 4, 4)  # the lowest number free, as a race's lobby gives it
+    assert (second.name, third.name) == ("guest-2", "guest-1")  # guest-2 kept its number
+    assert [entry.name for entry in live.entries()] == ["alice", "guest-2", "guest-1"]
+    assert live.find("guest-2") is second and live.find("GUEST-1") is third and live.find("guest") is None
+
+
+def test_no_key_takes_a_guests_numbered_name() -> None:
+    # A key called guest-2 would be listed beside the guest who is guest-2
+    # (and watch guest-2 would find either): it is given the nameless name, as "guest" is.
+    from ansi2048.serve.names import NAMELESS, key_name
+
+    assert [key_name(asked) for asked in ("guest-2", "GUEST-12", "Guest-1")] == [NAMELESS] * 3
+    assert [key_name(asked) for asked in ("guest-", "guest-x", "guest2", "guests-1")] == [
+        "guest-",
+        "guest-x",
+        "guest2",
+        "guests-1",
+    ]
 
 
 def test_watch_finds_a_name_without_regard_to_case_as_names_are_unique_so() -> None:

@@ -317,9 +317,9 @@ def _too_small(view: View, width: int, height: int) -> List[str]:
         return []
     import textwrap  # here: only a window too small needs it, not start-up
 
-    # The line said instead of the keys first: once play has ended, this last
-    # frame says where the game went; a watcher's, whose game and how to leave.
-    ending = textwrap.wrap(view.ending, limit)[:room]
+    # The line said instead of the keys first (where the game went; a watcher's, whose game), by its parts if long.
+    parts = [view.ending] if len(view.ending) <= limit else view.ending.split(" · ")
+    ending = [line for part in parts for line in textwrap.wrap(part, limit)][:room]
     room -= len(ending)
     need_width, need_height = _needs(view, LAYOUTS[-1])
     need = f"{need_width}x{need_height}"

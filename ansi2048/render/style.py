@@ -28,6 +28,7 @@ __all__ = [
     "Style",
     "choose_depth",
     "fit",
+    "fit_text",
     "merge_spans",
     "nearest_xterm256",
     "paint",
@@ -299,6 +300,12 @@ def fit(variants: Sequence[Sequence[Span]], limit: int) -> List[Span]:
         out.append((part[:keep], span_style))
         keep -= len(part[:keep])
     return out
+
+
+def fit_text(variants: Sequence[str], limit: int) -> str:
+    """:func:`fit` for plain words: the first of ``variants`` that fits in
+    ``limit`` columns, else the last cut at a space."""
+    return "".join(text for text, _ in fit([[(text, PLAIN)] for text in variants], limit))
 
 
 def shorter_wordings(text: str) -> List[str]:

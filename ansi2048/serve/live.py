@@ -26,13 +26,12 @@ from ..play.screen import Screen
 from ..render.frame import View
 from ..render.motion import Sprite
 from .link import Viewer
-from .names import folded
+from .names import folded, guest_name
 from .secrecy import Deal, GameFacts
 from .settings import ServeOptions
 from .watch_list import Entry
 
 __all__ = [
-    "GUEST_NAME",
     "REGULAR",
     "LiveGame",
     "LiveGames",
@@ -42,7 +41,6 @@ __all__ = [
     "watchers_note",
 ]
 
-GUEST_NAME = "guest"  # how a guest's game is listed
 REGULAR = GameFacts(Deal.REGULAR)  # a game of a seed of its own: anyone may watch it
 
 
@@ -255,8 +253,11 @@ class LiveGames:
         self._next = 1
         self._listeners: Set[asyncio.Event] = set()
 
-    def start(self, name: str, rows: int, cols: int, facts: GameFacts = REGULAR) -> LiveGame:
-        game = LiveGame(self._next, name, rows, cols, self, facts)
+    def start(self, name: Optional[str], rows: int, cols: int, facts: GameFacts = REGULAR) -> LiveGame:
+        """The game of the player ``name`` (None: a guest, listed and
+        watched as guest-N, the number its own until the game ends) begins."""
+        shown = name if name is not None else guest_name(lambda taken: self.find(taken) is not None)
+        game = LiveGame(self._next, shown, rows, cols, self, facts)
         self._games[self._next] = game
         self._next += 1
         self.touch()

@@ -5,8 +5,10 @@ another player, in the log): one place for each."""
 from __future__ import annotations
 
 import re
+from itertools import count
+from typing import Callable
 
-__all__ = ["MAX_NAME", "NAMELESS", "RESERVED", "display_name", "folded", "key_name", "printable"]
+__all__ = ["GUEST", "MAX_NAME", "NAMELESS", "display_name", "folded", "guest_name", "key_name", "printable", "reserved"]
 
 # As ssh-chat does: short enough for a score line, long enough to tell apart.
 MAX_NAME = 16
@@ -22,11 +24,12 @@ _SEQUENCE = re.compile(
     r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
     r"|\x1b[ -~]?"
 )
+# What a guest is called; each one, numbered (guest_name).
+GUEST = "guest"
 # The name of a client whose user name keeps nothing.
 NAMELESS = "player"
-# Names no key may take (folded): "guest" is every player without a key
-# (live.GUEST_NAME: the watch list, the first screen), never one with.
-RESERVED = frozenset({"guest"})
+# A guest's numbered name (guest_name), folded.
+_GUEST_NUMBERED = re.compile(rf"{GUEST}-[0-9]+")
 
 
 def display_name(user: str) -> str:
@@ -35,10 +38,26 @@ def display_name(user: str) -> str:
     return _NOT_ALLOWED.sub("", _SEQUENCE.sub("", user))[:MAX_NAME] or NAMELESS
 
 
+def reserved(name: str) -> bool:
+    """A name no key may take: "guest" is every player without a key (the
+    first screen), and guest-N one of them (the watch list, a race), never
+    a player with one."""
+    return folded(name) == GUEST or _GUEST_NUMBERED.fullmatch(folded(name)) is not None
+
+
 def key_name(requested: str) -> str:
     """The name a key asks for (a display name, ``requested``) as the store
     is asked for it: :data:`NAMELESS` in place of a reserved one."""
-    return NAMELESS if folded(requested) in RESERVED else requested
+    return NAMELESS if reserved(requested) else requested
+
+
+def guest_name(taken: Callable[[str], bool]) -> str:
+    """A guest's name where ``taken`` says which names are in use: guest-N,
+    the lowest N free. A guest has no name of its own, yet a watcher or a
+    racer must tell guests apart (and ``watch guest-2`` find one): each is
+    numbered within what it is in (a race, among its racers; a live game,
+    among the games being played), and keeps the name while that lasts."""
+    return next(name for name in (f"{GUEST}-{n}" for n in count(1)) if not taken(name))
 
 
 def folded(name: str) -> str:

@@ -21,7 +21,7 @@ from ..options.context import Options
 from ..options.parser import EXIT_OK
 from ..play.screen import wants_motion
 from ..records.history import config_key
-from ..render.style import ColorDepth, choose_depth
+from ..render.style import ColorDepth, choose_depth, fit_text, shorter_wordings
 from ..render.themes import THEMES
 from .context import ServeContext
 from .daily import DAILY, SAID_ASSISTED, SAID_ENDED
@@ -37,9 +37,9 @@ from .game import (
 )
 from .keeping import CLAIM_SECONDS, GuestKeeping, Keeping, StoreKeeping, open_game
 from .link import Client, Ended, Typed, for_terminal
-from .live import GUEST_NAME, REGULAR, PublishingScreen, watchers_note
+from .live import REGULAR, PublishingScreen, watchers_note
 from .metrics import GameKind
-from .names import RESERVED, folded
+from .names import folded, reserved
 from .pauses import Write
 from .ranked import OpenedDaily, open_daily
 from .ranked_game import SAID_DAY_OVER
@@ -53,13 +53,13 @@ __all__ = [
     "OFFERS",
     "PRIVATE_NOTE",
     "PUBLIC_NOTE",
-    "TAKE_OVER_PROMPT",
     "claim",
     "color_depth",
     "daily_command",
     "first_note",
     "play_command",
     "run_game",
+    "take_over_prompt",
     "who_note",
 ]
 
@@ -96,11 +96,19 @@ OFFERS = (
     ("help", "every command, and how to give it"),
 )
 GUEST_ROW = "a guest (no SSH key): your game goes when you leave"
-# Said when the player's game is open in another session.
-TAKE_OVER_PROMPT = (
-    "Your game on this board is open in another session.\n"
-    "y: play it here (the other session ends); any other key: leave.\n"
+# Said when the player's game is open in another session: what is
+# happening, then the two answers, each a line in the longest of its
+# wordings that fits the window (a narrow one wrapped them mid-word).
+_TAKEN_WORDINGS = (
+    "Your game on this board is open in another session.",
+    "Your game is open in another session.",
+    "Your game is open elsewhere.",
+    "Open elsewhere.",
+    "In use.",
 )
+_ANSWERS = "y: play it here (the other session ends); any other key: leave."  # one line where it fits
+_YES_WORDINGS = (*shorter_wordings("y: play it here (the other session ends)"), "y: here")
+_NO_WORDINGS = ("any other key: leave.", "other keys: leave.", "else: leave.", "n: leave", "n: no")
 # Seconds the take-over question waits for its answer.
 ANSWER_SECONDS = 120
 # What the game says it takes to play it again (its farewell).
@@ -135,9 +143,9 @@ async def play_command(context: ServeContext, client: Client, request: PlayReque
             return EXIT_OK
         keeping = StoreKeeping(store, player.id, board, holder)
     # Watchers know a player by the store's name (unique: another key's
-    # "alice" is "alice-2"), a guest as "guest".
-    name = player.name if player is not None else GUEST_NAME
-    await run_game(context, client, keeping, request, chosen, name, player is None, (rows, cols, goal))
+    # "alice" is "alice-2"), a guest as guest-N (live.LiveGames.start).
+    name = player.name if player is not None else None
+    await run_game(context, client, keeping, request, chosen, name, (rows, cols, goal))
     return EXIT_OK
 
 
@@ -166,15 +174,27 @@ async def daily_command(context: ServeContext, client: Client, request: Daily) -
     opened = await open_daily(context, player, client.source, partial(claim, context, client))
     if opened is None:
         return EXIT_OK
-    name = player.name if player is not None else GUEST_NAME
+    name = player.name if player is not None else None
     prefs = player.prefs if player is not None else Prefs()
-    await run_game(context, client, opened.keeping, PlayRequest(), prefs, name, player is None, DAILY, opened)
+    await run_game(context, client, opened.keeping, PlayRequest(), prefs, name, DAILY, opened)
     return EXIT_OK
+
+
+def take_over_prompt(width: int) -> List[str]:
+    """The take-over question's lines for a window ``width`` columns wide
+    (the last column left free, as a frame leaves it): whole wordings, each
+    the longest that fits; no word cut in two even where none fits."""
+    limit = max(1, width - 1)
+    said = fit_text(_TAKEN_WORDINGS, limit)
+    if len(_ANSWERS) <= limit:
+        return [said, _ANSWERS]
+    return [said, fit_text(_YES_WORDINGS, limit), fit_text(_NO_WORDINGS, limit)]
 
 
 async def take_over(client: Client) -> bool:
     """Ask whether to take the game over from the session that has it."""
-    client.link.write(for_terminal(TAKE_OVER_PROMPT).encode())
+    prompt = "".join(f"{line}\n" for line in take_over_prompt(client.window[0]))
+    client.link.write(for_terminal(prompt).encode())
     while True:
         try:
             answer = await asyncio.wait_for(client.incoming.get(), ANSWER_SECONDS)
@@ -199,7 +219,7 @@ def who_note(asked: str, name: str) -> str:
     name another key holds, or a reserved one, is not given."""
     if folded(name) == folded(asked):
         return f"you are {name}"
-    if folded(asked) in RESERVED:
+    if reserved(asked):
         why = f"{asked} is for players without a key"
     elif folded(name).startswith(folded(asked)) and name[len(asked) :].lstrip("-").isdigit():  # bob2
         why = f"{asked} is another player"
@@ -230,14 +250,15 @@ async def run_game(
     keeping: Keeping,
     request: PlayRequest,
     prefs: Prefs,
-    name: str,
-    guest: bool,
+    name: Optional[str],
     board: Tuple[int, int, int],
     daily: Optional[OpenedDaily] = None,
 ) -> None:
-    """The game ``keeping`` holds (or the day's, ``daily``), played on this
-    client's channel to its end; watchable unless the player made it private."""
+    """The game ``keeping`` holds (or the day's, ``daily``) of the player
+    ``name`` (None: a guest), played on this client's channel to its end;
+    watchable unless the player made it private."""
     rows, cols, goal = board
+    guest = name is None
     opening: List[Write] = []
     if daily is None:
         kept, greeting, opening = await open_game(
@@ -256,7 +277,7 @@ async def run_game(
     note = GUEST_NOTE if guest and daily is None else greeting
     if request.private is not None:  # asked for now: say it took effect, first
         note = PRIVATE_NOTE if request.private else PUBLIC_NOTE
-    who = "" if guest else who_note(client.identity.name, name)
+    who = "" if name is None else who_note(client.identity.name, name)
     play = Play(kept, settings, client.window, note=first_note(note, who))
     depth = color_depth(prefs.color, env)
     frames: List[str] = []

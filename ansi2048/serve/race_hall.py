@@ -34,7 +34,7 @@ from ..records.replay import Result, Setup, cells_text, verdict_steps
 from ..render.race import Placed
 from .keeping import replay_step, stepped
 from .link import Ended, Incoming
-from .names import folded
+from .names import folded, guest_name
 from .race_friends import Entrant, Friend, Waiter, Waiters
 from .store.base import Store, StoreError
 from .store.races import PlayerRow, race_script
@@ -148,10 +148,10 @@ class RaceRoom:
         """``entrant`` joins the lobby: a guest as guest-N, a player by
         their name (name-2 if another player's shows the same)."""
         if entrant.player is None:
-            names = (f"guest-{n}" for n in count(1))
+            name = guest_name(self.has_name)
         else:
             names = (entrant.name if n == 1 else f"{entrant.name}-{n}" for n in count(1))
-        name = next(name for name in names if not self.has_name(name))
+            name = next(name for name in names if not self.has_name(name))
         seat = Seat(entrant, name, incoming)
         self.seats[name] = seat
         self.race = self.race.join(name, self._hall.now())

@@ -300,7 +300,9 @@ class RankedRules:
             if not await keeping.renew():
                 return  # taken over since: the session that has the game settles it
             recording = await keeping.load() or b""
-            await self._store.daily_result((await self._result(game, entry, status, recording))[0])
+            result, why = await self._result(game, entry, status, recording)
+            await self._store.daily_result(result)
+            self._stored(result, why)
             await keeping.release()  # kept for this (closed)
 
         return settle
@@ -320,15 +322,21 @@ class RankedRules:
         self._done = status != PLAYING
         recording = await saving.saved(self._keeping.load, pause=not saving.closing) or b""
         result, why = await self._result(game, entry, status, recording)
-        if why and status in RANKED:
-            self._done = True
-            self._log(
-                f"daily: game {entry.id} of {display_name(entry.name)} not ranked, its replay does not match: {why}"
-            )
+        self._done = self._done or result.status == MISMATCH
         if self._done and result.status != FINISHED:  # no longer ranked: r starts the day's game again
             game.play = replace(game.play, settings=replace(game.play.settings, ranked=False))
         await saving.saved(partial(self._store.daily_result, result), pause=not saving.closing)
+        self._stored(result, why)
         self._keeping.entry = result
+
+    def _stored(self, result: DailyEntry, why: str) -> None:
+        """The log told of a result stored unranked because its replay does
+        not match (``why``), once, whoever settled it: the player's session,
+        or the server after they left (:meth:`_settled_later`)."""
+        if result.status == MISMATCH:
+            self._log(
+                f"daily: game {result.id} of {display_name(result.name)} not ranked, its replay does not match: {why}"
+            )
 
     async def _result(
         self, game: GameDriver, entry: DailyEntry, status: str, recording: bytes

@@ -17,6 +17,7 @@ from typing import Callable, List, Optional, Tuple
 from ..render.repaint import SHOW_CURSOR, Repainter
 from .link import POLL_SECONDS, Ended, Typed, Viewer, next_incoming
 from .live import LiveGame, LiveGames
+from .names import GUEST, folded
 from .watch_list import ListKey, list_keys, list_lines, watch_keys_leave
 
 __all__ = ["SAID_GONE", "More", "Refusal", "follow", "no_game_of", "watch_session"]
@@ -75,7 +76,10 @@ class _Said(Exception):
 
 
 def no_game_of(name: str) -> str:
-    """Said to ``watch NAME`` when NAME's game is not to be watched."""
+    """Said to ``watch NAME`` when NAME's game is not to be watched (to
+    ``watch guest``: how guests are named, as it was their one name once)."""
+    if folded(name) == GUEST:
+        return f"no game of {name!r}: guests are guest-1, guest-2, ... (watch lists them)"
     return f"no game of {name!r} is being played now (or it is private)"
 
 

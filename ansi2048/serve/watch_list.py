@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Dict, List, Sequence
 
-from ..render.style import PLAIN, fit
+from ..render.style import fit_text
 
 __all__ = ["Entry", "ListKey", "list_keys", "list_lines", "watch_keys_leave"]
 
@@ -46,26 +46,27 @@ _NONE = (
 )
 
 
-def _fitted(variants: Sequence[str], width: int) -> str:
-    """The first of ``variants`` that fits in ``width`` columns, else the
-    last cut at a space: never a word cut in two."""
-    return "".join(text for text, _ in fit([[(text, PLAIN)] for text in variants], width))
-
-
 def list_lines(entries: Sequence[Entry], selected: int, width: int) -> List[str]:
     """The watch list, one game a line, the chosen one marked; its words
-    are never cut (the table's columns past the window's edge are)."""
-    lines = [_fitted(_TITLES, width), ""]
+    are never cut: the table keeps the columns that fit the window whole."""
+    lines = [fit_text(_TITLES, width), ""]
     if not entries:
-        lines.append(_fitted(_NONE, width))
-    else:
-        lines.append(f"  {'player':<20} {'score':>8} {'tile':>6} {'board':>6} {'watching':>9}")
-        for index, entry in enumerate(entries):
-            mark = ">" if index == selected else " "
-            board = f"{entry.rows}x{entry.cols}"
-            watching = f"{'ranked':>9}{SECRET_MARK}" if entry.secret else f"{entry.watchers:>9}"
-            lines.append(f"{mark} {entry.name:<20} {entry.score:>8} {entry.biggest:>6} {board:>6} {watching}")
-    return [line[:width] for line in lines]
+        return [*lines, fit_text(_NONE, width)]
+    # The names' column as wide as the longest (names.MAX_NAME at most):
+    # a narrow window then shows the numbers beside them.
+    named = max(len("player"), *(len(entry.name) for entry in entries))
+    table = [[f"  {'player':<{named}}", f" {'score':>8}", f" {'tile':>6}", f" {'board':>6}", f" {'watching':>9}", ""]]
+    for index, entry in enumerate(entries):
+        mark = ">" if index == selected else " "
+        board = f"{entry.rows}x{entry.cols}"
+        watching = f" {'ranked':>9}" if entry.secret else f" {entry.watchers:>9}"
+        numbers = [f" {entry.score:>8}", f" {entry.biggest:>6}", f" {board:>6}", watching]
+        table.append([f"{mark} {entry.name:<{named}}", *numbers, SECRET_MARK if entry.secret else ""])
+    kept, used = 1, max(len(row[0]) for row in table)  # the names, always (cut last, if even they do not fit)
+    while kept < len(table[0]) and used + max(len(row[kept]) for row in table) <= width:
+        used += max(len(row[kept]) for row in table)
+        kept += 1
+    return lines + ["".join(row[:kept]).rstrip()[:width] for row in table]
 
 
 class ListKey(Enum):
