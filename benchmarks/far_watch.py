@@ -24,14 +24,13 @@ import asyncio
 import os
 import re
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from typing import Any, List, Optional, Tuple
 
 import asyncssh
 import pyte
+from serve import started_server  # benchmarks/serve.py (run as python benchmarks/far_watch.py)
 
 _MOVES = re.compile(r"Moves (\d+)")
 
@@ -107,19 +106,6 @@ async def measure(player_port: int, watcher_port: int, keys: int, gap: float) ->
     return delays
 
 
-def _server(data: str, database: str) -> Tuple[subprocess.Popen[bytes], int]:
-    os.mkdir(data)
-    command = [sys.executable, "-m", "ansi2048", "serve", "--listen", "127.0.0.1:0", "--data-dir", data]
-    server = subprocess.Popen([*command, "--db", database], stderr=subprocess.PIPE)
-    assert server.stderr is not None
-    line = server.stderr.readline().decode()
-    while line.startswith("ansi2048 serve: "):
-        line = server.stderr.readline().decode()
-    found = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
-    assert found, line
-    return server, int(found.group(1))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--keys", type=int, default=120)
@@ -128,15 +114,9 @@ def main() -> None:
     args = parser.parse_args()
     keys = 8 if args.quick else args.keys
     with tempfile.TemporaryDirectory() as folder:
-        database = os.path.join(folder, "shared.sqlite3")
-        first, first_port = _server(os.path.join(folder, "a"), database)
-        second, second_port = _server(os.path.join(folder, "b"), database)
-        try:
-            delays = asyncio.run(measure(first_port, second_port, keys, args.gap))
-        finally:
-            for server in (first, second):
-                server.terminate()
-                server.wait(30)
+        shared = ("--db", os.path.join(folder, "shared.sqlite3"))
+        with started_server(options=shared) as first, started_server(options=shared) as second:
+            delays = asyncio.run(measure(first[1], second[1], keys, args.gap))
     if not delays:
         print("no move measured")
         return

@@ -51,7 +51,7 @@ import time
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Awaitable, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import asyncssh
 
@@ -491,16 +491,18 @@ def _drain(stream: Any, log: List[str]) -> None:
 
 
 @contextmanager
-def started_server(workers: str = "1") -> Iterator[Tuple[subprocess.Popen[bytes], int, str, List[str]]]:
+def started_server(
+    workers: str = "1", options: Sequence[str] = ()
+) -> Iterator[Tuple[subprocess.Popen[bytes], int, str, List[str]]]:
     """``ansi2048 serve`` on a free loopback port, SQLite in a temporary
-    directory, its session caps raised past the load: it, its port, the
-    data directory, and its log lines so far (read by a thread)."""
+    directory (or ``options``' ``--db``), its session caps raised past the
+    load: it, its port, the data directory, and its log lines so far (read by a thread)."""
     with tempfile.TemporaryDirectory() as data:
         server = subprocess.Popen(
             [
                 *(sys.executable, "-m", "ansi2048", "serve", "--listen", "127.0.0.1:0", "--data-dir", data),
                 *("--max-sessions", "20000", "--max-logins", "1000", "--max-logins-per-address", "1000"),
-                *("--workers", workers),
+                *("--workers", workers, *options),
             ],
             stderr=subprocess.PIPE,
         )

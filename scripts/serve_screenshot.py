@@ -16,11 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import re
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, List, Optional, Sequence, Tuple
 
@@ -28,10 +24,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # serve.py's started_server
 
 import asyncssh  # noqa: E402
 import pyte  # noqa: E402
 from screenshot import svg  # noqa: E402
+from serve import started_server  # noqa: E402
 
 
 class _Seen(asyncssh.SSHClientSession):  # type: ignore[misc]
@@ -140,21 +138,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("served-screens"))
     options = parser.parse_args(argv)
     options.out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as data:
-        command = [sys.executable, "-m", "ansi2048", "serve", "--listen", "127.0.0.1:0", "--data-dir", data]
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        server = subprocess.Popen(command, stderr=subprocess.PIPE, env=env)
-        try:
-            assert server.stderr is not None
-            line = server.stderr.readline().decode()
-            while line.startswith("ansi2048 serve: "):
-                line = server.stderr.readline().decode()
-            found = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
-            assert found, line
-            written = asyncio.run(shoot(int(found.group(1)), options.out))
-        finally:
-            server.terminate()
-            server.wait(30)
+    with started_server() as (_, port, _, _):
+        written = asyncio.run(shoot(port, options.out))
     for path in written:
         print(f"wrote {path}")
     return 0
