@@ -13,9 +13,9 @@ import sys
 from dataclasses import fields
 from typing import IO, Callable, Mapping, NoReturn, Optional, Sequence, Tuple
 
-from ..options.parser import EXIT_ERROR, EXIT_OK, EXIT_USAGE, argument_type
+from ..options.parser import EXIT_ERROR, EXIT_OK, EXIT_USAGE
 from .limits import DEFAULT_LIMITS, Limits
-from .requests import entry_argument
+from .requests import day_argument, entry_argument
 from .settings import DEFAULT_LISTEN, ServeOptions
 
 __all__ = ["DEFAULT_LISTEN", "ServeOptions", "main", "parse_listen", "parse_serve_options"]
@@ -155,9 +155,9 @@ def _parser() -> argparse.ArgumentParser:
         "--verify",
         nargs="?",
         # Not a string: argparse passes a string const through `type` too,
-        # and _day("") is no date.
+        # and day_argument("") is no date.
         const=EVERY_DAY,
-        type=_day,
+        type=day_argument,  # as leaderboard DAY reads it
         metavar="DAY",
         help="replay every stored ranked daily game (of DAY, YYYY-MM-DD) and report any whose result changed",
     )
@@ -260,13 +260,6 @@ def _workers(text: str) -> int:
     if not text.isdigit() or not 1 <= int(text) <= 256:
         raise argparse.ArgumentTypeError(f"expected a number from 1 to 256, or auto, got {text[:20]!r}")
     return int(text)
-
-
-@argument_type
-def _day(text: str) -> str:
-    from .daily import parse_day
-
-    return parse_day(text)
 
 
 class _EveryDay:

@@ -232,7 +232,7 @@ def parse_daily(args: List[str]) -> Daily:
 def parse_leaderboard(args: List[str]) -> Leaderboard:
     """``leaderboard [YYYY-MM-DD] [--json]``."""
     parser = _Parser("leaderboard")
-    parser.add_argument("day", nargs="?", type=_day_argument)
+    parser.add_argument("day", nargs="?", type=day_argument)
     parser.add_argument("--json", action="store_true")
     parsed = parser.parse_args(args)
     return Leaderboard(parsed.day, parsed.json)
@@ -332,7 +332,7 @@ def _no_arguments(name: str, args: List[str]) -> LinkRequest:
 
 
 @argument_type
-def _day_argument(text: str) -> str:
+def day_argument(text: str) -> str:
     from .daily import parse_day
 
     return parse_day(text)
