@@ -416,6 +416,13 @@ def test_board_comes_back_after_too_small() -> None:
     assert read_board(screen.display, BIG, 4, 4) == [list(row) for row in view.board]
 
 
+def test_too_small_breaks_between_its_phrases_never_inside_one() -> None:
+    # At 20x10 it read "need 30x11, have" over "20x10": the window's size cut in two.
+    view = make_view(new_tile_boards()[0][0], (1, 0))
+    assert frame_lines(view, ColorDepth.TRUE, 20, 10) == ["terminal too small:", "need 30x11,", "have 20x10"]
+    assert frame_lines(view, ColorDepth.TRUE, 50, 3) == ["terminal too small: need 30x11, have 50x3"]
+
+
 # -- the legacy Windows profile and plain output -----------------------------------
 
 ALLOWED_SGR = {0, 1, 22, 39, 49, *range(30, 38), *range(40, 48), *range(90, 98), *range(100, 108)}

@@ -322,15 +322,15 @@ def _too_small(view: View, width: int, height: int) -> List[str]:
     ending = [line for part in parts for line in textwrap.wrap(part, limit)][:room]
     room -= len(ending)
     need_width, need_height = _needs(view, LAYOUTS[-1])
-    need = f"{need_width}x{need_height}"
+    need = f"{need_width}x{need_height}"  # below, "need WxH" and "have WxH" are held whole by no-break spaces
     variants = [
-        f"terminal too small: need {need}, have {width}x{height}",
-        f"too small: need {need}",
-        f"need {need}",
+        f"terminal too small: need\xa0{need}, have\xa0{width}x{height}",
+        f"too small: need\xa0{need}",
+        f"need\xa0{need}",
         need,
     ]
     for text in variants:
-        lines = textwrap.wrap(text, limit, break_long_words=False)
+        lines = [line.replace("\xa0", " ") for line in textwrap.wrap(text, limit, break_long_words=False)]
         if len(lines) <= room and all(len(line) <= limit for line in lines):
             return ending + lines
     return ending  # not even the size fits: nothing, rather than half a number
