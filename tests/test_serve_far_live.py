@@ -105,6 +105,23 @@ def test_a_watcher_on_another_server_lists_watches_and_is_counted(
     run(scenario())
 
 
+def test_watch_name_finds_a_game_just_begun_on_another_server(two_servers: Tuple[ServerThread, ServerThread]) -> None:
+    # The other server lists it a tick or two of the exchange later: watch NAME waits that long.
+    first, second = two_servers
+
+    async def scenario() -> None:
+        conn = await connect(first.port, client_key(), user="alice")
+        _, player = await open_terminal(conn, "play --no-animation")
+        await player.shows("Score")
+        viewer = await connect(second.port, client_key(), user="bob")
+        _, watcher = await open_terminal(viewer, "watch alice")
+        await watcher.shows("watching alice")
+        conn.close()
+        viewer.close()
+
+    run(scenario())
+
+
 def _rows(terminal: object) -> list:  # type: ignore[type-arg]
     """The watch list's rows (under its title), stripped of the chosen mark."""
     lines = terminal.text().splitlines()  # type: ignore[attr-defined]

@@ -56,10 +56,13 @@ from .store.live import (
     upsert_games,
 )
 
-__all__ = ["TICK_SECONDS", "FarLive", "view_document", "view_from"]
+__all__ = ["FAR_LISTED_SECONDS", "TICK_SECONDS", "FarLive", "view_document", "view_from"]
 
 # How often the exchange writes and reads (seconds).
 TICK_SECONDS = 0.1
+# How long a game begun on another server may take to be listed here: its
+# server's tick, this one's, and a commit between them.
+FAR_LISTED_SECONDS = 4 * TICK_SECONDS
 # How often a game's standing (score, biggest tile, watchers) is written at
 # most, and every server's rows are touched: the list's pace, not a frame's.
 LIST_SECONDS = 1.0

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from typing import Callable, Dict, Hashable, List, Optional, Sequence, Set, Tuple
 
@@ -305,6 +306,22 @@ class LiveGames:
         named = [game for game in self._games.values() if folded(game.name) == folded(name)]
         named.sort(key=lambda game: not game.far)  # a game on this server before one on another
         return named[-1] if named else None
+
+    async def find_soon(self, name: str, seconds: float) -> Optional[LiveGame]:
+        """:meth:`find`, waiting ``seconds`` at most for the game to be
+        listed: one just begun on another server of the store is, a tick or
+        two of the exchange later (serve/far_live.py)."""
+        changed = self.listen()
+        try:
+            loop = asyncio.get_running_loop()
+            end = loop.time() + seconds
+            while (game := self.find(name)) is None and loop.time() < end:
+                changed.clear()
+                with suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(changed.wait(), end - loop.time())
+            return game
+        finally:
+            self.unlisten(changed)
 
     def get(self, number: int) -> Optional[LiveGame]:
         return self._games.get(number)

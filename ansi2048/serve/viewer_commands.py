@@ -15,6 +15,7 @@ from ..play.screen import Screen, wants_motion
 from ..render.themes import THEMES
 from .context import ServeContext
 from .daily import day_of
+from .far_live import FAR_LISTED_SECONDS
 from .game import SAID_STOPPING, SAID_STOPPING_VIEWER
 from .link import SAID_IDLE_CLOSED, SAID_SLOW, Client, Viewer
 from .live import LiveGame, WatchFull
@@ -64,7 +65,8 @@ async def watch_command(context: ServeContext, client: Client, request: Watch) -
     player = await context.player(client.identity)
     refusal = _watch_refusal(context, player)
     if request.name is not None:
-        game = context.live.find(request.name)
+        # A game just begun on another server is listed here a moment later.
+        game = await context.live.find_soon(request.name, FAR_LISTED_SECONDS)
         refused = f"watch: {no_game_of(printable(request.name))}" if game is None else refusal(game)
         if refused is not None:
             return client.refuse(refused, REFUSED)
