@@ -194,6 +194,7 @@ def test_a_guest_plays_and_nothing_is_kept(served_in_memory: ServerThread) -> No
         async with await connect(served.port, None, user="mallory") as conn:
             chan, terminal = await open_terminal(conn)
             await terminal.shows(GUEST_NOTE)
+            assert "you are guest-1" in terminal.text()  # as the watch list shows this game
             chan.write(b"adsw")
             await asyncio.sleep(0.3)
             chan.write(b"q")

@@ -257,12 +257,15 @@ class LiveGames:
     def start(self, name: Optional[str], rows: int, cols: int, facts: GameFacts = REGULAR) -> LiveGame:
         """The game of the player ``name`` (None: a guest, listed and
         watched as guest-N, the number its own until the game ends) begins."""
-        shown = name if name is not None else guest_name(lambda taken: self.find(taken) is not None)
-        game = LiveGame(self._next, shown, rows, cols, self, facts)
+        game = LiveGame(self._next, name if name is not None else self.next_guest(), rows, cols, self, facts)
         self._games[self._next] = game
         self._next += 1
         self.touch()
         return game
+
+    def next_guest(self) -> str:
+        """The name a guest's game that begins now is listed as (guest-N, the lowest free)."""
+        return guest_name(lambda taken: self.find(taken) is not None)
 
     def mirror(self, name: str, rows: int, cols: int, facts: GameFacts) -> LiveGame:
         """A game of another server, listed and watched here as one of this

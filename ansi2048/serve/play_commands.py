@@ -274,7 +274,9 @@ async def run_game(
         settings = replace(
             settings, command=f"{AGAIN} (daily)", day=daily.day, day_seed=daily.day_seed, guest=daily.guest
         )
-    note = GUEST_NOTE if guest and daily is None else greeting
+    # A guest's watchable game is listed as guest-N: named now (no await before it is listed), and told so.
+    listed = name if name is not None or prefs.private else context.live.next_guest()
+    note = (f"{GUEST_NOTE}; you are {listed}" if listed else GUEST_NOTE) if guest and daily is None else greeting
     if request.private is not None:  # asked for now: say it took effect, first
         note = PRIVATE_NOTE if request.private else PUBLIC_NOTE
     who = "" if name is None else who_note(client.identity.name, name)
@@ -309,7 +311,7 @@ async def run_game(
     else:
         game = GameDriver(play, keeping, channel, parts, rules=daily.rules, opening=daily.opening)
     if not prefs.private:  # watchable (play --private: not)
-        screen.live = context.live.start(name, rows, cols, daily.facts if daily is not None else REGULAR)
+        screen.live = context.live.start(listed, rows, cols, daily.facts if daily is not None else REGULAR)
         screen.live.on_watchers = lambda count: client.incoming.put_nowait(Warned(watchers_note(count), True))
     kind = GameKind.DAILY if daily is not None else GameKind.GUEST if guest else GameKind.REGULAR
     try:
