@@ -124,8 +124,8 @@ def _keys(
     and the move keys' names first; "? help" (which lists them all) stays
     until only "q quit" fits. ``replay``: the keys of a replay (None: a game)."""
     a, d = glyphs.arrows, glyphs.dot
-    if ending:  # no key works any more: say so instead
-        return [[(printable(ending), PLAIN)]]
+    if ending:  # no key works any more: say so instead (its parts apart as the keys are: ASCII's "-")
+        return [[(printable(ending).replace(" · ", f" {d} "), PLAIN)]]
     if replay is not None:
         return [[(text, PLAIN)] for text in _replay_keys(replay, d)]
     keys = _key_map(bindings, can_undo)
