@@ -4,8 +4,6 @@ read the emulated screen back."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import dataclasses
 import functools
 import random
@@ -420,7 +418,7 @@ def test_board_comes_back_after_too_small() -> None:
 
 def test_an_ending_in_parts_is_drawn_in_ascii_where_the_keys_are() -> None:
     # A watcher's last line ("watching NAME · q leaves") kept its "·" on an ASCII-only screen.
-    view = replace(make_view(new_tile_boards()[0][0], (1, 0)), ending="watching alice · q leaves")
+    view = dataclasses.replace(make_view(new_tile_boards()[0][0], (1, 0)), ending="watching alice · q leaves")
     assert frame_lines(view, ColorDepth.NONE, 80, 30)[-1].strip() == "watching alice - q leaves"
     assert frame_lines(view, ColorDepth.TRUE, 80, 30)[-1].strip().endswith("watching alice · q leaves")
 
