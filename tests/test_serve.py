@@ -192,9 +192,9 @@ def test_a_guest_plays_and_nothing_is_kept(served_in_memory: ServerThread) -> No
 
     async def scenario() -> None:
         async with await connect(served.port, None, user="mallory") as conn:
-            chan, terminal = await open_terminal(conn)
+            chan, terminal = await open_terminal(conn, size=(160, 40))  # a window the whole first note fits
             await terminal.shows(GUEST_NOTE)
-            assert "you are guest-1" in terminal.text()  # as the watch list shows this game
+            assert "watched as guest-1" in terminal.text()  # as the watch list shows this game
             chan.write(b"adsw")
             await asyncio.sleep(0.3)
             chan.write(b"q")
@@ -262,7 +262,7 @@ def test_a_window_change_redraws_the_board_at_the_new_size(served: ServerThread)
             await terminal.shows("Score")
             before = len(terminal.output)
             chan.change_terminal_size(30, 8)
-            await terminal.wait_for(lambda t: b"too small: need" in t.output[before:])
+            await terminal.wait_for(lambda t: b"too small:" in t.output[before:] and b"need 30x" in t.output[before:])
             assert b"have 30x8" in terminal.output[before:] or b"too small" in terminal.output[before:]
             before = len(terminal.output)
             chan.change_terminal_size(10**6, 10**6)  # absurd: clamped, and the board is back

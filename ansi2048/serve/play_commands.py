@@ -228,13 +228,13 @@ def who_note(asked: str, name: str) -> str:
     return f"you are {name} ({why})"
 
 
-def first_note(greeting: str, who: str) -> str:
+def first_note(greeting: str, who: str, last: str = "") -> str:
     """A session's first note: who the player is (a guest's is said by the
-    greeting), the game's greeting, and what else the server offers; a
-    narrow window leaves off from the end, so a surprise (the name is not
-    the one asked for) goes first."""
+    greeting), the game's greeting, what else the server offers, and
+    ``last``; a narrow window leaves off from the end, so a surprise (the
+    name is not the one asked for) goes first."""
     surprise = who.endswith(")")
-    clauses = [who if surprise else "", greeting, "" if surprise else who, OFFERED]
+    clauses = [who if surprise else "", greeting, "" if surprise else who, OFFERED, last]
     return "; ".join(clause for clause in clauses if clause)
 
 
@@ -276,11 +276,12 @@ async def run_game(
         )
     # A guest's watchable game is listed as guest-N: named now (no await before it is listed), and told so.
     listed = name if name is not None or prefs.private else context.live.next_guest()
-    note = (f"{GUEST_NOTE}; you are {listed}" if listed else GUEST_NOTE) if guest and daily is None else greeting
+    note = GUEST_NOTE if guest and daily is None else greeting
     if request.private is not None:  # asked for now: say it took effect, first
         note = PRIVATE_NOTE if request.private else PUBLIC_NOTE
     who = "" if name is None else who_note(client.identity.name, name)
-    play = Play(kept, settings, client.window, note=first_note(note, who))
+    watched_as = f"watched as {listed}" if guest and listed else ""  # its name in the watch list, said last
+    play = Play(kept, settings, client.window, note=first_note(note, who, watched_as))
     depth = color_depth(prefs.color, env)
     frames: List[str] = []
 
