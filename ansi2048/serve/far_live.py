@@ -195,10 +195,13 @@ class FarLive:
                     self._failing = False
                     self._log("live games of other servers: the store is back", "far_live", ok=True)
             except Exception as error:  # the store away (or a bug): the games here go on, said once
+                for sent in self._sent.values():  # what this tick meant to write is written again once it is back
+                    sent.standing, sent.at, sent.frame = _Sent().standing, 0.0, None
                 if not self._failing:
                     self._failing = True
                     why = printable(" ".join(f"{type(error).__name__}: {error}".split()), 160)
-                    self._log(f"live games of other servers: not seen while the store is away: {why}", "far_live")
+                    said = f"live games of other servers: not seen while the store is away: {why}"
+                    self._log(said, "far_live", ok=False, reason=why)
             with suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(stop.wait(), TICK_SECONDS)
         with suppress(Exception):  # the store away at the stop (or a bug): the rows go stale by themselves
