@@ -210,9 +210,11 @@ class FarLive:
     async def tick(self) -> None:
         """One exchange: this server's news written, the others' read."""
         now = self._now()
+        told = len(self._takeovers)
         script = self._writes(now)
         if script:
             await self._store.run_script(script)
+        del self._takeovers[:told]  # written (a failed write leaves them to the next tick)
         since = now - STALE_SECONDS
         games, watchers, takeovers = await self._store.run_script(
             [
@@ -275,7 +277,6 @@ class FarLive:
                 script.append(Statement(UPSERT_WATCHERS, (self._server, server, number, watchers, now)))
                 mirror.reported = watchers
         script += [Statement(INSERT_TAKEN_OVER, (holder, now)) for holder in self._takeovers]
-        self._takeovers.clear()
         if now - self._touched >= LIST_SECONDS:
             self._touched = now
             script.append(Statement(TOUCH_GAMES, (now, self._server)))
