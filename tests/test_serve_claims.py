@@ -187,6 +187,45 @@ def test_a_take_over_ends_the_other_session_on_the_same_server_at_once(
         run(scenario())
 
 
+def test_a_player_back_at_once_after_a_dropped_connection_resumes_without_being_asked(
+    tmp_path: Path, store_url: str
+) -> None:
+    # The session the dropped connection leaves still writes as the player
+    # comes back (its last write slowed here to a second): that is no
+    # "other session" to take the game from. The player waits for it and
+    # resumes every move they saw (a CI run asked them instead).
+    key = client_key()
+    with ServerThread(tmp_path, store_url) as served:
+        store = served.store
+        release = store.release  # type: ignore[attr-defined]
+
+        async def slow_release(*args: Any) -> None:
+            await asyncio.sleep(1.0)
+            await release(*args)
+
+        store.release = slow_release  # type: ignore[attr-defined]
+
+        async def scenario() -> None:
+            a_conn = await connect(served.port, key)
+            a, a_terminal = await open_terminal(a_conn, "play --no-animation")
+            await a_terminal.shows("Score")
+            a.write(b"wasd")
+            await a_terminal.wait_for(lambda shown: "Moves 4" in shown.text() or "can't move" in shown.text())
+            kept = await kept_keys(served, key)
+            a_conn.abort()  # no goodbye
+            async with await connect(served.port, key) as b_conn:
+                b, b_terminal = await open_terminal(b_conn, "play --no-animation")
+                await b_terminal.wait_for(
+                    lambda shown: "resumed your game" in shown.text() or "any other key" in shown.text()
+                )
+                assert "resumed your game" in b_terminal.text()
+                b.write(b"q")
+                await b_terminal.closed.wait()
+            assert await kept_keys(served, key) == kept
+
+        run(scenario())
+
+
 def test_a_take_over_ends_only_the_session_holding_that_claim() -> None:
     # The registry of running sessions (serve/context.py): who holds which
     # claim, told apart from another server's and a killed one's.

@@ -51,6 +51,13 @@ class RunningSession(Protocol):
     def command(self) -> Optional[str]:
         """The command its client asked for (None: a shell, the game)."""
 
+    @property
+    def task(self) -> Optional[asyncio.Task[None]]:
+        """What it runs, once started (it ends after its client has gone: saving)."""
+
+    def gone(self) -> bool:
+        """Its client has left."""
+
 
 class Sessions:
     """The sessions running on this server (``all``), and the names of the
@@ -93,6 +100,16 @@ class Sessions:
                 session.incoming.put_nowait(Ended(said, lost=True))
                 found = True
         return found
+
+    def leaving(self, holder: str) -> Optional[asyncio.Task[None]]:
+        """The task of this server's session holding ``holder`` if its client
+        has left: it is writing what its player saw, then lets the claim go
+        (a player coming back at once after a dropped connection waits for
+        that, not for an answer to "take it over?"); None otherwise."""
+        for session in self.all:
+            if holder in session.holders and session.gone() and session.task is not None:
+                return session.task
+        return None
 
     def gone(self, holder: str) -> bool:
         """``holder`` was a session of a server on this machine that is no

@@ -111,6 +111,9 @@ _YES_WORDINGS = (*shorter_wordings("y: play it here (the other session ends)"), 
 _NO_WORDINGS = ("any other key: leave.", "other keys: leave.", "else: leave.", "n: leave", "n: no")
 # Seconds the take-over question waits for its answer.
 ANSWER_SECONDS = 120
+# Seconds a player coming back waits for the session their dropped
+# connection left to finish writing (then, still held, they are asked).
+LEAVING_SECONDS = 10.0
 # What the game says it takes to play it again (its farewell).
 AGAIN = "connecting again"
 
@@ -155,6 +158,13 @@ async def claim(context: ServeContext, client: Client, player: Player, board: st
     store, sessions = context.store, context.sessions
     holder = sessions.holder()
     held = await store.claim(player.id, board, holder, CLAIM_SECONDS)
+    leaving = sessions.leaving(held.holder) if held is not None else None
+    if leaving is not None:
+        # The session that has it lost its client (a dropped connection,
+        # seen before this one came back): it is writing the moves its
+        # player saw. Resume them once it has let go, asking nothing.
+        await asyncio.wait([leaving], timeout=LEAVING_SECONDS)
+        held = await store.claim(player.id, board, holder, CLAIM_SECONDS)
     if held is not None:
         if not sessions.gone(held.holder) and not await take_over(client):
             return None
