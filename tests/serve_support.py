@@ -242,8 +242,9 @@ class ServerThread:
         import asyncio
         import threading
 
+        from ansi2048.serve.host_key import host_key
         from ansi2048.serve.pool import AIPool
-        from ansi2048.serve.server import GameServer, host_key
+        from ansi2048.serve.server import GameServer
 
         if isinstance(store, str):  # a database's URL (tests/databases.py's store_url)
             from ansi2048.serve.store import open_store

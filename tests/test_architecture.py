@@ -266,6 +266,7 @@ SERVE_LAYERS = (
         "backup",
         "daily",
         "guard",
+        "host_key",
         "kexguess",
         "limits",
         "link",
@@ -273,6 +274,7 @@ SERVE_LAYERS = (
         "moderation",
         "names",
         "pool",
+        "relay",
         "replay_clock",
         "requests",
         "secrecy",
@@ -293,7 +295,8 @@ SERVE_LAYERS = (
     # whom; race_records lists them).
     # The server's numbers (metrics) read the pauses, the admission, the pool.
     # far_live mirrors the other servers' live games into this one's.
-    ("live", "pauses", "keeping", "metrics", "race_friends", "race_hall", "race_records", "far_live"),
+    # far_races finds the other servers' races (a player is relayed there: relay, relay_door).
+    ("live", "pauses", "keeping", "metrics", "race_friends", "race_hall", "race_records", "far_live", "far_races"),
     # 2. The one context every handler is given.
     ("context",),
     # 3. The parts a command is made of: a game's driver (game) and its
@@ -309,7 +312,8 @@ SERVE_LAYERS = (
     ("connection",),
     # 8. The browser door: its socket is a channel and connection.
     # --metrics's page is served as the door's is (web.site's Listener).
-    ("web.pages", "web.site", "web.socket", "metrics_page"),
+    # The relay's door (another server's player) is a channel and connection as the socket is.
+    ("web.pages", "web.site", "web.socket", "metrics_page", "relay_door"),
     # 9. The server, which builds the context; 10. the command line.
     ("server",),
     ("cli",),

@@ -21,9 +21,9 @@ from ansi2048.game.engine import Game  # noqa: E402
 from ansi2048.game.keys import Action  # noqa: E402
 from ansi2048.records.recording import ASSISTED, encode_item, split_header  # noqa: E402
 from ansi2048.serve.game import SAID_STOPPING  # noqa: E402
+from ansi2048.serve.host_key import HOST_KEY_FILE  # noqa: E402
 from ansi2048.serve.play_commands import GUEST_NOTE, take_over_prompt  # noqa: E402
 from ansi2048.serve.saving import SAID_TAKEN_OVER  # noqa: E402
-from ansi2048.serve.server import HOST_KEY_FILE  # noqa: E402
 
 from .serve_support import MemoryStore, ServeProcess, ServerThread, Terminal, session_class  # noqa: E402
 
@@ -605,7 +605,7 @@ def test_x11_forwarding_is_refused(served: ServerThread) -> None:
 
 
 def test_the_host_key_is_made_once_readable_by_its_owner_only(tmp_path: Path) -> None:
-    from ansi2048.serve.server import host_key
+    from ansi2048.serve.host_key import host_key
 
     first = host_key(str(tmp_path))
     path = tmp_path / HOST_KEY_FILE

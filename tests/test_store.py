@@ -493,7 +493,7 @@ def test_an_older_schema_is_upgraded_once_and_a_newer_one_refused(store_url: str
         with pytest.raises(SchemaTooNew) as refused:
             await older.open()
         assert str(refused.value) == (
-            "the database's schema is version 11, newer than this ansi2048's 10: upgrade ansi2048 to serve it"
+            "the database's schema is version 12, newer than this ansi2048's 11: upgrade ansi2048 to serve it"
         )
         await older.close()  # closing a store that failed to open is harmless
 

@@ -29,7 +29,7 @@ def test_the_file_is_in_wal_mode_with_its_schema_version(tmp_path: Path) -> None
     run(scenario())
     with sqlite3.connect(path) as connection:
         assert connection.execute("PRAGMA journal_mode").fetchone() == ("wal",)
-        assert connection.execute("SELECT version FROM schema_version").fetchall() == [(10,)]
+        assert connection.execute("SELECT version FROM schema_version").fetchall() == [(11,)]
     connection.close()
 
 

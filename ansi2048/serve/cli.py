@@ -136,6 +136,15 @@ def _parser() -> argparse.ArgumentParser:
         " store is reachable, 503 when not); off unless given (docs/serving.md)",
     )
     parser.add_argument(
+        "--relay",
+        type=parse_listen,
+        metavar="HOST:PORT",
+        default=ServeOptions.relay,
+        help="where the other servers on the same --db bring a player whose race this server holds (default:"
+        " 127.0.0.1 and a free port: the servers of this machine); for servers on several machines, an address"
+        " they reach (docs/serving.md)",
+    )
+    parser.add_argument(
         "--data-dir", metavar="DIR", help="the host key and the database (default: 'server' in the data directory)"
     )
     parser.add_argument(
@@ -281,6 +290,8 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
         parser.error("--reason goes with --ban or --remove-entry")
     if args.remove_entry is not None and not args.reason:
         parser.error("--remove-entry needs --reason TEXT: the board says why the game was taken off")
+    if args.relay[1] != 0 and args.workers > 1:
+        parser.error("--relay with --workers: give port 0 (each worker listens on a free port of HOST)")
     if args.metrics is not None and args.workers > 1:
         # Each worker would answer for itself, a scrape reaching any one of them.
         parser.error("--metrics counts one process: use it without --workers (or one server per --metrics port)")
@@ -315,6 +326,7 @@ def parse_serve_options(argv: Sequence[str], env: Mapping[str, str]) -> ServeOpt
         http=args.http,
         behind_https=args.behind_https,
         metrics=args.metrics,
+        relay=args.relay,
         limits=limits,
     )
 

@@ -24,12 +24,12 @@ from .accounting import ConnectionLine
 from .context import ServeContext
 from .kexguess import follow_rfc_guess
 from .limits import ALLOWED_ENV, Refusal
-from .link import Identity
+from .link import Identity, for_terminal
 from .names import display_name, printable
 from .ssh_channel import SshChannel
 from .store.base import StoreError
 
-__all__ = ["ClientConnection"]
+__all__ = ["ClientConnection", "open_session_on"]
 
 
 class ClientConnection(asyncssh.SSHServer):
@@ -190,3 +190,34 @@ class _Replayed:
 
     def check_end(self) -> None:
         pass
+
+
+def open_session_on(
+    record: ClientConnection,
+    channel: Any,
+    who: Tuple[Optional[str], str],
+    size: Tuple[int, int],
+    term: str,
+    command: Optional[str],
+) -> Optional[SshChannel]:
+    """A session started on ``channel`` (what a session uses of asyncssh's:
+    a browser's socket, another server's relay), on a terminal ``term`` of
+    ``size`` (columns, lines), as the client ``who`` names (a key's
+    fingerprint, None for a guest; the name): opened as an SSH client's is
+    (:meth:`ClientConnection.open_session`). None when the server's limits
+    refuse it (the client is told why, and the channel exits 1)."""
+    fingerprint, name = who
+    try:
+        session = record.open_session(name, fingerprint)
+    except Refusal as refusal:
+        channel.write(for_terminal(f"ansi2048: {refusal}\n").encode())
+        channel.exit(1)
+        return None
+    session.connection_made(channel)
+    session.pty_requested(term, (size[0], size[1], 0, 0), {})
+    if command is None:
+        session.shell_requested()
+    else:
+        session.exec_requested(command)
+    session.session_started()
+    return session

@@ -16,6 +16,7 @@ from itertools import count
 from typing import Any, Callable, Optional, Protocol, Set
 
 from .far_live import FarLive
+from .far_races import FarRaces
 from .limits import DEFAULT_LIMITS, Admission, Limits
 from .link import Ended, Identity, Incoming
 from .live import LiveGames
@@ -166,6 +167,7 @@ class ServeContext:
     races: Optional[RaceHall] = None  # the lobbies and races (the server's; None: no races run here)
     metrics: ServerMetrics = field(default_factory=ServerMetrics)  # counted always (cheap); --metrics serves them
     far: Optional[FarLive] = None  # the live games of the store's other servers (None: this server's only)
+    far_races: Optional[FarRaces] = None  # the lobbies, races and waits of the store's other servers
 
     async def player(self, identity: Identity) -> Optional[Player]:
         """The player ``identity``'s key names; None for a guest."""

@@ -11,7 +11,8 @@ the same key connecting again with ``race`` continues it."""
 from __future__ import annotations
 
 import asyncio
-from typing import List, Optional, Tuple, Union
+from functools import partial
+from typing import Awaitable, Callable, List, Optional, Tuple, Union
 
 from ..game.keys import Action, KeyDecoder
 from ..game.race import LOBBY_SECONDS, Phase, race_actions
@@ -38,6 +39,7 @@ from .play_commands import color_depth
 from .race_friends import Entrant, Friend, Waiter
 from .race_hall import RaceHall, RaceRefused, RaceRoom, Seat
 from .race_replay import in_viewer_place
+from .relay import relay_session
 from .requests import NEEDS_TERMINAL, NO_TERMINAL, RaceRequest
 from .store.base import Prefs
 from .store.races import player_named_script
@@ -59,6 +61,7 @@ SAID_STOPPED_WAITING = "you stopped waiting"
 SAID_LEFT_RACE = "you left the race; it goes on without you (its result: races)"
 SAID_STOPPING_RACE = "the server is stopping: the race ends here, unfinished"
 SAID_RACE_OVER = "the race you watched is over"
+SAID_NOT_REACHED = "race: the server holding that race cannot be reached (or went away); try again"
 
 
 async def race(context: ServeContext, client: Client, request: RaceRequest) -> int:
@@ -77,9 +80,14 @@ async def race(context: ServeContext, client: Client, request: RaceRequest) -> i
         return client.refuse("race: this server runs no races", "refused", EXIT_ERROR)
     friend = await _friend(context, request.friend) if request.friend is not None else None
     prefs = player.prefs if player is not None else Prefs()
+    far = context.far_races
     try:
         if request.friend is not None and friend is None:
             raise RaceRefused(f"race: no player is called {printable(request.friend)}")
+        # Another server holds what the player is after: they play it there (serve/far_races.py).
+        elsewhere = await far.where(entrant, request.settings, friend) if far is not None else None
+        if elsewhere is not None:
+            return await _relayed(context, client, elsewhere, request)
         if friend is None:
             joined: Union[Tuple[RaceRoom, Seat], Waiter] = hall.join(request.settings, entrant, client.incoming)
         else:
@@ -88,26 +96,60 @@ async def race(context: ServeContext, client: Client, request: RaceRequest) -> i
         return client.refuse(str(refused), "refused", EXIT_ERROR)
     repainter = _repainter(client)
     if isinstance(joined, Waiter):
-        met = await _wait(client, hall, joined, repainter)
+        seek = partial(far.where, entrant, request.settings, friend) if far is not None else None
+        if far is not None:
+            await far.waiting()
+        met = await _wait(client, hall, joined, repainter, seek)
+        if isinstance(met, tuple) and isinstance(met[0], str):
+            return await _relayed(context, client, met, request)  # NAME is in a lobby on another server
         if isinstance(met, str):
             client.ended(met)
             return EXIT_OK
         joined = met
     room, seat = joined
+    elsewhere = await far.opened(room, public=friend is None) if far is not None else None
+    if elsewhere is not None:  # another server's lobby of these settings opened first: the player goes there
+        room.leave(seat)
+        return await _relayed(context, client, elsewhere, request)
     said = await _RaceScreen(client, room, seat, prefs, repainter).run()
     client.ended(said or "done")
     return EXIT_OK
 
 
+async def _relayed(context: ServeContext, client: Client, address: Tuple[str, int], request: RaceRequest) -> int:
+    """The player's ``race`` played on the server at ``address`` (serve/relay.py); the exit status."""
+    status = await relay_session(client, address, context.daily_secret, request.line())
+    if status is None:
+        if client.gone():
+            client.ended("relayed: disconnected")
+            return EXIT_OK
+        return client.refuse(SAID_NOT_REACHED, "relay failed", EXIT_ERROR)
+    client.ended("relayed")
+    return status
+
+
 async def _wait(
-    client: Client, hall: RaceHall, waiter: Waiter, repainter: Repainter
-) -> Union[Tuple[RaceRoom, Seat], str]:
+    client: Client,
+    hall: RaceHall,
+    waiter: Waiter,
+    repainter: Repainter,
+    seek: Optional[Callable[[], Awaitable[Optional[Tuple[str, int]]]]] = None,
+) -> Union[Tuple[RaceRoom, Seat], Tuple[str, int], str]:
     """``race NAME`` while NAME is in no lobby: the waiting screen until the
-    hall seats the player (their seat), or the wait ends (what ended it, for the log)."""
+    hall seats the player (their seat), ``seek`` finds NAME's lobby (or
+    wait) on another server (its relay door: the player is relayed there),
+    or the wait ends (what ended it, for the log)."""
     friend, incoming, decoder = waiter.friend.name, client.incoming, KeyDecoder(comments=False)
     said: Optional[str] = None
     how = ""
     while not waiter.wake.is_set():
+        found = await seek() if seek is not None else None
+        if found is not None:
+            met = hall.stop_waiting(waiter)
+            if met is not None:  # seated here meanwhile: that stands
+                return met
+            _close(client, repainter, "")
+            return found
         width, height = client.window
         left = waiter.since + LOBBY_SECONDS - hall.now()
         if left <= 0:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shlex
 from dataclasses import dataclass
 from typing import Callable, List, NoReturn, Optional, Union
 
@@ -155,6 +156,14 @@ class RaceRequest:
 
     settings: RaceSettings
     friend: Optional[str] = None
+
+    def line(self) -> str:
+        """The command asking for this again (what a player relayed to the
+        server holding their race runs there: serve/relay.py)."""
+        if self.friend is not None:
+            return f"race {shlex.quote(self.friend)}"
+        s = self.settings
+        return f"race --size {s.rows}x{s.cols} --goal {s.goal} --players {s.players} --minutes {s.minutes}"
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,8 @@ from . import kexguess, takeover
 from .connection import ClientConnection
 from .context import RunningSession, ServeContext, Sessions
 from .far_live import FarLive
+from .far_races import FarRaces
+from .host_key import host_key
 from .limits import DEFAULT_LIMITS, Admission, Limits, capped_by_files, raise_open_files
 from .live import LiveGames
 from .log import LOG_BUFFER_BYTES, LOG_FLUSH_SECONDS, LibraryMessages, LogFile, LogFormat, ServerLog
@@ -45,15 +47,15 @@ from .pauses import SavingPauses
 from .pool import AIPool
 from .race_hall import Host, RaceHall
 from .ranked import daily_secret
+from .relay_door import open_relay_door
 from .saving import SAID_TAKEN_OVER
 from .settings import ServeOptions
 from .store import open_store
 from .store.base import Store, StoreError
 from .workers import stop_when_orphaned
 
-__all__ = ["HOST_KEY_FILE", "GameServer", "host_key", "run"]
+__all__ = ["GameServer", "run"]
 
-HOST_KEY_FILE = "ssh_host_ed25519_key"
 # Connections the kernel queues before they are accepted (asyncssh's default
 # is 100; the kernel caps it at net.core.somaxconn): a burst of connections
 # must not have players' SYNs dropped before the server sees them.
@@ -92,30 +94,6 @@ DRAIN_TICK = 0.25
 STOP_TICK = 0.02
 
 
-def host_key(data_dir: str) -> asyncssh.SSHKey:
-    """The server's ed25519 host key in ``data_dir``, made on first start
-    (readable by its owner only) and reused after."""
-    path = os.path.join(data_dir, HOST_KEY_FILE)
-    try:
-        return asyncssh.read_private_key(path)
-    except FileNotFoundError:
-        pass
-    except (OSError, ValueError) as error:  # asyncssh's KeyImportError is a ValueError
-        # asyncssh's own words ("Invalid private key", "Missing PEM footer")
-        # name neither the file nor what it is for.
-        why = error.strerror if isinstance(error, OSError) and error.strerror else str(error) or type(error).__name__
-        fix = "restore it, or move it away to make a new one"
-        raise ValueError(f"the host key {path} cannot be read ({why}): {fix}") from None
-    key = asyncssh.generate_private_key("ssh-ed25519")
-    # O_EXCL: a key another server made meanwhile is not overwritten.
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as stream:
-        stream.write(key.export_private_key())
-        stream.flush()
-        os.fsync(stream.fileno())
-    return key
-
-
 class GameServer:
     """The server: the context its handlers are given (:attr:`context`),
     its listener, its stop."""
@@ -135,6 +113,7 @@ class GameServer:
         limits: Limits = DEFAULT_LIMITS,
         log_buffer: int = LOG_BUFFER_BYTES,
         log_format: LogFormat = LogFormat.TEXT,
+        relay: Tuple[str, int] = ServeOptions.relay,
     ) -> None:
         # Written by a thread of its own: a log nobody reads never blocks the games (serve/log.py).
         self._log = ServerLog(log, now, log_buffer, log_format) if log is not None else None
@@ -164,7 +143,13 @@ class GameServer:
         context.metrics.reads(ServerState(commands, connections, context.pauses, context.admission, pool))
         # The other servers' live games, and this one's for them (serve/far_live.py).
         ended = lambda holder: context.sessions.taken_over(holder, SAID_TAKEN_OVER)  # noqa: E731
-        self.context = replace(context, far=FarLive(store, context.live, context.sessions.server, now, self.log, ended))
+        far = FarLive(store, context.live, context.sessions.server, now, self.log, ended)
+        # And the other servers' races, which a player here is relayed to (serve/far_races.py).
+        assert context.races is not None
+        far_races = FarRaces(store, context.races, context.sessions.server, now, self.log)
+        self.context = replace(context, far=far, far_races=far_races)
+        self._relay = relay  # where the relay door listens (serve/relay_door.py)
+        self._relay_door: Optional[asyncio.AbstractServer] = None
 
     # What the stop, the drain and the tests look at.
     @property
@@ -216,6 +201,9 @@ class GameServer:
         self.context = replace(self.context, port=int(address[1]))
         if self.context.far is not None:
             self.context.far.start()
+        if self.context.far_races is not None:
+            self._relay_door, relayed_at = await open_relay_door(lambda: self.context, *self._relay)
+            self.context.far_races.start(relayed_at)
         return str(address[0]), self.port
 
     async def drain(self, seconds: float, stop: asyncio.Event) -> None:
@@ -244,6 +232,8 @@ class GameServer:
         deadline = clock() + STOP_SECONDS
         if self._listener is not None:
             self._listener.close()
+        if self._relay_door is not None:
+            self._relay_door.close()
         if self.context.races is not None:
             self.context.races.close()  # no race goes on: every room's clock stops, its screens say so
         # Every session is told before any is waited for: they end
@@ -277,6 +267,9 @@ class GameServer:
         await self.context.pauses.close(max(0.0, min(LEAVE_SECONDS, deadline - clock())))
         if self.context.far is not None:  # its games' rows deleted
             await self.context.far.close(min(LEAVE_SECONDS, deadline - clock()))
+        if self.context.far_races is not None:  # and its races'
+            with suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.context.far_races.close(), max(0.0, min(LEAVE_SECONDS, deadline - clock())))
         # The bound: whatever remains is cut. Aborted, not closed: asyncssh's
         # close drops what is unsent just as abort does, but first sends each
         # channel's close and an SSH disconnect message, a cost per client
@@ -348,6 +341,7 @@ async def run(options: ServeOptions, stderr: IO[str]) -> int:
         watch_stall=options.watcher_stall,
         limits=limits,
         log_format=LogFormat(options.log_format),
+        relay=options.relay,
     )
     # The libraries' messages (asyncssh, asyncio, psycopg's pool) are lines of the
     # same log, never written on standard error by logging itself (serve/log.py).

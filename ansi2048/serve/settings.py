@@ -46,4 +46,8 @@ class ServeOptions:
     http: Optional[Tuple[str, int]] = None  # --http HOST:PORT: the browser door (serve/web); None: none
     behind_https: bool = False  # --behind-https: a TLS proxy serves the door (its cookie is Secure)
     metrics: Optional[Tuple[str, int]] = None  # --metrics HOST:PORT: the numbers' page (serve/metrics.py); None: none
+    relay: Tuple[str, int] = (
+        "127.0.0.1",
+        0,
+    )  # --relay HOST:PORT: where the store's other servers bring racers (serve/relay.py)
     limits: Limits = field(default=DEFAULT_LIMITS)

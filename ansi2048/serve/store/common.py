@@ -15,6 +15,7 @@ from .daily import MACHINE_STEP, SCHEMA_STEP as DAILY_STEP
 from .links import SCHEMA_STEP as LINKS_STEP
 from .live import SCHEMA_STEP as LIVE_STEP
 from .moderation import SCHEMA_STEP as MODERATION_STEP
+from .race_rooms import SCHEMA_STEP as RACE_ROOMS_STEP
 from .races import SCHEMA_STEP as RACES_STEP
 from .tallies import TALLY_STEP
 
@@ -126,6 +127,7 @@ _STEPS: Tuple[Tuple[str, ...], ...] = (
     RACES_STEP,  # 8: finished races (store/races.py)
     MODERATION_STEP,  # 9: bans and removed board entries (store/moderation.py)
     LIVE_STEP,  # 10: every server's live games, for the others' watchers (store/live.py)
+    RACE_ROOMS_STEP,  # 11: every server's lobbies, races and waits, to meet across servers (store/race_rooms.py)
 )
 
 

@@ -14,10 +14,8 @@ from typing import Any, Dict, Optional, Tuple
 
 from aiohttp import WebSocketError, WSCloseCode, WSMsgType, web
 
-from ..connection import ClientConnection
+from ..connection import ClientConnection, open_session_on
 from ..context import ServeContext
-from ..limits import Refusal
-from ..link import for_terminal
 from ..ssh_channel import SshChannel
 from ..store.base import StoreError
 from .protocol import MESSAGE_BYTES, Continue, Keys, Pause, Resize, exit_message, parse_up
@@ -154,7 +152,7 @@ async def serve_socket(
         if fingerprint is not None:
             with suppress(StoreError):  # the store away: nobody is kept out for it
                 record.banned = await context.store.banned(fingerprint)  # serve --ban, as an SSH client's key
-        session = _open_session(record, channel, (fingerprint, name), size, command)
+        session = open_session_on(record, channel, (fingerprint, name), (size.columns, size.lines), TERM, command)
         if session is not None:
             await _read(socket, channel, session, record)
         return socket
@@ -169,34 +167,6 @@ async def serve_socket(
                 await asyncio.wait_for(asyncio.shield(sender), REFUSAL_SECONDS)
         sender.cancel()
         record.connection_lost(None)
-
-
-def _open_session(
-    record: ClientConnection,
-    channel: SocketChannel,
-    who: Tuple[Optional[str], str],
-    size: Resize,
-    command: Optional[str],
-) -> Optional[SshChannel]:
-    """The page's session started on a terminal of ``size`` (``who``: the
-    key's fingerprint, None for a guest, and the name), or None when the
-    server's limits refuse it (the page is told why): opened as an SSH
-    client's is (:meth:`~..connection.ClientConnection.open_session`)."""
-    fingerprint, name = who
-    try:
-        session = record.open_session(name, fingerprint)
-    except Refusal as refusal:
-        channel.write(for_terminal(f"ansi2048: {refusal}\n").encode())
-        channel.exit(1)
-        return None
-    session.connection_made(channel)  # type: ignore[arg-type]
-    session.pty_requested(TERM, (size.columns, size.lines, 0, 0), {})
-    if command is None:
-        session.shell_requested()
-    else:
-        session.exec_requested(command)
-    session.session_started()
-    return session
 
 
 async def _first_size(socket: web.WebSocketResponse, seconds: float) -> Optional[Resize]:
