@@ -26,7 +26,7 @@ from ansi2048.serve.race_friends import Entrant, Friend  # noqa: E402
 from ansi2048.serve.relay import Hello, challenge, proof, read_hello  # noqa: E402
 
 from .serve_support import ServerThread  # noqa: E402
-from .test_serve import client_key, connect, run  # noqa: E402
+from .test_serve import client_key, connect, open_terminal, run  # noqa: E402
 from .test_serve_race import mini, own_board, press_until_over, race_terminal  # noqa: E402
 
 SMALL = RaceSettings(3, 3, 32, 2, 5)
@@ -190,6 +190,42 @@ def test_race_name_meets_a_friend_whose_lobby_or_wait_is_on_another_server(
     run(scenario())
 
 
+def test_a_race_on_another_server_is_listed_and_watched_by_a_players_name(
+    two_servers: Tuple[ServerThread, ServerThread],
+) -> None:
+    first, second = two_servers
+
+    async def scenario() -> None:
+        async with AsyncExitStack() as stack:
+            ann = await race_terminal(stack, first.port, "ann", "race --size 3 --goal 32")
+            bob = await race_terminal(stack, first.port, "bob", "race --size 3 --goal 32")
+            await ann[1].shows("Race to 32 · 3x3")
+            async with await connect(second.port, client_key(), user="cy") as conn:
+                listed_line = "Race to 32 on 3x3, 2 players, 5 min: ann, bob"
+                for _ in range(50):  # listed within the servers' next writes and reads (a second each)
+                    listing = bytes((await conn.run("races")).stdout).decode()
+                    if listed_line in listing:
+                        break
+                    await asyncio.sleep(0.1)
+                assert "Races now (watch NAME shows every board):" in listing and listed_line in listing
+                chan, listed = await open_terminal(conn, "watch", size=(100, 30))
+                await listed.shows(listed_line)
+                chan.write(b"q")
+                await listed.closed.wait()
+                _, watcher = await open_terminal(conn, "watch bob", size=(100, 30))
+                await watcher.shows("Watching a race to 32 · 3x3")
+                assert "ann" in watcher.text() and "(you)" not in watcher.text()
+                for key in b"adad":
+                    bob[0].write(bytes([key]))
+                await watcher.wait_for(lambda t: "moves 4" in t.text())
+                await press_until_over([ann, bob])
+                await watcher.shows("the race you watched is over")
+                await watcher.closed.wait()
+                assert "Race over" in watcher.text() and watcher.exit_status == 0
+
+    run(scenario())
+
+
 def test_a_lobby_of_a_server_that_stopped_writing_is_not_where_anyone_is_sent(
     two_servers: Tuple[ServerThread, ServerThread], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -217,7 +253,6 @@ def test_a_race_and_a_watcher_across_two_server_processes_on_one_sqlite_file(tmp
     # What --workers and --reuse-port run: processes of their own on one
     # SQLite file (here on two ports, so that each client picks its process).
     from .serve_support import ServeProcess
-    from .test_serve import open_terminal
 
     db = f"sqlite:///{tmp_path / 'shared.sqlite3'}"
     first = ServeProcess(tmp_path / "a", db=db)

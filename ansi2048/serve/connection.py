@@ -29,7 +29,7 @@ from .names import display_name, printable
 from .ssh_channel import SshChannel
 from .store.base import StoreError
 
-__all__ = ["ClientConnection", "open_session_on"]
+__all__ = ["ClientConnection", "DoorChannel", "open_session_on"]
 
 
 class ClientConnection(asyncssh.SSHServer):
@@ -190,6 +190,31 @@ class _Replayed:
 
     def check_end(self) -> None:
         pass
+
+
+class DoorChannel:
+    """What a session and the server's stop use of asyncssh's channel and
+    connection that every door which is no SSH has alike (a browser's
+    socket, another server's relay): its peer, and itself as its own
+    connection, closed by being cut."""
+
+    def __init__(self, peer: Tuple[str, int]) -> None:
+        self._peer = peer
+        self.closed = False
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        if name == "connection":
+            return self
+        if name == "peername":
+            return self._peer
+        return default
+
+    def abort(self) -> None:
+        """Cut the connection at once."""
+        self.closed = True
+
+    def close(self) -> None:
+        self.abort()
 
 
 def open_session_on(

@@ -24,12 +24,15 @@ player whose server lost that race is relayed to the one that won it."""
 from __future__ import annotations
 
 import asyncio
+import json
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Sequence, Set, Tuple
 
 from ..game.race import Phase, RaceSettings
+from ..render.race import settings_line
 from .log import Logs
+from .names import folded, printable
 from .race_friends import Entrant, Friend
 from .race_hall import RaceHall, RaceRoom
 from .store.base import Store, StoreError
@@ -63,15 +66,28 @@ def players_text(players: Sequence[Optional[int]]) -> str:
 
 @dataclass(frozen=True)
 class RoomRow:
-    """A row of another server's: where its relay door is, and what meets there."""
+    """A row of another server's: where its relay door is, what meets
+    there, and what the watch list shows of it."""
 
     address: str
     phase: str
     settings: str
     players: str
+    title: str = ""
+    names: Tuple[str, ...] = ()
 
     def has(self, player: Optional[int]) -> bool:
         return player is not None and f",{player}," in self.players
+
+    @classmethod
+    def read(cls, row: Sequence[object]) -> RoomRow:
+        """A row as the store gives it (names as JSON: anything else is no names)."""
+        try:
+            names = json.loads(str(row[5]))
+        except ValueError:
+            names = []
+        listed = tuple(printable(str(name), 40) for name in names) if isinstance(names, list) else ()
+        return cls(str(row[0]), str(row[1]), str(row[2]), str(row[3]), printable(str(row[4]), 80), listed)
 
 
 def choose(
@@ -114,6 +130,7 @@ class FarRaces:
         self._written: Set[str] = set()  # the rooms whose rows may be written (their opening was)
         self._task: Optional[asyncio.Task[None]] = None
         self._failing = False
+        self.others: List[RoomRow] = []  # the other servers' rows, as last read (each publishing tick)
 
     def start(self, address: Tuple[str, int]) -> None:
         host, port = address
@@ -154,13 +171,32 @@ class FarRaces:
         if self._task is None or self.here(entrant, settings, friend):
             return None
         try:
-            found = await self._store.run_script(
-                [Statement(SELECT_ROOMS, (self._server, self._now() - STALE_SECONDS))], read=True
-            )
+            rows = await self._read()
         except StoreError:
             return None  # the store away: the player races here
-        chosen = choose([RoomRow(*map(str, row)) for row in found[0]], entrant, settings, friend)
+        chosen = choose(rows, entrant, settings, friend)
         return parse_address(chosen) if chosen is not None else None
+
+    async def racing_named(self, name: str) -> Optional[Tuple[str, int]]:
+        """The relay door of the server where ``name`` is in a race or a
+        lobby (``watch NAME`` is watched there), if another server's."""
+        if self._task is None:
+            return None
+        with suppress(StoreError):
+            for row in await self._read():
+                if row.phase != WAITING and any(folded(shown) == folded(name) for shown in row.names):
+                    return parse_address(row.address)
+        return None
+
+    def listed(self) -> List[RoomRow]:
+        """The other servers' lobbies and races as last read (the watch list's)."""
+        return [row for row in self.others if row.phase != WAITING]
+
+    async def _read(self) -> List[RoomRow]:
+        found = await self._store.run_script(
+            [Statement(SELECT_ROOMS, (self._server, self._now() - STALE_SECONDS))], read=True
+        )
+        return [RoomRow.read(row) for row in found[0]]
 
     async def opened(self, room: RaceRoom, public: bool) -> Optional[Tuple[str, int]]:
         """``room``'s row written as it opens; if it is a public lobby and
@@ -189,8 +225,8 @@ class FarRaces:
         with suppress(StoreError):
             await self._store.run_script(self._script())
 
-    def _rows(self) -> List[Tuple[str, str, str, str]]:
-        """(token, phase, settings, players) of what this server holds now."""
+    def _rows(self) -> List[Tuple[str, str, str, str, str, str]]:
+        """(token, phase, settings, players, title, names) of what this server holds now."""
         rows = []
         for room in self._hall.rooms():
             if room.token not in self._written or room.phase in (Phase.OVER, Phase.EXPIRED):
@@ -202,19 +238,21 @@ class FarRaces:
                 else f"{settings_key(room.settings)}#{room.token}"
             )
             players = players_text([seat.entrant.player for seat in room.seats.values() if not seat.left])
-            rows.append((room.token, phase, settings, players))
+            names = json.dumps(list(room.race.names))
+            rows.append((room.token, phase, settings, players, settings_line(room.settings), names))
         for waiter in self._hall.waiters:
             token = f"wait:{self._server}:{id(waiter)}"
-            rows.append((token, WAITING, f"for:{waiter.friend.player}", players_text([waiter.entrant.player])))
+            players = players_text([waiter.entrant.player])
+            rows.append((token, WAITING, f"for:{waiter.friend.player}", players, "", "[]"))
         return rows
 
     def _script(self) -> List[Statement]:
         """Every row of this server written (with one time), the others' stale ones and its own gone ones deleted."""
         now, server, address = self._now(), self._server, self.address
         script = [Statement(DELETE_STALE, (now - STALE_SECONDS,))]
-        for token, phase, settings, players in self._rows():
-            script.append(Statement(INSERT_ROOM, (token, server, address, phase, settings, players, now)))
-            script.append(Statement(UPDATE_ROOM, (phase, players, now, token, server)))
+        for token, phase, settings, players, title, names in self._rows():
+            script.append(Statement(INSERT_ROOM, (token, server, address, phase, settings, players, title, names, now)))
+            script.append(Statement(UPDATE_ROOM, (phase, players, names, now, token, server)))
         script.append(Statement(DELETE_NOT_NOW, (server, now)))
         return script
 
@@ -226,6 +264,7 @@ class FarRaces:
             self._public &= live
             try:
                 await self._store.run_script(self._script())
+                self.others = await self._read()
             except StoreError as error:
                 if not self._failing:
                     self._log(f"far races: not written: {error}", "far_races", ok=False, reason=str(error))

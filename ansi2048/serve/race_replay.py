@@ -35,6 +35,7 @@ from .store.races import one_race_script
 __all__ = ["SAID_END", "StoredRace", "in_viewer_place", "race_playback", "racing_lines", "read_race", "replay_race"]
 
 if TYPE_CHECKING:
+    from .far_races import FarRaces
     from .race_hall import RaceHall
 
 SAID_END = "end of replay"
@@ -156,12 +157,15 @@ async def in_viewer_place(context: ServeContext, client: Client, show: Callable[
     return EXIT_OK
 
 
-def racing_lines(hall: Optional[RaceHall], width: int) -> List[str]:
-    """The races being run, as lines for the watch list and ``races``
-    (watched by a player's name: ``watch NAME`` shows every board)."""
+def racing_lines(hall: Optional[RaceHall], far: Optional[FarRaces], width: int) -> List[str]:
+    """The races being run, here and on the store's other servers, as
+    lines for the watch list and ``races`` (watched by a player's name:
+    ``watch NAME`` shows every board)."""
     rooms = [room for room in hall.rooms() if not room.settled] if hall is not None else []
-    if not rooms:
+    listed = [(settings_line(room.settings), room.race.names) for room in rooms]
+    listed += [(row.title, row.names) for row in far.listed()] if far is not None else []
+    if not listed:
         return []
     lines = ["", "Races now (watch NAME shows every board):"]
-    lines += [f"  {settings_line(room.settings)}: {', '.join(room.race.names)}" for room in rooms]
+    lines += [f"  {title}: {', '.join(names)}" for title, names in listed]
     return [line[:width] for line in lines]

@@ -139,7 +139,7 @@ async def races_command(context: ServeContext, client: Client, request: Races) -
     if mine:
         lines += ["Your last races:", *(race_line(race) for race in mine), ""]
     lines += ["The server's latest races:", *(race_line(race) for race in listed)] if listed else ["No race yet."]
-    lines += racing_lines(context.races, width)
+    lines += racing_lines(context.races, context.far_races, width)
     for line in lines:
         client.say(line[:width], stderr=False)
     return EXIT_OK

@@ -14,9 +14,9 @@ from __future__ import annotations
 import asyncio
 import hmac
 from contextlib import suppress
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, Optional, Tuple
 
-from .connection import ClientConnection, open_session_on
+from .connection import ClientConnection, DoorChannel, open_session_on
 from .context import ServeContext
 from .relay import (
     DOWN_EXIT,
@@ -32,6 +32,7 @@ from .relay import (
     read_hello,
 )
 from .ssh_channel import SshChannel
+from .store.base import StoreError
 
 __all__ = ["RelayChannel", "open_relay_door"]
 
@@ -41,15 +42,14 @@ HANDSHAKE_SECONDS = 5.0
 ENDING_SECONDS = 5.0
 
 
-class RelayChannel:
+class RelayChannel(DoorChannel):
     """The relay's stream as asyncssh's channel and connection are to a
     session and to the server's stop (as the browser door's socket is)."""
 
     def __init__(self, writer: asyncio.StreamWriter, hello: Hello) -> None:
+        super().__init__((hello.source, 0))
         self._writer = writer
-        self._peer = (hello.source, 0)
         self._env = dict(hello.env)
-        self.closed = False
 
     def write(self, data: bytes) -> None:
         if self.closed or self._writer.is_closing():
@@ -71,19 +71,9 @@ class RelayChannel:
                 self._writer.write(frame(DOWN_EXIT, str(status).encode("ascii")))
                 self._writer.close()
 
-    def get_extra_info(self, name: str, default: Any = None) -> Any:
-        if name == "connection":
-            return self
-        if name == "peername":
-            return self._peer
-        return default
-
     def abort(self) -> None:
-        self.closed = True
+        super().abort()
         self._writer.transport.abort()
-
-    def close(self) -> None:
-        self.abort()
 
 
 async def open_relay_door(
@@ -117,7 +107,7 @@ async def _serve(context: ServeContext, reader: asyncio.StreamReader, writer: as
     session: Optional[SshChannel] = None
     try:
         if hello.fingerprint is not None:
-            with suppress(Exception):  # the store away: nobody is kept out for it
+            with suppress(StoreError):  # the store away: nobody is kept out for it
                 record.banned = await context.store.banned(hello.fingerprint)
         who = (hello.fingerprint, hello.name)
         session = open_session_on(record, channel, who, (hello.columns, hello.lines), hello.term, hello.command)

@@ -5,6 +5,7 @@ server's context and the :class:`~.link.Client`, nothing else."""
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import replace
 from functools import partial
 from typing import Callable, Optional, Tuple
@@ -23,6 +24,7 @@ from .names import display_name, printable
 from .play_commands import color_depth
 from .race_replay import in_viewer_place, race_playback, racing_lines, read_race, replay_race
 from .race_session import watch_race
+from .relay import relay_session
 from .replay import SAID_LEFT, CastClient, Playback, play_replay, stream_cast
 from .requests import NEEDS_TERMINAL, NO_TERMINAL, REFUSED, Replay, Watch
 from .secrecy import (
@@ -62,6 +64,15 @@ async def watch_command(context: ServeContext, client: Client, request: Watch) -
     racing = context.races.racing(request.name) if context.races is not None and request.name else None
     if racing is not None:
         return await watch_race(context, client, racing)  # every board of the race NAME is in
+    far = context.far_races
+    elsewhere = await far.racing_named(request.name) if far is not None and request.name else None
+    if elsewhere is not None and client.has_terminal:  # NAME races on another server: watched there
+        status = await relay_session(
+            client, elsewhere, context.daily_secret, f"watch {shlex.quote(request.name or '')}"
+        )
+        if status is not None:
+            client.ended("relayed")
+            return status
     player = await context.player(client.identity)
     refusal = _watch_refusal(context, player)
     if request.name is not None:
@@ -74,7 +85,7 @@ async def watch_command(context: ServeContext, client: Client, request: Watch) -
         return client.refuse(NEEDS_TERMINAL, NO_TERMINAL)
     viewer = as_viewer(context, client, player.prefs if player else Prefs())
     try:
-        races = partial(racing_lines, context.races)  # races are watched by a player's name
+        races = partial(racing_lines, context.races, context.far_races)  # races are watched by a player's name
         said = await watch_session(viewer, context.live, request.name, refusal, races)
     except WatchFull as full:  # as replay_command says it: a refusal, status 1
         return client.refuse(str(full), "too many viewers", EXIT_ERROR)

@@ -14,7 +14,7 @@ from typing import Any, Dict, Optional, Tuple
 
 from aiohttp import WebSocketError, WSCloseCode, WSMsgType, web
 
-from ..connection import ClientConnection, open_session_on
+from ..connection import ClientConnection, DoorChannel, open_session_on
 from ..context import ServeContext
 from ..ssh_channel import SshChannel
 from ..store.base import StoreError
@@ -35,7 +35,7 @@ ENDING_SECONDS = 5.0
 REFUSAL_SECONDS = 2.0
 
 
-class SocketChannel:
+class SocketChannel(DoorChannel):
     """The WebSocket as asyncssh's channel and connection are to a session
     and to the server's stop: what is written waits in ``_out`` until the
     sender (:meth:`send_all`) has it on the socket; a page that asked to
@@ -43,15 +43,14 @@ class SocketChannel:
     says how much, as asyncssh's does for an SSH client that does not read."""
 
     def __init__(self, socket: web.WebSocketResponse, peer: Tuple[str, int], abort: Any) -> None:
+        super().__init__(peer)
         self._socket = socket
-        self._peer = peer
         self._abort = abort  # the transport's abort: the connection cut at once
         self._out = bytearray()
         self._in_flight = 0
         self._wake = asyncio.Event()
         self.paused = False
         self.status: Optional[int] = None  # the session's exit status, once it exited
-        self.closed = False
 
     # -- what the session uses of asyncssh's channel ----------------------------
 
@@ -73,25 +72,15 @@ class SocketChannel:
         self.status = status
         self._wake.set()
 
-    def get_extra_info(self, name: str, default: Any = None) -> Any:
-        if name == "connection":
-            return self
-        if name == "peername":
-            return self._peer
-        return default
-
     # -- what the server uses of asyncssh's connection ----------------------------
 
     def abort(self) -> None:
         """Cut the connection at once, what it holds unsent dropped (a page
         that stopped reading would never take it)."""
-        self.closed = True
+        super().abort()
         self._out.clear()
         self._abort()
         self._wake.set()
-
-    def close(self) -> None:
-        self.abort()
 
     # -- flow control and the sender ------------------------------------------------
 
