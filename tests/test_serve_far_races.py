@@ -11,7 +11,7 @@ import re
 import sys
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Iterator, Tuple
+from typing import Iterator, Optional, Tuple
 
 import pytest
 
@@ -24,9 +24,10 @@ asyncssh = pytest.importorskip("asyncssh", reason="the server's tests need ansi2
 from ansi2048.serve.far_races import RoomRow, choose, settings_key  # noqa: E402
 from ansi2048.serve.race_friends import Entrant, Friend  # noqa: E402
 from ansi2048.serve.relay import Hello, challenge, proof, read_hello  # noqa: E402
+from ansi2048.serve.store.links import Statement  # noqa: E402
 
 from .serve_support import ServerThread  # noqa: E402
-from .test_serve import client_key, connect, open_terminal, run  # noqa: E402
+from .test_serve import client_key, connect, on_server, open_terminal, run  # noqa: E402
 from .test_serve_race import mini, own_board, press_until_over, race_terminal  # noqa: E402
 
 SMALL = RaceSettings(3, 3, 32, 2, 5)
@@ -186,6 +187,34 @@ def test_race_name_meets_a_friend_whose_lobby_or_wait_is_on_another_server(
                 await terminal.shows("Race to 2048 · 4x4")
             bob[0].write(b"q")
             await ann[1].shows("Race over (the others left)")
+
+    run(scenario())
+
+
+def test_of_two_servers_opening_a_lobby_of_one_settings_at_once_one_lobby_stands(
+    two_servers: Tuple[ServerThread, ServerThread],
+) -> None:
+    # The second server opened its lobby before it could read the first's
+    # row (both read "none", then both open): the store keeps the first's,
+    # and the second's player is sent there.
+    first, second = two_servers
+    settings = RaceSettings(3, 3, 32, 2, 5)
+
+    async def open_on_second() -> Tuple[Optional[Tuple[str, int]], str]:
+        context = second.server.context
+        assert context.races is not None and context.far_races is not None
+        room, _ = context.races.join(settings, Entrant("p99", "zed", 99, "10.0.0.9"), asyncio.Queue())
+        return await context.far_races.opened(room, public=True), room.token
+
+    async def scenario() -> None:
+        async with AsyncExitStack() as stack:
+            ann = await race_terminal(stack, first.port, "ann", "race --size 3 --goal 32")
+            await ann[1].shows("waiting for 1 more player")
+            sent_to, token = await on_server(second, open_on_second())
+            far = first.server.context.far_races
+            assert far is not None and sent_to is not None and f"{sent_to[0]}:{sent_to[1]}" == far.address
+            rows = await on_server(first, first.store.run_script([Statement("SELECT token, server FROM race_rooms")]))  # type: ignore[attr-defined]
+            assert token not in [row[0] for row in rows[0]] and len(rows[0]) == 1
 
     run(scenario())
 
