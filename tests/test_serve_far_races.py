@@ -60,6 +60,10 @@ def test_a_player_goes_back_to_their_race_first_then_to_a_friend_or_the_lobby_of
     waits_for_cy = RoomRow("h5:5", "waiting", "for:3", ",2,")
     assert choose([waits_for_cy, waits_for_ann], ann, SMALL, bob) == "h4:4"  # bob waits for ann: they meet there
     assert choose([waits_for_ann], ann, SMALL, None) is None  # only named: a wait is no lobby
+    # Two friends who began to wait for each other at once: only one goes to the other.
+    waits_for_bob = RoomRow("h7:7", "waiting", "for:2", ",1,")
+    assert choose([waits_for_ann], ann, SMALL, bob, waiting=True) is None  # ann (1) stays for bob (2)
+    assert choose([waits_for_bob], Entrant("p2", "bob", 2, "x"), SMALL, Friend(1, "ann"), waiting=True) == "h7:7"
     guest = Entrant("guest:1", "guest", None, "10.0.0.1")
     assert choose([RoomRow("h6:6", "racing", "x", ",")], guest, SMALL, None) is None  # a guest has no race to find
 

@@ -91,11 +91,19 @@ class RoomRow:
 
 
 def choose(
-    rows: Sequence[RoomRow], entrant: Entrant, settings: RaceSettings, friend: Optional[Friend]
+    rows: Sequence[RoomRow],
+    entrant: Entrant,
+    settings: RaceSettings,
+    friend: Optional[Friend],
+    waiting: bool = False,
 ) -> Optional[str]:
     """The address to relay ``entrant`` to, among other servers' ``rows``:
     the race they dropped from; with ``race NAME``, the friend's lobby, or
-    the friend's wait for them; else the public lobby of ``settings``."""
+    the friend's wait for them; else the public lobby of ``settings``.
+    ``waiting``: ``entrant`` waits for the friend themselves; two friends
+    who began to wait for each other at once on two servers must not each
+    go to the other's (and miss again): only the one with the greater id
+    goes, the other stays for them."""
     for row in rows:
         if row.phase == RACING and row.has(entrant.player):
             return row.address
@@ -105,7 +113,8 @@ def choose(
         if friend is not None and row.phase == LOBBY and row.has(friend.player):
             return row.address
         waits_for_entrant = row.phase == WAITING and row.settings == f"for:{entrant.player}"
-        if friend is not None and waits_for_entrant and row.has(friend.player):
+        goes = friend is not None and (not waiting or (entrant.player or 0) > friend.player)
+        if friend is not None and goes and waits_for_entrant and row.has(friend.player):
             return row.address
     return None
 
@@ -164,17 +173,18 @@ class FarRaces:
         )
 
     async def where(
-        self, entrant: Entrant, settings: RaceSettings, friend: Optional[Friend]
+        self, entrant: Entrant, settings: RaceSettings, friend: Optional[Friend], waiting: bool = False
     ) -> Optional[Tuple[str, int]]:
         """The relay door of the server holding what ``entrant`` is after,
-        if another server holds it and this one does not."""
+        if another server holds it and this one does not (``waiting``: as
+        :func:`choose` takes it)."""
         if self._task is None or self.here(entrant, settings, friend):
             return None
         try:
             rows = await self._read()
         except StoreError:
             return None  # the store away: the player races here
-        chosen = choose(rows, entrant, settings, friend)
+        chosen = choose(rows, entrant, settings, friend, waiting)
         return parse_address(chosen) if chosen is not None else None
 
     async def racing_named(self, name: str) -> Optional[Tuple[str, int]]:

@@ -96,7 +96,7 @@ async def race(context: ServeContext, client: Client, request: RaceRequest) -> i
         return client.refuse(str(refused), "refused", EXIT_ERROR)
     repainter = _repainter(client)
     if isinstance(joined, Waiter):
-        seek = partial(far.where, entrant, request.settings, friend) if far is not None else None
+        seek = partial(far.where, entrant, request.settings, friend, True) if far is not None else None
         if far is not None:
             await far.waiting()
         met = await _wait(client, hall, joined, repainter, seek)
