@@ -319,3 +319,21 @@ def test_a_race_and_a_watcher_across_two_server_processes_on_one_sqlite_file(tmp
             second.kill()
     finally:
         first.kill()
+
+
+def test_a_draining_server_offers_its_lobby_no_more(two_servers: Tuple[ServerThread, ServerThread]) -> None:
+    # A new server took over from the first (serve/takeover.py): players
+    # meet on the servers that stay, not in a lobby about to stop.
+    first, second = two_servers
+
+    async def scenario() -> None:
+        async with AsyncExitStack() as stack:
+            ann = await race_terminal(stack, first.port, "ann", "race --size 3 --goal 16")
+            await ann[1].shows("waiting for 1 more player")
+            first.server.context.sessions.draining = True
+            await asyncio.sleep(1.5)  # the first server's next write of its rows
+            cy = await race_terminal(stack, second.port, "cy", "race --size 3 --goal 16")
+            await cy[1].shows("waiting for 1 more player")
+            assert "In the lobby: cy" in cy[1].text() and "ann" not in cy[1].text()
+
+    run(scenario())

@@ -128,8 +128,17 @@ class FarRaces:
     """This server's rows of lobbies, races and waits, written; the other
     servers', read when a player asks to race."""
 
-    def __init__(self, store: Store, hall: RaceHall, server: str, now: Callable[[], float], log: Logs) -> None:
+    def __init__(
+        self,
+        store: Store,
+        hall: RaceHall,
+        server: str,
+        now: Callable[[], float],
+        log: Logs,
+        draining: Callable[[], bool] = lambda: False,
+    ) -> None:
         self._store = store
+        self._draining = draining  # a new server took over: its lobbies are offered no more
         self._hall = hall
         self._server = server
         self._now = now
@@ -241,6 +250,8 @@ class FarRaces:
         for room in self._hall.rooms():
             if room.token not in self._written or room.phase in (Phase.OVER, Phase.EXPIRED):
                 continue
+            if room.phase is Phase.LOBBY and self._draining():
+                continue  # the players of the server that took over meet there, not in a server about to stop
             phase = LOBBY if room.phase is Phase.LOBBY else RACING
             settings = (
                 settings_key(room.settings)

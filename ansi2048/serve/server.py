@@ -146,7 +146,8 @@ class GameServer:
         far = FarLive(store, context.live, context.sessions.server, now, self.log, ended)
         # And the other servers' races, which a player here is relayed to (serve/far_races.py).
         assert context.races is not None
-        far_races = FarRaces(store, context.races, context.sessions.server, now, self.log)
+        sessions = context.sessions
+        far_races = FarRaces(store, context.races, sessions.server, now, self.log, lambda: sessions.draining)
         self.context = replace(context, far=far, far_races=far_races)
         self._relay = relay  # where the relay door listens (serve/relay_door.py)
         self._relay_door: Optional[asyncio.AbstractServer] = None
