@@ -98,6 +98,22 @@ def test_when_all_but_one_have_left_it_ends_and_a_dropped_player_may_come_back_b
     assert race.winner() == "bob"
 
 
+def test_when_no_board_still_in_the_race_can_move_it_ends_there() -> None:
+    # Waiting for the time would change nothing; one stuck board alone ends nothing.
+    race = _running(("ann", "bob", "cy"))
+    race = race.moved("ann", 60, 16, 30, T0 + 20, stuck=True)
+    assert race.phase is Phase.RUNNING and race.players[0].stuck
+    race = race.moved("bob", 44, 8, 25, T0 + 30, stuck=True)
+    assert race.phase is Phase.RUNNING  # cy still moves
+    race = race.moved("cy", 20, 8, 9, T0 + 40)
+    assert race.phase is Phase.RUNNING and not race.players[2].stuck
+    race = race.leave("cy", T0 + 41)  # the only board that could move left: the rest are stuck
+    assert (race.phase, race.ended) == (Phase.OVER, T0 + 41)
+    assert [player.name for player in race.result()] == ["ann", "bob", "cy"]
+    race = _running().moved("ann", 8, 4, 3, T0 + 20, stuck=True).moved("bob", 12, 8, 4, T0 + 21, stuck=True)
+    assert (race.phase, race.ended, race.winner()) == (Phase.OVER, T0 + 21, "bob")
+
+
 def test_reports_from_strangers_or_outside_the_race_change_nothing() -> None:
     lobby = Race(RaceSettings(), opened=T0).join("ann", T0)
     assert lobby.moved("ann", 100, 8, 3, T0 + 1) == lobby

@@ -90,6 +90,7 @@ class Progress:
     since: float = 0.0
     reached: Optional[float] = None
     left: bool = False
+    stuck: bool = False  # their board can move no more: they keep their place, and wait for the end
 
 
 class Phase(Enum):
@@ -165,9 +166,14 @@ class Race:
         if self.phase is not Phase.RUNNING:
             return self
         left = replace(self, players=tuple(replace(p, left=True) if p.name == name else p for p in self.players))
-        if sum(not player.left for player in left.players) <= 1:
+        if sum(not player.left for player in left.players) <= 1 or left.all_stuck:
             return replace(left, phase=Phase.OVER, ended=now)
         return left
+
+    @property
+    def all_stuck(self) -> bool:
+        """No player still in the race can move: nothing can change its result."""
+        return all(player.left or player.stuck for player in self.players)
 
     def back(self, name: str) -> Race:
         """``name``, who dropped, is in the race again (while it lasts)."""
@@ -186,8 +192,10 @@ class Race:
             return replace(self, phase=Phase.OVER, ended=self.ends)
         return self
 
-    def moved(self, name: str, score: int, biggest: int, moves: int, now: float) -> Race:
-        """``name``'s game after a move; reaching the goal ends the race.
+    def moved(self, name: str, score: int, biggest: int, moves: int, now: float, stuck: bool = False) -> Race:
+        """``name``'s game after a move (``stuck``: their board can move no
+        more); reaching the goal ends the race, and so does every board
+        still in it stuck (waiting for the time would change nothing).
         Reports outside a running race, or from no player of it, change
         nothing."""
         race = self.tick(now)
@@ -198,10 +206,12 @@ class Race:
             if player.name == name:
                 since = player.since if score == player.score else now
                 reached = player.reached if player.reached is not None or biggest < race.settings.goal else now
-                player = replace(player, score=score, biggest=biggest, moves=moves, since=since, reached=reached)
+                player = replace(
+                    player, score=score, biggest=biggest, moves=moves, since=since, reached=reached, stuck=stuck
+                )
             players.append(player)
         race = replace(race, players=tuple(players))
-        if any(player.reached is not None for player in race.players):
+        if any(player.reached is not None for player in race.players) or race.all_stuck:
             return replace(race, phase=Phase.OVER, ended=now)
         return race
 

@@ -65,6 +65,7 @@ class Racer:
     cells: Tuple[int, ...] = ()  # row by row; () before the race has begun
     away: bool = False  # dropped: may connect again while the race lasts
     left: bool = False  # quit the race: keeps their place by what they had
+    stuck: bool = False  # their board can move no more
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ def _fit(lines: Sequence[str], width: int, height: int) -> List[str]:
 
 
 def _state(racer: Racer) -> str:
-    return " (left)" if racer.left else " (away)" if racer.away else ""
+    return " (left)" if racer.left else " (away)" if racer.away else " (no moves)" if racer.stuck else ""
 
 
 def card_title(racer: Racer) -> str:

@@ -175,7 +175,7 @@ class RaceRoom:
         game = seat.game
         seat.keys += move_action(direction).value.encode("ascii")
         if game.move(direction):
-            self.race = self.race.moved(seat.name, game.score, game.biggest, game.moves, self._hall.now())
+            self.race = self.race.moved(seat.name, game.score, game.biggest, game.moves, self._hall.now(), game.over)
             self.notify()
 
     def leave(self, seat: Seat) -> None:
@@ -283,7 +283,7 @@ def _how(race: Race) -> str:
         return f"{min(reached, key=lambda p: p.reached or 0.0).name} reached {race.settings.goal}"
     if race.ends is not None and race.ended is not None and race.ended >= race.ends:
         return "time is up"
-    return "the others left"
+    return "no board can move" if sum(not p.left for p in race.players) > 1 else "the others left"
 
 
 class RaceHall:

@@ -306,4 +306,7 @@ class _RaceScreen:
         game, away = seat.game, seat.away_since is not None
         if game is None:
             return Racer(seat.name, away=away, left=seat.left)
-        return Racer(seat.name, game.score, game.biggest, game.moves, game.cells, away=away, left=seat.left)
+        stuck = game.over  # no move left: waits for the end
+        return Racer(
+            seat.name, game.score, game.biggest, game.moves, game.cells, away=away, left=seat.left, stuck=stuck
+        )
