@@ -5,6 +5,7 @@ configuration or key of the developer's is read (``-F /dev/null``,
 
 from __future__ import annotations
 
+import codecs
 import re
 import shutil
 import signal
@@ -80,6 +81,9 @@ class SshPlayer:
         self.screen, self._stream = terminal(*size)
         self.output = b""
         self.arrivals: List[Tuple[float, int]] = []
+        # A character's bytes may come in two reads: decoded as they complete
+        # (a read decoded alone put a replacement character on the screen).
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
 
     def _pump(self, timeout: float) -> bool:
         import pexpect
@@ -92,7 +96,7 @@ class SshPlayer:
             return False
         self.output += data
         self.arrivals.append((time.monotonic(), len(self.output)))
-        self._stream.feed(data.decode("utf-8", "replace"))
+        self._stream.feed(self._decoder.decode(data))
         return True
 
     def text(self) -> str:
