@@ -107,14 +107,16 @@ def choose(
     for row in rows:
         if row.phase == RACING and row.has(entrant.player):
             return row.address
+    lobby, waits_for_entrant = settings_key(settings), f"for:{entrant.player}"
+    to_waits = friend is not None and (not waiting or (entrant.player or 0) > friend.player)
     for row in rows:
-        if friend is None and row.phase == LOBBY and row.settings == settings_key(settings):
-            return row.address
-        if friend is not None and row.phase == LOBBY and row.has(friend.player):
-            return row.address
-        waits_for_entrant = row.phase == WAITING and row.settings == f"for:{entrant.player}"
-        goes = friend is not None and (not waiting or (entrant.player or 0) > friend.player)
-        if friend is not None and goes and waits_for_entrant and row.has(friend.player):
+        if friend is None:
+            if row.phase == LOBBY and row.settings == lobby:
+                return row.address
+            continue
+        # The friend's lobby, whatever its settings; or their wait for this player.
+        meets = row.phase == LOBBY or (to_waits and row.phase == WAITING and row.settings == waits_for_entrant)
+        if meets and row.has(friend.player):
             return row.address
     return None
 
