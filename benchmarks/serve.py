@@ -19,7 +19,9 @@ players come from many hosts (the server's per-address limits apply to each
 alone). It prints, per number of players: the median and 99th percentile of
 connect-to-first-frame and key-to-first-frame, the keys played, and the
 server's CPU time per 1,000 keys, handshakes apart (user + system, from
-/proc: Linux only); with ``--idle N``, N sessions that connect, see their
+/proc: Linux only), and the cores the server and the clients (this process)
+used meanwhile: where both share a machine's cores, a server short of
+one is slowed by the clients, not only by its own work; with ``--idle N``, N sessions that connect, see their
 board and wait: the server's memory per idle session (its resident set's
 growth). ``--cipher`` is what the clients ask for first (the client's order
 decides an SSH cipher, not the server's). ``--autoplay`` adds one player on
@@ -184,11 +186,13 @@ async def player(
     shown: Optional[Dict[str, _Player]] = None,
     phase: float = 0.0,
     command: str = STILL,
+    frames: Optional[List[int]] = None,
 ) -> None:
     """One player: connects, awaits ``ready`` (all connected: the typing's
     CPU apart from the handshakes'; benchmarks/watch.py: its watchers), then
     types for ``seconds``, or until the server says it is stopping. ``shown``:
-    where its session goes, under its key's fingerprint (``--stop playing``)."""
+    where its session goes, under its key's fingerprint (``--stop playing``);
+    ``frames``: where the count of frames it was sent while typing goes."""
     started = time.perf_counter()
     key = key or asyncssh.generate_private_key("ssh-ed25519")
     conn, chan, session = await join(port, number, ciphers, key, name, command)
@@ -200,7 +204,7 @@ async def player(
         await ready()
         await asyncio.sleep(phase)  # where in a key's period this player types: people are not in step
         end = time.perf_counter() + seconds
-        typed = 0
+        typed, before = 0, session.frames
         while time.perf_counter() < end and not session.told:
             session.frame.clear()
             seen = session.frames
@@ -214,6 +218,8 @@ async def player(
                 break  # the server stopped before this key's frame: it may or may not be kept
             keys.append(time.perf_counter() - sent)
             await asyncio.sleep(max(0.0, 1.0 / rate - (time.perf_counter() - sent)))
+        if frames is not None:
+            frames.append(session.frames - before)
         if not session.told:
             chan.write(b"q")
         await chan.wait_closed()
@@ -249,6 +255,33 @@ async def autoplayer(port: int, number: int, seconds: float, ciphers: List[str],
         await chan.wait_closed()
 
 
+@dataclass(frozen=True)
+class Typing:
+    """What a count of players typing showed: their connect-to-first-frame
+    and key-to-first-frame times, the frames they were sent while typing,
+    the CPU seconds the server used meanwhile and this process's (the
+    players' clients': where they share the server's cores, what is left
+    to it), and how long the typing took."""
+
+    connects: List[float]
+    keys: List[float]
+    frames: int
+    server_cpu: float
+    clients_cpu: float
+    seconds: float
+
+    def line(self, players: int) -> str:
+        keys, connects, took = self.keys, self.connects, self.seconds
+        return (
+            f"{players:4d} players: connect to first frame p50 {statistics.median(connects) * 1000:6.1f} ms"
+            f" p99 {percentile(connects, 0.99) * 1000:6.1f} ms; key to first frame"
+            f" p50 {statistics.median(keys) * 1000:5.1f} ms p99 {percentile(keys, 0.99) * 1000:6.1f} ms;"
+            f" {len(keys)} keys, {self.frames / max(1, len(keys)):.2f} frames a key;"
+            f" server CPU {self.server_cpu / max(1, len(keys)) * 1e6:.0f} ms per 1,000 keys"
+            f" ({self.server_cpu / took:.2f} cores; the clients {self.clients_cpu / took:.2f})"
+        )
+
+
 async def measure(
     port: int,
     pid: int,
@@ -259,10 +292,11 @@ async def measure(
     autoplay: bool,
     lockstep: bool = False,
     command: str = STILL,
-) -> Tuple[List[float], List[float], float]:
-    """Connect-to-first-frame and key-to-first-frame times; the server's CPU seconds while typing."""
+) -> Typing:
+    """What ``players`` typing showed."""
     connects: List[float] = []
     keys: List[float] = []
+    frames: List[int] = []
     ready = _Barrier(players + 1 + autoplay)
     tasks = [
         asyncio.ensure_future(
@@ -277,6 +311,7 @@ async def measure(
                 ready.wait,
                 phase=0.0 if lockstep else number / players / rate,
                 command=command,
+                frames=frames,
             )
         )
         for number in range(players)
@@ -284,9 +319,10 @@ async def measure(
     if autoplay:
         tasks.append(asyncio.ensure_future(autoplayer(port, players, seconds, ciphers, ready)))
     await ready.wait()
-    cpu = server_cpu(pid)
+    cpu, clients, began = server_cpu(pid), time.process_time(), time.perf_counter()
     await asyncio.gather(*tasks)
-    return connects, keys, server_cpu(pid) - cpu
+    took = time.perf_counter() - began
+    return Typing(connects, keys, sum(frames), server_cpu(pid) - cpu, time.process_time() - clients, took)
 
 
 async def idle(
@@ -417,6 +453,7 @@ def main() -> None:
     )
     parser.add_argument("--idle", type=int, default=0, help="idle sessions to hold (0: none)")
     parser.add_argument("--workers", default="1", help="the server's --workers (N, or auto)")
+    parser.add_argument("--db", default="", help="the server's --db (a PostgreSQL URL); default: SQLite")
     parser.add_argument(
         "--stop",
         choices=("idle", "playing"),
@@ -426,20 +463,23 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.players, args.seconds = "2", 1.0
+    if args.stop == "playing" and args.db:
+        parser.error("--stop playing reads what was kept from the SQLite file: not with --db")
     if args.stop == "idle" and not args.idle:
         parser.error("--stop idle needs --idle N")
     ciphers = [args.cipher] if args.cipher else []
-    with started_server(args.workers) as (server, port, data, log):
+    with started_server(args.workers, ("--db", args.db) if args.db else ()) as (server, port, data, log):
         cipher = args.cipher or "asyncssh's default order"
         print(
-            f"ansi2048 serve --workers {args.workers}, SQLite, loopback, {args.rate:g} keys/s a player"
+            f"ansi2048 serve --workers {args.workers}, {'PostgreSQL' if args.db else 'SQLite'}, loopback,"
+            f" {args.rate:g} keys/s a player"
             + (" all in step" if args.lockstep else " spread over each period")
             + f", {args.seconds:g} s, cipher: {cipher}"
             + (", and one player on autoplay at 16 moves/s" if args.autoplay else "")
             + (", with motion" if args.motion else ", no motion")
         )
         for count in (int(text) for text in args.players.split(",") if text):
-            connects, keys, cpu = asyncio.run(
+            typing = asyncio.run(
                 measure(
                     port,
                     server.pid,
@@ -452,12 +492,7 @@ def main() -> None:
                     MOVING if args.motion else STILL,
                 )
             )
-            print(
-                f"{count:4d} players: connect to first frame p50 {statistics.median(connects) * 1000:6.1f} ms"
-                f" p99 {percentile(connects, 0.99) * 1000:6.1f} ms; key to first frame"
-                f" p50 {statistics.median(keys) * 1000:5.1f} ms p99 {percentile(keys, 0.99) * 1000:6.1f} ms;"
-                f" {len(keys)} keys, server CPU {cpu / max(1, len(keys)) * 1e6:.0f} ms per 1,000 keys"
-            )
+            print(typing.line(count))
         if args.idle:
             held, grown, ended = asyncio.run(idle(server, port, args.idle, ciphers, args.stop == "idle"))
             print(

@@ -131,6 +131,32 @@ def test_a_key_during_the_motion_settles_it_first() -> None:
     assert kinds(effects).index("WriteBest") < kinds(effects).index("Append")
 
 
+def test_a_motion_ticked_on_time_draws_every_frame_then_settles() -> None:
+    play, effects = step(fresh(), Keys((Action.LEFT,), 0.0))
+    drawn = [effects[-1]]
+    while (due := next_due(play)) is not None and play.moving is not None:
+        play, effects = step(play, Tick(due))  # each tick exactly when it is due
+        drawn += [effect for effect in effects if isinstance(effect, Draw)]
+    assert [draw.sprites is not None for draw in drawn] == [True, True, True, False]  # 3 frames of motion, settled
+
+
+def test_a_motion_frame_more_than_a_frame_late_is_not_drawn_the_move_settles_at_once() -> None:
+    """A loaded server or a stalled terminal ticks late: the player sees the
+    move's end, not a slide that runs behind the clock."""
+    play, effects = step(fresh(), Keys((Action.LEFT,), 0.0))
+    due = next_due(play)
+    assert due is not None and play.moving is not None
+    play, effects = step(play, Tick(due + 0.02))  # late by less than a frame (1/30 s): drawn
+    assert [draw.sprites is not None for draw in effects if isinstance(draw, Draw)] == [True]
+    due = next_due(play)
+    assert due is not None and play.moving is not None and play.moving.frames  # a frame of motion left
+    play, effects = step(play, Tick(due + 0.05))  # later than a frame: the settled frame instead
+    draws = [effect for effect in effects if isinstance(effect, Draw)]
+    assert len(draws) == 1 and draws[0].sprites is None
+    assert play.moving is None
+    assert kinds(effects) == ["Draw", "WriteBest"]
+
+
 def test_the_hint_waits_for_the_ai_and_marks_the_game_assisted_first() -> None:
     play, effects = step(fresh(), Keys((Action.HINT,), 0.0))
     assert kinds(effects) == ["Append", "Draw", "AskAI"]  # assisted, "loading the AI...", then ask

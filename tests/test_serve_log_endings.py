@@ -173,3 +173,20 @@ def test_a_ranked_game_at_midnight_is_day_over(daily: Any) -> None:
     run(scenario())
     (line,) = ended_lines(log)
     assert line.endswith(" 1 keys, daily: day over"), line
+
+
+def test_a_ranked_game_ended_by_a_confirmed_hint_is_ranked_game_ended_unranked(daily: Any) -> None:
+    served, _, log = daily
+
+    async def scenario() -> None:
+        conn, chan, terminal = await play(served, client_key(), b"", command="daily")
+        chan.write(b"t")
+        await terminal.shows("t again ends it, unranked", WAIT)
+        chan.write(b"t")
+        await terminal.closed.wait()
+        assert "ended unranked" in terminal.text()
+        conn.close()
+
+    run(scenario())
+    (line,) = ended_lines(log)
+    assert line.endswith(" 2 keys, daily: ranked game ended unranked"), line

@@ -37,7 +37,7 @@ from ..records.recording import Recorder
 from .game_parts import DEFAULT_TIMINGS, AskingAI, Claim, EscapeWait, Timings
 from .keeping import Keeping, Pending
 from .limits import Breach
-from .link import Ended, Incoming, Link, for_terminal, typed_ahead, unmeasured
+from .link import Ended, Incoming, Link, for_terminal, incoming_within, typed_ahead, unmeasured
 from .pauses import SavingPauses, Write
 from .pool import AIPool
 from .saving import SAID_UNSAVED, FramesOut, PausedInput, PlayEnds, SavePolicy, during_pause
@@ -195,6 +195,7 @@ class GameDriver:
         self.play = self.rules.begin(play)
         self.keys = 0  # keys played (for the log: how many, never which)
         self.said = ""  # what ended play, said to the player ("": they quit, or left)
+        self.how = ""  # how, as the log says it, where what was said does not tell (PlayEnds.how)
         self._incoming = channel.incoming
         self._link = channel.link
         self._clock = server.clock
@@ -225,7 +226,7 @@ class GameDriver:
             await self._do(effects)
             said = await self._until_over()
         except PlayEnds as end:
-            said = end.said
+            said, self.how = end.said, end.how
         finally:
             self.said = said
             await self._close(said)
@@ -239,10 +240,7 @@ class GameDriver:
                 return SAID_DRAINED  # its last board shown whole, motion and all
             wake = [when for when in (next_due(self.play), escape.at) if when is not None]
             timeout = max(0.0, min([self.claim.renew_at, *wake]) - self._clock())
-            try:
-                incoming: Optional[Incoming] = await asyncio.wait_for(self._incoming.get(), timeout)
-            except asyncio.TimeoutError:
-                incoming = None
+            incoming = await incoming_within(self._incoming, timeout)
             now = self._clock()
             if incoming is None:
                 if self.claim.due(now):
@@ -315,9 +313,8 @@ class GameDriver:
                 await self._renew()  # the claim outlives the pause (a long one would lose it)
             if now >= end:
                 return None
-            try:
-                incoming = await asyncio.wait_for(self._incoming.get(), min(end, self.claim.renew_at) - now)
-            except asyncio.TimeoutError:
+            incoming = await incoming_within(self._incoming, min(end, self.claim.renew_at) - now)
+            if incoming is None:
                 continue
             if isinstance(incoming, Ended):
                 return self._ended(incoming)

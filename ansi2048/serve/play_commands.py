@@ -24,7 +24,7 @@ from ..records.history import config_key
 from ..render.style import ColorDepth, choose_depth, fit_text, shorter_wordings
 from ..render.themes import THEMES
 from .context import ServeContext
-from .daily import DAILY, SAID_ASSISTED, SAID_ENDED
+from .daily import DAILY
 from .game import (
     SAID_DRAINED,
     SAID_IDLE,
@@ -36,13 +36,12 @@ from .game import (
     ServerSide,
 )
 from .keeping import CLAIM_SECONDS, GuestKeeping, Keeping, StoreKeeping, open_game
-from .link import Client, Ended, Typed, for_terminal
+from .link import Client, Ended, Typed, for_terminal, incoming_within
 from .live import REGULAR, PublishingScreen, watchers_note
 from .metrics import GameKind
 from .names import folded, reserved
 from .pauses import Write
 from .ranked import OpenedDaily, open_daily
-from .ranked_game import SAID_DAY_OVER
 from .requests import COLOR_DEPTHS, NEEDS_TERMINAL, NO_TERMINAL, Daily, PlayRequest
 from .saving import SAID_TAKEN_OVER, SAID_UNSAVED
 from .store.base import Player, Prefs
@@ -73,12 +72,6 @@ ENDINGS = {
     SAID_IDLE: "idle",
     SAID_DRAINED: "game over while the server drained",
 }
-# Endings said with the game's score in them (serve/ranked.py), known by what precedes it.
-SCORED_ENDINGS = (
-    (SAID_ENDED, "ranked game ended"),
-    (SAID_ASSISTED, "ranked game ended unranked"),
-    (SAID_DAY_OVER, "day over"),
-)
 # The note on a guest's first frame.
 GUEST_NOTE = "guest: nothing is kept (connect with an SSH key)"
 # Said on the first frame of play --private / --public: that it took effect.
@@ -206,9 +199,8 @@ async def take_over(client: Client) -> bool:
     prompt = "".join(f"{line}\n" for line in take_over_prompt(client.window[0]))
     client.link.write(for_terminal(prompt).encode())
     while True:
-        try:
-            answer = await asyncio.wait_for(client.incoming.get(), ANSWER_SECONDS)
-        except asyncio.TimeoutError:
+        answer = await incoming_within(client.incoming, ANSWER_SECONDS)
+        if answer is None:
             client.ended("no answer to take over")
             return False
         if isinstance(answer, Ended) and answer.breach is not None:  # the channel's rules ended it
@@ -332,18 +324,13 @@ async def run_game(
         if screen.live is not None:
             screen.live.end()
         client.played(game.keys)
-        client.ended(ending(game.said, game.play.over))
+        client.ended(game.how or ending(game.said, game.play.over))
 
 
 def ending(said: str, over: bool) -> str:
     """How a game's session ended, as the log says it, from what its player
     was told (``said``; nothing: they quit, ``over``, or their client left)."""
-    if said in ENDINGS:
-        return ENDINGS[said]
-    for template, how in SCORED_ENDINGS:
-        if said.startswith(template.partition("{")[0]):
-            return how
-    return "quit" if over else "disconnected"
+    return ENDINGS.get(said, "quit" if over else "disconnected")
 
 
 def _left(answer: object) -> str:

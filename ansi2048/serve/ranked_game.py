@@ -65,6 +65,10 @@ ASKED = (Action.HINT, Action.AUTOPLAY, Action.RESTART)
 ASK_ASSIST = "ranked: {key} again ends it, unranked (other keys: play on)"
 ASK_END = "ranked game: r again ends it for good, its score counts (any other key: play on)"
 SAID_DAY_OVER = "the day is over (UTC midnight): your ranked game ends with score {score}"
+# How each of those ends the session, as the log says it.
+ENDED_FOR_GOOD = "ranked game ended"
+ENDED_UNRANKED = "ranked game ended unranked"
+ENDED_DAY_OVER = "day over"
 
 
 class DailyKeeping(StoreKeeping):
@@ -219,21 +223,21 @@ class RankedRules:
         score = game.play.session.game.score
         if isinstance(event, Keys) and not self._done:
             if self._day_over():
-                raise PlayEnds(SAID_DAY_OVER.format(score=score))
+                raise PlayEnds(SAID_DAY_OVER.format(score=score), ENDED_DAY_OVER)
             screened = screen_keys(self._asking, event.actions)
             self._asking = screened.asking
             if screened.confirmed is Action.RESTART:
                 await self._settle(game, FINISHED)
                 # Ended for good: a finished game, kept in the history as a game over is.
                 game.pending.add_to_history(game.play.session.played())
-                raise PlayEnds(await self._over_lines(game))
+                raise PlayEnds(await self._over_lines(game), ENDED_FOR_GOOD)
             if screened.confirmed is not None:
                 # Ended here, unranked: kept in the history as it stands, the
                 # AI not asked (serve/secrecy.py: nothing shows the day's deal
                 # beyond what its player saw, and the AI would play it on).
                 await self._settle(game, ASSISTED)
                 game.pending.add_to_history(game.play.session.played())
-                raise PlayEnds(SAID_ASSISTED.format(score=score))
+                raise PlayEnds(SAID_ASSISTED.format(score=score), ENDED_UNRANKED)
             if screened.asked is not None:
                 asked = screened.asked
                 await game.say(ASK_END if asked is Action.RESTART else ASK_ASSIST.format(key=asked.value))
@@ -244,7 +248,7 @@ class RankedRules:
                 return None
             event = Keys(screened.keys, event.now)
         elif isinstance(event, Keys) and Action.RESTART in event.actions and self._keeping.entry.status == FINISHED:
-            raise PlayEnds(await self._over_lines(game))
+            raise PlayEnds(await self._over_lines(game), ENDED_FOR_GOOD)
         return await self._daily.before(game, event)
 
     async def _over_lines(self, game: GameDriver) -> str:
@@ -259,7 +263,7 @@ class RankedRules:
 
     async def renew(self, game: GameDriver, renew: Callable[[], Awaitable[None]]) -> None:
         if self._day_over():
-            raise PlayEnds(SAID_DAY_OVER.format(score=game.play.session.game.score))
+            raise PlayEnds(SAID_DAY_OVER.format(score=game.play.session.game.score), ENDED_DAY_OVER)
         await renew()
         await self._progress(game)
 

@@ -59,18 +59,22 @@ T = TypeVar("T")
 
 
 class PlayEnds(Exception):
-    """Play must end now, saying ``said`` (the frame not yet saved is not drawn)."""
+    """Play must end now, saying ``said`` (the frame not yet saved is not
+    drawn); ``how``: how the session ended, as the log says it, where
+    ``said`` alone does not tell (a ranked game's last line has its score in
+    it); empty: the log reads it from ``said``."""
 
-    def __init__(self, said: str) -> None:
+    def __init__(self, said: str, how: str = "") -> None:
         super().__init__(said)
         self.said = said
+        self.how = how
 
 
 class PausedEnd(PlayEnds):
     """Play must end during a pause, the write paused not done (the store's ``error``)."""
 
-    def __init__(self, said: str, error: StoreUnavailable) -> None:
-        super().__init__(said)
+    def __init__(self, said: str, error: StoreUnavailable, how: str = "") -> None:
+        super().__init__(said, how)
         self.error = error
 
 
@@ -225,7 +229,7 @@ class SavePolicy:
                 if not self._claim.lost:  # a game taken over meanwhile is the other session's to write
                     self.hand_over([self._write(left) for left in later[index:]], paused.error)
                 self.uncount()
-                raise PlayEnds(SAID_RECORD_LATER if paused.said == SAID_UNSAVED else paused.said) from None
+                raise PlayEnds(SAID_RECORD_LATER if paused.said == SAID_UNSAVED else paused.said, paused.how) from None
             answers += bests_stored(write, stored)
         self._out.send()  # after a pause: the notice undone
         return answers
@@ -304,8 +308,8 @@ class SavePolicy:
         while True:
             try:
                 said = await self._listener.paused_input(wait, later)
-            except PlayEnds as end:  # the claim lost
-                raise PausedEnd(end.said, error) from None
+            except PlayEnds as end:  # the claim lost, the day over
+                raise PausedEnd(end.said, error, end.how) from None
             if said is not None:
                 raise PausedEnd(said, error)
             try:

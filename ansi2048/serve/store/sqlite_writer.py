@@ -23,7 +23,7 @@ import queue
 import sqlite3
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Generic, List, Optional, Tuple, TypeVar
+from typing import Any, Callable, Dict, Generic, List, Optional, Tuple, TypeVar
 
 from .base import StoreError, StoreUnavailable
 
@@ -72,13 +72,22 @@ def _hand_back(loop: asyncio.AbstractEventLoop, settle: Callable[[Any], None], w
         loop.call_soon_threadsafe(settle, what)
 
 
-def _settle(job: _Job[Any]) -> None:
-    if job.future.cancelled():
-        return
-    if job.error is not None:
-        job.future.set_exception(job.error)
-    else:
-        job.future.set_result(job.result)
+def _settle_all(jobs: List[_Job[Any]]) -> None:
+    for job in jobs:
+        if job.future.cancelled():
+            continue
+        if job.error is not None:
+            job.future.set_exception(job.error)
+        else:
+            job.future.set_result(job.result)
+
+
+def _by_loop(batch: List[_Job[Any]]) -> Dict[asyncio.AbstractEventLoop, List[_Job[Any]]]:
+    """``batch``'s jobs by the event loop that awaits each (one, but for tests that run several)."""
+    jobs: Dict[asyncio.AbstractEventLoop, List[_Job[Any]]] = {}
+    for job in batch:
+        jobs.setdefault(job.loop, []).append(job)
+    return jobs
 
 
 class Writer:
@@ -127,8 +136,11 @@ class Writer:
                     self._run(batch)
                 except Exception as error:  # a bug: its callers see it, the writer lives on
                     self._fail(batch, error)
-                for job in batch:
-                    _hand_back(job.loop, _settle, job)
+                # One hand-back per event loop, not per job: each is a wake-up
+                # of the loop through its self-pipe (a system call), and every
+                # job of a commit is settled at the same moment anyway.
+                for loop, jobs in _by_loop(batch).items():
+                    _hand_back(loop, _settle_all, jobs)
             if closing is not None:
                 if self._connection is not None:
                     self._connection.close()
