@@ -2,7 +2,9 @@
 and from a key sent to its frame received, for many players at once.
 
 The server runs as its own process (``ansi2048 serve`` on a free loopback
-port, SQLite in a temporary directory, as an operator starts it); the
+port, SQLite in a temporary directory, as an operator starts it: with
+``TMPDIR=/dev/shm`` that directory is in memory, and the disk's own pauses
+in ``fdatasync`` stay out of the figures); the
 players are asyncssh clients in this process, each with a key of its own, a
 100x30 window and ``play --no-animation``, each typing ``--rate`` keys a
 second (a move, then its opposite, so the board keeps changing) for
