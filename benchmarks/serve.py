@@ -19,15 +19,16 @@ the database (synchronous=FULL), so the latency includes that commit.
 Each player connects from a loopback address of its own (127.0.x.y), as
 players come from many hosts (the server's per-address limits apply to each
 alone). It prints, per number of players: the median and 99th percentile of
-connect-to-first-frame and key-to-first-frame, the keys played, and the
-server's CPU time per 1,000 keys, handshakes apart (user + system, from
-/proc: Linux only), and the cores the server and the clients (this process)
-used meanwhile: where both share a machine's cores, a server short of
-one is slowed by the clients, not only by its own work; with ``--idle N``, N sessions that connect, see their
-board and wait: the server's memory per idle session (its resident set's
-growth). ``--cipher`` is what the clients ask for first (the client's order
-decides an SSH cipher, not the server's). ``--autoplay`` adds one player on
-autoplay at 16 moves a second, to see what it costs the others.
+connect-to-first-frame and key-to-first-frame, the keys played and the
+frames a key, the server's CPU time per 1,000 keys, handshakes apart (user +
+system, from /proc: Linux only), and the cores the server and the clients
+(this process) used meanwhile: where both share a machine's cores, a server
+short of one is slowed by the clients, not only by its own work; with
+``--idle N``, N sessions that connect, see their board and wait: the
+server's memory per idle session (its resident set's growth). ``--cipher``
+is what the clients ask for first (the client's order decides an SSH cipher,
+not the server's). ``--autoplay`` adds one player on autoplay at 16 moves a
+second, to see what it costs the others.
 
 ``--stop`` ends the run with the server's stop, SIGTERM with its sessions
 connected: the ``--idle`` sessions (``--stop idle``), or the last count of
