@@ -39,8 +39,15 @@ DAY = "2026-11-26"
 
 
 def move_clock(file: Path, to: datetime.datetime) -> None:
-    """The server's clock now reads ``to`` (and runs on from there)."""
-    file.write_text(f"{to.timestamp() - time.time():+.0f}\n")
+    """The server's clock now reads ``to`` (and runs on from there).
+
+    The file is replaced whole: libfaketime reads it at every call, and a
+    file read between its truncation and its write is empty, which gives the
+    real clock, monotonic included (a jump of years and back that fires the
+    server's timers early)."""
+    written = file.with_suffix(".new")
+    written.write_text(f"{to.timestamp() - time.time():+.0f}\n")
+    os.replace(written, file)
 
 
 def ssh(port: int, key: Path, *words: str) -> subprocess.CompletedProcess[bytes]:
